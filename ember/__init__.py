@@ -1,0 +1,40 @@
+"""ember: a deep-learning framework whose API is PyTorch's, on NumPy (CPU) and CuPy (CUDA)."""
+__version__ = "0.1.0"
+
+from . import _dtype
+from ._dtype import (bfloat16, bool, can_cast, cdouble, cfloat, chalf, complex64,  # noqa
+                     complex128, double, dtype, finfo, float, float16, float32, float64,
+                     get_default_dtype, half, iinfo, int, int8, int16, int32, int64, long,
+                     promote_types, result_type, set_default_dtype, short, uint8)
+from ._device import device  # noqa: F401
+from ._tensor import Size, Tensor  # noqa: F401
+from . import _tensor as _tensor_module
+from ._creation import *  # noqa: F401,F403
+from ._creation import complex, polar, range  # noqa: F401
+from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa
+                                 is_inference_mode_enabled, no_grad, set_grad_enabled)
+from . import ops as _ops
+from .ops.registry import PUBLIC as _PUBLIC
+from . import autograd, cuda  # noqa: F401
+
+globals().update({k: v for k, v in _PUBLIC.items() if not k.startswith("_")})
+_tensor_module._fn.update(_PUBLIC)
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def is_complex(input):
+    return input.is_complex()
+
+
+def is_nonzero(input):
+    if input.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return builtins_bool(input.item())
+
+
+import builtins as _builtins  # noqa: E402
+
+builtins_bool = _builtins.bool

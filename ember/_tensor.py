@@ -1,0 +1,559 @@
+"""Tensor: one backend array plus dtype, device and the autograd fields.
+
+Ops and most methods are attached from the op registry (`ops/`); this file holds what a
+Tensor is: its fields, conversions to Python and NumPy, autograd entry points and the
+in-place protocol every `op_` method shares.
+"""
+import builtins
+import warnings
+
+import numpy as np
+
+from . import _dtype as dt
+from ._device import CPU, as_device
+from .autograd.grad_mode import state
+
+__all__ = ["Tensor", "Size"]
+
+_fn = {}  # ember's public functions, filled in by ember/__init__ (ops import this module)
+
+
+class Size(tuple):
+    """`ember.Size`: the shape of a tensor, a tuple of ints."""
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, key):
+        item = tuple.__getitem__(self, key)
+        return Size(item) if isinstance(key, slice) else item
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+    def __repr__(self):
+        return f"ember.Size([{', '.join(map(str, self))}])"
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+class _Version:
+    """The version counter, shared by a tensor and all its views; bumped by in-place ops."""
+
+    __slots__ = ("v",)
+
+    def __init__(self):
+        self.v = 0
+
+
+def _wrap(array, dtype, device=CPU):
+    """A new Tensor around `array` (no copy, no checks): the constructor of the hot path."""
+    t = object.__new__(Tensor)
+    t._data = array
+    t.dtype = dtype
+    t._device = device
+    t._requires_grad = False
+    t._grad = None
+    t.grad_fn = None
+    t._output_nr = 0
+    t._version = _Version()
+    t._base = None
+    t._accumulator = None
+    t._retains_grad = False
+    return t
+
+
+class Tensor:
+    """An n-dimensional array on a device, with autograd."""
+
+    __slots__ = ("_data", "dtype", "_device", "_requires_grad", "_grad", "grad_fn",
+                 "_output_nr", "_version", "_base", "_accumulator", "_retains_grad",
+                 "__dict__", "__weakref__")
+    __array_priority__ = 1000
+    __array_ufunc__ = None  # make NumPy defer to our reflected operators
+    is_sparse = False
+    is_quantized = False
+    is_meta = False
+    is_mkldnn = False
+    layout = "strided"
+
+    def __new__(cls, *args, device=None):
+        """Legacy constructor: `Tensor(2, 3)` (uninitialised float) or `Tensor([1., 2.])`."""
+        from ._creation import legacy_new
+        return legacy_new(cls, dt.get_default_dtype(), args, device)
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    # ------------------------------------------------------------------ shape and layout
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[self._wrap_dim(dim)]
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.size * self.dtype.itemsize
+
+    def stride(self, dim=None):
+        item = self.dtype.itemsize
+        strides = tuple(s // item for s in self._data.strides)
+        if self._data.size <= 1 or 0 in self._data.shape:
+            strides = _contiguous_strides(self._data.shape)
+        return strides if dim is None else strides[self._wrap_dim(dim)]
+
+    def is_contiguous(self, memory_format=None):
+        return builtins.bool(self._data.flags.c_contiguous)
+
+    def storage_offset(self):
+        base = self._data
+        while getattr(base, "base", None) is not None and hasattr(base.base, "ctypes"):
+            base = base.base
+        if base is self._data or not isinstance(base, np.ndarray):
+            return 0
+        return (self._data.__array_interface__["data"][0] -
+                base.__array_interface__["data"][0]) // self.dtype.itemsize
+
+    def data_ptr(self):
+        if isinstance(self._data, np.ndarray):
+            return self._data.__array_interface__["data"][0]
+        return self._data.data.ptr
+
+    def _wrap_dim(self, dim):
+        n = self._data.ndim
+        lo, hi = (-1, 0) if n == 0 else (-n, n - 1)
+        if not lo <= dim <= hi:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, "
+                             f"{hi}], but got {dim})")
+        return dim + n if dim < 0 else dim
+
+    # ------------------------------------------------------------------ device and type
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def is_cuda(self):
+        return self._device.type == "cuda"
+
+    @property
+    def is_cpu(self):
+        return self._device.type == "cpu"
+
+    def get_device(self):
+        return -1 if self._device.type == "cpu" else (self._device.index or 0)
+
+    def is_floating_point(self):
+        return self.dtype.category == 2
+
+    def is_complex(self):
+        return self.dtype.category == 3
+
+    def is_signed(self):
+        return self.dtype.is_signed
+
+    # ------------------------------------------------------------------ autograd fields
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        requires_grad = builtins.bool(requires_grad)
+        if self.grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want "
+                    "to use a computed variable in a subgraph that doesn't require "
+                    "differentiation use var_no_grad = var.detach().")
+            return self
+        if requires_grad and self.dtype.category < 2:
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        self._requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                "Its .grad attribute won't be populated during autograd.backward(). If you "
+                "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
+                "mistake, make sure you access the leaf Tensor instead.", UserWarning,
+                stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
+                                f"of type {type(value).__name__}")
+            if value.dtype is not self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+            if value._device != self._device:
+                raise RuntimeError("assigned grad has data located on a different device")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def _version_value(self):
+        return self._version.v
+
+    @property
+    def data(self):
+        # NOTE: like PyTorch, `.data` gets a fresh version counter: changes made through it
+        # are invisible to autograd (the unsafe escape hatch optimizers used to rely on).
+        return _wrap(self._data, self.dtype, self._device)
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+        self._data = value._data
+        self.dtype = value.dtype
+        self._device = value._device
+
+    def detach(self):
+        t = _wrap(self._data, self.dtype, self._device)
+        t._version = self._version
+        t._base = self if self._base is None else self._base
+        return t
+
+    def detach_(self):
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def retain_grad(self):
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        import weakref
+        ref = weakref.ref(self)
+
+        def store(grad):
+            t = ref()
+            if t is not None:
+                t._grad = grad.detach() if t._grad is None else t._grad + grad
+            return None
+
+        self.grad_fn._add_output_hook(self._output_nr, store)
+        self._retains_grad = True
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def register_hook(self, hook):
+        """hook(grad) -> Tensor or None, called when this tensor's gradient is computed."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require "
+                               "gradient")
+        from .autograd.graph import get_accumulator
+        node = self.grad_fn if self.grad_fn is not None else get_accumulator(self)
+        return node._add_output_hook(self._output_nr, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        from .autograd.graph import _add_hook, get_accumulator
+        acc = get_accumulator(self)
+        if acc.post_hooks is None:
+            acc.post_hooks = {}
+        return _add_hook(acc.post_hooks, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
+    def _grad_fn(self):
+        return self.grad_fn
+
+    # ------------------------------------------------------------------ Python conversions
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar")
+        value = self._host().reshape(()).item()
+        if self.dtype is dt.bfloat16:
+            return builtins.float(value)
+        return value
+
+    def tolist(self):
+        a = self._host()
+        if self.dtype is dt.bfloat16:
+            a = a.astype(np.float32)
+        return a.tolist()
+
+    def __float__(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return builtins.float(self.item())
+
+    def __int__(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return builtins.int(self.item())
+
+    def __complex__(self):
+        return builtins.complex(self.item())
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {'no values' if self._data.size == 0 else 'more than one value'} is ambiguous")
+        return builtins.bool(self.item())
+
+    def __index__(self):
+        if self.dtype.category != 1 or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return builtins.int(self.item())
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(_fn["unbind"](self, 0))
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 and spec:
+            return self.item().__format__(spec)
+        return object.__format__(str(self), spec)
+
+    __hash__ = object.__hash__
+
+    def __repr__(self, *, tensor_contents=None):
+        from ._printing import tensor_repr
+        return tensor_repr(self)
+
+    def __str__(self):
+        return self.__repr__()
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild, (self._host().copy(), self.dtype.name, str(self._device),
+                           self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.  If you were "
+                               "attempting to deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        new = _wrap(self._data.copy(), self.dtype, self._device)
+        if type(self) is not Tensor:
+            new = _as_subclass(new, type(self))
+        new._requires_grad = self._requires_grad
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        new.__dict__.update({k: v for k, v in self.__dict__.items()})
+        memo[id(self)] = new
+        return new
+
+    # ------------------------------------------------------------------ NumPy interop
+    def _host(self):
+        if self._device.type == "cpu":
+            return self._data
+        from . import backends
+        return backends.get(self._device.type).to_host(self._data)
+
+    def numpy(self, *, force=False):
+        if force:
+            a = self._host()
+            return a.astype(np.float32) if self.dtype is dt.bfloat16 else a
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        if self._device.type != "cpu":
+            raise TypeError(f"can't convert {self._device} device type tensor to numpy. Use "
+                            "Tensor.cpu() to copy the tensor to host memory first.")
+        if self.dtype is dt.bfloat16:
+            raise TypeError("Got unsupported ScalarType BFloat16")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.detach().numpy() if self._device.type == "cpu" else self._host()
+        if dtype is not None:
+            a = a.astype(dtype, copy=False)
+        return a
+
+    # ------------------------------------------------------------------ misc
+    def __dir__(self):
+        return sorted(set(object.__dir__(self)))
+
+    def __class_getitem__(cls, item):
+        return cls
+
+    @property
+    def is_shared_memory(self):
+        return False
+
+
+def _as_subclass(t, cls):
+    new = object.__new__(cls)
+    for name in Tensor.__slots__:
+        if name not in ("__dict__", "__weakref__"):
+            setattr(new, name, getattr(t, name))
+    return new
+
+
+def _rebuild(array, dtype_name, device, requires_grad):
+    t = _wrap(array, dt._BY_NAME[dtype_name])
+    if device != "cpu":
+        t = _fn["_to_device"](t, device)
+    t._requires_grad = requires_grad
+    return t
+
+
+def _contiguous_strides(shape):
+    strides, acc = [], 1
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(strides))
+
+
+# ---------------------------------------------------------------------- autograd helpers
+def unbroadcast(grad, shape):
+    """Sum `grad` down to `shape`, undoing broadcasting: the one place this happens."""
+    extra = grad._data.ndim - len(shape)
+    dims = tuple(range(extra)) + tuple(
+        i + extra for i, s in enumerate(shape) if s == 1 and grad._data.shape[i + extra] != 1)
+    if dims:
+        grad = _fn["sum"](grad, dims, keepdim=True)
+    if extra or grad._data.shape != shape:
+        grad = _fn["reshape"](grad, shape)
+    return grad
+
+
+def _zeros_like_meta(node, nr):
+    """Zeros standing for the gradient of an output nobody used (multi-output ops)."""
+    shape, dtype = node.out_meta[nr]
+    from . import backends
+    xp = backends.get(node.device.type).xp
+    return _wrap(xp.zeros(shape, dtype=dtype.np), dtype, node.device)
+
+
+# ---------------------------------------------------------------------- in-place protocol
+def snapshot_for_inplace(self, args, kwargs):
+    """The tensor an in-place op computes from: `self`, or a copy of its old value that
+    stands in the graph when autograd must see both the old and the new value."""
+    if not state.enabled:
+        return self
+    if self._requires_grad and self.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    if not (self._requires_grad or _any_requires_grad(args) or _any_requires_grad(kwargs
+                                                                                  .values())):
+        return self
+    old = _wrap(self._data.copy(), self.dtype, self._device)
+    old._requires_grad = self._requires_grad
+    old.grad_fn = self.grad_fn
+    old._output_nr = self._output_nr
+    return old
+
+
+def _any_requires_grad(values):
+    for v in values:
+        if isinstance(v, Tensor) and v._requires_grad:
+            return True
+        if isinstance(v, (list, tuple)) and _any_requires_grad(v):
+            return True
+    return False
+
+
+def commit_inplace(self, result):
+    """Write `result` into `self`'s storage (checking dtype and shape), bump its version."""
+    if result.dtype is not self.dtype and not dt.can_cast(result.dtype, self.dtype):
+        raise RuntimeError(f"result type {dt.type_name(result.dtype)} can't be cast to the "
+                           f"desired output type {dt.type_name(self.dtype)}")
+    if result._data.shape != self._data.shape:
+        raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
+                           f"broadcast shape {list(result._data.shape)}")
+    if result._data is not self._data:
+        self._data[...] = result._data
+    self._version.v += 1
+    if result._requires_grad and result.grad_fn is not None:
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError(
+                "in-place operation on a view of a tensor that requires grad is not "
+                "supported by ember's autograd yet; use an out-of-place op instead")
+        self.grad_fn = result.grad_fn
+        self._output_nr = result._output_nr
+        self._requires_grad = True
+    return self
+
+
+def write_out(result, out):
+    """Honour `out=`: resize `out` if needed (as PyTorch does) and copy `result` into it."""
+    if out._requires_grad and state.enabled and (out.grad_fn is None):
+        raise RuntimeError("out=... arguments don't support automatic differentiation, but "
+                           "one of the arguments requires grad.")
+    if result.dtype is not out.dtype and not dt.can_cast(result.dtype, out.dtype):
+        raise RuntimeError(f"result type {dt.type_name(result.dtype)} can't be cast to the "
+                           f"desired output type {dt.type_name(out.dtype)}")
+    if out._data.shape != result._data.shape:
+        from .backends import array_module
+        out._data = array_module(out._data).empty(result._data.shape, dtype=out.dtype.np)
+    out._data[...] = result._data
+    out._version.v += 1
+    return out

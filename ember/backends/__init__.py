@@ -1,0 +1,53 @@
+"""Array backends: the only code that names numpy or cupy.
+
+A backend maps a device type to an array module (`xp`). Kernels take `xp` from their
+inputs with `array_module`, so one body serves NumPy and CuPy.
+"""
+import numpy as np
+
+from . import numpy_backend
+
+_cupy = None  # set by the CUDA backend once CuPy is imported
+
+
+def array_module(*arrays):
+    """numpy or cupy, whichever holds the first of `arrays` (NumPy when none is CuPy's)."""
+    if _cupy is not None:
+        for a in arrays:
+            if isinstance(a, _cupy.ndarray):
+                return _cupy
+    return np
+
+
+class Backend:
+    """What a device type needs: its array module and host transfers."""
+
+    def __init__(self, name, xp, to_host, from_host):
+        self.name = name
+        self.xp = xp
+        self.to_host = to_host
+        self.from_host = from_host
+
+
+cpu = Backend("cpu", np, numpy_backend.identity, numpy_backend.identity)
+BACKENDS = {"cpu": cpu}
+
+
+def register(device_type, backend):
+    """Install `backend` for `device_type` (the CUDA backend; tests add a NumPy-backed one)."""
+    BACKENDS[device_type] = backend
+
+
+def get(device_type):
+    backend = BACKENDS.get(device_type)
+    if backend is None:
+        if device_type == "cuda":
+            from .. import cuda
+            cuda._lazy_init()
+            backend = BACKENDS.get(device_type)
+            if backend is not None:
+                return backend
+        raise RuntimeError(
+            f"Torch not compiled with {device_type.upper()} enabled" if device_type == "cuda"
+            else f"ember has no backend for device type '{device_type}'")
+    return backend

@@ -1,0 +1,31 @@
+"""Dimension arguments: wrapping negative dims, dim tuples, PyTorch's range errors."""
+
+
+def wrap_dim(dim, ndim):
+    lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if not isinstance(dim, int):
+        dim = dim.__index__()
+    if not lo <= dim <= hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
+                         f"but got {dim})")
+    return dim + ndim if dim < 0 else dim
+
+
+def reduce_dims(dim, ndim):
+    """A sorted tuple of non-negative dims from None (all), an int, or a sequence."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (list, tuple)):
+        dims = tuple(wrap_dim(d, ndim) for d in dim)
+        if len(set(dims)) != len(dims):
+            repeated = next(d for d in dims if dims.count(d) > 1)
+            raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
+        if not dims:
+            return tuple(range(ndim))
+        return tuple(sorted(dims))
+    return (wrap_dim(dim, ndim),)
+
+
+def kept_shape(shape, dims):
+    """`shape` with each reduced dim set to 1 (the keepdim=True shape)."""
+    return tuple(1 if i in dims else s for i, s in enumerate(shape))

@@ -1,0 +1,64 @@
+"""Operand preparation shared by pointwise ops: result dtype, compute arrays, errors."""
+import builtins
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._tensor import Tensor
+
+_LOW_PRECISION = (dt.float16, dt.bfloat16)
+
+
+def result_dtype(a, b):
+    """PyTorch's result dtype of a binary op, with fast paths for the common cases."""
+    if type(a) is Tensor:
+        if type(b) is Tensor:
+            if a.dtype is b.dtype:
+                return a.dtype
+        elif type(b) is builtins.float:
+            if a.dtype.category >= 2:
+                return a.dtype
+        elif type(b) is builtins.int and a.dtype.category >= 1:
+            return a.dtype
+    return dt.result_type_of((a, b))
+
+
+def compute_dtype(dtype):
+    """float16/bfloat16 math runs in float32 and rounds once, as PyTorch's CPU kernels do."""
+    return dt.float32 if dtype in _LOW_PRECISION else dtype
+
+
+def operand_array(x, compute):
+    """x's array in the compute dtype; Python scalars stay scalars (weakly typed in NumPy),
+    except integers, which wrap into the compute dtype's range as PyTorch's casts do."""
+    if isinstance(x, Tensor):
+        a = x._data
+        return a if a.dtype == compute.np else a.astype(compute.np)
+    if isinstance(x, np.generic):
+        x = x.item()
+    if compute.category == 1 and type(x) is builtins.int:
+        info = np.iinfo(compute.np)
+        if not info.min <= x <= info.max:
+            span = builtins.int(info.max) - builtins.int(info.min) + 1
+            x = (x - builtins.int(info.min)) % span + builtins.int(info.min)
+        return np.asarray(x, compute.np)
+    if compute is dt.bool:
+        return np.asarray(x).astype(np.bool_)
+    return x
+
+
+def broadcast_error(shape_a, shape_b):
+    """PyTorch's message for shapes that do not broadcast (dimension counted from the left
+    of the broadcast result)."""
+    n = max(len(shape_a), len(shape_b))
+    a = (1,) * (n - len(shape_a)) + tuple(shape_a)
+    b = (1,) * (n - len(shape_b)) + tuple(shape_b)
+    for i in range(n - 1, -1, -1):
+        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+            return RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor "
+                                f"b ({b[i]}) at non-singleton dimension {i}")
+    return RuntimeError(f"shapes {list(shape_a)} and {list(shape_b)} are not broadcastable")
+
+
+def shape_of(x):
+    return x._data.shape if isinstance(x, Tensor) else ()

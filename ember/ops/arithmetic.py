@@ -1,0 +1,239 @@
+"""Binary arithmetic: add, sub, mul, div and the Python operators that map onto them.
+
+Each op is a registry entry (forward on arrays, VJP in ember ops) plus a public function that
+prepares operands with PyTorch's promotion. Broadcast gradients are summed back centrally by
+the engine (`unbroadcast`), never here.
+"""
+from .. import _dtype as dt
+from .._tensor import Tensor, write_out
+from ..backends import array_module
+from ._promote import (broadcast_error, compute_dtype, operand_array, result_dtype,
+                       shape_of)
+from .registry import defop, dispatch, export
+
+
+def binary(op, a, b, params=None, out=None, dtype=None):
+    """Run a binary pointwise op with PyTorch's type promotion and broadcast errors."""
+    if not isinstance(a, Tensor):
+        if not isinstance(b, Tensor):
+            raise TypeError(f"{op.name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(a).__name__}")
+    result = result_dtype(a, b) if dtype is None else dtype
+    compute = compute_dtype(result)
+    arrays = (operand_array(a, compute), operand_array(b, compute))
+    try:
+        r = dispatch(op, (a, b), params or {}, result, arrays)
+    except ValueError:
+        shape_a, shape_b = shape_of(a), shape_of(b)
+        raise broadcast_error(shape_a, shape_b) from None
+    return r if out is None else write_out(r, out)
+
+
+# ---------------------------------------------------------------------- add / sub
+@defop("add", save=())
+def _add(a, b, alpha=1):
+    return a + b if alpha == 1 else a + alpha * b
+
+
+@_add.defvjp
+def _add_vjp(ctx, g):
+    alpha = ctx.params.get("alpha", 1)
+    return g, (g if alpha == 1 else g * alpha)
+
+
+@export(inplace=True)
+def add(input, other, *, alpha=1, out=None):
+    if alpha != 1 and isinstance(input, Tensor) and input.dtype is dt.bool:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    return binary(_add, input, other, {"alpha": alpha} if alpha != 1 else None, out)
+
+
+@defop("sub", save=())
+def _sub(a, b, alpha=1):
+    return a - b if alpha == 1 else a - alpha * b
+
+
+@_sub.defvjp
+def _sub_vjp(ctx, g):
+    alpha = ctx.params.get("alpha", 1)
+    return g, -g if alpha == 1 else g * (-alpha)
+
+
+def _check_bool_sub(input, other):
+    if (isinstance(input, Tensor) and input.dtype is dt.bool) and \
+            (not isinstance(other, Tensor) or other.dtype is dt.bool):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+
+
+@export(inplace=True, aliases=("subtract",))
+def sub(input, other, *, alpha=1, out=None):
+    _check_bool_sub(input, other)
+    return binary(_sub, input, other, {"alpha": alpha} if alpha != 1 else None, out)
+
+
+@export(method=False)
+def rsub(input, other, *, alpha=1):
+    return sub(other, input, alpha=alpha)
+
+
+@defop("neg", save=())
+def _neg(a):
+    return -a
+
+
+@_neg.defvjp
+def _neg_vjp(ctx, g):
+    return -g
+
+
+@export(inplace=True, aliases=("negative",))
+def neg(input, *, out=None):
+    if input.dtype is dt.bool:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.")
+    r = dispatch(_neg, (input,))
+    return r if out is None else write_out(r, out)
+
+
+def _pos(self):
+    return self
+
+
+# ---------------------------------------------------------------------- mul
+@defop("mul")
+def _mul(a, b):
+    return a * b
+
+
+@_mul.defvjp
+def _mul_vjp(ctx, g):
+    a, b = ctx.inputs
+    e = ctx.edges
+    return (g * b if e[0] is not None else None), (g * a if e[1] is not None else None)
+
+
+@export(inplace=True, aliases=("multiply",))
+def mul(input, other, *, out=None):
+    return binary(_mul, input, other, None, out)
+
+
+# ---------------------------------------------------------------------- div
+@defop("div")
+def _div(a, b):
+    return a / b
+
+
+@_div.defvjp
+def _div_vjp(ctx, g):
+    a, b = ctx.inputs
+    e = ctx.edges
+    ga = g / b if e[0] is not None else None
+    gb = -g * a / (b * b) if e[1] is not None else None
+    return ga, gb
+
+
+@defop("div_floor", node="DivBackward1", save=())
+def _div_floor(a, b):
+    xp = array_module(a, b)
+    _check_integer_division(xp, a, b)
+    return xp.floor_divide(a, b)
+
+
+@defop("div_trunc", node="DivBackward1", save=())
+def _div_trunc(a, b):
+    xp = array_module(a, b)
+    if xp.result_type(a, b).kind not in "iu":
+        return xp.trunc(a / b)
+    _check_integer_division(xp, a, b)
+    q = xp.floor_divide(a, b)
+    # NOTE: floor and trunc differ where the signs differ and the division is inexact.
+    return q + ((xp.remainder(a, b) != 0) & ((xp.asarray(a) < 0) != (xp.asarray(b) < 0)))
+
+
+def _check_integer_division(xp, a, b):
+    if xp.result_type(a, b).kind in "iu" and (xp.asarray(b) == 0).any():
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _zero_vjp(ctx, g):
+    # Rounded division is piecewise constant: its gradient is zero almost everywhere.
+    return tuple(None if e is None else g * 0 for e in ctx.edges)
+
+
+_div_floor.defvjp(_zero_vjp)
+_div_trunc.defvjp(_zero_vjp)
+
+
+def _true_div_dtype(a, b):
+    d = result_dtype(a, b)
+    return dt.get_default_dtype() if d.category < 2 else d
+
+
+@export(inplace=True, aliases=("divide",))
+def div(input, other, *, rounding_mode=None, out=None):
+    if rounding_mode is None:
+        return binary(_div, input, other, None, out, _true_div_dtype(input, other))
+    if rounding_mode == "floor":
+        return binary(_div_floor, input, other, None, out)
+    if rounding_mode == "trunc":
+        return binary(_div_trunc, input, other, None, out)
+    raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                       f"found '{rounding_mode}'")
+
+
+@export(inplace=True)
+def true_divide(input, other, *, out=None):
+    return div(input, other, out=out)
+
+
+@export(inplace=True)
+def floor_divide(input, other, *, out=None):
+    return div(input, other, rounding_mode="floor", out=out)
+
+
+# ---------------------------------------------------------------------- Python operators
+def _reflect(fn):
+    def reflected(self, other):
+        return fn(other, self)
+    return reflected
+
+
+def _inplace_operator(name):
+    def operator(self, other):
+        from .registry import METHODS
+        return METHODS[name](self, other)
+    return operator
+
+
+def _rsub(self, other):
+    return sub(other, self)
+
+
+def _binary_scalar_first(op):
+    """`2 - t`: the scalar becomes the first operand of the binary op."""
+    def reflected(self, other):
+        return binary(op, other, self)
+    return reflected
+
+
+_OPERATORS = {
+    "__neg__": neg, "__pos__": _pos,
+    "__add__": add, "__radd__": _reflect(add), "__iadd__": _inplace_operator("add_"),
+    "__sub__": sub, "__rsub__": _rsub, "__isub__": _inplace_operator("sub_"),
+    "__mul__": mul, "__rmul__": _reflect(mul), "__imul__": _inplace_operator("mul_"),
+    "__truediv__": div, "__rtruediv__": _reflect(div), "__itruediv__":
+        _inplace_operator("div_"),
+    "__floordiv__": floor_divide, "__rfloordiv__": _reflect(floor_divide),
+    "__ifloordiv__": _inplace_operator("floor_divide_"),
+}
+
+
+def _install_operators():
+    from .registry import METHODS
+    for name, fn in _OPERATORS.items():
+        METHODS[name] = fn
+
+
+_install_operators()

@@ -1,0 +1,157 @@
+"""dtype and device conversions: to, type, type_as, float(), long(), cpu(), cuda(), ..."""
+import warnings
+
+from .. import _dtype as dt
+from .. import backends
+from .._device import as_device, device as device_cls
+from .._tensor import Tensor
+from .registry import defop, dispatch, export
+
+
+@defop("_to_copy", node="ToCopyBackward0", save=())
+def _to_copy(a, dtype, copy):
+    if a.dtype.kind == "c" and dtype.kind != "c":
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      UserWarning, stacklevel=5)
+        a = a.real
+    return a.astype(dtype, copy=copy)
+
+
+@_to_copy.defvjp
+def _to_copy_vjp(ctx, g):
+    return g  # the engine casts the gradient back to the input's dtype
+
+
+@defop("_to_device", node="ToCopyBackward0", save=())
+def _to_device(a, source, target):
+    host = backends.get(source).to_host(a)
+    return backends.get(target).from_host(host)
+
+
+@_to_device.defvjp
+def _to_device_vjp(ctx, g):
+    return g.to(ctx.device)
+
+
+def cast(input, dtype, copy=False):
+    """input in `dtype` (a differentiable copy; input itself when nothing changes)."""
+    if dtype is input.dtype and not copy:
+        return input
+    return dispatch(_to_copy, (input,), {"dtype": dtype.np, "copy": True}, dtype)
+
+
+def move(input, device, copy=False):
+    if device == input._device and not copy:
+        return input
+    out = dispatch(_to_device, (input,), {"source": input._device.type,
+                                          "target": device.type}, input.dtype)
+    out._device = device
+    return out
+
+
+def _parse_to(args, kwargs):
+    """to(dtype) | to(device, dtype) | to(tensor) | to(device=..., dtype=...)."""
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    for a in args:
+        if isinstance(a, dt.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            device, dtype = a._device, a.dtype
+        elif isinstance(a, (str, device_cls, int)) and not isinstance(a, bool):
+            device = a
+        elif isinstance(a, bool):
+            continue  # the legacy positional non_blocking / copy flags
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments - got "
+                            f"({type(a).__name__})")
+    return (as_device(device) if device is not None else None), dtype, copy
+
+
+@export(function=False)
+def to(self, *args, **kwargs):
+    device, dtype, copy = _parse_to(args, dict(kwargs))
+    out = self
+    if device is not None and device != self._device:
+        backends.get(device.type)
+        out = move(out, device)
+        copy = False
+    if dtype is not None:
+        out = cast(out, dtype, copy)
+    elif copy and out is self:
+        out = cast(out, self.dtype, True)
+    return out
+
+
+@export(function=False)
+def cpu(self, memory_format=None):
+    return to(self, "cpu")
+
+
+@export(function=False)
+def cuda(self, device=None, non_blocking=False, memory_format=None):
+    return to(self, as_device("cuda" if device is None else
+                              (f"cuda:{device}" if isinstance(device, int) else device)))
+
+
+def _caster(dtype):
+    def method(self, memory_format=None):
+        return cast(self, dtype)
+    return method
+
+
+for _name, _d in (("float", dt.float32), ("double", dt.float64), ("half", dt.float16),
+                  ("bfloat16", dt.bfloat16), ("long", dt.int64), ("int", dt.int32),
+                  ("short", dt.int16), ("char", dt.int8), ("byte", dt.uint8), ("bool", dt.bool),
+                  ("cfloat", dt.complex64), ("cdouble", dt.complex128)):
+    export(_caster(_d), name=_name, function=False)
+
+
+_TYPE_STRINGS = {f"torch.{name}": d for d, name in (
+    (dt.float32, "FloatTensor"), (dt.float64, "DoubleTensor"), (dt.float16, "HalfTensor"),
+    (dt.bfloat16, "BFloat16Tensor"), (dt.int64, "LongTensor"), (dt.int32, "IntTensor"),
+    (dt.int16, "ShortTensor"), (dt.int8, "CharTensor"), (dt.uint8, "ByteTensor"),
+    (dt.bool, "BoolTensor"), (dt.complex64, "ComplexFloatTensor"),
+    (dt.complex128, "ComplexDoubleTensor"))}
+_TYPE_NAMES = {d: s for s, d in _TYPE_STRINGS.items()}
+
+
+@export(function=False)
+def type(self, dtype=None, non_blocking=False, **kwargs):
+    """Without arguments the legacy type string ('torch.FloatTensor', kept as PyTorch spells
+    it so programs comparing it keep working); with one, a cast."""
+    if dtype is None:
+        name = _TYPE_NAMES[self.dtype]
+        return name if self._device.type == "cpu" else name.replace("torch.", "torch.cuda.")
+    if isinstance(dtype, str):
+        target = _TYPE_STRINGS.get(dtype.replace("ember.", "torch.").replace(".cuda", ""))
+        if target is None:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = target
+    elif not isinstance(dtype, dt.dtype):
+        dtype = getattr(dtype, "dtype", None)
+        if not isinstance(dtype, dt.dtype):
+            raise ValueError(f"invalid type: '{dtype}'")
+    return cast(self, dtype)
+
+
+@export(function=False)
+def type_as(self, other):
+    return to(self, other)
+
+
+@defop("view_dtype", node="ViewBackward0", view=True, save=())
+def _view_dtype(a, dtype):
+    return a.view(dtype)
+
+
+def view_as_dtype(self, dtype):
+    if dtype.itemsize != self.dtype.itemsize and self._data.ndim == 0:
+        raise RuntimeError("self.dim() cannot be 0 to view " + str(self.dtype) + " as " +
+                           str(dtype) + " (different element sizes)")
+    return dispatch(_view_dtype, (self,), {"dtype": dtype.np}, dtype)

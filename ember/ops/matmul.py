@@ -1,0 +1,161 @@
+"""Matrix products on BLAS: matmul (batched, broadcast, 1-D cases), mm, bmm, mv, dot."""
+from .. import _dtype as dt
+from .._tensor import Tensor, write_out
+from ..backends import array_module
+from ._promote import compute_dtype
+from .registry import defop, dispatch, export
+
+
+def _check_dtypes(name, a, b):
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_long_name(a.dtype)} != {_long_name(b.dtype)}")
+
+
+def _long_name(d):
+    return {dt.float32: "float", dt.float64: "double", dt.float16: "c10::Half",
+            dt.bfloat16: "c10::BFloat16", dt.int64: "long int", dt.int32: "int",
+            dt.int16: "short int", dt.int8: "signed char", dt.uint8: "unsigned char",
+            dt.bool: "bool", dt.complex64: "c10::complex<float>",
+            dt.complex128: "c10::complex<double>"}[d]
+
+
+def _dims(shape):
+    return "x".join(map(str, shape))
+
+
+@defop("matmul", node="MmBackward0")
+def _matmul(a, b, acc):
+    xp = array_module(a, b)
+    if acc is not None:
+        return xp.matmul(a.astype(acc), b.astype(acc))
+    return xp.matmul(a, b)
+
+
+@_matmul.defvjp
+def _matmul_vjp(ctx, g):
+    a, b = ctx.inputs
+    if a.ndim == 1 and b.ndim == 1:  # a dot product: g is 0-dim
+        return (g * b if ctx.edges[0] else None), (g * a if ctx.edges[1] else None)
+    ga = gb = None
+    a1 = a if a.ndim > 1 else a.unsqueeze(0)
+    b1 = b if b.ndim > 1 else b.unsqueeze(-1)
+    g1 = g
+    if a.ndim == 1:
+        g1 = g1.unsqueeze(-2)
+    if b.ndim == 1:
+        g1 = g1.unsqueeze(-1)
+    if ctx.edges[0] is not None:
+        ga = matmul(g1, b1.mT)
+        if a.ndim == 1:
+            ga = ga.squeeze(-2)
+    if ctx.edges[1] is not None:
+        gb = matmul(a1.mT, g1)
+        if b.ndim == 1:
+            gb = gb.squeeze(-1)
+    return ga, gb
+
+
+def _product(a, b, name):
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        bad = b if isinstance(a, Tensor) else a
+        raise TypeError(f"{name}(): argument '{'other' if isinstance(a, Tensor) else 'input'}'"
+                        f" must be Tensor, not {type(bad).__name__}")
+    _check_dtypes(name, a, b)
+    compute = compute_dtype(a.dtype)
+    acc = compute.np if compute is not a.dtype else None
+    return dispatch(_matmul, (a, b), {"acc": acc}, a.dtype)
+
+
+@export
+def matmul(input, other, *, out=None):
+    sa, sb = input._data.shape, other._data.shape
+    if len(sa) == 0 or len(sb) == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{len(sa)}D and {len(sb)}D")
+    if len(sa) == 1 and len(sb) == 1:
+        if sa != sb:
+            raise RuntimeError(
+                f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to "
+                f"have the same number of elements, but got {sa[0]} and {sb[0]} elements "
+                "respectively")
+    elif sa[-1] != (sb[0] if len(sb) == 1 else sb[-2]):
+        if len(sb) == 1:
+            raise RuntimeError(f"size mismatch, got input ({sa[-2] if len(sa) > 1 else 1}), "
+                               f"mat ({_dims(sa)}), vec ({sb[0]})")
+        rows = 1
+        for s in sa[:-1]:
+            rows *= s
+        if len(sa) <= 2 or len(sb) == 2:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{sa[-1]} "
+                               f"and {_dims(sb[-2:])})")
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{sb[0] if len(sb) > 2 else 1}, {sa[-1]}] but got: "
+                           f"[{sb[0] if len(sb) > 2 else 1}, {sb[-2]}].")
+    try:
+        r = _product(input, other, "matmul")
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({sa[-3] if len(sa) > 2 else 1}) must "
+                           f"match the size of tensor b ({sb[-3] if len(sb) > 2 else 1}) at "
+                           "non-singleton dimension 0") from None
+    return r if out is None else write_out(r, out)
+
+
+@export
+def mm(input, mat2, *, out=None):
+    if input._data.ndim != 2:
+        raise RuntimeError(f"self must be a matrix")
+    if mat2._data.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix")
+    sa, sb = input._data.shape, mat2._data.shape
+    if sa[1] != sb[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_dims(sa)} and "
+                           f"{_dims(sb)})")
+    r = _product(input, mat2, "mm")
+    return r if out is None else write_out(r, out)
+
+
+@export
+def bmm(input, mat2, *, out=None):
+    sa, sb = input._data.shape, mat2._data.shape
+    if len(sa) != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor")
+    if len(sb) != 3:
+        raise RuntimeError(f"batch2 must be a 3D tensor")
+    if sb[0] != sa[0] or sb[1] != sa[2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{sa[0]}, {sa[2]}] but got: [{sb[0]}, {sb[1]}].")
+    r = _product(input, mat2, "bmm")
+    return r if out is None else write_out(r, out)
+
+
+@export
+def mv(input, vec, *, out=None):
+    if input._data.ndim != 2 or vec._data.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input._data.ndim}, "
+                           f"{vec._data.ndim}")
+    return matmul(input, vec, out=out)
+
+
+@export
+def dot(input, tensor, *, out=None):
+    if input._data.ndim != 1 or tensor._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and "
+                           f"{tensor._data.ndim}D tensors")
+    if input.dtype is not tensor.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{dt.type_name(input.dtype)} and {dt.type_name(tensor.dtype)}")
+    return matmul(input, tensor, out=out)
+
+
+def _rmatmul(self, other):
+    return matmul(other, self)
+
+
+def _install():
+    from .registry import METHODS
+    METHODS["__matmul__"] = matmul
+    METHODS["__rmatmul__"] = _rmatmul
+
+
+_install()

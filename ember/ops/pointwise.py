@@ -1,0 +1,1 @@
+"""pointwise ops (being written)."""

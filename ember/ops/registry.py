@@ -1,0 +1,196 @@
+"""THE op registry and its single door.
+
+An op is a name, a forward on backend arrays (taking `xp` from its inputs, so one body
+serves NumPy and CuPy) and a VJP written in ember ops (so double backward is free).
+Every call goes through `dispatch`: it runs the forward, wraps the result and records the
+graph node; optional instruments (the pitfall guard, anomaly mode) hook in there.
+"""
+import numpy as np
+
+from .._tensor import Tensor, _wrap
+from ..autograd.graph import edge_of
+from .._dtype import from_numpy_dtype
+from ..autograd.grad_mode import state
+from ..autograd.graph import Node
+
+OPS = {}          # name -> Op
+PUBLIC = {}       # name -> function exported as ember.<name>
+METHODS = {}      # name -> function bound as Tensor.<name>
+instruments = []  # callables(op, inputs, params, result) run after each op when present
+
+_EMPTY = {}
+
+
+class Op:
+    """One primitive: `forward(*arrays, **params)` and `vjp(ctx, *grads)`.
+
+    `saves` lists the inputs the VJP reads (their in-place modification is an error);
+    `save_output` keeps the output for VJPs that prefer it (exp, tanh, sigmoid).
+    """
+
+    __slots__ = ("name", "forward", "vjp", "node_name", "save_inputs", "save_output",
+                 "num_outputs", "saves", "view")
+
+    def __init__(self, name, forward, node_name, save_inputs, save_output, num_outputs,
+                 view=False):
+        self.name = name
+        self.view = view
+        self.forward = forward
+        self.vjp = _missing_vjp(name)
+        self.node_name = node_name
+        self.save_inputs = save_inputs
+        self.save_output = save_output
+        self.num_outputs = num_outputs
+        self.saves = save_output or save_inputs is None or bool(save_inputs)
+
+    def defvjp(self, fn):
+        self.vjp = fn
+        return fn
+
+    def __repr__(self):
+        return f"<op {self.name}>"
+
+
+def _missing_vjp(name):
+    def vjp(ctx, *grads):
+        raise RuntimeError(f"the derivative for '{name}' is not implemented.")
+    return vjp
+
+
+def defop(name, node=None, save=None, save_output=False, num_outputs=1, view=False):
+    """Decorator: register `forward` as op `name`; returns the Op (add a VJP with .defvjp).
+
+    `node`: grad_fn class name (PyTorch's, e.g. 'MulBackward0'); `save`: tuple of input
+    positions the VJP reads (None = all tensor inputs); `view`: the output aliases input 0
+    and shares its version counter.
+    """
+    def register(forward):
+        node_name = node or "".join(p.capitalize() for p in name.split("_")) + "Backward0"
+        op = Op(name, forward, node_name, save, save_output, num_outputs, view)
+        OPS[name] = op
+        return op
+    return register
+
+
+def export(fn=None, *, name=None, method=True, function=True, inplace=False, aliases=()):
+    """Make `fn` public as `ember.<name>` and/or `Tensor.<name>` (and `<name>_` in place)."""
+    def register(f):
+        n = name or f.__name__
+        for alias in (n,) + tuple(aliases):
+            if function:
+                PUBLIC[alias] = f
+            if method:
+                METHODS[alias] = f
+            if inplace:
+                METHODS[alias + "_"] = make_inplace(f, alias + "_")
+        return f
+    return register if fn is None else register(fn)
+
+
+def _device_error(a, b):
+    return RuntimeError("Expected all tensors to be on the same device, but found at least two "
+                        f"devices, {a} and {b}!")
+
+
+def dispatch(op, inputs, params=_EMPTY, dtype=None, arrays=None):
+    """Run `op` on `inputs` (Tensors and Python scalars); the one door every op passes.
+
+    `dtype` is the result's ember dtype (inferred from the array when None); `arrays` lets a
+    caller pass inputs already cast to the compute dtype.
+    """
+    device = None
+    needs_grad = False
+    for x in inputs:
+        if isinstance(x, Tensor):
+            if device is None:
+                device = x._device
+            elif x._device is not device and x._device != device:
+                raise _device_error(device, x._device)
+            if x._requires_grad:
+                needs_grad = True
+    if arrays is None:
+        arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+    out = op.forward(*arrays, **params)
+    if op.num_outputs == 1:
+        result = _wrap_out(out, dtype, device)
+        if op.view:
+            base = inputs[0]
+            result._version = base._version
+            result._base = base if base._base is None else base._base
+        if needs_grad and state.enabled and result.dtype.category >= 2:
+            _record(op, inputs, params, (result,), device)
+        if instruments:
+            for instrument in instruments:
+                instrument(op, inputs, params, result)
+        return result
+    results = tuple(_wrap_out(o, None, device) for o in out)
+    if dtype is not None:
+        results[0].dtype = dtype
+    if needs_grad and state.enabled:
+        _record(op, inputs, params, results, device)
+    if instruments:
+        for instrument in instruments:
+            instrument(op, inputs, params, results[0])
+    return results
+
+
+def _wrap_out(out, dtype, device):
+    if isinstance(out, _SCALAR_TYPES):  # NumPy reductions return scalars, not 0-d arrays
+        out = np.asarray(out)
+    if dtype is None:
+        dtype = from_numpy_dtype(out.dtype)
+    elif out.dtype != dtype.np:
+        out = out.astype(dtype.np)
+    return _wrap(out, dtype, device)
+
+
+_SCALAR_TYPES = (np.generic, int, float, bool, complex)
+
+
+def _record(op, inputs, params, results, device):
+    edges = tuple(edge_of(x) if isinstance(x, Tensor) else None for x in inputs)
+    shapes = tuple(x._data.shape if isinstance(x, Tensor) else None for x in inputs)
+    dtypes = tuple(x.dtype if isinstance(x, Tensor) else None for x in inputs)
+    save = op.save_inputs
+    if save is None:
+        kept = tuple(inputs)
+        versions = tuple((i, x, x._version.v) for i, x in enumerate(inputs)
+                         if isinstance(x, Tensor))
+    else:
+        kept = tuple(x if (i in save or not isinstance(x, Tensor)) else None
+                     for i, x in enumerate(inputs))
+        versions = tuple((i, inputs[i], inputs[i]._version.v) for i in save
+                         if isinstance(inputs[i], Tensor))
+    node = Node(op, kept, params, edges, (shapes, dtypes, device))
+    node.saved_versions = versions
+    node.out_meta = tuple((r._data.shape, r.dtype) for r in results)
+    if op.save_output:
+        r0 = results[0]
+        node.save_output([r._data for r in results], [r.dtype for r in results], r0._version)
+    for nr, r in enumerate(results):
+        if r.dtype.category >= 2:
+            r._requires_grad = True
+            r.grad_fn = node
+            r._output_nr = nr
+    if _anomaly.enabled:
+        _anomaly.record_trace(node)
+    return node
+
+
+def make_inplace(fn, name):
+    """`x.op_(...)`: compute `op(x, ...)`, then write it into x's storage."""
+    def inplace(self, *args, **kwargs):
+        return apply_inplace(self, fn, args, kwargs)
+    inplace.__name__ = name
+    inplace.__qualname__ = "Tensor." + name
+    return inplace
+
+
+def apply_inplace(self, fn, args, kwargs):
+    from .._tensor import commit_inplace, snapshot_for_inplace
+    source = snapshot_for_inplace(self, args, kwargs)
+    result = fn(source, *args, **kwargs)
+    return commit_inplace(self, result)
+
+
+from ..autograd import anomaly as _anomaly  # noqa: E402

@@ -1,0 +1,1 @@
+"""sorting ops (being written)."""

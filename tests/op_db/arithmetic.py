@@ -1,0 +1,23 @@
+"""Op-table entries for ops/arithmetic.py."""
+import numpy as np
+
+from . import ALL_NUMERIC, FLOATS, OpInfo, binary_samples
+
+OPS = [
+    OpInfo("add", lambda m, a, b, **k: m.add(a, b, **k), np.add,
+           binary_samples(scalar=2.5), dtypes=ALL_NUMERIC, inplace="add_"),
+    OpInfo("add_alpha", lambda m, a, b, **k: m.add(a, b, alpha=2),
+           lambda a, b: a + 2 * b, binary_samples(), dtypes=FLOATS),
+    OpInfo("sub", lambda m, a, b: m.sub(a, b), np.subtract, binary_samples(scalar=-1.5),
+           dtypes=ALL_NUMERIC, inplace="sub_"),
+    OpInfo("mul", lambda m, a, b: m.mul(a, b), np.multiply, binary_samples(scalar=3),
+           dtypes=ALL_NUMERIC, inplace="mul_"),
+    OpInfo("div", lambda m, a, b: m.div(a, b), np.divide,
+           binary_samples(low=0.5, high=3.0, scalar=2.0), dtypes=FLOATS, inplace="div_"),
+    OpInfo("div_floor", lambda m, a, b: m.div(a, b, rounding_mode="floor"), np.floor_divide,
+           binary_samples(low=1, high=5), dtypes=("int64", "float32", "float64"),
+           grad=False),
+    OpInfo("div_trunc", lambda m, a, b: m.div(a, b, rounding_mode="trunc"),
+           lambda a, b: np.trunc(a / b).astype(np.result_type(a, b)),
+           binary_samples(low=0.5, high=5), dtypes=FLOATS, grad=False),
+]

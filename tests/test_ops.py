@@ -1,0 +1,117 @@
+"""Generic tests driven by the op table (tests/op_db): every entry is checked forward
+against NumPy and real PyTorch, by float64 gradcheck and gradgradcheck, and in place."""
+import numpy as np
+import pytest
+
+import ember
+from checks import (as_numpy, assert_close, check_grad, check_gradgrad, to_ember, to_torch,
+                    torch_to_numpy)
+from op_db import all_ops
+
+OPS = all_ops()
+LOW = ("float16", "bfloat16")
+
+
+def _cases(predicate=lambda info, dtype: True):
+    return [pytest.param(info, d, id=f"{info.name}-{d}") for info in OPS for d in info.dtypes
+            if predicate(info, d)]
+
+
+def _tol(info, dtype):
+    if dtype in LOW:
+        return dict(atol=info.low_precision_tol, rtol=info.low_precision_tol)
+    if dtype == "float32":
+        return dict(atol=max(info.atol, 1e-5), rtol=max(info.rtol, 1e-5))
+    return dict(atol=info.atol, rtol=info.rtol)
+
+
+def _ref_args(args, dtype):
+    # NOTE: low-precision references run in float32; the op must agree to rounding.
+    if dtype in LOW:
+        return tuple(a.astype(np.float32) if isinstance(a, np.ndarray) else a for a in args)
+    return args
+
+
+def _outputs(out):
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+@pytest.mark.parametrize("info,dtype", _cases(lambda i, d: i.ref is not None))
+def test_forward_matches_numpy(info, dtype):
+    rng = np.random.default_rng(0)
+    for sample in info.samples(rng, dtype):
+        args = [to_ember(a) for a in sample.args]
+        actual = _outputs(info.op(ember, *args, **sample.kwargs))
+        with np.errstate(all="ignore"):
+            expected = _outputs(info.ref(*_ref_args(sample.args, dtype), **sample.kwargs))
+        for a, e in zip(actual, expected):
+            assert_close(a, e, **_tol(info, dtype))
+
+
+@pytest.mark.parametrize("info,dtype", _cases())
+def test_matches_torch(info, dtype, torch_mod):
+    """Values, dtype and shape equal real PyTorch's on the same inputs (or both raise)."""
+    rng = np.random.default_rng(1)
+    for sample in info.samples(rng, dtype):
+        args = [to_ember(a) for a in sample.args]
+        targs = [to_torch(torch_mod, a) for a in sample.args]
+        try:
+            expected = _outputs(info.torch_call(torch_mod, *targs, **sample.kwargs))
+        except Exception as exc:
+            with pytest.raises(type(exc)):
+                info.op(ember, *args, **sample.kwargs)
+            continue
+        actual = _outputs(info.op(ember, *args, **sample.kwargs))
+        assert len(actual) == len(expected)
+        for a, e in zip(actual, expected):
+            if not isinstance(e, torch_mod.Tensor):
+                assert a == e
+                continue
+            assert str(a.dtype).replace("ember", "torch") == str(e.dtype), info.name
+            assert tuple(a.shape) == tuple(e.shape)
+            assert_close(a, torch_to_numpy(e), **_tol(info, dtype))
+
+
+def _float64_samples(info):
+    rng = np.random.default_rng(2)
+    return [s for s in info.samples(rng, "float64")]
+
+
+@pytest.mark.parametrize("info", [pytest.param(i, id=i.name) for i in OPS if i.grad])
+def test_gradcheck(info):
+    for sample in _float64_samples(info):
+        if any(isinstance(a, np.ndarray) and a.size > 60 for a in sample.args):
+            continue  # keep finite differences cheap
+        check_grad(lambda *a: info.op(ember, *a, **sample.kwargs), list(sample.args),
+                   sample.grad, atol=info.grad_atol, rtol=info.grad_rtol)
+
+
+@pytest.mark.parametrize("info", [pytest.param(i, id=i.name) for i in OPS
+                                  if i.grad and i.gradgrad])
+def test_gradgradcheck(info):
+    for sample in _float64_samples(info)[:3]:
+        if any(isinstance(a, np.ndarray) and a.size > 24 for a in sample.args):
+            continue
+        check_gradgrad(lambda *a: info.op(ember, *a, **sample.kwargs), list(sample.args),
+                       sample.grad, atol=max(info.grad_atol, 1e-4), rtol=info.grad_rtol)
+
+
+@pytest.mark.parametrize("info,dtype", _cases(lambda i, d: i.inplace is not None))
+def test_inplace_variant(info, dtype):
+    """x.op_(y) writes op(x, y) into x's storage (when shapes allow) and bumps its version."""
+    rng = np.random.default_rng(3)
+    for sample in info.samples(rng, dtype):
+        x = sample.args[0]
+        if not isinstance(x, np.ndarray):
+            continue
+        expected = info.op(ember, *[to_ember(a) for a in sample.args], **sample.kwargs)
+        if expected.shape != x.shape or expected.dtype is not ember.tensor(x).dtype:
+            continue
+        target = to_ember(x)
+        alias = target.view(target.shape) if target.is_contiguous() else target
+        version = target._version.v
+        out = getattr(target, info.inplace)(*[to_ember(a) for a in sample.args[1:]],
+                                            **sample.kwargs)
+        assert out is target
+        assert target._version.v == version + 1
+        assert_close(alias, as_numpy(expected), **_tol(info, dtype))
