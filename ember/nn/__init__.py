@@ -1,0 +1,6 @@
+"""ember.nn (torch.nn): modules, functional ops, losses, init, utils."""
+from . import functional, init  # noqa: F401
+from .modules import *  # noqa: F401,F403
+from .modules import Module  # noqa: F401
+from .parameter import (Buffer, Parameter, UninitializedBuffer,  # noqa: F401
+                        UninitializedParameter)

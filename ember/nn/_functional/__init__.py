@@ -1,0 +1,1 @@
+"""nn.functional, split by concern; ember/nn/functional.py re-exports everything."""

@@ -1,0 +1,218 @@
+"""Activation functions, composed from ember ops (differentiable for free)."""
+import math
+import warnings
+
+import ember
+
+__all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu",
+           "celu", "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_",
+           "hardsigmoid", "hardswish", "hardshrink", "softshrink", "tanhshrink", "threshold",
+           "threshold_", "softplus", "softsign", "logsigmoid", "glu", "softmax", "softmin",
+           "log_softmax", "prelu", "rrelu", "gumbel_softmax"]
+
+
+def _inplace(input, result):
+    """Write `result` into `input` for the inplace=True forms."""
+    return input.copy_(result)
+
+
+def relu(input, inplace=False):
+    return input.relu_() if inplace else ember.relu(input)
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    out = ember.where(input > 0, input, input * negative_slope)
+    return _inplace(input, out) if inplace else out
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, True)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    out = ember.where(input > 0, input, alpha * ember.expm1(ember.clamp(input, max=0)))
+    return _inplace(input, out) if inplace else out
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, True)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    out = _SELU_SCALE * elu(input, _SELU_ALPHA)
+    return _inplace(input, out) if inplace else out
+
+
+def celu(input, alpha=1.0, inplace=False):
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    out = ember.where(input > 0, input,
+                      alpha * ember.expm1(ember.clamp(input, max=0) / alpha))
+    return _inplace(input, out) if inplace else out
+
+
+def gelu(input, approximate="none"):
+    if approximate == "tanh":
+        inner = math.sqrt(2 / math.pi) * (input + 0.044715 * input * input * input)
+        return 0.5 * input * (1 + ember.tanh(inner))
+    if approximate != "none":
+        raise RuntimeError(f"approximate argument must be either none or tanh.")
+    return 0.5 * input * (1 + ember.erf(input * (1 / math.sqrt(2))))
+
+
+def silu(input, inplace=False):
+    out = input * ember.sigmoid(input)
+    return _inplace(input, out) if inplace else out
+
+
+def mish(input, inplace=False):
+    out = input * ember.tanh(softplus(input))
+    return _inplace(input, out) if inplace else out
+
+
+def sigmoid(input):
+    return ember.sigmoid(input)
+
+
+def tanh(input):
+    return ember.tanh(input)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    out = ember.clamp(input, min_val, max_val)
+    return _inplace(input, out) if inplace else out
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, True)
+
+
+def hardsigmoid(input, inplace=False):
+    out = ember.clamp(input / 6 + 0.5, 0, 1)
+    return _inplace(input, out) if inplace else out
+
+
+def hardswish(input, inplace=False):
+    out = input * ember.clamp(input + 3, 0, 6) / 6
+    return _inplace(input, out) if inplace else out
+
+
+def hardshrink(input, lambd=0.5):
+    return ember.where(ember.abs(input) > lambd, input, ember.zeros_like(input))
+
+
+def softshrink(input, lambd=0.5):
+    return ember.where(input > lambd, input - lambd,
+                       ember.where(input < -lambd, input + lambd, ember.zeros_like(input)))
+
+
+def tanhshrink(input):
+    return input - ember.tanh(input)
+
+
+def threshold(input, threshold, value, inplace=False):
+    out = ember.where(input > threshold, input, ember.full_like(input, value))
+    return _inplace(input, out) if inplace else out
+
+
+def threshold_(input, threshold_value, value):
+    return threshold(input, threshold_value, value, True)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    # NOTE: above `threshold` (in units of beta*x) softplus is linear; below it log1p(exp)
+    # is computed on clamped input so exp never overflows.
+    scaled = input * beta
+    soft = ember.log1p(ember.exp(ember.clamp(scaled, max=threshold))) / beta
+    return ember.where(scaled > threshold, input, soft)
+
+
+def softsign(input):
+    return input / (1 + ember.abs(input))
+
+
+def logsigmoid(input):
+    # NOTE: log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)): stable for large |x|.
+    return ember.clamp(input, max=0) - ember.log1p(ember.exp(-ember.abs(input)))
+
+
+def glu(input, dim=-1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    n = input.shape[dim]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension "
+                           f"{dim % input.dim()} is size {n}")
+    a, b = ember.chunk(input, 2, dim)
+    return a * ember.sigmoid(b)
+
+
+def _implicit_dim(name, ndim):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", UserWarning, stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _implicit_dim("softmax", input.dim())
+    if dtype is not None:
+        input = input.to(dtype)
+    shifted = input - ember.amax(input, dim=dim, keepdim=True).detach()
+    e = ember.exp(shifted)
+    return e / e.sum(dim=dim, keepdim=True)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _implicit_dim("softmin", input.dim())
+    return softmax(-input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _implicit_dim("log_softmax", input.dim())
+    if dtype is not None:
+        input = input.to(dtype)
+    return input - ember.logsumexp(input, dim=dim, keepdim=True)
+
+
+def prelu(input, weight):
+    if weight.numel() != 1 and input.dim() >= 2:
+        shape = [1] * input.dim()
+        shape[1] = weight.numel()
+        weight = weight.reshape(shape)
+    return ember.where(input > 0, input, weight * input)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    if training:
+        slope = ember.empty_like(input).uniform_(lower, upper)
+        out = ember.where(input >= 0, input, input * slope)
+    else:
+        out = leaky_relu(input, (lower + upper) / 2)
+    return _inplace(input, out) if inplace else out
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    gumbels = -ember.empty_like(logits).exponential_().log()
+    y_soft = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = ember.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

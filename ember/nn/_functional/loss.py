@@ -1,0 +1,181 @@
+"""Loss functions (numerically stable formulations: log-sum-exp, log-sigmoid)."""
+import ember
+
+from ._util import check_same_size, reduce_loss, reduction_of
+from .activation import log_softmax, logsigmoid
+
+__all__ = ["mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
+           "binary_cross_entropy_with_logits", "huber_loss", "smooth_l1_loss", "kl_div"]
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = reduction_of(size_average, reduce, reduction)
+    check_same_size(input, target, "mse_loss")
+    diff = input - target
+    loss = diff * diff
+    if weight is not None:
+        loss = loss * weight
+    return reduce_loss(loss, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = reduction_of(size_average, reduce, reduction)
+    check_same_size(input, target, "l1_loss")
+    loss = ember.abs(input - target)
+    if weight is not None:
+        loss = loss * weight
+    return reduce_loss(loss, reduction)
+
+
+def _check_targets(input, target, class_dim):
+    if input.dim() == 0:
+        raise ValueError("Expected input batch_size (1) to match target batch_size (0).")
+    if input.dim() >= 2 and target.dim() >= 1 and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0]}).")
+    if target.dtype.category != 1:
+        raise RuntimeError(f"expected scalar type Long but found "
+                           f"{ember._dtype.type_name(target.dtype)}")
+    n_classes = input.shape[class_dim]
+    if target.numel():
+        lo, hi = int(target.min()), int(target.max())
+        bad = hi if hi >= n_classes else lo
+        if (hi >= n_classes or lo < 0):
+            return bad
+    return None
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """Negative log likelihood of `target` classes under log-probabilities `input`."""
+    reduction = reduction_of(size_average, reduce, reduction)
+    class_dim = 0 if input.dim() == 1 else 1
+    bad = _check_targets(input, target, class_dim)
+    valid = target != ignore_index
+    if bad is not None and (bad != ignore_index):
+        raise IndexError(f"Target {bad} is out of bounds.")
+    safe_target = ember.where(valid, target, ember.zeros_like(target))
+    picked = ember.gather(input, class_dim, safe_target.unsqueeze(class_dim)).squeeze(class_dim)
+    w = ember.ones_like(picked) if weight is None else weight[safe_target]
+    w = w * valid.to(w.dtype)
+    loss = -picked * w
+    if reduction == "mean":
+        return loss.sum() / w.sum()
+    return reduce_loss(loss, reduction)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """log_softmax + nll_loss over class indices, or against class probabilities."""
+    reduction = reduction_of(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing}")
+    class_dim = 0 if input.dim() == 1 else 1
+    logp = log_softmax(input, class_dim)
+    n_classes = input.shape[class_dim]
+    wshape = [1] * input.dim()
+    wshape[class_dim] = n_classes
+    if target.dtype.is_floating_point:  # class probabilities
+        if target.shape != input.shape:
+            raise RuntimeError("Expected target size " + str(list(input.shape)) +
+                               ", got " + str(list(target.shape)))
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / n_classes
+        terms = logp * target
+        if weight is not None:
+            terms = terms * weight.reshape(wshape)
+        loss = -terms.sum(class_dim)
+        if reduction == "mean":
+            return loss.sum() / (input.numel() // n_classes)
+        return reduce_loss(loss, reduction)
+    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    if label_smoothing <= 0:
+        return nll
+    valid = (target != ignore_index)
+    terms = logp if weight is None else logp * weight.reshape(wshape)
+    smooth = -terms.sum(class_dim) * valid.to(logp.dtype)
+    if reduction == "mean":
+        if weight is None:
+            smooth = smooth.sum() / valid.sum()
+        else:
+            safe = ember.where(valid, target, ember.zeros_like(target))
+            smooth = smooth.sum() / (weight[safe] * valid.to(weight.dtype)).sum()
+    else:
+        smooth = reduce_loss(smooth, reduction)
+    return (1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    reduction = reduction_of(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({_torch_size(target)}) that is different to "
+                         f"the input size ({_torch_size(input)}) is deprecated. Please ensure "
+                         "they have the same size.")
+    if input.numel() and (float(input.min()) < 0 or float(input.max()) > 1):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    # NOTE: PyTorch clamps the logs at -100 so that log(0) never yields -inf.
+    log_p = ember.clamp(ember.log(input), min=-100)
+    log_q = ember.clamp(ember.log(1 - input), min=-100)
+    loss = -(target * log_p + (1 - target) * log_q)
+    if weight is not None:
+        loss = loss * weight
+    return reduce_loss(loss, reduction)
+
+
+def _torch_size(t):
+    return "torch.Size([" + ", ".join(map(str, t.shape)) + "])"
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
+    reduction = reduction_of(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({_torch_size(target)}) must be the same as input size "
+                         f"({_torch_size(input)})")
+    # NOTE: written with log-sigmoid so large |logits| stay finite.
+    if pos_weight is not None:
+        loss = -(pos_weight * target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    else:
+        loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    return reduce_loss(loss, reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    check_same_size(input, target, "huber_loss")
+    diff = ember.abs(input - target)
+    loss = ember.where(diff < delta, 0.5 * diff * diff, delta * (diff - 0.5 * delta))
+    if weight is not None:
+        loss = loss * weight
+    return reduce_loss(loss, reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    reduction = reduction_of(size_average, reduce, reduction)
+    check_same_size(input, target, "smooth_l1_loss")
+    diff = ember.abs(input - target)
+    if beta == 0:
+        return reduce_loss(diff, reduction)
+    loss = ember.where(diff < beta, 0.5 * diff * diff / beta, diff - 0.5 * beta)
+    return reduce_loss(loss, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    reduction = reduction_of(size_average, reduce, reduction)
+    if log_target:
+        loss = ember.exp(target) * (target - input)
+    else:
+        loss = ember.xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / (input.shape[0] if input.dim() else 1)
+    if reduction == "mean":
+        import warnings
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns "
+                      "with the KL div math definition.'mean' will be changed to behave the "
+                      "same as 'batchmean' in the next major release.", UserWarning,
+                      stacklevel=2)
+    return reduce_loss(loss, reduction)

@@ -1,0 +1,7 @@
+"""The nn module classes, one file per concern."""
+from .activation import *  # noqa: F401,F403
+from .container import *  # noqa: F401,F403
+from .flatten import *  # noqa: F401,F403
+from .linear import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
+from .module import Module  # noqa: F401

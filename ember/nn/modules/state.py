@@ -1,0 +1,119 @@
+"""load_state_dict: copy a state dict into a module tree with PyTorch's checks and errors."""
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ..parameter import Parameter
+
+
+def load_local_state(module, state_dict, prefix, local_metadata, strict, missing_keys,
+                     unexpected_keys, error_msgs, assign):
+    """Load this module's own parameters and persistent buffers from `state_dict`."""
+    for hook in module._load_state_dict_pre_hooks.values():
+        hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+             error_msgs)
+    persistent = {k: v for k, v in module._buffers.items()
+                  if k not in module._non_persistent_buffers_set}
+    local = {k: v for k, v in list(module._parameters.items()) + list(persistent.items())
+             if v is not None}
+    for name, param in local.items():
+        key = prefix + name
+        if key not in state_dict:
+            if strict:
+                missing_keys.append(key)
+            continue
+        value = state_dict[key]
+        if not isinstance(value, Tensor):
+            error_msgs.append(f'While copying the parameter named "{key}", expected '
+                              "torch.Tensor or Tensor-like object from checkpoint but received "
+                              f"{type(value)}")
+            continue
+        if value.shape != param.shape:
+            error_msgs.append(f"size mismatch for {key}: copying a param with shape "
+                              f"{_size(value)} from checkpoint, the shape in current model is "
+                              f"{_size(param)}.")
+            continue
+        try:
+            if assign:
+                if isinstance(param, Parameter) and not isinstance(value, Parameter):
+                    value = Parameter(value, requires_grad=param._requires_grad)
+                setattr(module, name, value)
+            else:
+                with no_grad():
+                    param.copy_(value)
+        except Exception as ex:
+            error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in '
+                              f"the model are {_size(param)} and whose dimensions in the "
+                              f"checkpoint are {_size(value)}, an exception occurred : "
+                              f"{ex.args}.")
+    extra_key = prefix + "_extra_state"
+    if type(module).set_extra_state is not _base_set_extra_state():
+        if extra_key in state_dict:
+            module.set_extra_state(state_dict[extra_key])
+        elif strict:
+            missing_keys.append(extra_key)
+    if strict:
+        for key in state_dict:
+            if key.startswith(prefix) and key != extra_key:
+                input_name = key[len(prefix):].split(".", 1)
+                if input_name[0] not in module._modules and input_name[0] not in local:
+                    unexpected_keys.append(key)
+
+
+def _base_set_extra_state():
+    from .module import Module
+    return Module.set_extra_state
+
+
+def _size(t):
+    return "torch.Size([" + ", ".join(map(str, t.shape)) + "])"
+
+
+def load_state_dict(root, state_dict, strict, assign):
+    if not isinstance(state_dict, dict):
+        raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+    missing, unexpected, errors = [], [], []
+    metadata = getattr(state_dict, "_metadata", None)
+    state_dict = dict(state_dict)
+
+    def load(module, prefix=""):
+        local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+        module._load_from_state_dict(state_dict, prefix, local_metadata, True, missing,
+                                     unexpected, errors, assign)
+        for name, child in module._modules.items():
+            if child is not None:
+                child_prefix = prefix + name + "."
+                child_state = {k: v for k, v in state_dict.items()
+                               if k.startswith(child_prefix)}
+                load_child(child, child_prefix, child_state)
+
+    def load_child(module, prefix, sub_state):
+        local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+        module._load_from_state_dict(sub_state, prefix, local_metadata, True, missing,
+                                     unexpected, errors, assign)
+        for name, child in module._modules.items():
+            if child is not None:
+                child_prefix = prefix + name + "."
+                load_child(child, child_prefix, {k: v for k, v in sub_state.items()
+                                                 if k.startswith(child_prefix)})
+        for hook in module._load_state_dict_post_hooks.values():
+            hook(module, _Keys(missing, unexpected))
+
+    load(root)
+    for hook in root._load_state_dict_post_hooks.values():
+        hook(root, _Keys(missing, unexpected))
+    if strict:
+        if unexpected:
+            errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                ", ".join(f'"{k}"' for k in unexpected)))
+        if missing:
+            errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                ", ".join(f'"{k}"' for k in missing)))
+    if errors:
+        raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+            root.__class__.__name__, "\n\t".join(errors)))
+    return missing, unexpected
+
+
+class _Keys:
+    def __init__(self, missing, unexpected):
+        self.missing_keys = missing
+        self.unexpected_keys = unexpected

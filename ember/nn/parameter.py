@@ -1,0 +1,97 @@
+"""nn.Parameter: a Tensor that a Module registers as a learnable weight."""
+from .._tensor import Tensor, _as_subclass, _wrap
+from .. import _dtype as dt
+
+__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer"]
+
+
+class Parameter(Tensor):
+    """A leaf tensor that requires grad (by default) and is picked up by Module.parameters()."""
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = _wrap(__import__("numpy").empty((0,), dtype=dt.get_default_dtype().np),
+                         dt.get_default_dtype())
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Parameter(): argument 'data' must be Tensor, not "
+                            f"{type(data).__name__}")
+        p = _as_subclass(data.detach(), cls)
+        p._base = None
+        p.requires_grad_(requires_grad)
+        return p
+
+    def __init__(self, data=None, requires_grad=True):
+        pass
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild_parameter, (self.detach(), self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.detach().clone(), self._requires_grad)
+        memo[id(self)] = result
+        return result
+
+
+def _rebuild_parameter(data, requires_grad):
+    return Parameter(data, requires_grad)
+
+
+class UninitializedParameter(Parameter):
+    """A parameter whose shape is not known yet (lazy modules materialize it)."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        p = super().__new__(cls, None, requires_grad)
+        p._lazy_dtype = dtype or dt.get_default_dtype()
+        return p
+
+    def materialize(self, shape, device=None, dtype=None):
+        import numpy as np
+        d = dtype or self._lazy_dtype
+        self._data = np.empty(tuple(shape), dtype=d.np)
+        self.dtype = d
+        self.__class__ = self.cls_to_become
+
+    def __repr__(self):
+        return "<UninitializedParameter>"
+
+    def _raise(self, *a, **k):
+        raise ValueError("Can't access the shape of an uninitialized parameter or buffer. "
+                         "This error usually happens in `load_state_dict` when trying to load "
+                         "an uninitialized parameter into an initialized one. Call "
+                         "`forward` to initialize the parameters before accessing their "
+                         "attributes.")
+
+
+class UninitializedBuffer(Tensor):
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None):
+        t = _as_subclass(_wrap(__import__("numpy").empty((0,), dtype=(
+            dtype or dt.get_default_dtype()).np), dtype or dt.get_default_dtype()), cls)
+        t._lazy_dtype = dtype or dt.get_default_dtype()
+        return t
+
+    def materialize(self, shape, device=None, dtype=None):
+        import numpy as np
+        d = dtype or self._lazy_dtype
+        self._data = np.empty(tuple(shape), dtype=d.np)
+        self.dtype = d
+        self.__class__ = self.cls_to_become
+
+
+class Buffer(Tensor):
+    """nn.Buffer: marks a tensor to be registered as a buffer when assigned to a Module."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = _wrap(__import__("numpy").empty((0,), dtype=dt.float32.np), dt.float32)
+        t = _as_subclass(data.detach(), cls)
+        t.persistent = persistent
+        return t
