@@ -1,0 +1,116 @@
+"""Adam and AdamW (AdamW = Adam with decoupled weight decay), with amsgrad and maximize."""
+import math
+
+from .. import _creation
+from .. import _dtype as dt
+from ..backends import array_module
+from .optimizer import Optimizer, check_lr, grads_of
+
+__all__ = ["Adam", "AdamW", "adam"]
+
+
+class Adam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        check_lr(lr)
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                        capturable=capturable, differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("decoupled_weight_decay", False)
+
+    def _init_state(self, p, amsgrad):
+        state = self.state[p]
+        if not state:
+            state["step"] = _creation.tensor(0.0, dtype=dt.float32)
+            state["exp_avg"] = _creation.zeros_like(p)
+            state["exp_avg_sq"] = _creation.zeros_like(p)
+            if amsgrad:
+                state["max_exp_avg_sq"] = _creation.zeros_like(p)
+        return state
+
+    def step(self, closure=None):
+        def update():
+            for group in self.param_groups:
+                params, grads = grads_of(group)
+                states = [self._init_state(p, group["amsgrad"]) for p in params]
+                beta1, beta2 = group["betas"]
+                adam(params, grads, states, amsgrad=group["amsgrad"], beta1=beta1,
+                     beta2=beta2, lr=float(group["lr"]), weight_decay=group["weight_decay"],
+                     eps=group["eps"], maximize=group["maximize"],
+                     decoupled_weight_decay=group["decoupled_weight_decay"])
+        return self._run_step(closure, update)
+
+
+class AdamW(Adam):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, *, maximize=False, foreach=None, capturable=False,
+                 differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable,
+                         differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
+
+    def __setstate__(self, state):
+        Optimizer.__setstate__(self, state)
+        for group in self.param_groups:
+            group.setdefault("decoupled_weight_decay", True)
+
+
+def _lerp_(start, end, weight):
+    # NOTE: PyTorch's lerp switches formula at weight 0.5 for accuracy; match it so that
+    # results agree to the last bit where possible.
+    if weight < 0.5:
+        start += weight * (end - start)
+    else:
+        start[...] = end - (end - start) * (1 - weight)
+
+
+def adam(params, grads, states, *, amsgrad, beta1, beta2, lr, weight_decay, eps, maximize,
+         decoupled_weight_decay):
+    """The Adam kernel on arrays: PyTorch's single-tensor algorithm, step by step."""
+    for p, g_t, state in zip(params, grads, states):
+        w, g = p._data, g_t._data
+        if maximize:
+            g = -g
+        state["step"]._data += 1
+        step = float(state["step"]._data)
+        if weight_decay != 0:
+            if decoupled_weight_decay:
+                w *= 1 - lr * weight_decay
+            else:
+                g = g + weight_decay * w
+        exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+        _lerp_(exp_avg, g, 1 - beta1)
+        exp_avg_sq *= beta2
+        exp_avg_sq += (1 - beta2) * (g * g)
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)
+        step_size = lr / bias_correction1
+        if amsgrad:
+            max_sq = state["max_exp_avg_sq"]._data
+            array_module(max_sq).maximum(max_sq, exp_avg_sq, out=max_sq)
+            denom = max_sq ** 0.5
+        else:
+            denom = exp_avg_sq ** 0.5
+        denom /= bias_correction2_sqrt
+        denom += eps
+        w -= step_size * (exp_avg / denom)
+        p._version.v += 1
+        for key in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq", "step"):
+            if key in state:
+                state[key]._version.v += 1

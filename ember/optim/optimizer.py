@@ -1,0 +1,233 @@
+"""Optimizer: parameter groups, validation, per-parameter state, state_dict and hooks.
+
+Each optimizer is this class plus a functional kernel that updates all parameters of a
+group on their arrays directly (no autograd recording, no per-op dispatch).
+"""
+import warnings
+from collections import OrderedDict, defaultdict
+from copy import deepcopy
+from itertools import chain
+
+from .._tensor import Tensor
+from ..autograd.graph import RemovableHandle
+from ..autograd.grad_mode import no_grad
+
+__all__ = ["Optimizer", "required"]
+
+
+class _RequiredParameter:
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+_global_step_pre_hooks = OrderedDict()
+_global_step_post_hooks = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook):
+    handle = RemovableHandle(_global_step_pre_hooks)
+    _global_step_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook):
+    handle = RemovableHandle(_global_step_post_hooks)
+    _global_step_post_hooks[handle.id] = hook
+    return handle
+
+
+class Optimizer:
+    """Base class: holds `param_groups` (dicts of params + options) and `state`."""
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self._optimizer_step_pre_hooks = OrderedDict()
+        self._optimizer_step_post_hooks = OrderedDict()
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            f"Tensors or dicts, but got {params.type()}")
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state,
+                "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._optimizer_step_pre_hooks = OrderedDict()
+        self._optimizer_step_post_hooks = OrderedDict()
+
+    def __repr__(self):
+        text = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += "\n" + f"Parameter Group {i}"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    text += "\n" + f"    {key}: {group[key]}"
+        return text + "\n)"
+
+    def add_param_group(self, param_group):
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, "
+                            "but the ordering of tensors in sets will change between runs. "
+                            "Please use a list instead.")
+        else:
+            param_group["params"] = list(params)
+        for param in param_group["params"]:
+            if not isinstance(param, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                + type(param).__name__)
+            if not self.defaults.get("differentiable", None) and \
+                    not (param.is_leaf or param.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError("parameter group didn't specify a value of required "
+                                 f"optimization parameter {name}")
+            param_group.setdefault(name, default)
+        params = param_group["params"]
+        if len(params) != len(set(map(id, params))):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
+                          "future, this will cause an error; see "
+                          "github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
+        existing = set()
+        for group in self.param_groups:
+            existing.update(map(id, group["params"]))
+        if not existing.isdisjoint(set(map(id, params))):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none=True):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p._grad is None:
+                    continue
+                if set_to_none:
+                    p._grad = None
+                else:
+                    if p._grad.grad_fn is not None:
+                        p._grad = p._grad.detach()
+                    else:
+                        p._grad.requires_grad_(False)
+                    p._grad._data[...] = 0
+
+    # ------------------------------------------------------------------ stepping and hooks
+    def _run_step(self, closure, update):
+        """Call pre-hooks, the closure (with grad enabled), `update()`, post-hooks."""
+        for hook in chain(_global_step_pre_hooks.values(),
+                          self._optimizer_step_pre_hooks.values()):
+            result = hook(self, (), {})
+            if result is not None:
+                raise RuntimeError("optimizer step pre-hooks must return None in ember")
+        loss = None
+        if closure is not None:
+            from ..autograd.grad_mode import enable_grad
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            update()
+        for hook in chain(self._optimizer_step_post_hooks.values(),
+                          _global_step_post_hooks.values()):
+            hook(self, (), {})
+        return loss
+
+    def register_step_pre_hook(self, hook):
+        handle = RemovableHandle(self._optimizer_step_pre_hooks)
+        self._optimizer_step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook):
+        handle = RemovableHandle(self._optimizer_step_post_hooks)
+        self._optimizer_step_post_hooks[handle.id] = hook
+        return handle
+
+    def step(self, closure=None):
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ state dict
+    def state_dict(self):
+        """{'state': {index: {...}}, 'param_groups': [{options..., 'params': [index...]}]}."""
+        mapping, start = {}, 0
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                mapping.setdefault(id(p), i)
+            packed["params"] = [mapping[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            groups.append(packed)
+        state = {mapping[id(k)] if isinstance(k, Tensor) else k: v
+                 for k, v in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        state_dict = state_dict.copy()
+        groups = self.param_groups
+        saved_groups = deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                             "the size of optimizer's group")
+        id_map = {old: p for old, p in zip(chain.from_iterable(g["params"]
+                                                               for g in saved_groups),
+                                           chain.from_iterable(g["params"] for g in groups))}
+        state = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                param = id_map[k]
+                state[param] = {key: self._cast_state(param, key, value)
+                                for key, value in v.items()}
+            else:
+                state[k] = v
+        new_groups = []
+        for group, saved in zip(groups, saved_groups):
+            saved["params"] = group["params"]
+            new_groups.append(saved)
+        self.__setstate__({"state": state, "param_groups": new_groups,
+                           "defaults": self.defaults})
+
+    @staticmethod
+    def _cast_state(param, key, value):
+        if isinstance(value, Tensor):
+            if key == "step":
+                return value.clone()
+            if param.is_floating_point():
+                return value.to(dtype=param.dtype, device=param.device).clone()
+            return value.to(device=param.device).clone()
+        if isinstance(value, dict):
+            return {k: Optimizer._cast_state(param, k, v) for k, v in value.items()}
+        return deepcopy(value)
+
+
+def check_lr(lr):
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= float(lr):
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def grads_of(group):
+    """(params, grads) of a group's parameters that have a gradient."""
+    params, grads = [], []
+    for p in group["params"]:
+        if p._grad is not None:
+            params.append(p)
+            grads.append(p._grad)
+    return params, grads

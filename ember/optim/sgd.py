@@ -1,0 +1,68 @@
+"""SGD with momentum, dampening, Nesterov, weight decay and maximize."""
+from .._tensor import _wrap
+from .optimizer import Optimizer, check_lr, grads_of, required
+
+__all__ = ["SGD", "sgd"]
+
+
+class SGD(Optimizer):
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
+                 nesterov=False, *, maximize=False, foreach=None, differentiable=False,
+                 fused=None):
+        if lr is not required:
+            check_lr(lr)
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
+                        weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
+                        foreach=foreach, differentiable=differentiable, fused=fused)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        def update():
+            for group in self.param_groups:
+                params, grads = grads_of(group)
+                momentum = group["momentum"]
+                buffers = [self.state[p].get("momentum_buffer") for p in params] \
+                    if momentum != 0 else None
+                sgd(params, grads, buffers, weight_decay=group["weight_decay"],
+                    momentum=momentum, lr=float(group["lr"]), dampening=group["dampening"],
+                    nesterov=group["nesterov"], maximize=group["maximize"])
+                if momentum != 0:
+                    for p, buf in zip(params, buffers):
+                        self.state[p]["momentum_buffer"] = buf
+        return self._run_step(closure, update)
+
+
+def sgd(params, grads, momentum_buffers, *, weight_decay, momentum, lr, dampening, nesterov,
+        maximize):
+    """The SGD kernel: updates each parameter's array in place (few array calls each).
+
+    `momentum_buffers` is a list aligned with params, filled in for new buffers."""
+    for i, (p, g_t) in enumerate(zip(params, grads)):
+        w, g = p._data, g_t._data
+        if maximize:
+            g = -g
+        if weight_decay != 0:
+            g = g + weight_decay * w
+        if momentum != 0:
+            buf = momentum_buffers[i]
+            if buf is None:
+                buf = _wrap(g.copy(), p.dtype, p._device)
+                momentum_buffers[i] = buf
+            else:
+                b = buf._data
+                b *= momentum
+                if dampening:
+                    b += (1 - dampening) * g
+                else:
+                    b += g
+                buf._version.v += 1
+            g = g + momentum * buf._data if nesterov else buf._data
+        if lr != 0:
+            w -= lr * g if lr != 1 else g
+        p._version.v += 1
