@@ -1,0 +1,2 @@
+"""ember.utils (torch.utils)."""
+from . import data  # noqa: F401
