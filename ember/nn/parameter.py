@@ -24,7 +24,8 @@ class Parameter(Tensor):
         pass
 
     def __repr__(self):
-        return "Parameter containing:\n" + super().__repr__()
+        from .._printing import tensor_repr
+        return "Parameter containing:\n" + tensor_repr(self, "tensor(")
 
     def __reduce_ex__(self, protocol):
         return (_rebuild_parameter, (self.detach(), self._requires_grad))
@@ -50,6 +51,9 @@ class UninitializedParameter(Parameter):
         p = super().__new__(cls, None, requires_grad)
         p._lazy_dtype = dtype or dt.get_default_dtype()
         return p
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
 
     def materialize(self, shape, device=None, dtype=None):
         import numpy as np
@@ -77,6 +81,9 @@ class UninitializedBuffer(Tensor):
             dtype or dt.get_default_dtype()).np), dtype or dt.get_default_dtype()), cls)
         t._lazy_dtype = dtype or dt.get_default_dtype()
         return t
+
+    def __init__(self, requires_grad=False, device=None, dtype=None):
+        pass
 
     def materialize(self, shape, device=None, dtype=None):
         import numpy as np

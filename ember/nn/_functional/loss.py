@@ -113,7 +113,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(f"Using a target size ({_torch_size(target)}) that is different to "
                          f"the input size ({_torch_size(input)}) is deprecated. Please ensure "
                          "they have the same size.")
-    if input.numel() and (float(input.min()) < 0 or float(input.max()) > 1):
+    if input.numel() and (float(input.detach().min()) < 0 or
+                          float(input.detach().max()) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
     # NOTE: PyTorch clamps the logs at -100 so that log(0) never yields -inf.
     log_p = ember.clamp(ember.log(input), min=-100)

@@ -246,13 +246,15 @@ class ModuleDict(Module):
                 self[m[0]] = m[1]
 
 
-def _param_repr(p):
+def _param_repr(p, legacy_type=False):
     if not isinstance(p, Tensor):
         return "Object of type: " + type(p).__name__
     size = "x".join(str(s) for s in p.shape)
     device = "" if p.device.type == "cpu" else f" ({p.device})"
     name = "Parameter" if isinstance(p, Parameter) else "Tensor"
-    return f"{name} containing: [{p.type()} of size {size}{device}]"
+    # NOTE: PyTorch's ParameterDict still prints the legacy type name, ParameterList the dtype.
+    kind = p.type() if legacy_type else p.dtype
+    return f"{name} containing: [{kind} of size {size}{device}]"
 
 
 class ParameterList(Module):
@@ -296,7 +298,8 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self):
-        return "\n".join(f"({i}): {_param_repr(p)}" for i, p in enumerate(self))
+        # NOTE: PyTorch indents these lines by two spaces even when there is only one.
+        return "\n".join(f"  ({i}): {_param_repr(p)}" for i, p in enumerate(self))
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("ParameterList should not be called.")
@@ -357,7 +360,7 @@ class ParameterDict(Module):
             self[k] = v
 
     def extra_repr(self):
-        return "\n".join(f"({k}): {_param_repr(p)}" for k, p in self.items())
+        return "\n".join(f"  ({k}): {_param_repr(p, True)}" for k, p in self.items())
 
     def __call__(self, input):
         raise RuntimeError("ParameterDict should not be called.")

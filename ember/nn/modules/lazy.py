@@ -18,7 +18,9 @@ class LazyModuleMixin:
                 self.initialize_parameters(*args, **kwargs)
             if self.cls_to_become is not None:
                 self.__class__ = self.cls_to_become
-        return super().__call__(*args, **kwargs)
+        from .module import Module
+        # NOTE: the class may have just changed to cls_to_become, so no super() here.
+        return Module.__call__(self, *args, **kwargs)
 
     def initialize_parameters(self, *args, **kwargs):
         raise NotImplementedError(f"initialize_parameters is not implemented for "
