@@ -1,0 +1,2 @@
+"""ember.vision (torchvision): datasets, transforms, utils and models on ember."""
+from . import datasets  # noqa: F401
