@@ -1,0 +1,294 @@
+"""ember.save / ember.load in PyTorch's checkpoint format, safe by default.
+
+`save` writes the zip layout real PyTorch writes (its `torch.load` reads our files);
+`load` reads it (and the legacy non-zip format) with an allow-list unpickler unless
+`weights_only=False`. safetensors files are read and written too.
+"""
+import contextlib
+import io
+import os
+import pickle
+
+import numpy as np
+
+from . import _pickling
+from ._legacy import load_legacy
+from ._safetensors import load_safetensors, save_safetensors  # noqa: F401
+from ._zip import CheckpointReader, CheckpointWriter, archive_name, is_zipfile
+
+__all__ = ["save", "load", "add_safe_globals", "safe_globals", "get_safe_globals",
+           "clear_safe_globals", "save_safetensors", "load_safetensors",
+           "DEFAULT_PROTOCOL"]
+
+DEFAULT_PROTOCOL = 2
+_user_safe_globals = []
+
+
+# ---------------------------------------------------------------------- allow-list
+def add_safe_globals(safe_globals):
+    """Allow these globals (objects, or (object, "module.name") pairs) in weights_only
+    loads."""
+    _user_safe_globals.extend(safe_globals)
+
+
+def get_safe_globals():
+    return list(_user_safe_globals)
+
+
+def clear_safe_globals():
+    _user_safe_globals.clear()
+
+
+@contextlib.contextmanager
+def safe_globals(safe_globals):
+    before = list(_user_safe_globals)
+    add_safe_globals(safe_globals)
+    try:
+        yield
+    finally:
+        _user_safe_globals[:] = before
+
+
+def _user_table():
+    table = {}
+    for entry in _user_safe_globals:
+        obj, name = entry if isinstance(entry, tuple) else (entry, None)
+        if name is None:
+            name = f"{obj.__module__}.{obj.__qualname__}"
+        module, _, attr = name.rpartition(".")
+        table[(module, attr)] = obj
+    return table
+
+
+def _rejected(module, name):
+    short = name
+    return pickle.UnpicklingError(
+        "Weights only load failed. This file can still be loaded, to do so you have two "
+        "options, do those steps only if you trust the source of the checkpoint. \n\t(1) In "
+        "PyTorch 2.6, we changed the default value of the `weights_only` argument in "
+        "`torch.load` from `False` to `True`. Re-running `torch.load` with `weights_only` set "
+        "to `False` will likely succeed, but it can result in arbitrary code execution. Do it "
+        "only if you got the file from a trusted source.\n\t(2) Alternatively, to load with "
+        "`weights_only=True` please check the recommended steps in the following error "
+        f"message.\n\tWeightsUnpickler error: Unsupported global: GLOBAL {module}.{name} was "
+        "not an allowed global by default. Please use "
+        f"`ember.serialization.add_safe_globals([{short}])` or the "
+        f"`ember.serialization.safe_globals([{short}])` context manager to allowlist this "
+        "global if you trust this class/function.")
+
+
+class _Unpickler(pickle.Unpickler):
+    """find_class resolves torch names to ember objects; with weights_only nothing outside
+    the allow-list is ever imported."""
+
+    def __init__(self, file, weights_only, persistent_load=None):
+        super().__init__(file, encoding="utf-8")
+        self.weights_only = weights_only
+        self.table = _pickling.allowed_globals()
+        if weights_only:
+            self.table.update(_user_table())
+        if persistent_load is not None:
+            self.persistent_load = persistent_load
+
+    def find_class(self, module, name):
+        found = self.table.get((module, name))
+        if found is not None:
+            return found
+        if self.weights_only:
+            raise _rejected(module, name)
+        from .._alias import ember_name
+        mapped = ember_name(module)
+        if mapped is not None:
+            import importlib
+            try:
+                return getattr(importlib.import_module(mapped), name)
+            except (ImportError, AttributeError):
+                pass
+        return super().find_class(module, name)
+
+
+# ---------------------------------------------------------------------- save
+def _open_write(f):
+    if isinstance(f, (str, os.PathLike)):
+        return open(f, "wb"), True
+    return f, False
+
+
+def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
+         _use_new_zipfile_serialization=True, _disable_byteorder_record=False):
+    """Write `obj` to `f` (a path or a binary file) in PyTorch's zip checkpoint format."""
+    if not _use_new_zipfile_serialization:
+        raise NotImplementedError("ember writes only the zip format (PyTorch's default "
+                                  "since 1.6); it reads the legacy format")
+    storages = {}  # id(root array) -> (key, root array, dtype)
+
+    def storage_of(t):
+        array = t._host() if t._device.type != "cpu" else t._data
+        root = array
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        item = array.itemsize
+        shareable = (root.dtype == array.dtype and root.flags.c_contiguous and
+                     all(s % item == 0 and s >= 0 for s in array.strides))
+        if not shareable:
+            root = np.ascontiguousarray(array).reshape(-1)
+        entry = storages.get(id(root))
+        if entry is None:
+            entry = storages[id(root)] = (str(len(storages)), root, t.dtype)
+        key, root, d = entry
+        if d is not t.dtype:
+            raise RuntimeError("Cannot save multiple tensors or storages that view the same "
+                               "data as different types")
+        if root is array or not shareable and root.base is None:
+            offset = 0
+        else:
+            offset = (array.__array_interface__["data"][0] -
+                      root.__array_interface__["data"][0]) // item if array.size else 0
+        if not shareable or array.size <= 1:
+            strides = _contiguous(array.shape)  # PyTorch's strides for empty/1-element
+        else:
+            strides = tuple(s // item for s in array.strides)
+        location = "cpu" if t._device.type == "cpu" else str(t._device)
+        ref = _pickling.StorageRef(key, t.dtype, root.size, location)
+        return ref, offset, strides
+
+    buf = io.BytesIO()
+    _pickling.TorchPickler(buf, pickle_protocol, storage_of).dump(obj)
+    handle, owned = _open_write(f)
+    try:
+        writer = CheckpointWriter(handle, archive_name(f))
+        writer.write("data.pkl", buf.getvalue())
+        writer.write(".format_version", "1")
+        writer.write(".storage_alignment", "64")
+        if not _disable_byteorder_record:
+            writer.write("byteorder", "little")
+        for key, root, d in sorted(storages.values(), key=lambda e: int(e[0])):
+            writer.write(f"data/{key}", np.ascontiguousarray(root))
+        writer.write("version", "3\n")
+        writer.write(".data/serialization_id", "0" * 40)
+        writer.close()
+    finally:
+        if owned:
+            handle.close()
+
+
+def _contiguous(shape):
+    strides, acc = [], 1
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(strides))
+
+
+# ---------------------------------------------------------------------- load
+def _location_mapper(map_location):
+    from .._device import as_device
+
+    def target(location):
+        if map_location is None:
+            return location
+        if callable(map_location) and not isinstance(map_location, (str, dict)):
+            return None  # applied to the tensors afterwards
+        if isinstance(map_location, dict):
+            return map_location.get(location, location)
+        return str(as_device(map_location))
+    return target
+
+
+def _check_location(location):
+    if location.startswith("cuda"):
+        from .. import cuda
+        if not cuda.is_available():
+            raise RuntimeError("Attempting to deserialize object on a CUDA device but "
+                               "torch.cuda.is_available() is False. If you are running on a "
+                               "CPU-only machine, please use torch.load with "
+                               "map_location=torch.device('cpu') to map your storages to the "
+                               "CPU.")
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
+         **pickle_load_args):
+    """Read a checkpoint written by ember or PyTorch (zip or legacy format)."""
+    if weights_only is None:
+        weights_only = os.environ.get("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0") not in \
+            ("1", "y", "yes", "true")
+    if os.environ.get("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0") in ("1", "y", "yes", "true"):
+        weights_only = True
+    owned = isinstance(f, (str, os.PathLike))
+    handle = open(f, "rb") if owned else f
+    try:
+        mapper = _location_mapper(map_location)
+
+        def check(location):
+            mapped = mapper(location)
+            if mapped is not None:
+                _check_location(mapped)
+
+        if not is_zipfile(handle):
+            if mmap:
+                raise RuntimeError("mmap can only be used with files saved with "
+                                   "`torch.save(_use_new_zipfile_serialization=True), please "
+                                   "torch.save your checkpoint with this option in order to "
+                                   "use mmap.")
+            result = load_legacy(handle, lambda fh, pl: _Unpickler(fh, weights_only, pl),
+                                 check)
+        else:
+            result = _load_zip(handle, weights_only, check, mmap, f if owned else None)
+    finally:
+        if owned and not mmap:
+            handle.close()
+    if callable(map_location) and not isinstance(map_location, (str, dict)):
+        result = _apply_map_callable(result, map_location)
+    return result
+
+
+def _load_zip(handle, weights_only, check, mmap, path):
+    reader = CheckpointReader(handle)
+    mapped = None
+    if mmap:
+        if path is None:
+            raise ValueError("f must be a file path in order to use the mmap argument")
+        import mmap as mmap_module
+        with open(path, "rb") as fh:
+            mapped = mmap_module.mmap(fh.fileno(), 0, access=mmap_module.ACCESS_COPY)
+    loaded = {}
+
+    def persistent_load(pid):
+        if not isinstance(pid, tuple) or pid[0] != "storage":
+            raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
+        _, storage_type, key, location, numel = pid
+        check(location)
+        if not isinstance(storage_type, _pickling.StorageType):
+            raise pickle.UnpicklingError(f"unknown storage type {storage_type!r}")
+        d = storage_type.dtype
+        if key not in loaded:
+            name = f"data/{key}"
+            if mapped is not None:
+                offset = reader.record_offset(name)
+                # NOTE: a lazy view of the file: no storage data is read until used.
+                array = np.frombuffer(mapped, dtype=d.np, count=numel, offset=offset)
+            else:
+                array = reader.read_array(name, d.np, numel)
+            loaded[key] = (array, d)
+        return loaded[key]
+
+    data = io.BytesIO(reader.read("data.pkl"))
+    try:
+        return _Unpickler(data, weights_only, persistent_load).load()
+    except (EOFError, pickle.UnpicklingError) as exc:
+        if isinstance(exc, pickle.UnpicklingError) and "Weights only" in str(exc):
+            raise
+        raise pickle.UnpicklingError(f"the checkpoint's data.pkl is corrupt: {exc}") from None
+
+
+def _apply_map_callable(obj, fn):
+    from .._tensor import Tensor
+    if isinstance(obj, Tensor):
+        return obj
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            obj[k] = _apply_map_callable(v, fn)
+        return obj
+    if isinstance(obj, list):
+        return [_apply_map_callable(v, fn) for v in obj]
+    return obj
