@@ -1,12 +1,15 @@
 """ember: a deep-learning framework whose API is PyTorch's, on NumPy (CPU) and CuPy (CUDA)."""
 __version__ = "0.1.0"
 
+import builtins as _builtins
+
 from . import _dtype
 from ._dtype import (bfloat16, bool, can_cast, cdouble, cfloat, chalf, complex64,  # noqa
                      complex128, double, dtype, finfo, float, float16, float32, float64,
                      get_default_dtype, half, iinfo, int, int8, int16, int32, int64, long,
                      promote_types, result_type, set_default_dtype, short, uint8)
 from ._device import device  # noqa: F401
+from ._printing import set_printoptions  # noqa: F401
 from ._tensor import Size, Tensor  # noqa: F401
 from . import _tensor as _tensor_module
 from ._creation import *  # noqa: F401,F403
@@ -15,10 +18,15 @@ from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from . import ops as _ops
 from .ops.registry import PUBLIC as _PUBLIC
-from . import autograd, cuda  # noqa: F401
+from . import autograd, cuda, nn, optim, utils  # noqa: F401
+from . import serialization  # noqa: F401
+from .serialization import load, save  # noqa: F401
+from ._random import (Generator, default_generator, get_rng_state,  # noqa: F401
+                      initial_seed, manual_seed, seed, set_rng_state)
 
 globals().update({k: v for k, v in _PUBLIC.items() if not k.startswith("_")})
 _tensor_module._fn.update(_PUBLIC)
+from . import linalg  # noqa: E402  (after the op table: no public function shadows it)
 
 
 def is_floating_point(input):
@@ -32,9 +40,18 @@ def is_complex(input):
 def is_nonzero(input):
     if input.numel() != 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    return builtins_bool(input.item())
+    return _builtins.bool(input.item())
 
 
-import builtins as _builtins  # noqa: E402
+_LAZY_SUBMODULES = ("vision",)  # heavy and rarely needed: imported on first use
 
-builtins_bool = _builtins.bool
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    # NOTE: a PyTorch program asking for an API ember lacks gets an error naming it.
+    if name.startswith("__"):
+        raise AttributeError(f"module 'ember' has no attribute '{name}'")
+    raise AttributeError(f"module 'ember' has no attribute '{name}' (torch.{name} is not "
+                         "implemented in ember yet)")

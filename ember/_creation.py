@@ -1,5 +1,9 @@
-"""Tensor constructors: tensor, as_tensor, from_numpy, zeros/ones/empty/full (+ _like),
-arange, linspace, logspace, eye, and the legacy typed constructors (FloatTensor, ...)."""
+"""Tensor constructors: tensor, as_tensor, asarray, from_numpy, zeros/ones/empty/full (+ _like),
+arange, range, linspace, logspace, eye, and the legacy typed constructors (FloatTensor, ...).
+
+How Python data becomes an array (`tensor([...])`, PyTorch's inference and overflow rules)
+lives in _data.py.
+"""
 import builtins
 import math
 import warnings
@@ -8,15 +12,18 @@ import numpy as np
 
 from . import _dtype as dt
 from . import backends
-from ._device import as_device
+from ._data import check_fill, data_to_array, positive_strides, STRIDE_ERROR
+from ._device import CPU, placement
 from ._tensor import Size, Tensor, _wrap
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full",
            "zeros_like", "ones_like", "empty_like", "full_like", "arange", "range", "linspace",
            "logspace", "eye", "scalar_tensor", "empty_strided", "FloatTensor", "DoubleTensor",
            "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor", "ShortTensor",
-           "CharTensor", "ByteTensor", "BoolTensor", "is_tensor", "numel", "complex",
-           "polar"]
+           "CharTensor", "ByteTensor", "BoolTensor", "ComplexFloatTensor",
+           "ComplexDoubleTensor", "is_tensor", "numel", "complex", "polar"]
+
+_GRAD_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
 
 
 def is_tensor(obj):
@@ -33,92 +40,21 @@ def _finish(array, dtype, device, requires_grad):
         array = backends.get(device.type).from_host(array)
     t = _wrap(array, dtype, device)
     if requires_grad:
-        t.requires_grad_(True)
+        if dtype.category < 2:
+            raise RuntimeError(_GRAD_ERROR)
+        t._requires_grad = True
     return t
 
 
-def _infer_dtype(array):
-    """PyTorch's dtype for data given as Python numbers (floats take the default dtype)."""
-    kind = array.dtype.kind
-    if kind == "b":
-        return dt.bool
-    if kind in "iu":
-        return dt.int64
-    if kind == "f":
-        return dt.get_default_dtype()
-    if kind == "c":
-        return dt.default_complex()
-    raise TypeError(f"Could not infer dtype of {array.dtype}")
+def _finish_out(array, dtype, device, requires_grad, out):
+    t = _finish(array, dtype, placement(device), requires_grad)
+    if out is not None:
+        from ._tensor import write_out
+        return write_out(t, out)
+    return t
 
 
-def _flatten_tensors(data):
-    """Replace Tensors nested in lists by Python numbers or lists (`tensor([t1, t2])`)."""
-    if isinstance(data, Tensor):
-        return data.tolist()
-    if isinstance(data, (list, tuple)):
-        return [_flatten_tensors(x) for x in data]
-    return data
-
-
-def _ragged_error(data, dim=0):
-    if isinstance(data, (list, tuple)) and data and isinstance(data[0], (list, tuple)):
-        n = len(data[0])
-        for x in data[1:]:
-            if not isinstance(x, (list, tuple)) or len(x) != n:
-                got = len(x) if isinstance(x, (list, tuple)) else type(x).__name__
-                return ValueError(f"expected sequence of length {n} at dim {dim + 1} "
-                                  f"(got {got})")
-        for x in data:
-            err = _ragged_error(x, dim + 1)
-            if err:
-                return err
-    return None
-
-
-def _data_to_array(data, dtype):
-    """A NumPy array holding `data` (copied), and the ember dtype PyTorch would give it."""
-    if isinstance(data, Tensor):
-        array, inferred = data._host(), data.dtype
-    elif isinstance(data, np.ndarray):
-        array, inferred = data, dt.from_numpy_dtype(data.dtype)
-    elif isinstance(data, np.generic):
-        array, inferred = np.asarray(data), dt.from_numpy_dtype(data.dtype)
-    else:
-        if isinstance(data, (list, tuple)):
-            data = _flatten_tensors(data)
-        elif not isinstance(data, (builtins.bool, builtins.int, builtins.float,
-                                   builtins.complex)):
-            if hasattr(data, "__array__"):
-                return _data_to_array(np.asarray(data), dtype)
-            if hasattr(data, "__len__") and hasattr(data, "__getitem__"):
-                data = [data[i] for i in builtins.range(len(data))]
-                return _data_to_array(data, dtype)
-            raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-        try:
-            array = np.array(data)
-        except ValueError:
-            raise _ragged_error(data) or ValueError("ragged nested sequence") from None
-        except OverflowError:
-            raise RuntimeError("Overflow when unpacking long") from None
-        if array.dtype == object:
-            raise _ragged_error(data) or TypeError(f"Could not infer dtype of {data!r}")
-        inferred = _infer_dtype(array)
-    dtype = inferred if dtype is None else dtype
-    return _cast(array, dtype), dtype
-
-
-def _cast(array, dtype):
-    if array.dtype == dtype.np:
-        return np.array(array, copy=True)
-    if array.dtype.kind == "c" and dtype.category < 3:
-        array = array.real
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # NOTE: -1 into uint8 wraps to 255, as in PyTorch
-        if dtype.category == 1 and array.dtype.kind in "iu":
-            return array.astype(np.int64).astype(dtype.np)
-        return array.astype(dtype.np)
-
-
+# ---------------------------------------------------------------------- from data
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of `data` (numbers, nested sequences, arrays, tensors)."""
     if isinstance(data, Tensor):
@@ -127,173 +63,262 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
             "requires_grad_(True), rather than torch.tensor(sourceTensor).", UserWarning,
             stacklevel=2)
-    array, dtype = _data_to_array(data, dtype)
-    return _finish(array, dtype, as_device(device) if device is not None else
-                   (data._device if isinstance(data, Tensor) else as_device(None)),
-                   requires_grad)
+        dev = data._device if device is None else placement(device)
+    else:
+        dev = CPU if device is None else placement(device)
+    array, dtype = data_to_array(data, dtype)
+    return _finish(array, dtype, dev, requires_grad)
 
 
-def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    if isinstance(s, Tensor):
+        s = s.item()
     return tensor(s, dtype=dtype or dt.get_default_dtype(), device=device,
                   requires_grad=requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):
     """`data` as a tensor, sharing memory when no copy is needed (ndarrays, tensors)."""
-    dev = as_device(device) if device is not None else None
+    dev = None if device is None else placement(device)
     if isinstance(data, Tensor):
         if (dtype is None or dtype is data.dtype) and (dev is None or dev == data._device):
             return data
-        return data.to(device=dev or data._device, dtype=dtype or data.dtype)
+        from .ops.conversion import cast, move
+        out = data if dev is None else move(data, dev)
+        return out if dtype is None else cast(out, dtype)
     if isinstance(data, np.ndarray) and (dev is None or dev.type == "cpu"):
-        try:
-            src = dt.from_numpy_dtype(data.dtype)
-        except TypeError:
-            src = None
-        if src is not None and (dtype is None or dtype is src) and _positive_strides(data):
+        if not positive_strides(data):
+            raise ValueError(STRIDE_ERROR)
+        src = dt.from_numpy_dtype(data.dtype)
+        if dtype is None or dtype is src:
             return _wrap(data, src)
     return tensor(data, dtype=dtype, device=dev)
 
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """Like as_tensor; `copy=True` always copies, `copy=False` never does (or raises)."""
     if copy:
-        t = tensor(obj, dtype=dtype, device=device) if not isinstance(obj, Tensor) else \
-            obj.to(dtype=dtype or obj.dtype, device=device or obj.device, copy=True)
+        if isinstance(obj, Tensor):
+            from .ops.conversion import to
+            t = to(obj.detach(), device=device or obj._device, dtype=dtype or obj.dtype,
+                   copy=True)
+        else:
+            array, d = data_to_array(obj, dtype)
+            t = _finish(array, d, placement(device), False)
     else:
+        if isinstance(obj, np.ndarray) and not positive_strides(obj) and copy is None:
+            obj = obj.copy()  # NOTE: asarray may copy where from_numpy must refuse
         t = as_tensor(obj, dtype=dtype, device=device)
+        if copy is False and not _shares(obj, t):
+            raise ValueError("Can't perform a copy-free conversion of this object to a tensor"
+                             "; use copy=None or copy=True")
     if requires_grad:
         t.requires_grad_(True)
     return t
 
 
-def _positive_strides(a):
-    return all(s >= 0 for s in a.strides)
+def _shares(obj, t):
+    if isinstance(obj, Tensor):
+        return obj._data is t._data
+    if isinstance(obj, np.ndarray):
+        return np.shares_memory(obj, t._data)
+    return False
 
 
 def from_numpy(ndarray):
     """A tensor sharing memory with `ndarray` (writes through either are seen by both)."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    if not _positive_strides(ndarray):
-        raise ValueError(
-            "At least one stride in the given numpy array is negative, and tensors with "
-            "negative strides are not currently supported. (You can probably work around "
-            "this by making a copy of your array  with array.copy().) ")
+    if not positive_strides(ndarray):
+        raise ValueError(STRIDE_ERROR)
+    dtype = dt.from_numpy_dtype(ndarray.dtype)
     if not ndarray.flags.writeable:
         warnings.warn("The given NumPy array is not writable, and PyTorch does not support "
                       "non-writable tensors. This means writing to this tensor will result in "
-                      "undefined behavior.", UserWarning, stacklevel=2)
-    return _wrap(ndarray, dt.from_numpy_dtype(ndarray.dtype))
+                      "undefined behavior. You may want to copy the array to protect its data "
+                      "or make it writable before converting it to a tensor. This type of "
+                      "warning will be suppressed for the rest of this program.", UserWarning,
+                      stacklevel=2)
+    return _wrap(ndarray, dtype)
 
 
-def _size_args(size):
-    """zeros(2, 3), zeros((2, 3)) and zeros([2, 3]) all mean shape (2, 3)."""
-    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
-        size = tuple(size[0])
+# ---------------------------------------------------------------------- sizes
+def _size_args(name, size):
+    """zeros(2, 3), zeros((2, 3)) and zeros([2, 3]) all mean shape (2, 3); PyTorch's
+    TypeErrors for anything else."""
+    if len(size) > 1 and isinstance(size[0], (tuple, list)):
+        raise TypeError(f"{name}() takes 1 positional argument but {len(size)} were given")
+    if len(size) == 1:
+        only = size[0]
+        if isinstance(only, (tuple, list)):
+            size = only
+        elif not _is_int(only):
+            tname = _type_name(only)
+            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, "
+                            f"not {tname}")
     shape = []
-    for s in size:
-        if isinstance(s, Tensor):
-            s = s.__index__()
-        if not isinstance(s, (builtins.int, np.integer)) or isinstance(s, builtins.bool):
-            raise TypeError(f"zeros(): argument 'size' must be tuple of ints, but found "
-                            f"element of type {type(s).__name__}")
-        shape.append(builtins.int(s))
+    for pos, s in enumerate(size):
+        if not _is_int(s):
+            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
+                            f"{pos + 1} with error \"type must be tuple of ints,but got "
+                            f"{_type_name(s)}\"")
+        shape.append(builtins.int(s.__index__()))
+    return tuple(shape)
+
+
+def _is_int(s):
+    if type(s) is builtins.int or isinstance(s, np.integer):
+        return True
+    if isinstance(s, Tensor):
+        return s.dtype.category == 1 and s._data.size == 1
+    return isinstance(s, builtins.int) and not isinstance(s, builtins.bool)
+
+
+def _type_name(x):
+    t = type(x)
+    return f"numpy.{t.__name__}" if t.__module__.startswith("numpy") else t.__name__
+
+
+def _check_shape(shape, zeros=False):
     for s in shape:
         if s < 0:
+            if zeros:
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
-                               f"{shape}")
-    return tuple(shape)
+                               f"{list(shape)}")
 
 
 def _filled(shape, value, dtype, device, requires_grad, out=None):
     dtype = dtype or dt.get_default_dtype()
-    device = as_device(device)
+    device = placement(device)
     xp = backends.get(device.type).xp
     if value is None:
         array = xp.empty(shape, dtype=dtype.np)
     elif value == 0:
         array = xp.zeros(shape, dtype=dtype.np)
+    elif value == 1:
+        array = xp.ones(shape, dtype=dtype.np)
     else:
         array = xp.full(shape, value, dtype=dtype.np)
     t = _wrap(array, dtype, device)
     if requires_grad:
-        t.requires_grad_(True)
+        if dtype.category < 2:
+            raise RuntimeError(_GRAD_ERROR)
+        t._requires_grad = True
     if out is not None:
         from ._tensor import write_out
         return write_out(t, out)
     return t
 
 
+def _sized(name, size, kwargs):
+    kwsize = kwargs.pop("size", None)
+    if kwargs:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if kwsize is not None:
+        if size:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        size = (kwsize,)
+    if not size:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    return _size_args(name, size)
+
+
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False):
-    return _filled(_size_args(size), 0, dtype, device, requires_grad, out)
+          pin_memory=False, **kwargs):
+    shape = _sized("zeros", size, kwargs)
+    _check_shape(shape, zeros=True)
+    return _filled(shape, 0, dtype, device, requires_grad, out)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-         pin_memory=False):
-    return _filled(_size_args(size), 1, dtype, device, requires_grad, out)
+         pin_memory=False, **kwargs):
+    shape = _sized("ones", size, kwargs)
+    _check_shape(shape)
+    return _filled(shape, 1, dtype, device, requires_grad, out)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None):
-    return _filled(_size_args(size), None, dtype, device, requires_grad, out)
+          pin_memory=False, memory_format=None, **kwargs):
+    shape = _sized("empty", size, kwargs)
+    _check_shape(shape)
+    return _filled(shape, None, dtype, device, requires_grad, out)
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
                   pin_memory=False):
-    return _filled(_size_args((size,)), None, dtype, device, requires_grad)
+    # NOTE: ember tensors are NumPy arrays; the strides asked for are not honoured.
+    shape = _size_args("empty_strided", (size,))
+    _check_shape(shape)
+    return _filled(shape, None, dtype, device, requires_grad)
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{_type_name(size)}")
+    for pos, s in enumerate(size):
+        if len(size) == 1 and not _is_int(s):
+            raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, but "
+                            f"found element of type {_type_name(s)} at pos {pos}")
+    shape = _size_args("full", (size,))
+    _check_shape(shape)
+    fill_value = _fill_number("full", fill_value)
     if dtype is None:
-        if isinstance(fill_value, Tensor):
-            fill_value = fill_value.item()
         dtype = dt.scalar_dtype(fill_value)
-    return _filled(_size_args((size,)), _wrap_scalar(fill_value, dtype), dtype, device,
-                   requires_grad, out)
+    return _filled(shape, check_fill(fill_value, dtype), dtype, device, requires_grad, out)
 
 
-def _wrap_scalar(value, dtype):
-    """A Python number as a value of `dtype` (ints wrap around as PyTorch's casts do)."""
+def _fill_number(name, value):
     if isinstance(value, Tensor):
-        value = value.item()
-    if dtype.category == 1 and isinstance(value, (builtins.int, np.integer)) and \
-            not isinstance(value, builtins.bool):
-        info = np.iinfo(dtype.np)
-        span = builtins.int(info.max) - builtins.int(info.min) + 1
-        return (builtins.int(value) - builtins.int(info.min)) % span + builtins.int(info.min)
+        if value._data.ndim != 0:
+            raise TypeError(f"{name}(): argument 'fill_value' (position 2) must be Number, "
+                            "not Tensor")
+        return value.item()
     return value
 
 
-def _like(input, dtype, device, requires_grad, value):
+def _like(name, input, dtype, device, requires_grad, value):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{_type_name(input)}")
     return _filled(input._data.shape, value, dtype or input.dtype,
                    device if device is not None else input._device, requires_grad)
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    return _like(input, dtype, device, requires_grad, 0)
+    return _like("zeros_like", input, dtype, device, requires_grad, 0)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    return _like(input, dtype, device, requires_grad, 1)
+    return _like("ones_like", input, dtype, device, requires_grad, 1)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    return _like(input, dtype, device, requires_grad, None)
+    return _like("empty_like", input, dtype, device, requires_grad, None)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
-    dtype = dtype or input.dtype
-    return _like(input, dtype, device, requires_grad, _wrap_scalar(fill_value, dtype))
+    target = dtype or getattr(input, "dtype", None)
+    value = _fill_number("full_like", fill_value)
+    if isinstance(target, dt.dtype):
+        value = check_fill(value, target)
+    return _like("full_like", input, dtype, device, requires_grad, value)
 
 
+# ---------------------------------------------------------------------- ranges
 def _num(x):
     return x.item() if isinstance(x, Tensor) else x
+
+
+def _is_float(v):
+    return isinstance(v, (builtins.float, np.floating))
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
@@ -303,18 +328,29 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if end is None:
         start, end = 0, start
     if dtype is None:
-        floats = any(isinstance(v, (builtins.float, np.floating)) for v in (start, end, step))
+        floats = _is_float(start) or _is_float(end) or _is_float(step)
         dtype = dt.get_default_dtype() if floats else dt.int64
+    if dtype is dt.bool:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if dtype.category == 1 and step != 0 and builtins.int(step) == 0:
+        # NOTE: PyTorch casts the arguments to the integer dtype first (0.1 becomes 0).
+        raise ValueError("step must be nonzero")
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
     if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if dtype.category == 1:
+        start, end, step = builtins.int(start), end, builtins.int(step)
     n = builtins.max(0, math.ceil((end - start) / step))
-    values = start + np.arange(n, dtype=np.float64 if dtype.category >= 2 else np.int64) * step
-    return _finish_created(values.astype(dtype.np), dtype, device, requires_grad, out)
+    # Values are start + i * step in double (int64 for integers), rounded once, as PyTorch's.
+    acc = np.float64 if dtype.category >= 2 else np.int64
+    values = np.asarray(start, acc) + np.arange(n, dtype=acc) * np.asarray(step, acc)
+    return _finish_out(values.astype(dtype.np), dtype, device, requires_grad, out)
 
 
-def range(start=0, end=None, step=1, *, dtype=None, layout=None, device=None,
+def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
           requires_grad=False):
     warnings.warn("torch.range is deprecated and will be removed in a future release "
                   "because its behavior is inconsistent with Python's range builtin. "
@@ -323,18 +359,12 @@ def range(start=0, end=None, step=1, *, dtype=None, layout=None, device=None,
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
-    n = builtins.int(math.floor((end - start) / step)) + 1
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
     dtype = dtype or dt.get_default_dtype()
+    n = builtins.max(0, builtins.int(math.floor((end - start) / step)) + 1)
     values = start + np.arange(n, dtype=np.float64) * step
-    return _finish_created(values.astype(dtype.np), dtype, device, requires_grad, None)
-
-
-def _finish_created(array, dtype, device, requires_grad, out):
-    t = _finish(array, dtype, as_device(device), requires_grad)
-    if out is not None:
-        from ._tensor import write_out
-        return write_out(t, out)
-    return t
+    return _finish_out(values.astype(dtype.np), dtype, device, requires_grad, out)
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
@@ -342,13 +372,21 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     """`steps` evenly spaced values from start to end inclusive (PyTorch's two-sided
     formula: the first half counts up from start, the second down from end)."""
     start, end = _num(start), _num(end)
-    if not isinstance(steps, (builtins.int, np.integer)) or steps < 0:
+    if isinstance(steps, Tensor):
+        steps = steps.__index__()
+    if not _is_int(steps):
+        raise TypeError("linspace() received an invalid combination of arguments - got "
+                        f"({_type_name(start)}, {_type_name(end)}, {_type_name(steps)})")
+    if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    dtype = dtype or (dt.default_complex() if isinstance(start, builtins.complex) or
-                      isinstance(end, builtins.complex) else dt.get_default_dtype())
-    compute = dtype.np if dtype.category >= 2 else np.float64
-    if dtype in (dt.float16, dt.bfloat16):
-        compute = np.float32
+    if dtype is None:
+        cplx = isinstance(start, (builtins.complex, np.complexfloating)) or \
+            isinstance(end, (builtins.complex, np.complexfloating))
+        dtype = dt.default_complex() if cplx else dt.get_default_dtype()
+    if dtype.category >= 2:
+        compute = np.float32 if dtype in (dt.float16, dt.bfloat16) else dtype.np
+    else:
+        compute = np.float64
     if steps == 1:
         values = np.array([start], dtype=compute)
     else:
@@ -358,23 +396,36 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         step = (e - s) / np.asarray(steps - 1, compute)
         values = np.where(i < half, s + step * i.astype(compute),
                           e - step * (steps - 1 - i).astype(compute))
-    return _finish_created(values.astype(dtype.np), dtype, device, requires_grad, out)
+    if dtype.category == 1:
+        values = np.trunc(values)
+    return _finish_out(values.astype(dtype.np), dtype, device, requires_grad, out)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     dtype = dtype or dt.get_default_dtype()
     exps = linspace(start, end, steps, dtype=dt.float64)._data
-    values = np.power(np.float64(base), exps)
-    return _finish_created(values.astype(dtype.np), dtype, device, requires_grad, out)
+    with np.errstate(over="ignore"):
+        values = np.power(np.float64(base), exps)
+    if dtype.category == 1:
+        values = np.trunc(values)
+    return _finish_out(values.astype(dtype.np), dtype, device, requires_grad, out)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
         pin_memory=False):
-    if n < 0 or (m is not None and m < 0):
-        raise RuntimeError(f"n must be greater or equal to 0, got {n if n < 0 else m}")
+    for name, v in (("n", n), ("m", m)):
+        if v is not None and not _is_int(v):
+            raise TypeError(f"eye(): argument '{name}' (position {1 if name == 'n' else 2}) "
+                            f"must be int, not {_type_name(v)}")
+    n = builtins.int(n.__index__())
+    m = n if m is None else builtins.int(m.__index__())
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     dtype = dtype or dt.get_default_dtype()
-    return _finish_created(np.eye(n, m, dtype=dtype.np), dtype, device, requires_grad, out)
+    return _finish_out(np.eye(n, m, dtype=dtype.np), dtype, device, requires_grad, out)
 
 
 def complex(real, imag, *, out=None):
@@ -388,23 +439,45 @@ def polar(abs, angle, *, out=None):
 
 
 # ---------------------------------------------------------------------- legacy constructors
-def legacy_new(cls, dtype, args, device):
-    """`Tensor(2, 3)`, `FloatTensor([1, 2])`, `LongTensor(size)`, `Tensor(other)`."""
-    device = as_device(device)
+_C_NAMES = {dt.bool: "bool", dt.uint8: "unsigned char", dt.int8: "signed char",
+            dt.int16: "short int", dt.int32: "int", dt.int64: "long int",
+            dt.float16: "c10::Half", dt.bfloat16: "c10::BFloat16", dt.float32: "float",
+            dt.float64: "double", dt.complex64: "c10::complex<float>",
+            dt.complex128: "c10::complex<double>"}
+
+
+def _options(dtype, device):
+    return (f"TensorOptions(dtype={_C_NAMES[dtype]}, device={device}, layout=Strided, "
+            "requires_grad=false (default), pinned_memory=false (default), "
+            "memory_format=(nullopt))")
+
+
+def legacy_new(cls, dtype, args, device, typed=False):
+    """`Tensor(2, 3)`, `FloatTensor([1, 2])`, `LongTensor(size)`, `Tensor(other)`.
+
+    `typed`: called as FloatTensor & co., whose dtype is fixed (plain `Tensor(other)` keeps
+    the other tensor's dtype)."""
+    device = placement(device)
     if not args:
         return _retype(_finish(np.empty((0,), dtype=dtype.np), dtype, device, False), cls)
     if len(args) == 1 and isinstance(args[0], Tensor):
         other = args[0]
-        if other.dtype is not dtype:
-            raise TypeError(f"expected {dt.type_name(dtype)} (got {dt.type_name(other.dtype)})")
+        if typed and other.dtype is not dtype:
+            raise TypeError(f"expected {_options(dtype, device)} (got "
+                            f"{_options(other.dtype, other._device)})")
         return _retype(other.detach(), cls)
-    if all(isinstance(a, (builtins.int, np.integer)) and not isinstance(a, builtins.bool)
-           for a in args) or (len(args) == 1 and isinstance(args[0], Size)):
-        shape = _size_args(args)
-        return _retype(_finish(np.zeros(shape, dtype=dtype.np), dtype, device, False), cls)
+    if len(args) == 1 and isinstance(args[0], Size) or all(_is_int(a) for a in args):
+        shape = _size_args("new", args)
+        _check_shape(shape)
+        xp = backends.get(device.type).xp
+        return _retype(_wrap(xp.empty(shape, dtype=dtype.np), dtype, device), cls)
     if len(args) == 1:
-        array, _ = _data_to_array(args[0], dtype)
+        data = args[0]
+        if isinstance(data, (builtins.float, builtins.complex, builtins.bool)):
+            raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+        array, _ = data_to_array(data, dtype)
         return _retype(_finish(array, dtype, device, False), cls)
+    _size_args("new", args)  # raises PyTorch's TypeError for the offending element
     raise TypeError(f"new(): invalid arguments {args}")
 
 
@@ -419,13 +492,16 @@ class _LegacyTensorType(type):
     """`isinstance(x, ember.FloatTensor)` checks the dtype, as PyTorch's legacy types do."""
 
     def __instancecheck__(cls, obj):
-        return isinstance(obj, Tensor) and obj.dtype is cls.dtype
+        return isinstance(obj, Tensor) and obj.dtype is cls.dtype and obj._device.type == "cpu"
+
+    def __repr__(cls):
+        return f"<class 'ember.{cls.__name__}'>"
 
 
 def _legacy_type(name, dtype):
     def new(cls, *args, device=None):
-        return legacy_new(Tensor, dtype, args, device)
-    return _LegacyTensorType(name, (), {"__new__": new, "dtype": dtype,
+        return legacy_new(Tensor, dtype, args, device, typed=True)
+    return _LegacyTensorType(name, (), {"__new__": new, "dtype": dtype, "is_cuda": False,
                                         "__module__": "ember"})
 
 
@@ -439,6 +515,9 @@ ShortTensor = _legacy_type("ShortTensor", dt.int16)
 CharTensor = _legacy_type("CharTensor", dt.int8)
 ByteTensor = _legacy_type("ByteTensor", dt.uint8)
 BoolTensor = _legacy_type("BoolTensor", dt.bool)
+ComplexFloatTensor = _legacy_type("ComplexFloatTensor", dt.complex64)
+ComplexDoubleTensor = _legacy_type("ComplexDoubleTensor", dt.complex128)
 LEGACY_TYPES = {t.dtype: t for t in (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor,
                                       LongTensor, IntTensor, ShortTensor, CharTensor,
-                                      ByteTensor, BoolTensor)}
+                                      ByteTensor, BoolTensor, ComplexFloatTensor,
+                                      ComplexDoubleTensor)}

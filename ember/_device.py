@@ -1,42 +1,60 @@
 """`ember.device`: a device type plus an optional index, as PyTorch's."""
 import builtins
+import re
 
 __all__ = ["device"]
 
-_KNOWN_TYPES = ("cpu", "cuda", "mps", "xpu", "meta", "hip", "xla", "privateuseone")
+_KNOWN_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+                "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                "privateuseone")
+# NOTE: PyTorch's grammar: a type of letters/underscores, then optionally ':' and an index
+# without leading zeros ('cuda:01', 'cuda: 1' and ' cpu' are invalid, not normalised).
+_DEVICE_RE = re.compile(r"([a-zA-Z_]+)(?::([1-9]\d*|0))?")
+_UNKNOWN = ("Expected one of " + ", ".join(_KNOWN_TYPES) +
+            " device type at start of device string: ")
 
 
 class device:
-    """`device('cpu')`, `device('cuda:1')`, `device('cuda', 1)`, `device(1)` (a CUDA index)."""
+    """`device('cpu')`, `device('cuda:1')`, `device('cuda', 1)`; `device(1)` is index 1 of
+    the accelerator (CUDA), which must be available."""
 
     __slots__ = ("type", "index")
 
-    def __new__(cls, type_or_str, index=None):
-        if isinstance(type_or_str, device):
-            return type_or_str if index is None else _make(type_or_str.type, index)
-        if isinstance(type_or_str, builtins.int):
-            if type_or_str < 0:
-                raise RuntimeError(f"Device index must not be negative")
-            return _make("cuda", type_or_str)
-        if not isinstance(type_or_str, str):
-            raise TypeError(f"device() received an invalid combination of arguments - got "
-                            f"({type(type_or_str).__name__})")
-        text = type_or_str.strip()
-        kind, sep, idx = text.partition(":")
-        if sep:
+    def __new__(cls, type=None, index=None):
+        if builtins.type(type) is device:
+            if index is not None:
+                raise TypeError("device(): argument 'type' (position 1) must be str, not "
+                                "ember.device")
+            return type
+        if isinstance(type, builtins.int) and not isinstance(type, builtins.bool):
+            if type < 0:
+                raise RuntimeError("Device index must not be negative")
+            from . import backends
+            if "cuda" not in backends.BACKENDS and not _cuda_available():
+                raise RuntimeError("Cannot access accelerator device when none is available.")
+            return _make("cuda", type)
+        if not isinstance(type, str):
+            raise TypeError("device() received an invalid combination of arguments - got "
+                            f"({builtins.type(type).__name__}), but expected one of:\n"
+                            " * (ember.device device)\n"
+                            "      didn't match because some of the arguments have invalid "
+                            f"types: (!{builtins.type(type).__name__}!)\n"
+                            " * (str type, int index = -1)\n")
+        match = _DEVICE_RE.fullmatch(type)
+        if match is None:
+            raise RuntimeError(f"Invalid device string: '{type}'")
+        kind, idx = match.groups()
+        if kind not in _KNOWN_TYPES:
+            raise RuntimeError(_UNKNOWN + type)
+        if idx is not None:
             if index is not None:
                 raise RuntimeError("type (string) must not include an index because index "
-                                   f"was passed explicitly: {text}")
-            if not idx.isdigit():
-                raise RuntimeError(f"Invalid device string: '{text}'")
+                                   f"was passed explicitly: {type}")
             index = builtins.int(idx)
-        if kind not in _KNOWN_TYPES:
-            raise RuntimeError(
-                "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, "
-                "fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device "
-                f"type at start of device string: {text}")
-        if index is not None and index < 0:
-            raise RuntimeError(f"Device index must not be negative")
+        elif index is not None:
+            index = builtins.int(index)
+            if index < 0:
+                raise RuntimeError("Device index must not be negative")
         return _make(kind, index)
 
     def __repr__(self):
@@ -48,8 +66,12 @@ class device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other):
-        return isinstance(other, device) and self.type == other.type and \
+        # NOTE: as in PyTorch, device('cuda') != device('cuda:0') and device('cpu') != 'cpu'.
+        return builtins.type(other) is device and self.type == other.type and \
             self.index == other.index
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
 
     def __hash__(self):
         return hash((self.type, self.index))
@@ -62,6 +84,11 @@ class device:
 
     def __exit__(self, *exc):
         return False
+
+
+def _cuda_available():
+    from . import cuda
+    return cuda.is_available()
 
 
 def _make(kind, index):
@@ -83,3 +110,20 @@ def as_device(d):
     if d == "cpu":
         return CPU
     return device(d)
+
+
+_PLACED = {}
+
+
+def placement(d):
+    """The device a tensor created for `d` lives on: accelerator devices get an index (the
+    current one, 0), so `zeros(2, device='cuda').device` is cuda:0, as in PyTorch."""
+    d = as_device(d)
+    if d.type == "cpu":
+        return CPU
+    if d.index is None:
+        found = _PLACED.get(d.type)
+        if found is None:
+            found = _PLACED[d.type] = _make(d.type, 0)
+        return found
+    return d

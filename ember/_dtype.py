@@ -22,14 +22,16 @@ _BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
 class dtype:
     """A tensor element type; `ember.float32` and friends are its only instances."""
 
-    __slots__ = ("name", "np", "itemsize", "category", "is_signed", "_rank", "__weakref__")
+    __slots__ = ("name", "np", "itemsize", "category", "is_signed", "abbr", "_rank",
+                 "__weakref__")
 
-    def __init__(self, name, np_dtype, category, rank):
+    def __init__(self, name, np_dtype, category, rank, abbr):
         self.name = name
         self.np = np.dtype(np_dtype)
         self.itemsize = self.np.itemsize
         self.category = category
         self.is_signed = name not in ("bool", "uint8")
+        self.abbr = abbr
         self._rank = rank
 
     @property
@@ -41,8 +43,10 @@ class dtype:
         return self.category == _COMPLEX
 
     def to_complex(self):
-        return {float16: complex64, bfloat16: complex64, float32: complex64,
-                float64: complex128}.get(self, self)
+        if self.category < _FLOAT:
+            raise RuntimeError(f"Unknown Complex ScalarType for {_SCALAR_NAMES[self]}")
+        # NOTE: PyTorch maps float16 to complex32, which ember lacks: complex64 stands in.
+        return complex128 if self in (float64, complex128) else complex64
 
     def to_real(self):
         return {complex64: float32, complex128: float64}.get(self, self)
@@ -54,18 +58,18 @@ class dtype:
         return (_dtype_by_name, (self.name,))
 
 
-bool = dtype("bool", np.bool_, _BOOL, 0)
-uint8 = dtype("uint8", np.uint8, _INT, 1)
-int8 = dtype("int8", np.int8, _INT, 2)
-int16 = dtype("int16", np.int16, _INT, 3)
-int32 = dtype("int32", np.int32, _INT, 4)
-int64 = dtype("int64", np.int64, _INT, 5)
-float16 = dtype("float16", np.float16, _FLOAT, 6)
-bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, _FLOAT, 7)
-float32 = dtype("float32", np.float32, _FLOAT, 8)
-float64 = dtype("float64", np.float64, _FLOAT, 9)
-complex64 = dtype("complex64", np.complex64, _COMPLEX, 10)
-complex128 = dtype("complex128", np.complex128, _COMPLEX, 11)
+bool = dtype("bool", np.bool_, _BOOL, 0, "b8")
+uint8 = dtype("uint8", np.uint8, _INT, 1, "u8")
+int8 = dtype("int8", np.int8, _INT, 2, "i8")
+int16 = dtype("int16", np.int16, _INT, 3, "i16")
+int32 = dtype("int32", np.int32, _INT, 4, "i32")
+int64 = dtype("int64", np.int64, _INT, 5, "i64")
+float16 = dtype("float16", np.float16, _FLOAT, 6, "f16")
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, _FLOAT, 7, "bf16")
+float32 = dtype("float32", np.float32, _FLOAT, 8, "f32")
+float64 = dtype("float64", np.float64, _FLOAT, 9, "f64")
+complex64 = dtype("complex64", np.complex64, _COMPLEX, 10, "c64")
+complex128 = dtype("complex128", np.complex128, _COMPLEX, 11, "c128")
 
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
@@ -87,10 +91,11 @@ def from_numpy_dtype(np_dtype):
     if found is None:
         found = _BY_NP.get(np.dtype(np_dtype))
     if found is None:
+        name = np.dtype(np_dtype).type.__name__
         raise TypeError(
-            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only "
-            "supported types are: float64, float32, float16, complex64, complex128, int64, "
-            "int32, int16, int8, uint8, and bool.")
+            f"can't convert np.ndarray of type numpy.{name}. The only supported types are: "
+            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
+            "uint8, and bool.")
     return found
 
 
@@ -121,7 +126,18 @@ _PROMOTE = {(a, b): _promote_pair(a, b) for a in ALL_DTYPES for b in ALL_DTYPES}
 
 def promote_types(type1, type2):
     """The smallest dtype both `type1` and `type2` can be cast to (PyTorch's table)."""
-    return _PROMOTE[(type1, type2)]
+    try:
+        return _PROMOTE[(type1, type2)]
+    except (KeyError, TypeError):
+        _check_dtype_arg("promote_types", "type1", 1, type1)
+        _check_dtype_arg("promote_types", "type2", 2, type2)
+        raise
+
+
+def _check_dtype_arg(fn, name, pos, value):
+    if not isinstance(value, dtype):
+        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be ember.dtype, not "
+                        f"{type(value).__name__}")
 
 
 _default_float = float32
@@ -134,7 +150,7 @@ def get_default_dtype():
 def set_default_dtype(d):
     global _default_float
     if d not in (float16, bfloat16, float32, float64):
-        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+        raise TypeError("only floating-point types are supported as the default type")
     _default_float = d
 
 
@@ -145,11 +161,13 @@ def default_complex():
 def scalar_dtype(value):
     """The dtype a Python scalar takes on its own (as `tensor(value)` would give)."""
     t = type(value)
-    if t is builtins.bool or isinstance(value, (np.bool_,)):
+    if t is builtins.bool:
         return bool
+    # NOTE: PyTorch reads a NumPy bool scalar as a float number (np.bool_(True) * int_tensor
+    # is float32), unlike tensor(np.bool_(True)), which is bool.
     if t is builtins.int or isinstance(value, np.integer):
         return int64
-    if t is builtins.float or isinstance(value, np.floating):
+    if t is builtins.float or isinstance(value, (np.floating, np.bool_)):
         return _default_float
     if t is builtins.complex or isinstance(value, np.complexfloating):
         return default_complex()
@@ -198,6 +216,8 @@ def result_type(tensor1, tensor2):
 
 def can_cast(from_, to):
     """Whether PyTorch's casting rules allow an in-place result of `from_` into `to`."""
+    _check_dtype_arg("can_cast", "from_", 1, from_)
+    _check_dtype_arg("can_cast", "to", 2, to)
     if from_.category > to.category:
         return False
     if to is bool and from_ is not bool:
@@ -219,21 +239,43 @@ def _fmt(v):
     return f"{v:.6g}"
 
 
-class finfo:
-    """Machine limits of a floating dtype (`ember.finfo(ember.float16).max`)."""
+_FINFO = {}
 
-    def __init__(self, type=None):
+
+class finfo:
+    """Machine limits of a floating (or complex: its real part's) dtype."""
+
+    __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution",
+                 "dtype")
+
+    def __new__(cls, type=None):
         d = _default_float if type is None else type
-        if d.category not in (_FLOAT, _COMPLEX):
-            raise TypeError("finfo only accepts floating point or complex types")
-        info = ml_dtypes.finfo(d.to_real().np)
-        self.dtype = d.to_real().name
-        self.bits = info.bits
-        self.eps = builtins.float(info.eps)
-        self.max = builtins.float(info.max)
-        self.min = builtins.float(info.min)
-        self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
-        self.resolution = builtins.float(info.resolution)
+        if not isinstance(d, dtype):
+            raise TypeError("finfo(): argument 'type' (position 1) must be ember.dtype, not "
+                            f"{builtins.type(d).__name__}")
+        if d.category < _FLOAT:
+            raise TypeError("ember.finfo() requires a floating point input type. Use "
+                            "ember.iinfo to handle 'ember.finfo'")
+        real = d.to_real()
+        found = _FINFO.get(real)
+        if found is None:
+            info = ml_dtypes.finfo(real.np)
+            found = object.__new__(cls)
+            found.dtype = real.name
+            found.bits = real.itemsize * 8
+            found.eps = builtins.float(info.eps)
+            found.max = builtins.float(info.max)
+            found.min = builtins.float(info.min)
+            found.tiny = found.smallest_normal = builtins.float(info.smallest_normal)
+            found.resolution = 10.0 ** -info.precision  # exact decimal, as PyTorch
+            _FINFO[real] = found
+        return found
+
+    def __eq__(self, other):
+        return isinstance(other, finfo) and self.dtype == other.dtype
+
+    def __hash__(self):
+        return hash(("finfo", self.dtype))
 
     def __repr__(self):
         return (f"finfo(resolution={_fmt(self.resolution)}, min={_fmt(self.min)}, "
@@ -241,18 +283,37 @@ class finfo:
                 f"smallest_normal={_fmt(self.smallest_normal)}, tiny={_fmt(self.tiny)}, "
                 f"dtype={self.dtype})")
 
+    __str__ = __repr__
+
 
 class iinfo:
     """Machine limits of an integer dtype."""
 
+    __slots__ = ("bits", "min", "max", "dtype")
+
     def __init__(self, type):
-        if type.category != _INT and type is not bool:
-            raise TypeError("iinfo only accepts integer types")
-        info = np.iinfo(type.np) if type is not bool else None
+        if not isinstance(type, dtype):
+            raise TypeError("iinfo(): argument 'type' (position 1) must be ember.dtype, not "
+                            f"{builtins.type(type).__name__}")
+        if type is bool:
+            raise TypeError("ember.bool is not supported by ember.iinfo")
+        if type.category != _INT:
+            raise TypeError("ember.iinfo() requires an integer input type. Use ember.finfo "
+                            "to handle 'ember.iinfo'")
+        info = np.iinfo(type.np)
         self.dtype = type.name
         self.bits = type.itemsize * 8
-        self.min = builtins.int(info.min) if info else 0
-        self.max = builtins.int(info.max) if info else 1
+        self.min = builtins.int(info.min)
+        self.max = builtins.int(info.max)
+
+    def __eq__(self, other):
+        return isinstance(other, iinfo) and self.dtype == other.dtype
+
+    def __hash__(self):
+        return hash(("iinfo", self.dtype))
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        # NOTE: PyTorch formats the integer limits with %g too (int32 shows -2.14748e+09).
+        return f"iinfo(min={_fmt(self.min)}, max={_fmt(self.max)}, dtype={self.dtype})"
+
+    __str__ = __repr__

@@ -21,6 +21,20 @@ _fn = {}  # ember's public functions, filled in by ember/__init__ (ops import th
 class Size(tuple):
     """`ember.Size`: the shape of a tensor, a tuple of ints."""
 
+    __slots__ = ()
+
+    def __new__(cls, sizes=()):
+        items = []
+        for i, s in enumerate(sizes):
+            if type(s) is not builtins.int:
+                if isinstance(s, builtins.bool) or not hasattr(s, "__index__") or (
+                        isinstance(s, Tensor) and s.dtype.category != 1):
+                    raise TypeError(f"ember.Size() takes an iterable of 'int' (item {i} is "
+                                    f"'{type(s).__name__}')")
+                s = builtins.int(s.__index__())
+            items.append(s)
+        return tuple.__new__(cls, items)
+
     def numel(self):
         n = 1
         for s in self:
@@ -29,16 +43,33 @@ class Size(tuple):
 
     def __getitem__(self, key):
         item = tuple.__getitem__(self, key)
-        return Size(item) if isinstance(key, slice) else item
+        return _size(item) if isinstance(key, slice) else item
 
     def __add__(self, other):
-        return Size(tuple.__add__(self, tuple(other)))
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return _size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return _size(tuple.__add__(other, self))
+
+    def __mul__(self, n):
+        return _size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
 
     def __repr__(self):
         return f"ember.Size([{', '.join(map(str, self))}])"
 
     def __reduce__(self):
         return (Size, (tuple(self),))
+
+
+def _size(shape):
+    """A Size from a tuple of Python ints, unchecked (the hot path: `.shape`)."""
+    return tuple.__new__(Size, shape)
 
 
 class _Version:
@@ -92,11 +123,13 @@ class Tensor:
     # ------------------------------------------------------------------ shape and layout
     @property
     def shape(self):
-        return Size(self._data.shape)
+        return tuple.__new__(Size, self._data.shape)
 
     def size(self, dim=None):
         if dim is None:
-            return Size(self._data.shape)
+            return tuple.__new__(Size, self._data.shape)
+        if self._data.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         return self._data.shape[self._wrap_dim(dim)]
 
     def dim(self):
@@ -125,11 +158,19 @@ class Tensor:
         return self._data.size * self.dtype.itemsize
 
     def stride(self, dim=None):
-        item = self.dtype.itemsize
-        strides = tuple(s // item for s in self._data.strides)
-        if self._data.size <= 1 or 0 in self._data.shape:
-            strides = _contiguous_strides(self._data.shape)
-        return strides if dim is None else strides[self._wrap_dim(dim)]
+        a = self._data
+        # NOTE: NumPy leaves the strides of size-1 and empty dimensions arbitrary; a
+        # C-contiguous array reports PyTorch's contiguous strides instead.
+        if a.flags.c_contiguous:
+            strides = _contiguous_strides(a.shape)
+        else:
+            item = self.dtype.itemsize
+            strides = tuple(s // item for s in a.strides)
+        if dim is None:
+            return strides
+        if a.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        return strides[self._wrap_dim(dim)]
 
     def is_contiguous(self, memory_format=None):
         return builtins.bool(self._data.flags.c_contiguous)
@@ -144,6 +185,8 @@ class Tensor:
                 base.__array_interface__["data"][0]) // self.dtype.itemsize
 
     def data_ptr(self):
+        if self._data.size == 0:
+            return 0
         if isinstance(self._data, np.ndarray):
             return self._data.__array_interface__["data"][0]
         return self._data.data.ptr
@@ -200,8 +243,7 @@ class Tensor:
                     "differentiation use var_no_grad = var.detach().")
             return self
         if requires_grad and self.dtype.category < 2:
-            raise RuntimeError("only Tensors of floating point and complex dtype can require "
-                               "gradients")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = requires_grad
         return self
 
@@ -211,13 +253,14 @@ class Tensor:
 
     @property
     def grad(self):
-        if self.grad_fn is not None and not self._retains_grad:
+        if self._grad is None and self.grad_fn is not None and not self._retains_grad:
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
                 "Its .grad attribute won't be populated during autograd.backward(). If you "
                 "indeed want the .grad field to be populated for a non-leaf Tensor, use "
                 ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
-                "mistake, make sure you access the leaf Tensor instead.", UserWarning,
+                "mistake, make sure you access the leaf Tensor instead. See "
+                "github.com/pytorch/pytorch/pull/30531 for more information.", UserWarning,
                 stacklevel=2)
         return self._grad
 
@@ -281,10 +324,20 @@ class Tensor:
         def store(grad):
             t = ref()
             if t is not None:
-                t._grad = grad.detach() if t._grad is None else t._grad + grad
-            return None
+                # NOTE: a copy, as PyTorch's: the engine passes this buffer on upstream.
+                if t._grad is not None:
+                    t._grad = t._grad + grad
+                elif grad._requires_grad:  # create_graph: the copy stays differentiable
+                    t._grad = _fn["clone"](grad)
+                else:
+                    t._grad = _wrap(grad._data.copy(), grad.dtype, grad._device)
 
-        self.grad_fn._add_output_hook(self._output_nr, store)
+        # retain_grad's store runs after the tensor's own hooks, whatever the order of
+        # registration (PyTorch's rule), so it lives apart from them.
+        node = self.grad_fn
+        if node.retains is None:
+            node.retains = {}
+        node.retains[self._output_nr] = store
         self._retains_grad = True
 
     @property
@@ -304,10 +357,10 @@ class Tensor:
         if self.grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
                                "tensors")
-        from .autograd.graph import _add_hook, get_accumulator
+        from .autograd.graph import _add_hook, _HookDict, get_accumulator
         acc = get_accumulator(self)
         if acc.post_hooks is None:
-            acc.post_hooks = {}
+            acc.post_hooks = _HookDict()
         return _add_hook(acc.post_hooks, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -341,23 +394,34 @@ class Tensor:
     def __float__(self):
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        return builtins.float(self.item())
+        if self._requires_grad:
+            _warn_scalar()
+        value = self.item()
+        if type(value) is builtins.complex:
+            raise RuntimeError("value cannot be converted to type double without overflow")
+        return builtins.float(value)
 
     def __int__(self):
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        return builtins.int(self.item())
+        value = self.item()
+        if type(value) is builtins.complex:
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+        return builtins.int(value)
 
     def __complex__(self):
+        if self._requires_grad:
+            _warn_scalar()
         return builtins.complex(self.item())
 
     def __bool__(self):
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with {'no values' if self._data.size == 0 else 'more than one value'} is ambiguous")
+            what = "no values" if self._data.size == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
         return builtins.bool(self.item())
 
     def __index__(self):
-        if self.dtype.category != 1 or self._data.size != 1:
+        if self.dtype.category > 1 or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an "
                             "index")
         return builtins.int(self.item())
@@ -373,15 +437,17 @@ class Tensor:
         return iter(_fn["unbind"](self, 0))
 
     def __format__(self, spec):
-        if self._data.ndim == 0 and spec:
+        # PyTorch: a plain 0-dim tensor formats as its Python number (f"{t}" gives "1.5");
+        # anything else is its str, and a format spec then raises TypeError.
+        if self._data.ndim == 0 and type(self) is Tensor:
             return self.item().__format__(spec)
-        return object.__format__(str(self), spec)
+        return object.__format__(self, spec)
 
     __hash__ = object.__hash__
 
     def __repr__(self, *, tensor_contents=None):
         from ._printing import tensor_repr
-        return tensor_repr(self)
+        return tensor_repr(self, tensor_contents=tensor_contents)
 
     def __str__(self):
         return self.__repr__()
@@ -417,9 +483,12 @@ class Tensor:
         return backends.get(self._device.type).to_host(self._data)
 
     def numpy(self, *, force=False):
+        """The array itself (shared memory); `force=True` also detaches and copies to the
+        host. bfloat16 raises, as NumPy has no such dtype in PyTorch's eyes."""
+        if self.dtype is dt.bfloat16:
+            raise TypeError("Got unsupported ScalarType BFloat16")
         if force:
-            a = self._host()
-            return a.astype(np.float32) if self.dtype is dt.bfloat16 else a
+            return self._host()
         if self._requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
@@ -431,9 +500,13 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
-        a = self.detach().numpy() if self._device.type == "cpu" else self._host()
+        # NOTE: np.asarray(t) shares memory and raises where t.numpy() does (requires grad,
+        # not on the CPU), as in PyTorch.
+        a = self.numpy()
         if dtype is not None:
-            a = a.astype(dtype, copy=False)
+            a = a.astype(dtype, copy=builtins.bool(copy))
+        elif copy:
+            a = a.copy()
         return a
 
     # ------------------------------------------------------------------ misc
@@ -443,9 +516,19 @@ class Tensor:
     def __class_getitem__(cls, item):
         return cls
 
-    @property
-    def is_shared_memory(self):
-        return False
+    def share_memory_(self):
+        """Move the data into shared memory so other processes map the same values."""
+        from .multiprocessing.reductions import share_memory_
+        return share_memory_(self)
+
+    def is_shared(self):
+        return getattr(self, "_shm_name", None) is not None
+
+
+def _warn_scalar():
+    warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                  "unexpected behavior.\nConsider using tensor.detach() first.", UserWarning,
+                  stacklevel=3)
 
 
 def _as_subclass(t, cls):

@@ -20,13 +20,17 @@ def array_module(*arrays):
 
 
 class Backend:
-    """What a device type needs: its array module and host transfers."""
+    """What a device type needs: its array module and host transfers (`to_host(array)` gives
+    a NumPy array, `from_host(ndarray)` the device's array; both copy)."""
 
     def __init__(self, name, xp, to_host, from_host):
         self.name = name
         self.xp = xp
         self.to_host = to_host
         self.from_host = from_host
+
+    def __repr__(self):
+        return f"<Backend {self.name}>"
 
 
 cpu = Backend("cpu", np, numpy_backend.identity, numpy_backend.identity)
@@ -38,7 +42,16 @@ def register(device_type, backend):
     BACKENDS[device_type] = backend
 
 
+def unregister(device_type):
+    """Remove the backend of `device_type` (never cpu's); returns it, or None."""
+    if device_type == "cpu":
+        raise ValueError("the cpu backend cannot be unregistered")
+    return BACKENDS.pop(device_type, None)
+
+
 def get(device_type):
+    """The backend of `device_type`, installing CUDA's on first use; PyTorch's error (an
+    AssertionError, as its CPU build raises) where the device type is unavailable."""
     backend = BACKENDS.get(device_type)
     if backend is None:
         if device_type == "cuda":
@@ -47,7 +60,7 @@ def get(device_type):
             backend = BACKENDS.get(device_type)
             if backend is not None:
                 return backend
-        raise RuntimeError(
-            f"Torch not compiled with {device_type.upper()} enabled" if device_type == "cuda"
-            else f"ember has no backend for device type '{device_type}'")
+        if device_type in ("cuda", "xpu"):
+            raise AssertionError(f"Torch not compiled with {device_type.upper()} enabled")
+        raise RuntimeError(f"PyTorch is not linked with support for {device_type} devices")
     return backend

@@ -3,7 +3,7 @@ import warnings
 
 from .. import _dtype as dt
 from .. import backends
-from .._device import as_device, device as device_cls
+from .._device import device as device_cls, placement
 from .._tensor import Tensor
 from .registry import defop, dispatch, export
 
@@ -41,8 +41,10 @@ def cast(input, dtype, copy=False):
 
 
 def move(input, device, copy=False):
+    """input on `device` (a placed device: cuda:0 rather than cuda)."""
     if device == input._device and not copy:
         return input
+    backends.get(device.type)  # PyTorch's error for an unavailable device, before any work
     out = dispatch(_to_device, (input,), {"source": input._device.type,
                                           "target": device.type}, input.dtype)
     out._device = device
@@ -67,10 +69,12 @@ def _parse_to(args, kwargs):
             device = a
         elif isinstance(a, bool):
             continue  # the legacy positional non_blocking / copy flags
+        elif a is None:
+            continue
         else:
             raise TypeError(f"to() received an invalid combination of arguments - got "
                             f"({type(a).__name__})")
-    return (as_device(device) if device is not None else None), dtype, copy
+    return (placement(device) if device is not None else None), dtype, copy
 
 
 @export(function=False)
@@ -78,7 +82,6 @@ def to(self, *args, **kwargs):
     device, dtype, copy = _parse_to(args, dict(kwargs))
     out = self
     if device is not None and device != self._device:
-        backends.get(device.type)
         out = move(out, device)
         copy = False
     if dtype is not None:
@@ -95,8 +98,11 @@ def cpu(self, memory_format=None):
 
 @export(function=False)
 def cuda(self, device=None, non_blocking=False, memory_format=None):
-    return to(self, as_device("cuda" if device is None else
-                              (f"cuda:{device}" if isinstance(device, int) else device)))
+    if device is None:
+        device = "cuda"
+    elif isinstance(device, int) and not isinstance(device, bool):
+        device = device_cls("cuda", device)
+    return to(self, device)
 
 
 def _caster(dtype):
@@ -132,6 +138,8 @@ def type(self, dtype=None, non_blocking=False, **kwargs):
         target = _TYPE_STRINGS.get(dtype.replace("ember.", "torch.").replace(".cuda", ""))
         if target is None:
             raise ValueError(f"invalid type: '{dtype}'")
+        if ".cuda." in dtype:
+            return cast(to(self, "cuda"), target)
         dtype = target
     elif not isinstance(dtype, dt.dtype):
         dtype = getattr(dtype, "dtype", None)

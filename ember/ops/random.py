@@ -1,1 +1,538 @@
-"""random ops (being written)."""
+"""Random tensors: rand/randn/randint(+_like), randperm, normal, bernoulli, multinomial and the
+in-place samplers (uniform_, normal_, random_, exponential_, geometric_, log_normal_, cauchy_,
+bernoulli_).
+
+Every function draws from one `Generator` (the default one or `generator=`) and consumes its
+stream as PyTorch 2.13's CPU kernels do, so seeded programs give PyTorch's numbers. Values are
+produced on the host in the order PyTorch's kernel visits elements (memory order) and then
+written into the tensor's storage.
+"""
+import builtins
+import warnings
+
+import numpy as np
+
+from .. import _dtype as dt
+from .. import _random_dist as rd
+from .. import backends
+from .._creation import _size_args
+from .._device import as_device
+from .._random import Generator, default_generator
+from .._tensor import Tensor, _wrap, write_out
+from ..autograd.grad_mode import state
+from .registry import export
+
+_F64 = np.float64
+
+
+def _gen(generator):
+    if generator is None:
+        return default_generator
+    if not isinstance(generator, Generator):
+        raise TypeError(f"expected a Generator, but got {type(generator).__name__}")
+    return generator
+
+
+def _not_implemented(kernel, dtype):
+    return NotImplementedError(f'"{kernel}" not implemented for \'{dt.type_name(dtype)}\'')
+
+
+def _check_float(self, kernel):
+    if self.dtype.category != 2:
+        raise _not_implemented(kernel, self.dtype)
+
+
+def _order_perm(array):
+    """The axis order whose C order is `array`'s memory order (PyTorch's TensorIterator walks
+    a nullary op's elements that way)."""
+    if array.ndim < 2 or array.flags.c_contiguous:
+        return tuple(range(array.ndim))
+    return tuple(sorted(range(array.ndim), key=lambda d: -abs(array.strides[d])))
+
+
+def _commit(self, values):
+    """Write host `values` (in memory order) into `self`; the tail of every in-place sampler."""
+    if state.enabled and self._requires_grad and self.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    data = self._data
+    if values.dtype == _F64 and self.dtype in (dt.float16, dt.bfloat16):
+        values = values.astype(np.float32)   # NOTE: PyTorch's double -> float -> half
+    if self._device.type != "cpu":
+        values = backends.get(self._device.type).from_host(
+            np.ascontiguousarray(values).astype(self.dtype.np, copy=False))
+        target = data
+    else:
+        target = data.transpose(_order_perm(data))
+    target[...] = values.reshape(target.shape)
+    self._version.v += 1
+    return self
+
+
+def _is_contiguous(self):
+    return self._data.flags.c_contiguous
+
+
+# ---------------------------------------------------------------------- uniform / normal
+def _uniform_values(gen, n, dtype, low, high):
+    npt = dtype.np
+    x = gen.uniform(n, npt if npt == _F64 else np.float32)
+    if npt == _F64:
+        return rd.affine(x, float(high) - float(low), float(low), _F64)
+    if npt == np.float32:
+        lo = np.float32(low)
+        span = np.float32(high) - lo
+        return rd.affine(x, float(span), float(lo), np.float32)
+    # float16 / bfloat16 draw and compute as float32, then round (PyTorch's opmath)
+    lo = np.float32(low)
+    return rd.affine(x, float(np.float32(high) - lo), float(lo), np.float32)
+
+
+def uniform_(self, from_=0, to=1, *, generator=None, **kwargs):
+    from_ = kwargs.pop("from", from_)
+    _check_float(self, "check_uniform_bounds")
+    if from_ > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={_fmt(from_)} > to={_fmt(to)}")
+    return _commit(self, _uniform_values(_gen(generator), self._data.size, self.dtype,
+                                         from_, to))
+
+
+def _normal_values(gen, self, mean, std):
+    n = self._data.size
+    npt = self.dtype.np
+    if n >= 16 and _is_contiguous(self):
+        # float16 / bfloat16 run the float32 kernel, then round
+        if npt == _F64 or npt == np.float32:
+            return gen.normal_fill(n, npt, mean, std)
+        return gen.normal_fill(n, np.dtype(np.float32), mean, std, padded=True)
+    return rd.affine(gen.normal_double(n), float(std), float(mean), _F64)
+
+
+def _check_std(std):
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
+
+
+def normal_(self, mean=0, std=1, *, generator=None):
+    _check_std(std)
+    if self.dtype.category != 2:
+        raise _not_implemented("normal_kernel_cpu", self.dtype)
+    return _commit(self, _normal_values(_gen(generator), self, mean, std))
+
+
+# ---------------------------------------------------------------------- other samplers
+def exponential_(self, lambd=1, *, generator=None):
+    if self.dtype.category != 2:
+        raise RuntimeError("Exponential distribution is a continuous probability distribution."
+                           f" dtype must be a floating point but you specified "
+                           f"{dt.type_name(self.dtype)}")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
+    u = _gen(generator).uniform_double(self._data.size)
+    return _commit(self, (-1.0 / lambd) * np.log1p(-u))
+
+
+def geometric_(self, p, *, generator=None):
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
+    u = _gen(generator).uniform_double(self._data.size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _commit(self, np.ceil(np.log(u) / np.log1p(-p)))
+
+
+def log_normal_(self, mean=1, std=2, *, generator=None):
+    _check_float(self, "log_normal_cpu")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
+    z = _gen(generator).normal_double(self._data.size)
+    with np.errstate(over="ignore"):
+        return _commit(self, np.exp(rd.affine(z, float(std), float(mean), _F64)))
+
+
+def cauchy_(self, median=0, sigma=1, *, generator=None):
+    _check_float(self, "cauchy_cpu")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
+    u = _gen(generator).uniform_double(self._data.size)
+    t = np.tan(np.pi * (u - 0.5))
+    return _commit(self, rd.affine(t, float(sigma), float(median), _F64))
+
+
+def _bernoulli_scalar(self, p, generator):
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
+    return _commit(self, _gen(generator).uniform_double(self._data.size) < p)
+
+
+def _bernoulli_tensor(self, p, generator):
+    if self._data.size == 0:
+        return self
+    pa = p._host()
+    if pa.size and not ((pa >= 0) & (pa <= 1)).all():
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
+                           "(Could this error message be improved?  If so, please report an "
+                           "enhancement request to PyTorch.)")
+    try:
+        pa = np.broadcast_to(pa, self._data.shape)
+    except ValueError:
+        raise RuntimeError(f"expand(torch.{dt.type_name(p.dtype)}Tensor{{{list(pa.shape)}}}, "
+                           f"size={list(self._data.shape)}): the number of sizes provided "
+                           f"({self._data.ndim}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({pa.ndim})") from None
+    if self._device.type == "cpu":
+        pa = pa.transpose(_order_perm(self._data))
+    n = self._data.size
+    gen = _gen(generator)
+    if p.dtype is dt.float64:
+        u = gen.uniform_double(n)
+    else:
+        u = gen.uniform(n, np.float32)
+        pa = pa.astype(np.float32)
+    return _commit(self, u < pa.reshape(-1))
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    if isinstance(p, Tensor):
+        return _bernoulli_tensor(self, p, generator)
+    return _bernoulli_scalar(self, p, generator)
+
+
+_INT_NAMES = {dt.uint8: "unsigned char", dt.int8: "signed char", dt.int16: "short",
+              dt.int32: "int", dt.int64: "long", dt.bool: "bool"}
+_FLOAT_DIGITS = {dt.float16: 11, dt.bfloat16: 8, dt.float32: 24, dt.float64: 53}
+
+
+def _random_bounds(dtype):
+    if dtype.category == 2:
+        d = _FLOAT_DIGITS[dtype]
+        return -(1 << d), 1 << d
+    if dtype is dt.bool:
+        return 0, 1
+    info = np.iinfo(dtype.np)
+    return int(info.min), int(info.max)
+
+
+def _check_in_range(value, what, dtype):
+    lo, hi = _random_bounds(dtype)
+    if lo <= value <= hi:
+        return
+    if dtype.category == 2:
+        name = {dt.float16: "half", dt.bfloat16: "bfloat16", dt.float32: "float",
+                dt.float64: "double"}[dtype]
+        d = _FLOAT_DIGITS[dtype]
+        warnings.warn(f"{what} is out of bounds [-(2^{d}), 2^{d}]. Due to precision "
+                      f"limitations {name} can support discrete uniform distribution only "
+                      "within this range. This warning will become an error in version 1.7 "
+                      "release, please fix the code in advance", UserWarning, stacklevel=4)
+        return
+    raise RuntimeError(f"{what} is out of bounds for {_INT_NAMES[dtype]}")
+
+
+def random_(self, *args, generator=None, **kwargs):
+    """random_(): the dtype's whole integer range; random_(to): [0, to);
+    random_(from, to): [from, to); random_(from, None): [from, dtype's largest]."""
+    if "from" in kwargs or "to" in kwargs:
+        args = (kwargs.pop("from", 0), kwargs.pop("to", None))
+    gen = _gen(generator)
+    dtype = self.dtype
+    n = self._data.size
+    if dtype.category == 3:
+        raise _not_implemented("random_", dtype)
+    if not args:
+        if dtype is dt.bool:
+            return _commit(self, (gen.random_uint32(n) & 1).astype(bool))
+        if dtype in (dt.int64, dt.float64):
+            mod = (1 << 63) if dtype is dt.int64 else (1 << 53) + 1
+            return _commit(self, (gen.random_uint64(n) % np.uint64(mod)).astype(dtype.np))
+        if dtype.category == 2:
+            mod = (1 << _FLOAT_DIGITS[dtype]) + 1
+        else:
+            mod = int(np.iinfo(dtype.np).max) + 1
+        return _commit(self, (gen.random_uint32(n) % np.uint32(mod)).astype(dtype.np))
+    from_, to = (0, args[0]) if len(args) == 1 else args
+    from_ = int(from_)
+    if to is None:
+        if dtype is dt.int64 and from_ == -(1 << 63):
+            return _commit(self, gen.random_uint64(n).view(np.int64))
+        _check_in_range(from_, "from", dtype)
+        span = _random_bounds(dtype)[1] - from_ + 1
+    else:
+        to = int(to)
+        if from_ >= to:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                               f"from={from_} >= to={to}")
+        _check_in_range(from_, "from", dtype)
+        _check_in_range(to - 1, "to - 1", dtype)
+        span = to - from_
+    # NOTE: PyTorch 2.13 takes a 64-bit draw from a range of 2**28 up (not 2**32)
+    wide = span >= (1 << 28)
+    words = gen.random_uint64(n) if wide else gen.random_uint32(n).astype(np.uint64)
+    # NOTE: (word % span) + from in uint64, then reinterpreted as int64: PyTorch's wraparound
+    values = ((words % np.uint64(span)) + np.uint64(from_ & 0xFFFFFFFFFFFFFFFF)).view(np.int64)
+    return _commit(self, values.astype(dtype.np))
+
+
+# ---------------------------------------------------------------------- factories
+def _new(name, size, dtype, device, default=None):
+    dtype = dtype or default or dt.get_default_dtype()
+    shape = _size_args(name, size)
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{list(shape)}")
+    return _wrap(np.empty(shape, dtype=dtype.np), dtype)
+
+
+def _finish(t, device, requires_grad, out):
+    device = as_device(device) if device is not None else None
+    if device is not None and device.type != "cpu":
+        t = _wrap(backends.get(device.type).from_host(t._data), t.dtype, device)
+    if requires_grad:
+        t.requires_grad_(True)
+    if out is not None:
+        return write_out(t, out)
+    return t
+
+
+def _size_from(size, kwargs):
+    if "size" in kwargs:
+        return (kwargs.pop("size"),)
+    return size
+
+
+@export(method=False)
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False, pin_memory=False, **kwargs):
+    t = _new("rand", _size_from(size, kwargs), dtype, device)
+    return _finish(uniform_(t, 0, 1, generator=generator), device, requires_grad, out)
+
+
+@export(method=False)
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False, **kwargs):
+    t = _new("randn", _size_from(size, kwargs), dtype, device)
+    return _finish(normal_(t, 0, 1, generator=generator), device, requires_grad, out)
+
+
+def _like(input, dtype):
+    dtype = dtype or input.dtype
+    return _wrap(np.empty(input._data.shape, dtype=dtype.np), dtype)
+
+
+def _like_device(input, device):
+    return device if device is not None else input._device
+
+
+@export(method=False)
+def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
+              requires_grad=False, memory_format=None):
+    t = uniform_(_like(input, dtype), 0, 1, generator=generator)
+    return _finish(t, _like_device(input, device), requires_grad, None)
+
+
+@export(method=False)
+def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
+               requires_grad=False, memory_format=None):
+    t = normal_(_like(input, dtype), 0, 1, generator=generator)
+    return _finish(t, _like_device(input, device), requires_grad, None)
+
+
+def _randint_args(args, kwargs, fn):
+    """(low, high, rest): randint(high, size) or randint(low, high, size)."""
+    low = kwargs.pop("low", None)
+    high = kwargs.pop("high", None)
+    args = list(args)
+    if high is None:
+        if not args:
+            raise TypeError(f"{fn}() missing required argument 'high'")
+        if low is None and len(args) >= 2 and not isinstance(args[1], (tuple, list)) or \
+                (low is None and len(args) >= 3):
+            low = args.pop(0)
+        high = args.pop(0)
+    return (0 if low is None else low), high, args
+
+
+@export(method=False)
+def randint(*args, generator=None, out=None, dtype=None, layout=None, device=None,
+            requires_grad=False, pin_memory=False, **kwargs):
+    low, high, rest = _randint_args(args, kwargs, "randint")
+    size = kwargs.pop("size", rest[0] if rest else None)
+    if size is None:
+        raise TypeError("randint() missing required argument 'size'")
+    t = _new("randint", (size,), dtype, device, default=dt.int64)
+    return _finish(random_(t, int(low), int(high), generator=generator), device,
+                   requires_grad, out)
+
+
+@export(method=False)
+def randint_like(input, *args, generator=None, dtype=None, layout=None, device=None,
+                 requires_grad=False, memory_format=None, **kwargs):
+    low = kwargs.pop("low", None)
+    high = kwargs.pop("high", None)
+    args = list(args)
+    if high is None:
+        high = args.pop() if args else None
+        if high is None:
+            raise TypeError("randint_like() missing required argument 'high'")
+        if args:
+            low = args.pop()
+    t = random_(_like(input, dtype), int(low or 0), int(high), generator=generator)
+    return _finish(t, _like_device(input, device), requires_grad, None)
+
+
+@export(method=False)
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False):
+    n = int(n)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    dtype = dtype or dt.int64
+    gen = _gen(generator)
+    if n < 0xFFFFFFFF // 20:
+        z = (gen.random_uint32(builtins.max(n - 1, 0)).astype(np.int64)
+             % np.arange(n, 1, -1, dtype=np.int64))
+        z += np.arange(z.size, dtype=np.int64)
+    else:
+        z = (gen.random_uint64(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)).astype(np.int64)
+        z += np.arange(z.size, dtype=np.int64)
+    perm = list(range(n))
+    # NOTE: the swaps depend on one another (forward Fisher-Yates, as PyTorch's CPU randperm),
+    # so this one loop is sequential; on Python ints it costs ~60 ns a step.
+    for i, j in enumerate(z.tolist()):
+        perm[i], perm[j] = perm[j], perm[i]
+    t = _wrap(np.array(perm, dtype=dtype.np), dtype)
+    return _finish(t, device, requires_grad, out)
+
+
+# ---------------------------------------------------------------------- normal overloads
+@export(method=False)
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None,
+           layout=None, device=None, requires_grad=False, pin_memory=False):
+    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mt and not st:
+        if size is None:
+            raise TypeError("normal() missing required argument 'size'")
+        _check_std(std)
+        t = _new("normal", (size,), dtype, device)
+        return _finish(normal_(t, mean, std, generator=generator), device, requires_grad, out)
+    if st:
+        sa = std._host()
+        if sa.size and not (sa >= 0).all():
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    else:
+        _check_std(std)
+    ref = mean if mt else std
+    shape = np.broadcast_shapes(mean.shape if mt else (), std.shape if st else ())
+    t = _wrap(np.empty(shape, dtype=ref.dtype.np), ref.dtype)
+    # NOTE: PyTorch samples N(0, std) (or N(0, 1)), then scales and shifts in place in the
+    # output's dtype: separate roundings, which we keep.
+    if mt and not st:
+        normal_(t, 0, std, generator=generator)
+    else:
+        normal_(t, 0, 1, generator=generator)
+        _inplace_arith(t._data, std._host(), np.multiply)
+    if mt:
+        _inplace_arith(t._data, mean._host(), np.add)
+    else:
+        t._data += t._data.dtype.type(mean)
+    r = _finish(t, ref._device, False, None)
+    return write_out(r, out) if out is not None else r
+
+
+def _inplace_arith(out, other, ufunc):
+    common = np.result_type(out.dtype, other.dtype)
+    if out.dtype.itemsize < 4 and out.dtype.kind == "f":
+        common = np.result_type(common, np.float32)
+    out[...] = ufunc(out, other, dtype=common)
+
+
+# ---------------------------------------------------------------------- bernoulli / multinomial
+@export(function=True, method=True)
+def bernoulli(input, p=None, *, generator=None, out=None):
+    if p is None:
+        t = _like(input, None)
+        if input._device.type != "cpu":
+            t = _wrap(backends.get(input._device.type).from_host(t._data), t.dtype,
+                      input._device)
+        _bernoulli_tensor(t, input, generator)
+    else:
+        t = bernoulli_(_like(input, None), p, generator=generator)
+    return write_out(t, out) if out is not None else t
+
+
+@export(function=True, method=True)
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    if input.dim() not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if input.dtype.category != 2:
+        raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
+                           f"{dt.type_name(input.dtype)}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    n_cat = input.shape[-1]
+    if not replacement and num_samples > n_cat:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    if n_cat > (1 << 24):
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    gen = _gen(generator)
+    probs = input._host()
+    rows = probs.reshape(-1, n_cat)
+    if not replacement or num_samples == 1:
+        with np.errstate(invalid="ignore"):
+            ok = rows.size == 0 or (rows.max() < np.inf and rows.min() >= 0)
+        if not ok:
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if (rows.sum(axis=1, dtype=np.float64 if input.dtype is dt.float64 else np.float32)
+                == 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        q = (-1.0 * np.log1p(-gen.uniform_double(rows.size))).astype(probs.dtype)
+        with np.errstate(divide="ignore"):
+            keys = rows / q.reshape(rows.shape)
+        if num_samples == 1:
+            idx = np.argmax(keys, axis=1)[:, None]
+        else:
+            idx = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+    else:
+        idx = _multinomial_replacement(gen, rows, num_samples, input.dtype)
+    idx = idx.astype(np.int64).reshape(probs.shape[:-1] + (num_samples,))
+    t = _wrap(idx, dt.int64)
+    if input._device.type != "cpu":
+        t = _wrap(backends.get(input._device.type).from_host(idx), dt.int64, input._device)
+    return write_out(t, out) if out is not None else t
+
+
+def _multinomial_replacement(gen, rows, num_samples, dtype):
+    acc = np.float64 if dtype is dt.float64 else np.float32
+    rows = rows.astype(acc)
+    if not (rows >= 0).all():                   # NaN fails here too, as in PyTorch
+        raise RuntimeError("invalid multinomial distribution (encountering probability "
+                           "entry < 0)")
+    if not np.isfinite(rows).all():
+        raise RuntimeError("invalid multinomial distribution (encountering probability "
+                           "entry = infinity or NaN)")
+    cum = np.cumsum(rows, axis=1, dtype=acc)
+    total = cum[:, -1:].copy()
+    if (total <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    cum /= total
+    cum[:, -1] = 1
+    u = gen.uniform_double(rows.shape[0] * num_samples).reshape(rows.shape[0], num_samples)
+    cum64 = cum.astype(np.float64)
+    return np.stack([np.searchsorted(cum64[i], u[i], side="left")
+                     for i in range(rows.shape[0])]) if rows.shape[0] else \
+        np.empty((0, num_samples), np.int64)
+
+
+def _fmt(v):
+    """A number as PyTorch prints it in these messages (1.5, 2, -1)."""
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+# ---------------------------------------------------------------------- in-place methods
+for _fn in (uniform_, normal_, random_, exponential_, geometric_, log_normal_, cauchy_,
+            bernoulli_):
+    export(_fn, function=False)

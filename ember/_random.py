@@ -1,0 +1,273 @@
+"""`ember.Generator`: PyTorch's CPU random stream, bit for bit.
+
+PyTorch's CPU generator is a 32-bit Mersenne Twister (mt19937) seeded with the low 32 bits of
+the seed by the standard initialisation. NumPy's MT19937 bit generator runs the same engine
+in C, so we load it with the seeded key and draw whole arrays of words at once; how each
+distribution turns words into values (which bits, which formula, in which order) follows
+PyTorch's CPU kernels, so a sequence of mixed calls consumes the stream as PyTorch does.
+"""
+import os
+import time
+
+import numpy as np
+
+from . import _random_dist as rd
+
+__all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
+           "get_rng_state", "set_rng_state"]
+
+DEFAULT_SEED = 67280421310721          # PyTorch's seed before any manual_seed
+STATE_SIZE = 5056                      # sizeof(CPUGeneratorImplState)
+_N = 624
+_U24 = np.float32(2.0 ** -24)
+_U53 = 2.0 ** -53
+
+
+def _seeded_key(seed):
+    """mt19937's init_genrand key for the low 32 bits of `seed`."""
+    key = np.empty(_N, np.uint32)
+    x = seed & 0xFFFFFFFF
+    for i in range(_N):
+        key[i] = x
+        x = (1812433253 * (x ^ (x >> 30)) + i + 1) & 0xFFFFFFFF
+    return key
+
+
+class Generator:
+    """A CPU random number generator whose stream is PyTorch's.
+
+    Public API as PyTorch's: `manual_seed`, `seed`, `initial_seed`, `get_state`,
+    `set_state`, `device`. Internal API for ember's random ops (each call consumes the
+    stream exactly as the named PyTorch primitive):
+
+    - `random_uint32(n)`: n 32-bit words (`random()`), uint32 array.
+    - `random_uint64(n)`: n 64-bit words (`random64()`: two words, first is high), uint64.
+    - `random_bits(n, bits)`: the low `bits` (<= 32) bits of n words, uint32.
+    - `uniform(n, dtype)`: n uniforms in [0, 1) of NumPy float dtype: float64 takes 53 bits
+      of a 64-bit word, float32 24 bits, float16 11, bfloat16 8 bits of a 32-bit word.
+    - `uniform_double(n)`: float64 uniforms (the `uniform_real_distribution<double>` used
+      by bernoulli, exponential, multinomial, ...).
+    - `normal_fill(n, dtype, mean, std)`: `normal_` on a contiguous tensor of n elements.
+    - `normal_double(n)`: n standard normals from the scalar Box-Muller path (pairs of
+      float64 uniforms), using and refilling the cached second value as PyTorch does.
+    """
+
+    __slots__ = ("_bitgen", "_ints", "_legacy", "_seed", "_fresh", "_normal_double",
+                 "_normal_float", "device", "__weakref__")
+
+    def __init__(self, device="cpu"):
+        from ._device import as_device
+        self.device = as_device(device)
+        self._bitgen = np.random.MT19937(0)
+        self._ints = np.random.Generator(self._bitgen)
+        # NOTE: the legacy RandomState draws masked integers (`word & mask`), which is how we
+        # take the low bits of each word without an extra pass.
+        self._legacy = np.random.RandomState(self._bitgen)
+        self.manual_seed(DEFAULT_SEED)
+
+    def __repr__(self):
+        return f"<ember.Generator object at {hex(id(self))}>"
+
+    # ------------------------------------------------------------------ seeding and state
+    def manual_seed(self, seed):
+        seed = _seed_value(seed)
+        self._seed = seed
+        self._bitgen.state = {"bit_generator": "MT19937",
+                              "state": {"key": _seeded_key(seed), "pos": _N}}
+        self._fresh = True
+        self._normal_double = None
+        self._normal_float = None
+        return self
+
+    def seed(self):
+        """Seed from a non-deterministic source and return that seed."""
+        s = int.from_bytes(os.urandom(8), "little") ^ time.time_ns()
+        s &= 0xFFFFFFFFFFFFFFFF
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        """The state as a uint8 tensor laid out as PyTorch's 5056-byte CPU state."""
+        from ._tensor import _wrap
+        from . import _dtype as dt
+        st = self._bitgen.state["state"]
+        pos = int(st["pos"])
+        buf = np.zeros(STATE_SIZE, np.uint8)
+        head = np.array([self._seed], np.uint64).view(np.uint8)
+        buf[0:8] = head
+        nxt = 0 if (self._fresh and pos == _N) else pos
+        buf[8:16] = np.array([_N + 1 - pos, 1], np.int32).view(np.uint8)
+        buf[16:24] = np.array([nxt], np.uint64).view(np.uint8)
+        buf[24:24 + 8 * _N] = st["key"].astype(np.uint64).view(np.uint8)
+        tail = 24 + 8 * _N
+        if self._normal_double is not None:
+            buf[tail + 8:tail + 16] = np.array([self._normal_double], np.float64).view(np.uint8)
+            buf[tail + 24:tail + 28] = np.array([1], np.int32).view(np.uint8)
+        if self._normal_float is not None:
+            buf[tail + 32:tail + 36] = np.array([self._normal_float], np.float32).view(np.uint8)
+            buf[tail + 36] = 1
+        return _wrap(buf, dt.uint8)
+
+    def set_state(self, new_state):
+        from ._tensor import Tensor
+        from . import _dtype as dt
+        if not isinstance(new_state, Tensor) or new_state.dtype is not dt.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        buf = np.ascontiguousarray(new_state._host()).reshape(-1)
+        if buf.size != STATE_SIZE:
+            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {STATE_SIZE} but "
+                               f"found the input RNG state size to be {buf.size}")
+        seed = int(buf[0:8].view(np.uint64)[0])
+        left = int(buf[8:12].view(np.int32)[0])
+        key = buf[24:24 + 8 * _N].view(np.uint64).astype(np.uint32)
+        tail = 24 + 8 * _N
+        self._seed = seed
+        pos = _N + 1 - left
+        if not 1 <= pos <= _N:
+            raise RuntimeError("The input RNG state is invalid: 'left' is out of range")
+        self._bitgen.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
+        self._fresh = pos == _N and int(buf[16:24].view(np.uint64)[0]) == 0
+        valid = int(buf[tail + 24:tail + 28].view(np.int32)[0])
+        self._normal_double = float(buf[tail + 8:tail + 16].view(np.float64)[0]) \
+            if valid else None
+        self._normal_float = float(buf[tail + 32:tail + 36].view(np.float32)[0]) \
+            if buf[tail + 36] else None
+        return self
+
+    def clone_state(self):
+        g = Generator(self.device)
+        g.set_state(self.get_state())
+        return g
+
+    # ------------------------------------------------------------------ raw draws
+    def random_uint32(self, n):
+        self._fresh = False
+        return self._ints.integers(0, 0xFFFFFFFF, size=n, dtype=np.uint32, endpoint=True)
+
+    def random_uint64(self, n):
+        self._fresh = False
+        return self._ints.integers(0, 0xFFFFFFFFFFFFFFFF, size=n, dtype=np.uint64,
+                                   endpoint=True)
+
+    def random_bits(self, n, bits):
+        self._fresh = False
+        return self._legacy.randint(0, 1 << bits, size=n, dtype=np.uint32)
+
+    # ------------------------------------------------------------------ uniforms
+    def uniform_double(self, n):
+        self._fresh = False
+        k = self._legacy.randint(0, 1 << 53, size=n, dtype=np.uint64)
+        out = k.view(np.int64).astype(np.float64)
+        out *= _U53
+        return out
+
+    def uniform(self, n, dtype):
+        """Uniforms in [0, 1) of NumPy dtype `dtype` with PyTorch's bits per dtype."""
+        if dtype == np.float64:
+            return self.uniform_double(n)
+        bits = _FLOAT_BITS[np.dtype(dtype)]
+        k = self.random_bits(n, bits).view(np.int32).astype(np.float32)
+        k *= np.float32(2.0 ** -bits)
+        return k
+
+    # ------------------------------------------------------------------ normals
+    def normal_double(self, n):
+        out = np.empty(n, np.float64)
+        i = 0
+        if n and self._normal_double is not None:
+            out[0] = self._normal_double
+            self._normal_double = None
+            i = 1
+        pairs = (n - i + 1) // 2
+        if pairs:
+            u = self.uniform_double(2 * pairs)
+            c, s = rd.box_muller_pairs(u[0::2], u[1::2])
+            both = np.empty(2 * pairs)
+            both[0::2], both[1::2] = c, s
+            out[i:] = both[:n - i]
+            if (n - i) % 2:
+                self._normal_double = float(s[-1])
+        return out
+
+    def normal_fill(self, n, dtype, mean=0.0, std=1.0, padded=False):
+        """`normal_(mean, std)` on n contiguous elements of NumPy dtype; returns the values
+        (float64 for the serial path, else `dtype`). Blocks of 16 uniforms become normals;
+        a partial last block is redone on 16 fresh uniforms written over the last 16 places
+        (`padded=False`, float32/float64), or on the leftover uniforms topped up to 16
+        (`padded=True`: PyTorch's float16/bfloat16 kernel, run here in float32)."""
+        if n < 16:
+            return rd.affine(self.normal_double(n), std, mean, np.float64)
+        rest = n % 16
+        udt = np.float64 if dtype == np.float64 else np.float32
+        u = self.uniform(n + 16 - rest if padded and rest else n, dtype).astype(udt, copy=False)
+        tail = self.uniform(16, dtype).astype(udt, copy=False) if rest and not padded else None
+        transform = self._block_transform(dtype)
+        transform(u[:u.size - u.size % 16], mean, std)
+        if padded and rest:
+            u[n - 16:n] = u[-16:]
+            return u[:n]
+        if tail is not None:
+            transform(tail, mean, std)
+            u[n - 16:] = tail
+        return u
+
+    @staticmethod
+    def _block_transform(dtype):
+        if dtype == np.float32 and rd.CAPABILITY == "AVX2":
+            return rd.box_muller_avx2
+        npt = np.dtype(dtype).type
+        return lambda u, mean, std: rd.box_muller_blocks(u, mean, std, npt)
+
+
+_FLOAT_BITS = {np.dtype(np.float32): 24, np.dtype(np.float16): 11}
+
+
+def _np_type(dtype):
+    return np.dtype(dtype).type
+
+
+def _register_bfloat16():
+    import ml_dtypes
+    _FLOAT_BITS[np.dtype(ml_dtypes.bfloat16)] = 8
+
+
+_register_bfloat16()
+
+
+def _seed_value(seed):
+    """PyTorch's seed argument: an int in [-2**63, 2**64); negatives wrap to uint64."""
+    try:
+        seed = int(seed)
+    except (TypeError, ValueError):
+        raise TypeError(f"manual_seed expected a long, but got {type(seed).__name__}") \
+            from None
+    if not -(1 << 63) <= seed < (1 << 64):
+        raise ValueError("Overflow when unpacking long long")
+    return seed & 0xFFFFFFFFFFFFFFFF
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed):
+    """Seed the default generator; returns it (as torch.manual_seed does)."""
+    return default_generator.manual_seed(seed)
+
+
+def seed():
+    return default_generator.seed()
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state):
+    default_generator.set_state(new_state)
