@@ -1,12 +1,17 @@
 """ember.autograd: backward, grad, grad modes, Function, functional, gradcheck, anomaly."""
-from .. import _dtype as dt
+import warnings
+
 from .. import _tensor
+from . import anomaly as _anomaly
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
                         is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .graph import run_backward
+from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
+from . import function, graph  # noqa: F401
 
-__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "Variable"]
+__all__ = ["Variable", "Function", "backward", "grad_mode", "grad", "no_grad",
+           "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+           "set_detect_anomaly", "detect_anomaly", "gradcheck", "gradgradcheck", "functional"]
 
 
 def _as_tuple(x):
@@ -17,36 +22,40 @@ def _as_tuple(x):
     return tuple(x)
 
 
-def _make_grads(outputs, grads, is_grads_batched=False):
+def _size(t):
+    return "torch.Size([" + ", ".join(map(str, t._data.shape)) + "])"
+
+
+def _make_grads(outputs, grads):
+    """The seed gradient of each output: given (checked, cast) or implicit ones."""
     result = []
     for i, out in enumerate(outputs):
         g = grads[i] if grads is not None and i < len(grads) else None
         if g is None:
             if out._requires_grad and out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if out.dtype.category < 2:
+            if out.dtype.category != 2:
                 raise RuntimeError("grad can be implicitly created only for real scalar "
                                    "outputs but got " + str(out.dtype).replace("ember",
                                                                               "torch"))
             from .._creation import ones_like
             g = ones_like(out)
-        elif not isinstance(g, _tensor.Tensor):
-            from .._creation import full_like
-            g = full_like(out, g)
         else:
             if g._data.shape != out._data.shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of "
                     f"{_size(g)} and output[{i}] has a shape of {_size(out)}.")
-            if g.dtype is not out.dtype and g.dtype.category != out.dtype.category:
-                raise RuntimeError(f"For complex Tensors, both grad_output and output are "
-                                   "required to have the same dtype.")
+            if g.dtype is not out.dtype:
+                if (g.dtype.category == 3) != (out.dtype.category == 3):
+                    raise RuntimeError("For complex Tensors, both grad_output and output are "
+                                       "required to have the same dtype. Mismatch in dtype: "
+                                       f"grad_output[{i}] has a dtype of "
+                                       f"{str(g.dtype).replace('ember', 'torch')} and "
+                                       f"output[{i}] has a dtype of "
+                                       f"{str(out.dtype).replace('ember', 'torch')}.")
+                g = g.to(out.dtype)
         result.append(g)
     return result
-
-
-def _size(t):
-    return "torch.Size([" + ", ".join(map(str, t._data.shape)) + "])"
 
 
 def _check_roots(outputs):
@@ -64,11 +73,23 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if not inputs:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        for t in inputs:
+            if not t._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if not tensors:
+        return
     _check_roots(tensors)
     grads = _make_grads(tensors, grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph:
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the "
+            "parameter and its gradient which can cause a memory leak. We recommend using "
+            "autograd.grad when creating the graph to avoid this. If you have to use this "
+            "function, make sure to reset the .grad fields of your parameters to None after use "
+            "to break the cycle and avoid the leak.", UserWarning, stacklevel=3)
     run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
 
 
@@ -76,75 +97,89 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          only_inputs=True, allow_unused=None, is_grads_batched=False,
          materialize_grads=False):
     """The gradients of `outputs` with respect to `inputs`, returned (not accumulated)."""
-    outputs = _as_tuple(outputs)
-    inputs = _as_tuple(inputs)
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     for t in inputs:
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    _check_roots(outputs)
-    grads = _make_grads(outputs, _as_tuple(grad_outputs))
+    grad_outputs = _as_tuple(grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
-    result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs,
-                          accumulate=False)
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused, materialize_grads)
+    if outputs:
+        _check_roots(outputs)
+        grads = _make_grads(outputs, grad_outputs)
+        result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs,
+                              accumulate=False)
+    else:
+        result = [None] * len(inputs)
     out = []
-    for t, g in zip(inputs, result):
+    for i, (t, g) in enumerate(zip(inputs, result)):
         if g is None:
             if not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have "
-                                   "been used in the graph. Set allow_unused=True if this is "
-                                   "the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not "
+                                   "have been used in the graph. Set allow_unused=True if "
+                                   "this is the desired behavior.")
             if materialize_grads:
                 from .._creation import zeros_like
                 g = zeros_like(t)
+        elif not create_graph and g._requires_grad:
+            g = g.detach()
         out.append(g)
     return tuple(out)
 
 
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    """is_grads_batched: one backward per row of the leading dim of grad_outputs, stacked."""
+    from .._tensor import _fn
+    n = grad_outputs[0]._data.shape[0]
+    rows = []
+    for b in range(n):
+        rows.append(grad(outputs, inputs, [g[b] for g in grad_outputs], retain_graph=True,
+                         create_graph=create_graph, allow_unused=allow_unused,
+                         materialize_grads=materialize_grads))
+    return tuple(None if rows[0][i] is None else _fn["stack"]([r[i] for r in rows])
+                 for i in range(len(inputs)))
+
+
 def Variable(data, requires_grad=False, volatile=False):
-    """Deprecated: Variables and Tensors merged; this returns a Tensor."""
-    t = data if isinstance(data, _tensor.Tensor) else _tensor._wrap(data, dt.get_default_dtype())
+    """Deprecated: Variables and Tensors merged; this returns a Tensor sharing `data`."""
+    if not isinstance(data, _tensor.Tensor):
+        raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+    t = _tensor._wrap(data._data, data.dtype, data._device)
     if requires_grad:
         t.requires_grad_(True)
     return t
 
 
-def set_detect_anomaly(mode, check_nan=True):
-    from . import anomaly
-    anomaly.enabled = bool(mode)
-    anomaly.check_nan = check_nan
-    return _AnomalyRestore(mode)
-
-
-class _AnomalyRestore:
-    def __init__(self, mode):
-        self.mode = mode
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        from . import anomaly
-        anomaly.enabled = False
-
-
+# ---------------------------------------------------------------------- anomaly mode
 class detect_anomaly:
-    """Context manager: record forward traces and check every gradient for NaN."""
+    """Context manager / decorator: record forward traces, report failing backward nodes and
+    NaN gradients with the forward line that produced them."""
 
     def __init__(self, check_nan=True):
         self.check_nan = check_nan
+        self.prev = None
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
+                      "and should only be enabled for debugging.", UserWarning, stacklevel=2)
 
     def __enter__(self):
-        from . import anomaly
-        self.prev = (anomaly.enabled, anomaly.check_nan)
-        anomaly.enabled, anomaly.check_nan = True, self.check_nan
+        self.prev = (_anomaly.enabled, _anomaly.check_nan)
+        _anomaly.enabled, _anomaly.check_nan = True, self.check_nan
         return self
 
     def __exit__(self, *exc):
-        from . import anomaly
-        anomaly.enabled, anomaly.check_nan = self.prev
+        _anomaly.enabled, _anomaly.check_nan = self.prev
         return False
 
     def __call__(self, fn):
@@ -152,11 +187,33 @@ class detect_anomaly:
 
         @functools.wraps(fn)
         def wrapper(*a, **k):
-            with detect_anomaly(self.check_nan):
+            with self:
                 return fn(*a, **k)
         return wrapper
 
 
+class set_detect_anomaly:
+    """Turn anomaly mode on or off now; as a context manager, restore the old mode after."""
+
+    def __init__(self, mode, check_nan=True):
+        self.prev = (_anomaly.enabled, _anomaly.check_nan)
+        _anomaly.enabled, _anomaly.check_nan = bool(mode), bool(check_nan)
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        _anomaly.enabled, _anomaly.check_nan = self.prev
+        return False
+
+
 def is_anomaly_enabled():
-    from . import anomaly
-    return anomaly.enabled
+    return _anomaly.enabled
+
+
+def is_anomaly_check_nan_enabled():
+    return _anomaly.check_nan
+
+
+from . import functional  # noqa: E402
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402,F401

@@ -6,8 +6,12 @@ the roots topologically and runs one reversed loop, like micrograd, calling each
 leaf are accumulated into `.grad` by its AccumulateGrad node: accumulation across backward()
 calls is PyTorch's documented behaviour, not a bug.
 """
+import re
+import sys
 import weakref
 
+from .. import _tensor as _T  # partially initialised here: attributes are read at call time
+from . import anomaly
 from .grad_mode import state
 
 _FREED_MESSAGE = (
@@ -23,8 +27,8 @@ class Node:
     that produced them. `ctx` for VJPs: `inputs`, `params`, `output`/`outputs`."""
 
     __slots__ = ("op", "inputs", "params", "edges", "in_meta", "saved_versions", "_out",
-                 "out_meta", "pre_hooks", "hooks", "freed", "anomaly_trace", "__weakref__",
-                 "__dict__")
+                 "out_meta", "pre_hooks", "retains", "hooks", "freed", "anomaly_trace",
+                 "__weakref__", "__dict__")
 
     def __init__(self, op, inputs, params, edges, in_meta):
         self.op = op
@@ -36,6 +40,7 @@ class Node:
         self._out = None
         self.out_meta = None
         self.pre_hooks = None
+        self.retains = None
         self.hooks = None
         self.freed = False
         self.anomaly_trace = None
@@ -59,10 +64,15 @@ class Node:
     def needs_input_grad(self):
         return tuple(e is not None for e in self.edges)
 
+    @property
+    def ctx(self):
+        return self
+
     def register_hook(self, fn):
-        """fn(grad_inputs, grad_outputs) after this node's VJP ran."""
+        """fn(grad_inputs, grad_outputs) after this node's VJP ran; may return new
+        grad_inputs."""
         if self.hooks is None:
-            self.hooks = {}
+            self.hooks = _HookDict()
         return _add_hook(self.hooks, fn)
 
     def register_prehook(self, fn):
@@ -72,7 +82,10 @@ class Node:
     def _add_output_hook(self, output_nr, fn):
         if self.pre_hooks is None:
             self.pre_hooks = {}
-        return _add_hook(self.pre_hooks.setdefault(output_nr, {}), fn)
+        hooks = self.pre_hooks.get(output_nr)
+        if hooks is None:
+            hooks = self.pre_hooks[output_nr] = _HookDict()
+        return _add_hook(hooks, fn)
 
     # --- saved values
     def save_output(self, arrays, dtypes, version):
@@ -84,11 +97,11 @@ class Node:
     def outputs(self):
         if self.freed:
             raise RuntimeError(_FREED_MESSAGE)
-        from .._tensor import _wrap
         arrays, dtypes, version, _ = self._out
         outs = []
+        device = self.in_meta[2]
         for nr, (a, d) in enumerate(zip(arrays, dtypes)):
-            t = _wrap(a, d, self.device)
+            t = _T._wrap(a, d, device)
             if d.category >= 2:
                 t._requires_grad = True
                 t.grad_fn = self
@@ -110,41 +123,45 @@ class Node:
         if self.freed:
             raise RuntimeError(_FREED_MESSAGE)
         if self.saved_versions:
-            for i, t, v in self.saved_versions:
+            for t, v in self.saved_versions:
                 if t._version.v != v:
-                    raise RuntimeError(_inplace_message(t, v, self, f"input {i}"))
+                    fn = t.grad_fn
+                    raise RuntimeError(_inplace_message(
+                        t._data.shape, t.dtype, t._version.v, v,
+                        None if fn is None else (t._output_nr, fn.name())))
         if self._out is not None:
             arrays, dtypes, version, v = self._out
             if version.v != v:
-                shape = "[" + ", ".join(map(str, arrays[0].shape)) + "]"
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified "
-                    f"by an inplace operation: [{_type_name(dtypes[0])} {shape}], which is "
-                    f"output 0 of {self.op.node_name}, is at version {version.v}; expected "
-                    f"version {v} instead. Hint: enable anomaly detection to find the "
-                    "operation that failed to compute its gradient, with "
-                    "torch.autograd.set_detect_anomaly(True).")
+                raise RuntimeError(_inplace_message(arrays[0].shape, dtypes[0], version.v, v,
+                                                    (0, self.op.node_name)))
+
+    def fill_missing(self, grads):
+        """Zeros for outputs whose gradient nobody produced (multi-output ops)."""
+        for nr, g in enumerate(grads):
+            if g is None:
+                grads[nr] = _T._zeros_like_meta(self, nr)
 
     def free(self):
-        if self.op.saves:
-            self.freed = True
-            self.inputs = None
-            self._out = None
-            self.saved_versions = None
+        self.freed = True
+        self.inputs = None
+        self._out = None
+        self.saved_versions = None
 
 
-def _type_name(d):
+_BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
+
+
+def _inplace_message(shape, dtype, version, expected, producer):
     from .._dtype import type_name
-    return f"torch.{type_name(d)}Tensor"
-
-
-def _inplace_message(t, v, node, what):
-    shape = "[" + ", ".join(map(str, t._data.shape)) + "]"
+    shape = "[" + ", ".join(map(str, shape)) + "]"
+    # PyTorch names the producing node without its "Backward0" suffix ("output 0 of Exp").
+    which = "" if producer is None else \
+        f", which is output {producer[0]} of {_BACKWARD_SUFFIX.sub('', producer[1])},"
     return ("one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [{_type_name(t.dtype)} {shape}] is at version "
-            f"{t._version.v}; expected version {v} instead. Hint: enable anomaly detection to "
-            "find the operation that failed to compute its gradient, with "
-            "torch.autograd.set_detect_anomaly(True).")
+            f"inplace operation: [torch.{type_name(dtype)}Tensor {shape}]{which} is at "
+            f"version {version}; expected version {expected} instead. Hint: enable anomaly "
+            "detection to find the operation that failed to compute its gradient, with "
+            "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
 class _AccumulateOp:
@@ -155,14 +172,17 @@ class _AccumulateOp:
 class AccumulateGrad:
     """The node at a leaf: adds incoming gradients into the leaf's `.grad`."""
 
-    __slots__ = ("_variable", "pre_hooks", "post_hooks", "__weakref__")
+    __slots__ = ("_variable", "pre_hooks", "retains", "post_hooks", "hooks", "__weakref__")
     op = _AccumulateOp
     edges = ()
+    out_meta = (None,)
 
     def __init__(self, tensor):
         self._variable = weakref.ref(tensor)
         self.pre_hooks = None
+        self.retains = None
         self.post_hooks = None
+        self.hooks = None
 
     @property
     def variable(self):
@@ -175,36 +195,93 @@ class AccumulateGrad:
     def next_functions(self):
         return ()
 
+    @property
+    def metadata(self):
+        return {}
+
     def __repr__(self):
         return f"<AccumulateGrad object at {hex(id(self))}>"
 
-    def _add_output_hook(self, output_nr, fn):
-        if self.pre_hooks is None:
-            self.pre_hooks = {}
-        return _add_hook(self.pre_hooks.setdefault(output_nr, {}), fn)
+    _add_output_hook = Node._add_output_hook
+
+    register_hook = Node.register_hook
+
+    def register_prehook(self, fn):
+        return self._add_output_hook(-1, fn)
 
     def accumulate(self, grad, create_graph):
         t = self._variable()
         if t is None:
             return
         if t._grad is None:
-            # NOTE: a fresh grad must not alias the incoming buffer, which other nodes may
-            # still hold; detach() shares memory, so copy unless we own it.
-            t._grad = grad if create_graph else grad.detach()
-        elif create_graph or state.enabled:
+            if create_graph:
+                t._grad = grad
+            elif _owned(grad):
+                # Steal a gradient nobody else can see (as PyTorch does) instead of copying.
+                t._grad = grad if not grad._requires_grad else grad.detach()
+            else:
+                # NOTE: the incoming gradient may alias the user's `gradient=` argument or
+                # another leaf's gradient (add passes one buffer to both inputs); the later
+                # in-place accumulation must not write through into them.
+                t._grad = _copy(grad)
+        elif create_graph:
             t._grad = t._grad + grad
         else:
-            t._grad._data += grad._data.astype(t._grad._data.dtype, copy=False)
-            t._grad._version.v += 1
+            # PyTorch accumulates in place: a reference the user holds to .grad sees the sum.
+            g = t._grad
+            g._data += grad._data.astype(g._data.dtype, copy=False)
+            g._version.v += 1
         if self.post_hooks:
-            for fn in list(self.post_hooks.values()):
+            for fn in tuple(self.post_hooks.values()):
                 fn(t)
+        if self.hooks:
+            for fn in tuple(self.hooks.values()):
+                fn((), (grad,))
+
+
+def _copy(grad):
+    return _T._wrap(grad._data.copy(), grad.dtype, grad._device)
+
+
+def _fake_accumulate(self, grad, create_graph):
+    return _probe(grad)
+
+
+def _probe(grad):
+    a = grad._data
+    return sys.getrefcount(grad), sys.getrefcount(a)
+
+
+def _calibrate():
+    """How many references the engine itself holds on a gradient reaching `_owned` (the
+    same call path: a list slot, accumulate's frame, _owned's frame)."""
+    import numpy as np
+    from .._tensor import _wrap
+    from .._dtype import float32
+    slot = [_wrap(np.zeros(2, np.float32), float32)]
+    return _fake_accumulate(None, slot[0], False)
+
+
+_BASELINE = None
+
+
+def _owned(grad):
+    """True when only the engine references `grad` and its buffer (safe to keep as .grad)."""
+    global _BASELINE
+    if _BASELINE is None:
+        _BASELINE = _calibrate()
+    a = grad._data
+    if getattr(a, "base", 0) is not None:
+        return False
+    return sys.getrefcount(grad) <= _BASELINE[0] and sys.getrefcount(a) <= _BASELINE[1]
 
 
 class RemovableHandle:
+    """Returned by every register_*hook: `remove()` (or leaving its `with` block) unhooks."""
+
     _next_id = 0
 
-    def __init__(self, hooks_dict):
+    def __init__(self, hooks_dict, *, extra_dict=None):
         self.hooks_dict_ref = weakref.ref(hooks_dict) if hooks_dict is not None else None
         self.id = RemovableHandle._next_id
         RemovableHandle._next_id += 1
@@ -224,6 +301,8 @@ class RemovableHandle:
 class _HookDict(dict):
     """A dict that can be weakly referenced (for RemovableHandle)."""
 
+    __slots__ = ("__weakref__",)
+
 
 def _add_hook(hooks, fn):
     handle = RemovableHandle(hooks)
@@ -242,152 +321,198 @@ def edge_of(tensor):
     """(node, output_nr) through which a gradient reaches `tensor`, None if none needed."""
     if not tensor._requires_grad:
         return None
-    if tensor.grad_fn is not None:
-        return (tensor.grad_fn, tensor._output_nr)
-    return (get_accumulator(tensor), 0)
+    fn = tensor.grad_fn
+    if fn is not None:
+        return (fn, tensor._output_nr)
+    acc = tensor._accumulator
+    if acc is None:
+        acc = tensor._accumulator = AccumulateGrad(tensor)
+    return (acc, 0)
 
 
 def _topological_order(roots):
-    """Nodes reachable from `roots`, each after every node that feeds gradient into it."""
+    """Nodes reachable from `roots`, each after every node that feeds gradient into it.
+
+    Iterative (no recursion), so a graph 100,000 ops deep is fine."""
     order, seen = [], set()
     stack = [(r, False) for r in roots]
+    append, pop = stack.append, stack.pop
     while stack:
-        node, expanded = stack.pop()
+        node, expanded = pop()
         if expanded:
             order.append(node)
             continue
-        if id(node) in seen:
+        if node in seen:
             continue
-        seen.add(id(node))
-        stack.append((node, True))
+        seen.add(node)
+        append((node, True))
         for e in node.edges:
-            if e is not None and id(e[0]) not in seen:
-                stack.append((e[0], False))
+            if e is not None and e[0] not in seen:
+                append((e[0], False))
     order.reverse()
     return order
 
 
-def _needed(order, targets):
-    """ids of nodes on some path to a target (when only some inputs' gradients are wanted)."""
-    needed = set(id(n) for n in targets)
+def _reaching(order, targets):
+    """Nodes on some path to a target node (targets included)."""
+    reach = set(targets)
     for node in reversed(order):
-        if id(node) in needed:
+        if node in reach:
             continue
         for e in node.edges:
-            if e is not None and id(e[0]) in needed:
-                needed.add(id(node))
+            if e is not None and e[0] in reach:
+                reach.add(node)
                 break
-    return needed
+    return reach
 
 
 def _run_hooks(hooks, grad):
-    for fn in list(hooks.values()):
+    for fn in tuple(hooks.values()):
         result = fn(grad)
         if result is not None:
             grad = result
     return grad
 
 
+def _tensor_hooks(node, node_grads):
+    """Hooks registered on the tensors this node produced, then retain_grad's stores."""
+    if node.pre_hooks:
+        for nr, hooks in node.pre_hooks.items():
+            if nr >= 0 and node_grads[nr] is not None and hooks:
+                node_grads[nr] = _run_hooks(hooks, node_grads[nr])
+    if node.retains:
+        for nr, store in tuple(node.retains.items()):
+            if node_grads[nr] is not None:
+                store(node_grads[nr])
+
+
 def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                  accumulate=True):
     """The engine: propagate `root_grads` from `roots` back through the graph.
 
-    With `accumulate` (backward) gradients land in leaves' `.grad`; without it
-    (autograd.grad) the gradients of `inputs` are returned instead.
+    With `accumulate` (backward) gradients land in leaves' `.grad` (only `inputs`' when
+    given); without it (autograd.grad) the gradients of `inputs` are returned instead.
     """
-    from .._tensor import unbroadcast
-    from . import anomaly
-
+    unbroadcast = _T.unbroadcast
     root_edges = [edge_of(r) for r in roots]
     order = _topological_order([e[0] for e in root_edges])
-    grads = {}  # id(node) -> list of gradient per output
+    grads = {}  # node -> list of gradient per output
     for (node, nr), g in zip(root_edges, root_grads):
         _add_grad(grads, node, nr, g)
 
-    captured, needed = None, None
+    capture = reach = results = None
     if inputs is not None:
-        target_edges = []
-        for t in inputs:
-            e = edge_of(t) if t._requires_grad else None
-            target_edges.append(e)
-        if not accumulate:
-            captured = {(id(e[0]), e[1]): None for e in target_edges if e is not None}
-        needed = _needed(order, [e[0] for e in target_edges if e is not None])
+        capture = {}  # (node, output_nr) -> positions in inputs
+        for k, t in enumerate(inputs):
+            e = edge_of(t)
+            if e is not None:
+                capture.setdefault(e, []).append(k)
+        results = [None] * len(inputs)
+        reach = _reaching(order, [e[0] for e in capture])
 
+    check_nan = anomaly.enabled and anomaly.check_nan
+    node = g = in_grads = None
     prev_mode = state.enabled
     state.enabled = create_graph
     try:
         for node in order:
-            if needed is not None and id(node) not in needed:
-                continue
-            node_grads = grads.pop(id(node), None)
+            node_grads = grads.pop(node, None)
             if node_grads is None:
                 continue
-            if node.pre_hooks:
-                for nr, hooks in node.pre_hooks.items():
-                    if nr >= 0 and node_grads[nr] is not None:
-                        node_grads[nr] = _run_hooks(hooks, node_grads[nr])
-            if captured is not None:
+            if node.pre_hooks is not None or node.retains is not None:
+                _tensor_hooks(node, node_grads)
+            if capture is not None:
                 for nr, g in enumerate(node_grads):
-                    if (id(node), nr) in captured:
-                        captured[(id(node), nr)] = g
+                    ks = capture.get((node, nr))
+                    if ks is not None and g is not None:
+                        for k in ks:
+                            results[k] = g
+                        if accumulate and type(node) is not AccumulateGrad:
+                            _accumulate_nonleaf(inputs[ks[0]], g, create_graph)
             if type(node) is AccumulateGrad:
-                if accumulate and (inputs is None or id(node) in needed):
+                if accumulate and (capture is None or (node, 0) in capture):
+                    g = in_grads = None  # drop the engine's extra references (see _owned)
+                    if node.pre_hooks and -1 in node.pre_hooks:
+                        node_grads = list(_run_hooks(node.pre_hooks[-1], tuple(node_grads)))
                     node.accumulate(node_grads[0], create_graph)
                 continue
-            if captured is not None and not any(
-                    id(e[0]) in needed for e in node.edges if e is not None):
-                continue
+            if reach is not None:
+                for e in node.edges:
+                    if e is not None and e[0] in reach:
+                        break
+                else:
+                    continue
             if node.pre_hooks and -1 in node.pre_hooks:
                 node_grads = list(_run_hooks(node.pre_hooks[-1], tuple(node_grads)))
-            node.check_saved()
-            in_grads = _call_vjp(node, node_grads)
+            if node.freed or node.saved_versions or node._out is not None:
+                node.check_saved()
+            for g in node_grads:
+                if g is None:
+                    node.fill_missing(node_grads)
+                    break
+            in_grads = node.op.vjp(node, *node_grads)
+            if type(in_grads) is not tuple:
+                in_grads = (in_grads,)
             if node.hooks:
-                for fn in list(node.hooks.values()):
-                    fn(in_grads, tuple(node_grads))
-            for i, (e, g) in enumerate(zip(node.edges, in_grads)):
-                if e is None or g is None:
+                in_grads = _run_node_hooks(node, in_grads, node_grads)
+            meta_shapes, meta_dtypes = node.in_meta[0], node.in_meta[1]
+            for i, e in enumerate(node.edges):
+                if e is None:
                     continue
-                shape, dtype = node.in_meta[0][i], node.in_meta[1][i]
-                if g._data.shape != shape:
-                    g = unbroadcast(g, shape)
-                if g.dtype is not dtype:
-                    g = g.to(dtype)
-                if anomaly.enabled:
+                g = in_grads[i]
+                if g is None:
+                    continue
+                if g._data.shape != meta_shapes[i]:
+                    g = unbroadcast(g, meta_shapes[i])
+                if g.dtype is not meta_dtypes[i]:
+                    g = g.to(meta_dtypes[i])
+                if check_nan:
                     anomaly.check_grad(node, i, g)
-                _add_grad(grads, e[0], e[1], g)
-            if not retain_graph:
-                node.free()
+                nxt, nr = e
+                slot = grads.get(nxt)
+                if slot is None:
+                    slot = grads[nxt] = [None] * len(nxt.out_meta)
+                    slot[nr] = g
+                elif slot[nr] is None:
+                    slot[nr] = g
+                else:
+                    slot[nr] = slot[nr] + g
+            if not retain_graph and node.op.saves:
+                if type(node) is Node:
+                    node.freed = True
+                    node.inputs = node._out = node.saved_versions = None
+                else:
+                    node.free()
+    except Exception as exc:
+        if anomaly.enabled and node is not None and type(node) is not AccumulateGrad:
+            anomaly.report(node, exc)
+        raise
     finally:
         state.enabled = prev_mode
-    if captured is not None:
-        return [captured.get((id(e[0]), e[1])) if e is not None else None
-                for e in target_edges]
-    return None
+    return results
 
 
-def _call_vjp(node, node_grads):
-    from .._tensor import _zeros_like_meta
-    for nr, g in enumerate(node_grads):
-        if g is None:
-            node_grads[nr] = _zeros_like_meta(node, nr)
-    result = node.op.vjp(node, *node_grads)
-    if type(result) is not tuple:
-        result = (result,)
-    return result
+def _accumulate_nonleaf(t, g, create_graph):
+    """backward(inputs=[non-leaf]) fills the non-leaf's .grad, as retain_grad would."""
+    if t._grad is None:
+        t._grad = g if create_graph else _copy(g)
+    else:
+        t._grad = t._grad + g
+
+
+def _run_node_hooks(node, in_grads, node_grads):
+    for fn in tuple(node.hooks.values()):
+        result = fn(in_grads, tuple(node_grads))
+        if result is not None:
+            in_grads = tuple(result)
+    return in_grads
 
 
 def _add_grad(grads, node, nr, g):
-    slot = grads.get(id(node))
+    slot = grads.get(node)
     if slot is None:
-        slot = grads[id(node)] = [None] * node_output_count(node)
+        slot = grads[node] = [None] * len(node.out_meta)
     if slot[nr] is None:
         slot[nr] = g
     else:
         slot[nr] = slot[nr] + g
-
-
-def node_output_count(node):
-    if type(node) is AccumulateGrad:
-        return 1
-    return node.op.num_outputs

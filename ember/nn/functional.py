@@ -1,4 +1,6 @@
 """ember.nn.functional (torch.nn.functional): re-exports the functional modules."""
 from ._functional.activation import *  # noqa: F401,F403
+from ._functional.conv import *  # noqa: F401,F403
+from ._functional.pooling import *  # noqa: F401,F403
 from ._functional.linear import *  # noqa: F401,F403
 from ._functional.loss import *  # noqa: F401,F403

@@ -2,8 +2,12 @@
 Tensor methods they export."""
 from .._tensor import Tensor
 from . import registry
-from . import (arithmetic, conversion, indexing, linalg, matmul, pointwise,  # noqa: F401
-               random, reduction, shape, sorting, views)
+from . import (arithmetic, conversion, indexing, linalg, linalg_decomp,  # noqa: F401
+               linalg_norms, matmul, pointwise, random, reduction, scatter, shape,
+               sorting, views)
+from . import cumulative, minmax, statistics  # noqa: F401
+from . import comparison, rounding, select, unary  # noqa: F401
+from . import conv, pooling  # noqa: F401
 from .registry import METHODS, OPS, PUBLIC  # noqa: F401
 
 

@@ -1,1 +1,764 @@
-"""indexing ops (being written)."""
+"""Tensor.__getitem__ / __setitem__ and the ops behind them: index, index_put, take, put,
+nonzero, and the whole-tensor writes fill_, zero_, copy_ (plus the new_* constructors).
+
+A key is split as PyTorch splits it: ints, slices and None apply first as one basic view
+(sharing memory and the version counter); integer and bool tensors then index that view as
+NumPy's advanced indexing does (a copy; where the indexed dims go follows NumPy's rule).
+"""
+import builtins
+import math
+import warnings
+
+import numpy as np
+
+from .. import _dtype as dt
+from .. import backends
+from .._tensor import Tensor, _wrap, write_out
+from ..autograd.grad_mode import state
+from ..backends import array_module, numpy_backend
+from .registry import METHODS, apply_inplace, defop, dispatch, export
+from .views import BASIC_VIEW_OPS, _basic_view_forward, expand
+
+_INDEX_DTYPES = (dt.int64, dt.int32)
+_MASK_DTYPES = (dt.bool, dt.uint8)
+_FULL = slice(None)
+
+
+# ---------------------------------------------------------------------- key parsing
+def _bad_index(k):
+    return IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                      f"Variables are valid indices (got {type(k).__name__})")
+
+
+def _tensor_index_error():
+    return IndexError("tensors used as indices must be long, int, byte or bool tensors")
+
+
+def _index_array(k, device):
+    """A list / ndarray / Tensor index as a backend array on `device` (None: an int)."""
+    if isinstance(k, Tensor):
+        d = k.dtype
+        if d in _INDEX_DTYPES:
+            if k._data.ndim == 0:
+                return None
+        elif d is dt.uint8:
+            warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
+                          "dtype torch.bool instead.", UserWarning, stacklevel=4)
+            return k._data.astype(bool)
+        elif d is not dt.bool:
+            raise _tensor_index_error()
+        a = k._data
+        if k._device != device:
+            a = backends.get(device.type).from_host(k._host())
+        return a
+    a = np.asarray(k)
+    if a.dtype.kind == "f" and a.size == 0:
+        a = a.astype(np.int64)
+    elif a.dtype.kind not in "biu":
+        raise _tensor_index_error() if isinstance(k, np.ndarray) else _bad_index(k)
+    if device.type != "cpu":
+        a = backends.get(device.type).from_host(a)
+    return a
+
+
+def _is_legacy_sequence(key):
+    for k in key:
+        if k is None or k is Ellipsis or isinstance(k, (slice, list, tuple, Tensor)):
+            return True
+    return False
+
+
+def parse_key(self, key):
+    """Split `key` into (basic, kind, adv).
+
+    basic: a NumPy basic key ending in Ellipsis; kind: the grad_fn of that view ('select',
+    'slice', 'unsqueeze', 'alias') or None when the view would be the tensor itself;
+    adv: None or the advanced key (arrays and full slices) applied to the view.
+    """
+    if type(key) is not tuple:
+        if isinstance(key, list) and _is_legacy_sequence(key):
+            warnings.warn("Using a non-tuple sequence for multidimensional indexing is "
+                          "deprecated; use x[tuple(seq)] instead of x[seq].", UserWarning,
+                          stacklevel=3)
+            key = tuple(key)
+        else:
+            key = (key,)
+    shape = self._data.shape
+    ndim = len(shape)
+    items, consumed = [], 0
+    for k in key:
+        tk = type(k)
+        if tk is int:
+            items.append(k)
+            consumed += 1
+        elif tk is slice or k is None or k is Ellipsis:
+            items.append(k)
+            consumed += tk is slice
+        elif tk is builtins.bool or isinstance(k, np.bool_):
+            items.append(np.asarray(builtins.bool(k)))
+        elif isinstance(k, (Tensor, list, tuple, np.ndarray)):
+            a = _index_array(k, self._device)
+            if a is None:
+                items.append(builtins.int(k.item()))
+                consumed += 1
+            else:
+                items.append(a)
+                consumed += a.ndim if a.dtype == bool else 1
+        elif isinstance(k, np.integer) or (hasattr(k, "__index__") and
+                                            not isinstance(k, (float, complex))):
+            items.append(k.__index__())
+            consumed += 1
+        else:
+            raise _bad_index(k)
+    if consumed > ndim:
+        if ndim == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python "
+                             "or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a "
+                             "number")
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+
+    basic, adv, vshape = [], [], []
+    dim, kind, has_adv, ellipsis_seen = 0, None, False, False
+    for k in items:
+        tk = type(k)
+        if tk is int:
+            size = shape[dim]
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size "
+                                 f"{size}")
+            basic.append(k)
+            dim += 1
+            kind = "select"
+        elif tk is slice:
+            size = shape[dim]
+            k = _check_slice(k)
+            basic.append(k)
+            adv.append(slice(None))
+            start, stop, step = k.indices(size)
+            vshape.append(len(range(start, stop, step)))
+            if start != 0 or stop != size or step != 1:
+                kind = "slice"
+            dim += 1
+        elif k is None:
+            basic.append(None)
+            adv.append(slice(None))
+            vshape.append(1)
+            kind = "unsqueeze"
+        elif k is Ellipsis:
+            n = 0 if ellipsis_seen else ndim - consumed
+            ellipsis_seen = True
+            basic.extend((slice(None),) * n)
+            adv.extend((slice(None),) * n)
+            vshape.extend(shape[dim:dim + n])
+            dim += n
+        else:  # an index array
+            has_adv = True
+            n = k.ndim if k.dtype == bool else 1
+            if k.dtype == bool and n:
+                _check_mask(k, vshape + list(shape[dim:]), len(vshape))
+            basic.extend((slice(None),) * n)
+            adv.append(k)
+            vshape.extend(shape[dim:dim + n])
+            dim += n
+    basic.append(Ellipsis)
+    if len(items) == 1 and type(items[0]) is slice:
+        kind = "slice"  # PyTorch's single-slice fast path always records a slice
+    elif kind is None and not has_adv:
+        kind = "alias"
+    if has_adv:
+        while adv and type(adv[-1]) is slice:
+            adv.pop()
+        adv = tuple(adv)
+    else:
+        adv = None
+    return tuple(basic), kind, adv
+
+
+def _check_slice(k):
+    start, stop, step = k.start, k.stop, k.step
+    if step is not None:
+        step = step.__index__()
+        if step == 0:
+            raise ValueError("slice step cannot be zero")
+        if step < 0:
+            raise ValueError("step must be greater than zero")
+    if (start is not None and type(start) is not int) or \
+            (stop is not None and type(stop) is not int):
+        start = None if start is None else start.__index__()
+        stop = None if stop is None else stop.__index__()
+        return slice(start, stop, step)
+    return k
+
+
+def _check_mask(mask, shape, dim):
+    for j, s in enumerate(mask.shape):
+        if dim + j >= len(shape) or shape[dim + j] != s:
+            raise IndexError(f"The shape of the mask {list(mask.shape)} at index {j} does not "
+                             f"match the shape of the indexed tensor {shape} at index "
+                             f"{dim + j}")
+
+
+def _advanced_error(shape, key):
+    """PyTorch's message for an advanced key NumPy rejected (bounds or broadcasting)."""
+    arrays = [k for k in key if type(k) is not slice and k.dtype != bool]
+    try:
+        array_module(*arrays).broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        shapes = ", ".join(str(list(a.shape)) for a in arrays)
+        return IndexError(f"shape mismatch: indexing tensors could not be broadcast together "
+                          f"with shapes {shapes}")
+    dim = pos = 0
+    for k in key:
+        if type(k) is slice:
+            dim += 1
+            continue
+        if k.dtype == bool:
+            dim += k.ndim
+            pos += 1
+            continue
+        size = shape[dim]
+        bad = k[(k < -size) | (k >= size)]
+        if bad.size:
+            if size == 0:
+                return IndexError("index is out of bounds for dimension with size 0")
+            return IndexError(f"index {builtins.int(bad.reshape(-1)[0])} is out of bounds for "
+                              f"dimension {pos} with size {size}")
+        dim += 1
+        pos += 1
+    return IndexError("index out of range")
+
+
+# ---------------------------------------------------------------------- advanced indexing
+@defop("index", node="IndexBackward0", save=())
+def _index(a, key):
+    try:
+        return a[key]
+    except IndexError:
+        raise _advanced_error(a.shape, key) from None
+
+
+@_index.defvjp
+def _index_vjp(ctx, g):
+    return dispatch(_index_backward, (g,), {"shape": ctx.in_meta[0][0],
+                                            "key": ctx.params["key"]})
+
+
+@defop("index_backward", node="IndexPutBackward0", save=())
+def _index_backward(g, shape, key):
+    """Zeros of `shape` with `g` added at `key` (repeated indices accumulate)."""
+    out = array_module(g).zeros(shape, dtype=g.dtype)
+    numpy_backend.scatter_add(out, key, g)
+    return out
+
+
+@_index_backward.defvjp
+def _index_backward_vjp(ctx, g):
+    return dispatch(_index, (g,), {"key": ctx.params["key"]})
+
+
+def _put_forward(a, v, basic, adv, accumulate):
+    out = a.copy()
+    target = out[basic]
+    if adv is None:
+        target[...] = v
+    elif accumulate:
+        numpy_backend.scatter_add(target, adv, v)
+    else:
+        target[adv] = v
+    return out
+
+
+def _put_vjp(ctx, g):
+    p = ctx.params
+    ga = gv = None
+    if ctx.edges[0] is not None:
+        ga = g if p["accumulate"] else dispatch(ctx.op, (g, 0), p)
+    if ctx.edges[1] is not None:
+        gv = dispatch(BASIC_VIEW_OPS["alias"], (g,), {"key": p["basic"]})
+        if p["adv"] is not None:
+            gv = dispatch(_index, (gv,), {"key": p["adv"]})
+    return ga, gv
+
+
+_copy_slices = defop("copy_slices", node="CopySlices", save=())(_put_forward)
+_index_put = defop("index_put", node="IndexPutBackward0", save=())(_put_forward)
+_copy_slices.defvjp(_put_vjp)
+_index_put.defvjp(_put_vjp)
+
+
+def index(input, key):
+    return dispatch(_index, (input,), {"key": key})
+
+
+# ---------------------------------------------------------------------- __getitem__
+def getitem(self, key):
+    if type(key) is int and self._data.ndim:
+        size = self._data.shape[0]
+        if not -size <= key < size:
+            raise IndexError(f"index {key} is out of bounds for dimension 0 with size {size}")
+        return dispatch(BASIC_VIEW_OPS["select"], (self,), {"key": (key, ...)})
+    basic, kind, adv = parse_key(self, key)
+    out = self if kind is None else dispatch(BASIC_VIEW_OPS[kind], (self,), {"key": basic})
+    if adv is not None:
+        out = dispatch(_index, (out,), {"key": adv})
+    return out
+
+
+# ---------------------------------------------------------------------- __setitem__
+_C_NAMES = {dt.uint8: "uint8_t", dt.int8: "int8_t", dt.int16: "int16_t", dt.int32: "int",
+            dt.int64: "int64_t", dt.float16: "c10::Half", dt.bfloat16: "c10::BFloat16",
+            dt.float32: "float", dt.float64: "double", dt.bool: "bool"}
+
+
+def scalar_for(dtype, value):
+    """A Python scalar checked for `dtype` as PyTorch checks it (no silent overflow)."""
+    if isinstance(value, (np.generic,)):
+        value = value.item()
+    cat = dtype.category
+    bad = False
+    if type(value) is complex and cat < 3:
+        bad = value.imag != 0 or cat == 1
+    elif cat == 1 and type(value) is not builtins.bool:
+        info = np.iinfo(dtype.np)
+        if type(value) is float:
+            bad = not (math.isfinite(value) and info.min - 1 < value < info.max + 1)
+        else:
+            bad = not info.min <= value <= info.max
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dtype]} without "
+                           "overflow")
+    if type(value) is complex and cat < 3:
+        value = value.real
+    return value
+
+
+def _value_array(self, value):
+    if isinstance(value, Tensor):
+        a = value._data
+        if value._device != self._device:
+            a = backends.get(self._device.type).from_host(value._host())
+        if value.dtype is not self.dtype:
+            a = a.astype(self.dtype.np)
+        return a
+    if isinstance(value, (int, float, complex, builtins.bool, np.generic)):
+        return scalar_for(self.dtype, value)
+    raise TypeError(f"can't assign a {type(value).__name__} to a "
+                    f"{'torch.' + dt.type_name(self.dtype)}Tensor")
+
+
+def _strip_leading_ones(value, ndim):
+    """PyTorch drops a value's leading size-1 dims that the destination lacks."""
+    shape = value.shape
+    k = 0
+    while len(shape) - k > ndim and shape[k] == 1:
+        k += 1
+    return k
+
+
+def _value_error(self, basic, adv, value):
+    target = self._data[basic]
+    if adv is not None:
+        target = target[adv]
+        vshape = list(value.shape) if isinstance(value, (Tensor, np.ndarray)) else []
+        return RuntimeError(f"shape mismatch: value tensor of shape {vshape} cannot be "
+                            f"broadcast to indexing result of shape {list(target.shape)}")
+    v = value if isinstance(value, Tensor) else _wrap(value, self.dtype, self._device)
+    expand(v.detach(), target.shape)
+    return RuntimeError("could not broadcast value")
+
+
+def setitem(self, key, value):
+    basic, kind, adv = parse_key(self, key)
+    if state.enabled and (self._requires_grad or (isinstance(value, Tensor) and
+                                                  value._requires_grad)):
+        if self._requires_grad and self.grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")
+        apply_inplace(self, _setitem_out_of_place, (basic, adv, value), {})
+        return
+    v = _value_array(self, value)
+    target = self._data[basic]
+    try:
+        if adv is None:
+            if isinstance(v, np.ndarray) or hasattr(v, "shape"):
+                k = _strip_leading_ones(v, target.ndim)
+                if k:
+                    v = v.reshape(v.shape[k:])
+            target[...] = v
+        else:
+            target[adv] = v
+    except ValueError:
+        raise _value_error(self, basic, adv, value) from None
+    except IndexError:
+        raise _advanced_error(target.shape, adv) from None
+    self._version.v += 1
+
+
+def _setitem_out_of_place(source, basic, adv, value):
+    from .conversion import cast, move
+    if isinstance(value, Tensor):
+        if value._device != source._device:
+            value = move(value, source._device)
+        value = cast(value, source.dtype)
+        k = _strip_leading_ones(value._data, source._data[basic].ndim if adv is None else 0)
+        if k:
+            value = value.reshape(value._data.shape[k:])
+    else:
+        value = scalar_for(source.dtype, value)
+    # PyTorch records IndexPutBackward0 only when no basic index came first.
+    plain = adv is not None and all(k is Ellipsis or k == _FULL for k in basic)
+    op = _index_put if plain else _copy_slices
+    try:
+        return dispatch(op, (source, value), {"basic": basic, "adv": adv,
+                                              "accumulate": False})
+    except ValueError:
+        raise _value_error(source, basic, adv, value) from None
+
+
+# ---------------------------------------------------------------------- index_put
+def _indices_key(self, indices, name):
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'indices' must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
+    key = []
+    for i, t in enumerate(indices):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+        key.append(t)
+    if sum(t._data.ndim if t.dtype in _MASK_DTYPES else 1 for t in key) > self._data.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {self._data.ndim} "
+                         f"(got {len(key)})")
+    basic, kind, adv = parse_key(self, tuple(key))
+    return basic, adv
+
+
+def _check_values(self, values, name):
+    if not isinstance(values, Tensor):
+        raise TypeError(f"{name}(): argument 'values' (position 2) must be Tensor, not "
+                        f"{type(values).__name__}")
+    if values.dtype is not self.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{dt.type_name(self.dtype)} for the destination and "
+                           f"{dt.type_name(values.dtype)} for the source.")
+
+
+@export
+def index_put(input, indices, values, accumulate=False):
+    _check_values(input, values, "index_put")
+    basic, adv = _indices_key(input, indices, "index_put")
+    params = {"basic": basic, "adv": adv, "accumulate": builtins.bool(accumulate)}
+    op = _index_put if adv is not None else _copy_slices
+    try:
+        return dispatch(op, (input, values), params)
+    except ValueError:
+        raise _value_error(input, basic, adv, values) from None
+
+
+def index_put_(self, indices, values, accumulate=False):
+    _check_values(self, values, "index_put_")
+    if state.enabled and (self._requires_grad or values._requires_grad):
+        return apply_inplace(self, index_put, (indices, values, accumulate), {})
+    basic, adv = _indices_key(self, indices, "index_put_")
+    try:
+        _put_in_place(self._data[basic], adv, values._data, accumulate)
+    except ValueError:
+        raise _value_error(self, basic, adv, values) from None
+    self._version.v += 1
+    return self
+
+
+def _put_in_place(target, adv, v, accumulate):
+    if adv is None:
+        if accumulate:
+            target += v
+        else:
+            target[...] = v
+    elif accumulate:
+        numpy_backend.scatter_add(target, adv, v)
+    else:
+        target[adv] = v
+
+
+METHODS["index_put_"] = index_put_
+
+
+# ---------------------------------------------------------------------- take / put
+def _check_long(index, name):
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' must be Tensor, not "
+                        f"{type(index).__name__}")
+    if index.dtype is not dt.int64:
+        raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
+                           f"{dt.type_name(index.dtype)}")
+
+
+def _check_flat_bounds(xp, index, numel):
+    if index.size and numel == 0 or (index.size and (
+            builtins.bool((index < -numel).any()) or builtins.bool((index >= numel).any()))):
+        bad = index[(index < -numel) | (index >= numel)].reshape(-1)[0]
+        raise IndexError(f"out of range: tried to access index {builtins.int(bad)} on a tensor "
+                         f"of {numel} elements.")
+
+
+@defop("take", save=())
+def _take(a, index):
+    return a.reshape(-1)[index]
+
+
+@_take.defvjp
+def _take_vjp(ctx, g):
+    zeros = g.new_zeros(ctx.in_meta[0][0])
+    return dispatch(_put, (zeros, g), {"index": ctx.params["index"], "accumulate": True})
+
+
+@export
+def take(input, index):
+    _check_long(index, "take")
+    _check_flat_bounds(None, index._data, input._data.size)
+    return dispatch(_take, (input,), {"index": index._data})
+
+
+@defop("put", save=())
+def _put(a, v, index, accumulate):
+    out = a.copy()
+    _put_flat(out, index, v, accumulate)
+    return out
+
+
+def _put_flat(out, index, v, accumulate):
+    flat = out.reshape(-1)  # a view: `out` is contiguous
+    v = v.reshape(-1) if hasattr(v, "reshape") else v
+    if accumulate:
+        numpy_backend.scatter_add(flat, index.reshape(-1), v)
+    else:
+        flat[index.reshape(-1)] = v
+
+
+@_put.defvjp
+def _put_vjp_flat(ctx, g):
+    p = ctx.params
+    ga = gv = None
+    if ctx.edges[0] is not None:
+        ga = g if p["accumulate"] else dispatch(_put, (g, 0), p)
+    if ctx.edges[1] is not None:
+        gv = dispatch(_take, (g,), {"index": p["index"]}).reshape(ctx.in_meta[0][1])
+    return ga, gv
+
+
+def _check_put(self, index, source):
+    _check_long(index, "put_")
+    if source.dtype is not self.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {dt.type_name(self.dtype)} and source.dtype = "
+                           f"{dt.type_name(source.dtype)}")
+    if source._data.size != index._data.size:
+        raise IndexError(f"put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source._data.size}, "
+                         f"index.numel() = {index._data.size}")
+    _check_flat_bounds(None, index._data, self._data.size)
+
+
+@export
+def put(input, index, source, accumulate=False):
+    _check_put(input, index, source)
+    return dispatch(_put, (input, source), {"index": index._data,
+                                            "accumulate": builtins.bool(accumulate)})
+
+
+def put_(self, index, source, accumulate=False):
+    _check_put(self, index, source)
+    if state.enabled and (self._requires_grad or source._requires_grad):
+        return apply_inplace(self, put, (index, source, accumulate), {})
+    if self._data.flags.c_contiguous:
+        _put_flat(self._data, index._data, source._data, accumulate)
+    else:
+        self._data[...] = _put(self._data, source._data, index._data, accumulate)
+    self._version.v += 1
+    return self
+
+
+METHODS["put_"] = put_
+
+
+# ---------------------------------------------------------------------- nonzero
+@export
+def nonzero(input, *, out=None, as_tuple=False):
+    a = input._data
+    xp = array_module(a)
+    if as_tuple:
+        if a.ndim == 0:
+            return (_wrap(xp.zeros(builtins.int(builtins.bool(a)), dtype=np.int64), dt.int64,
+                          input._device),)
+        return tuple(_wrap(i.astype(np.int64, copy=False), dt.int64, input._device)
+                     for i in xp.nonzero(a))
+    r = _wrap(xp.argwhere(a).astype(np.int64, copy=False), dt.int64, input._device)
+    return r if out is None else write_out(r, out)
+
+
+@export
+def argwhere(input):
+    return nonzero(input)
+
+
+@export
+def count_nonzero(input, dim=None):
+    xp = array_module(input._data)
+    dims = dim if dim is None or isinstance(dim, (tuple, list)) else (dim,)
+    from ._dims import reduce_dims
+    dims = None if dims is None else reduce_dims(dims, input._data.ndim)
+    return _wrap(xp.asarray(xp.count_nonzero(input._data, axis=dims), dtype=np.int64),
+                 dt.int64, input._device)
+
+
+# ---------------------------------------------------------------------- fill_, zero_, copy_
+@defop("fill", node="FillBackward3", save=())
+def _fill(a, value):
+    return array_module(a).full(a.shape, value, dtype=a.dtype)
+
+
+@_fill.defvjp
+def _fill_vjp(ctx, g):
+    gv = g.sum() if ctx.edges[1] is not None else None
+    return (g.new_zeros(g.shape) if ctx.edges[0] is not None else None), gv
+
+
+@defop("fill_scalar", node="FillBackward2", save=())
+def _fill_scalar(a, value):
+    return array_module(a).full(a.shape, value, dtype=a.dtype)
+
+
+@_fill_scalar.defvjp
+def _fill_scalar_vjp(ctx, g):
+    return g.new_zeros(g.shape)
+
+
+@defop("zero", node="ZeroBackward0", save=())
+def _zero(a):
+    return array_module(a).zeros(a.shape, dtype=a.dtype)
+
+
+@_zero.defvjp
+def _zero_vjp(ctx, g):
+    return g.new_zeros(g.shape)
+
+
+def _filled(self, value):
+    if isinstance(value, Tensor):
+        from .conversion import cast
+        return dispatch(_fill, (self, cast(value, self.dtype)))
+    return dispatch(_fill_scalar, (self,), {"value": value})
+
+
+def fill_(self, value):
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value._data.ndim} dimensions.")
+    else:
+        value = scalar_for(self.dtype, value)
+    if state.enabled and (self._requires_grad or (isinstance(value, Tensor) and
+                                                  value._requires_grad)):
+        return apply_inplace(self, _filled, (value,), {})
+    self._data[...] = _value_array(self, value)
+    self._version.v += 1
+    return self
+
+
+def zero_(self):
+    if state.enabled and self._requires_grad:
+        return apply_inplace(self, lambda s: dispatch(_zero, (s,)), (), {})
+    self._data[...] = 0
+    self._version.v += 1
+    return self
+
+
+@defop("copy_", node="CopyBackwards", save=())
+def _copy(a, src):
+    return array_module(a).broadcast_to(src, a.shape).astype(a.dtype)
+
+
+@_copy.defvjp
+def _copy_vjp(ctx, g):
+    ga = g.new_zeros(g.shape) if ctx.edges[0] is not None else None
+    return ga, (g if ctx.edges[1] is not None else None)
+
+
+def _copied(self, src):
+    from .conversion import move
+    if src._device != self._device:
+        src = move(src, self._device)
+    try:
+        return dispatch(_copy, (self, src), {}, self.dtype)
+    except ValueError:
+        raise _copy_error(self, src) from None
+
+
+def _copy_error(self, src):
+    from ._promote import broadcast_error
+    return broadcast_error(self._data.shape, src._data.shape)
+
+
+def copy_(self, src, non_blocking=False):
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(src).__name__}")
+    if state.enabled and (self._requires_grad or src._requires_grad):
+        return apply_inplace(self, _copied, (src,), {})
+    if src.dtype.category == 3 and self.dtype.category < 3:
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      UserWarning, stacklevel=2)
+    a = _value_array(self, src)
+    if a.dtype.kind == "c" and self.dtype.category < 3:
+        a = a.real
+    try:
+        self._data[...] = a
+    except ValueError:
+        raise _copy_error(self, src) from None
+    self._version.v += 1
+    return self
+
+
+METHODS.update({"__getitem__": getitem, "__setitem__": setitem, "fill_": fill_,
+                "zero_": zero_, "copy_": copy_})
+
+
+# ---------------------------------------------------------------------- new_* constructors
+def _new_args(self, dtype, device):
+    return (dtype or self.dtype), (device if device is not None else self._device)
+
+
+def new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False):
+    from .._creation import tensor
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
+                      "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
+        data = data.detach()
+    dtype, device = _new_args(self, dtype, device)
+    return tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _new_filled(name):
+    def new(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+            pin_memory=False):
+        from .. import _creation
+        dtype, device = _new_args(self, dtype, device)
+        return getattr(_creation, name)(*size, dtype=dtype, device=device,
+                                        requires_grad=requires_grad)
+    new.__name__ = "new_" + name
+    return new
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
+             layout=None, pin_memory=False):
+    from .._creation import full
+    dtype, device = _new_args(self, dtype, device)
+    return full(size, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+METHODS.update({"new_tensor": new_tensor, "new_zeros": _new_filled("zeros"),
+                "new_ones": _new_filled("ones"), "new_empty": _new_filled("empty"),
+                "new_full": new_full})

@@ -1,1 +1,570 @@
-"""linalg ops (being written)."""
+"""Products built on matmul: addmm & co, outer, inner, vdot, tensordot, kron, cross, einsum,
+multi_dot, vecdot; plus the small private primitives the linalg VJPs share (diagonals,
+block embedding, |x|**q) and torch.return_types-style named tuples.
+
+Decompositions live in linalg_decomp.py, norms in linalg_norms.py.
+"""
+import warnings
+
+from .. import _dtype as dt
+from .._tensor import Tensor, _wrap, write_out
+from ..backends import array_module
+from ._dims import wrap_dim
+from .matmul import bmm, mm, mv
+from .registry import PUBLIC, defop, dispatch, export
+
+
+# ---------------------------------------------------------------------- named tuples
+def return_type(name, fields):
+    """A structseq like torch.return_types.<name>, also reachable as ember.return_types.<name>."""
+    from . import return_types
+    cls = return_types._make(name, fields)
+    setattr(return_types, name, cls)
+    return cls
+
+
+# ---------------------------------------------------------------------- shared helpers
+def const(like, array):
+    """`array` as a Tensor of `like`'s dtype and device, outside the graph."""
+    return _wrap(array.astype(like.dtype.np, copy=False), like.dtype, like._device)
+
+
+def eye_like(x, n):
+    xp = array_module(x._data)
+    return const(x, xp.eye(n, dtype=x.dtype.np))
+
+
+def mh(x):
+    """The conjugate transpose of the last two dims (the transpose for real dtypes)."""
+    return conj(x.mT)
+
+
+def conj(x):
+    if x.dtype.category != 3:
+        return x
+    fn = PUBLIC.get("conj")
+    return fn(x) if fn is not None else dispatch(_conj, (x,))
+
+
+@defop("linalg_conj", node="ConjBackward0", save=())
+def _conj(a):
+    return array_module(a).conj(a)
+
+
+@_conj.defvjp
+def _conj_vjp(ctx, g):
+    return conj(g)
+
+
+def tri_mask(x, n, m, k=0, upper=False):
+    xp = array_module(x._data)
+    mask = xp.tri(n, m, k - 1 if upper else k, dtype=x.dtype.np)
+    return const(x, 1 - mask if upper else mask)
+
+
+def tril(x, k=0):
+    n, m = x._data.shape[-2:]
+    return x * tri_mask(x, n, m, k)
+
+
+def triu(x, k=0):
+    n, m = x._data.shape[-2:]
+    return x * tri_mask(x, n, m, k, upper=True)
+
+
+# --- diagonals: diagonal(x, offset, d1, d2) and its adjoint diag_embed, each the other's VJP
+@defop("linalg_diagonal", node="DiagonalBackward0", save=())
+def _diagonal(a, offset, dim1, dim2):
+    return array_module(a).diagonal(a, offset, dim1, dim2).copy()
+
+
+@_diagonal.defvjp
+def _diagonal_vjp(ctx, g):
+    p = ctx.params
+    return diag_embed(g, p["offset"], p["dim1"], p["dim2"], ctx.in_meta[0][0])
+
+
+@defop("linalg_diag_embed", node="DiagEmbedBackward0", save=())
+def _diag_embed(v, offset, dim1, dim2, shape):
+    xp = array_module(v)
+    n = len(shape)
+    rest = [i for i in range(n) if i not in (dim1, dim2)]
+    inner = tuple(shape[i] for i in rest) + (shape[dim1], shape[dim2])
+    out = xp.zeros(inner, dtype=v.dtype)
+    k = v.shape[-1]
+    idx = xp.arange(k)
+    rows, cols = (idx, idx + offset) if offset >= 0 else (idx - offset, idx)
+    out[..., rows, cols] = v
+    return xp.moveaxis(out, (n - 2, n - 1), (dim1, dim2))
+
+
+@_diag_embed.defvjp
+def _diag_embed_vjp(ctx, g):
+    p = ctx.params
+    return diagonal(g, p["offset"], p["dim1"], p["dim2"])
+
+
+def diagonal(x, offset=0, dim1=-2, dim2=-1):
+    n = x._data.ndim
+    d1, d2 = wrap_dim(dim1, n), wrap_dim(dim2, n)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return dispatch(_diagonal, (x,), {"offset": offset, "dim1": d1, "dim2": d2})
+
+
+def diag_embed(v, offset, dim1, dim2, shape):
+    return dispatch(_diag_embed, (v,), {"offset": offset, "dim1": dim1, "dim2": dim2,
+                                       "shape": tuple(shape)})
+
+
+def diag_matrix(v):
+    """A batch of diagonal matrices from a batch of vectors (last dim)."""
+    k = v._data.shape[-1]
+    shape = v._data.shape[:-1] + (k, k)
+    return diag_embed(v, 0, len(shape) - 2, len(shape) - 1, shape)
+
+
+# --- blocks: embed(x, shape, starts) places x in zeros; extract is its adjoint
+@defop("linalg_embed", node="SliceBackward0", save=())
+def _embed(a, shape, starts):
+    xp = array_module(a)
+    out = xp.zeros(shape, dtype=a.dtype)
+    out[tuple(slice(s, s + n) for s, n in zip(starts, a.shape))] = a
+    return out
+
+
+@_embed.defvjp
+def _embed_vjp(ctx, g):
+    return extract(g, ctx.params["starts"], ctx.in_meta[0][0])
+
+
+@defop("linalg_extract", node="SliceBackward0", save=())
+def _extract(a, starts, sizes):
+    return a[tuple(slice(s, s + n) for s, n in zip(starts, sizes))].copy()
+
+
+@_extract.defvjp
+def _extract_vjp(ctx, g):
+    return embed(g, ctx.in_meta[0][0], ctx.params["starts"])
+
+
+def embed(x, shape, starts):
+    starts = (0,) * (len(shape) - len(starts)) + tuple(starts)
+    return dispatch(_embed, (x,), {"shape": tuple(shape), "starts": starts})
+
+
+def extract(x, starts, sizes):
+    """x[..., s0:s0+n0, s1:s1+n1] for the trailing dims named by starts/sizes."""
+    lead = x._data.shape[:len(x._data.shape) - len(sizes)]
+    starts = (0,) * len(lead) + tuple(starts)
+    sizes = tuple(lead) + tuple(sizes)
+    return dispatch(_extract, (x,), {"starts": starts, "sizes": sizes})
+
+
+# --- |x|**q and sign(x)*|x|**q, each differentiating into the other (0 where x == 0, q < 0)
+@defop("linalg_abs_pow", node="PowBackward0", save=(0,))
+def _abs_pow(a, q):
+    xp = array_module(a)
+    r = xp.abs(a)
+    if q < 0:
+        with_zero = r == 0
+        return xp.where(with_zero, 0, xp.power(xp.where(with_zero, 1, r), q)).astype(r.dtype)
+    return r if q == 1 else xp.power(r, q)
+
+
+@_abs_pow.defvjp
+def _abs_pow_vjp(ctx, g):
+    x = ctx.inputs[0]
+    q = ctx.params["q"]
+    return g * (q * sgn_pow(x, q - 1)) if q != 0 else g * 0
+
+
+@defop("linalg_sgn_pow", node="PowBackward0", save=(0,))
+def _sgn_pow(a, q):
+    xp = array_module(a)
+    r = xp.abs(a)
+    safe = xp.where(r == 0, 1, r)
+    s = a / safe
+    return s * xp.where(r == 0, 0, xp.power(safe, q)) if q < 0 else s * xp.power(r, q)
+
+
+@_sgn_pow.defvjp
+def _sgn_pow_vjp(ctx, g):
+    x = ctx.inputs[0]
+    q = ctx.params["q"]
+    return g * (q * abs_pow(x, q - 1)) if q != 0 else g * 0
+
+
+def abs_pow(x, q):
+    return dispatch(_abs_pow, (x,), {"q": q}, x.dtype.to_real())
+
+
+def sgn_pow(x, q):
+    return dispatch(_sgn_pow, (x,), {"q": q})
+
+
+# ---------------------------------------------------------------------- products
+def _scaled(x, s):
+    return x if s == 1 else x * s
+
+
+def _add_scaled(input, prod, beta, alpha, name):
+    shape = prod._data.shape
+    if input._data.shape != shape:
+        try:
+            input = input.expand(shape)
+        except RuntimeError:
+            raise RuntimeError(f"The expanded size of the tensor ({shape[-1]}) must match the "
+                               f"existing size ({input._data.shape[-1]}) at non-singleton "
+                               f"dimension {len(shape) - 1}.  Target sizes: "
+                               f"{list(shape)}.  Tensor sizes: {list(input._data.shape)}"
+                               ) from None
+    prod = _scaled(prod, alpha)
+    if beta == 0:
+        # NOTE: beta=0 ignores input entirely (nan and inf in it do not propagate).
+        return prod + input * 0 if input._requires_grad else prod
+    return _scaled(input, beta) + prod
+
+
+@export(inplace=True)
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    r = _add_scaled(input, mm(mat1, mat2), beta, alpha, "addmm")
+    return r if out is None else write_out(r, out)
+
+
+@export(inplace=True)
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    r = _add_scaled(input, mv(mat, vec), beta, alpha, "addmv")
+    return r if out is None else write_out(r, out)
+
+
+@export(inplace=True)
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    r = _add_scaled(input, outer(vec1, vec2), beta, alpha, "addr")
+    return r if out is None else write_out(r, out)
+
+
+@export(inplace=True)
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    r = _add_scaled(input, bmm(batch1, batch2), beta, alpha, "baddbmm")
+    return r if out is None else write_out(r, out)
+
+
+@export(inplace=True)
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    r = _add_scaled(input, bmm(batch1, batch2).sum(0), beta, alpha, "addbmm")
+    return r if out is None else write_out(r, out)
+
+
+@export(aliases=("ger",))
+def outer(input, vec2, *, out=None):
+    for x, what in ((input, "self"), (vec2, "vec2")):
+        if x._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {what}, but got "
+                               f"{x._data.ndim}-D")
+    r = input.unsqueeze(-1) * vec2
+    return r if out is None else write_out(r, out)
+
+
+@export
+def vdot(input, other, *, out=None):
+    if input._data.ndim != 1 or other._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and "
+                           f"{other._data.ndim}D tensors")
+    from .matmul import dot
+    return dot(conj(input), other, out=out)
+
+
+@export
+def inner(input, other, *, out=None):
+    if input._data.ndim == 0 or other._data.ndim == 0:
+        r = input * other
+    else:
+        if input.dtype is not other.dtype:
+            raise RuntimeError("both inputs should have same dtype")
+        if input._data.shape[-1] != other._data.shape[-1]:
+            raise RuntimeError(
+                f"inner() the last dimension must match on both input tensors but got "
+                f"shapes {list(input._data.shape)} and {list(other._data.shape)}")
+        r = tensordot(input, other, ([-1], [-1]))
+    return r if out is None else write_out(r, out)
+
+
+@export
+def tensordot(a, b, dims=2, out=None):
+    na, nb = a._data.ndim, b._data.ndim
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(na, nb):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got "
+                               f"dims={dims}")
+        da, db = list(range(na - dims, na)), list(range(dims))
+    else:
+        da, db = dims
+        da = [da] if isinstance(da, int) else list(da)
+        db = [db] if isinstance(db, int) else list(db)
+        if len(da) != len(db):
+            raise RuntimeError(f"both dimension lists should have same length")
+    da = [wrap_dim(d, na) for d in da]
+    db = [wrap_dim(d, nb) for d in db]
+    if a.dtype is not b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    sa, sb = a._data.shape, b._data.shape
+    for x, y in zip(da, db):
+        if sa[x] != sb[y]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                               f"{sa[x]} in dim {x} and second has size {sb[y]} in dim {y}")
+    fa = [d for d in range(na) if d not in da]
+    fb = [d for d in range(nb) if d not in db]
+    k = 1
+    for d in da:
+        k *= sa[d]
+    am = a.permute(fa + da).reshape(-1, k)
+    bm = b.permute(db + fb).reshape(k, -1)
+    r = mm(am, bm).reshape([sa[d] for d in fa] + [sb[d] for d in fb])
+    return r if out is None else write_out(r, out)
+
+
+@export
+def kron(input, other, *, out=None):
+    n = max(input._data.ndim, other._data.ndim)
+    sa = (1,) * (n - input._data.ndim) + input._data.shape
+    sb = (1,) * (n - other._data.ndim) + other._data.shape
+    a = input.reshape([x for s in sa for x in (s, 1)])
+    b = other.reshape([x for s in sb for x in (1, s)])
+    r = (a * b).reshape([x * y for x, y in zip(sa, sb)])
+    return r if out is None else write_out(r, out)
+
+
+# --- cross product along a dim of size 3
+@defop("linalg_cross", node="LinalgCrossBackward0")
+def _cross(a, b, dim):
+    xp = array_module(a, b)
+    return xp.cross(a, b, axisa=dim, axisb=dim, axisc=dim)
+
+
+@_cross.defvjp
+def _cross_vjp(ctx, g):
+    a, b = ctx.inputs
+    dim = ctx.params["dim"]
+    ga = _cross_call(b, g, dim) if ctx.edges[0] is not None else None
+    gb = _cross_call(g, a, dim) if ctx.edges[1] is not None else None
+    return ga, gb
+
+
+def _cross_call(a, b, dim):
+    """dim counts from the end (negative), so it names the same axis in every operand."""
+    from ._promote import result_dtype
+    d = result_dtype(a, b)
+    arrays = (a._data.astype(d.np, copy=False), b._data.astype(d.np, copy=False))
+    return dispatch(_cross, (a, b), {"dim": dim}, d, arrays)
+
+
+def linalg_cross(input, other, *, dim=-1, out=None):
+    n = max(input._data.ndim, other._data.ndim)
+    if input._data.ndim != other._data.ndim:
+        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+    d = wrap_dim(dim, n)
+    sa, sb = input._data.shape, other._data.shape
+    if sa[d] != 3 or sb[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{sa[d]} and {sb[d]}")
+    try:
+        r = _cross_call(input, other, d - n)
+    except ValueError:
+        from ._promote import broadcast_error
+        raise broadcast_error(sa, sb) from None
+    return r if out is None else write_out(r, out)
+
+
+@export
+def cross(input, other, dim=None, *, out=None):
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
+                      "Please either pass the dim explicitly or simply use "
+                      "torch.linalg.cross.", UserWarning, stacklevel=2)
+        shape = [max(x, y) for x, y in zip(input._data.shape, other._data.shape)]
+        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+    return linalg_cross(input, other, dim=dim, out=out)
+
+
+# --- einsum: forward in xp.einsum; each operand's VJP is an einsum of the others
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _parse_einsum(equation, shapes):
+    """Explicit per-operand subscripts and output (ellipses expanded into fresh letters)."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(shapes):
+        raise RuntimeError(f"einsum(): more operands were provided than specified in the "
+                           f"equation" if len(terms) < len(shapes) else
+                           "einsum(): fewer operands were provided than specified in the "
+                           "equation")
+    used = set(c for c in eq if c.isalpha())
+    for c in eq:
+        if not (c.isalpha() or c in ",.->"):
+            raise RuntimeError(f"einsum(): invalid subscript given at index {eq.index(c)} in "
+                               "the equation string, subscripts must be in [a-zA-Z]")
+    fresh = [c for c in _LETTERS if c not in used]
+    nell = max([len(s) - (len(t) - 3) for t, s in zip(terms, shapes) if "..." in t] or [0])
+    ell = "".join(fresh[:nell])
+    subs = []
+    for t, s in zip(terms, shapes):
+        if "..." in t:
+            k = len(s) - (len(t) - 3)
+            t = t.replace("...", ell[nell - k:])
+        if len(t) != len(s):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation "
+                               f"({len(t)}) does not match the number of dimensions "
+                               f"({len(s)}) for operand {len(subs)} and no ellipsis was "
+                               "given")
+        subs.append(t)
+    if arrow:
+        out = rhs.replace("...", ell)
+    else:
+        counts = {}
+        for t in terms:
+            for c in t.replace("...", ""):
+                counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1))
+    return subs, out
+
+
+@defop("einsum", node="EinsumBackward0")
+def _einsum(*arrays, equation, subs, out):
+    xp = array_module(*arrays)
+    return xp.einsum(",".join(subs) + "->" + out, *arrays, optimize=len(arrays) > 2)
+
+
+@_einsum.defvjp
+def _einsum_vjp(ctx, g):
+    subs, out = ctx.params["subs"], ctx.params["out"]
+    ops = ctx.inputs
+    sizes = {}
+    for s, shape in zip(subs + [out], list(ctx.in_meta[0]) + [g._data.shape]):
+        for c, n in zip(s, shape):
+            sizes[c] = max(sizes.get(c, 1), n)
+    grads = []
+    for i, s in enumerate(subs):
+        if ctx.edges[i] is None:
+            grads.append(None)
+            continue
+        terms, operands = [out], [g]
+        terms += [t for j, t in enumerate(subs) if j != i]
+        operands += [o for j, o in enumerate(ops) if j != i]
+        # a repeated letter (a diagonal) gets fresh letters tied to it by identity matrices
+        target, seen = "", set()
+        spare = [c for c in _LETTERS if c not in "".join(subs) + out]
+        for c in s:
+            if c in seen:
+                new = spare.pop(0)
+                terms.append(c + new)
+                operands.append(eye_like(g, sizes[c]))
+                c = new
+            seen.add(c)
+            target += c
+        # letters summed only inside operand i come back by broadcasting over ones
+        have = set("".join(terms))
+        for c in dict.fromkeys(target):
+            if c not in have:
+                terms.append(c)
+                operands.append(const(g, array_module(g._data).ones(sizes[c])))
+        grads.append(einsum(",".join(terms) + "->" + target, *operands))
+    return tuple(grads)
+
+
+@export(method=False)
+def einsum(equation, *operands):
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not isinstance(equation, str):
+        raise NotImplementedError("einsum(): the sublist form is not supported by ember")
+    for o in operands[1:]:
+        if o.dtype is not operands[0].dtype:
+            raise RuntimeError(f"expected scalar type {dt.type_name(operands[0].dtype)} but "
+                               f"found {dt.type_name(o.dtype)}")
+    subs, out = _parse_einsum(equation, [o._data.shape for o in operands])
+    return dispatch(_einsum, tuple(operands), {"equation": equation, "subs": subs,
+                                               "out": out}, operands[0].dtype)
+
+
+# --- chains of products
+def multi_dot(tensors, *, out=None):
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    for i, t in enumerate(tensors):
+        nd = t._data.ndim
+        if (i in (0, n - 1) and nd not in (1, 2)) or (0 < i < n - 1 and nd != 2):
+            where = "first" if i == 0 else "last" if i == n - 1 else f"{i}"
+            what = "1D or 2D" if i in (0, n - 1) else "2D"
+            raise RuntimeError(f"multi_dot(): the {where} tensor must be {what} but got "
+                               f"{nd}D" if i in (0, n - 1) else
+                               f"multi_dot(): tensor {i} must be 2D but got {nd}D")
+        if t.dtype is not tensors[0].dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but "
+                               f"tensor 0 is {_short(tensors[0].dtype)} and tensor {i} "
+                               f"{_short(t.dtype)}")
+    first, last = tensors[0], tensors[-1]
+    mats = list(tensors)
+    if first._data.ndim == 1:
+        mats[0] = first.unsqueeze(0)
+    if last._data.ndim == 1:
+        mats[-1] = last.unsqueeze(-1)
+    for i in range(n - 1):
+        if mats[i]._data.shape[1] != mats[i + 1]._data.shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes "
+                               f"{list(tensors[i]._data.shape)} and "
+                               f"{list(tensors[i + 1]._data.shape)} cannot be multiplied")
+    r = _chain(mats)
+    if first._data.ndim == 1:
+        r = r.squeeze(0)
+    if last._data.ndim == 1:
+        r = r.squeeze(-1)
+    return r if out is None else write_out(r, out)
+
+
+def _chain(mats):
+    # Three matrices: pick the cheaper association; longer chains multiply left to right.
+    if len(mats) == 3:
+        (a, b), c = mats[0]._data.shape, mats[2]._data.shape[1]
+        d = mats[1]._data.shape[1]
+        if a * b * d + a * d * c > b * d * c + a * b * c:
+            return mm(mats[0], mm(mats[1], mats[2]))
+    r = mats[0]
+    for m in mats[1:]:
+        r = mm(r, m)
+    return r
+
+
+def _short(d):
+    return {dt.float32: "float", dt.float64: "double"}.get(d, dt.type_name(d).lower())
+
+
+@export(method=False)
+def chain_matmul(*matrices, out=None):
+    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
+                  "release. Use torch.linalg.multi_dot instead, which accepts a list of two "
+                  "or more tensors rather than multiple parameters.", UserWarning,
+                  stacklevel=2)
+    if len(matrices) == 1:
+        return matrices[0].clone() if out is None else write_out(matrices[0], out)
+    return multi_dot(matrices, out=out)
+
+
+def vecdot(x, y, *, dim=-1, out=None):
+    if x.dtype is not y.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found "
+                           f"x of type {dt.type_name(x.dtype)} and y of type "
+                           f"{dt.type_name(y.dtype)} instead")
+    if x.dtype.category < 2:
+        raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as "
+                           f"input. Got {dt.type_name(x.dtype)}")
+    r = (conj(x) * y).sum(dim)
+    return r if out is None else write_out(r, out)
+

@@ -1,9 +1,16 @@
-"""Core reductions: sum and mean (the rest of the family lives beside them)."""
+"""Core reductions: sum, nansum, mean, nanmean, prod, logsumexp, all, any, count_nonzero, norm.
+
+Max/min live in minmax.py, variance and order statistics in statistics.py, scans in
+cumulative.py. float16/bfloat16 accumulate in float32 and round once, as PyTorch's kernels do.
+"""
+import math
+
 from .. import _dtype as dt
 from .._tensor import Tensor, write_out
 from ..backends import array_module
-from ._dims import kept_shape, reduce_dims
+from ._dims import kept_shape, reduce_dims, wrap_dim  # noqa: F401
 from ._promote import compute_dtype
+from ._reduce_ops import abs_pow, const, exp_
 from .registry import defop, dispatch, export
 
 
@@ -14,6 +21,33 @@ def expand_reduced(g, input_shape, dims, keepdim):
     return g.expand(input_shape)
 
 
+def keep(a, input_shape, dims, keepdim):
+    """A reduced array reshaped to the keepdim shape (for broadcasting against the input)."""
+    return a if keepdim else a.reshape(kept_shape(input_shape, dims))
+
+
+def mask_of(t, array, dtype=None):
+    """A constant tensor from a boolean array, in t's dtype (masks multiply gradients)."""
+    return const(t, array.astype((dtype or t.dtype).np))
+
+
+def dims_of(dim, ndim):
+    """reduce_dims, with a 0-dim input's dim 0 / -1 meaning no axis at all."""
+    dims = reduce_dims(dim, ndim)
+    return dims if ndim else ()
+
+
+def one_dim(dim, ndim):
+    """A single wrapped dim; a 0-dim input's dim 0 / -1 means position 0 of its 1-element
+    view."""
+    d = wrap_dim(dim, ndim)
+    return d if ndim else 0
+
+
+def numel_of(shape, dims):
+    return math.prod(shape[d] for d in dims)
+
+
 def sum_dtype(input, dtype):
     """Integer and bool sums accumulate in int64, as PyTorch's."""
     if dtype is not None:
@@ -21,6 +55,17 @@ def sum_dtype(input, dtype):
     return dt.int64 if input.dtype.category < 2 else input.dtype
 
 
+def _check_input(name, input):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+
+
+def _finish(r, out):
+    return r if out is None else write_out(r, out)
+
+
+# ---------------------------------------------------------------------- sum / nansum
 @defop("sum", save=())
 def _sum(a, dims, keepdim, acc):
     return array_module(a).sum(a, axis=dims, keepdims=keepdim, dtype=acc)
@@ -34,39 +79,304 @@ def _sum_vjp(ctx, g):
 
 @export
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"sum(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
-    dims = reduce_dims(dim, input._data.ndim)
+    _check_input("sum", input)
+    dims = dims_of(dim, input._data.ndim)
     result = sum_dtype(input, dtype)
     acc = compute_dtype(result).np
     r = dispatch(_sum, (input,), {"dims": dims, "keepdim": keepdim, "acc": acc}, result)
-    return r if out is None else write_out(r, out)
+    return _finish(r, out)
 
 
+@defop("nansum", save=(0,))
+def _nansum(a, dims, keepdim, acc):
+    return array_module(a).nansum(a, axis=dims, keepdims=keepdim, dtype=acc)
+
+
+@_nansum.defvjp
+def _nansum_vjp(ctx, g):
+    x = ctx.inputs[0]
+    p = ctx.params
+    xp = array_module(x._data)
+    return expand_reduced(g, x._data.shape, p["dims"], p["keepdim"]) * \
+        mask_of(g, ~xp.isnan(x._data))
+
+
+@export
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    _check_input("nansum", input)
+    if input.dtype.category < 2 and (dtype is None or dtype.category < 2):
+        return sum(input, dim, keepdim, dtype=dtype, out=out)
+    dims = dims_of(dim, input._data.ndim)
+    result = sum_dtype(input, dtype)
+    acc = compute_dtype(result).np
+    r = dispatch(_nansum, (input,), {"dims": dims, "keepdim": keepdim, "acc": acc}, result)
+    return _finish(r, out)
+
+
+# ---------------------------------------------------------------------- mean / nanmean
 @defop("mean", save=())
 def _mean(a, dims, keepdim, acc):
-    return array_module(a).mean(a, axis=dims, keepdims=keepdim, dtype=acc)
+    xp = array_module(a)
+    if a.size == 0 or numel_of(a.shape, dims) == 0:
+        with _quiet(xp):  # PyTorch's mean of nothing is nan, silently
+            return xp.sum(a, axis=dims, keepdims=keepdim, dtype=acc) / xp.asarray(0, acc)
+    return xp.mean(a, axis=dims, keepdims=keepdim, dtype=acc)
+
+
+def _quiet(xp):
+    import numpy as np
+    return np.errstate(all="ignore")
 
 
 @_mean.defvjp
 def _mean_vjp(ctx, g):
     shape = ctx.in_meta[0][0]
     dims = ctx.params["dims"]
-    count = 1
-    for d in dims:
-        count *= shape[d]
-    return expand_reduced(g / count, shape, dims, ctx.params["keepdim"])
+    return expand_reduced(g / numel_of(shape, dims), shape, dims, ctx.params["keepdim"])
 
 
 @export
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    _check_input("mean", input)
     result = dtype or input.dtype
     if result.category < 2:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating "
-            f"point or complex dtype. Got: {dt.type_name(input.dtype)}")
-    dims = reduce_dims(dim, input._data.ndim)
+            f"point or complex dtype. Got: {dt.type_name(result)}")
+    dims = dims_of(dim, input._data.ndim)
     r = dispatch(_mean, (input,), {"dims": dims, "keepdim": keepdim,
                                    "acc": compute_dtype(result).np}, result)
-    return r if out is None else write_out(r, out)
+    return _finish(r, out)
+
+
+@defop("nanmean", node="DivBackward0", save=(0,))
+def _nanmean(a, dims, keepdim, acc):
+    xp = array_module(a)
+    valid = ~xp.isnan(a)
+    total = xp.sum(xp.where(valid, a, 0), axis=dims, keepdims=keepdim, dtype=acc)
+    with _quiet(xp):
+        return total / xp.sum(valid, axis=dims, keepdims=keepdim).astype(acc)
+
+
+@_nanmean.defvjp
+def _nanmean_vjp(ctx, g):
+    x = ctx.inputs[0]
+    p = ctx.params
+    xp = array_module(x._data)
+    valid = ~xp.isnan(x._data)
+    count = xp.sum(valid, axis=p["dims"], keepdims=True)
+    with _quiet(xp):
+        scale = mask_of(g, valid / count)
+    return expand_reduced(g, x._data.shape, p["dims"], p["keepdim"]) * scale
+
+
+@export
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    _check_input("nanmean", input)
+    if input.dtype.category < 2:
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {dt.type_name(input.dtype)}")
+    result = dtype or input.dtype
+    dims = dims_of(dim, input._data.ndim)
+    r = dispatch(_nanmean, (input,), {"dims": dims, "keepdim": keepdim,
+                                      "acc": compute_dtype(result).np}, result)
+    return _finish(r, out)
+
+
+# ---------------------------------------------------------------------- prod
+@defop("prod", save=(0,), save_output=True)
+def _prod(a, dims, keepdim, acc):
+    return array_module(a).prod(a, axis=dims, keepdims=keepdim, dtype=acc)
+
+
+@_prod.defvjp
+def _prod_vjp(ctx, g):
+    # NOTE: out / x fails at zeros; there the gradient is the product of the other
+    # elements, built from exclusive cumulative products (differentiable again).
+    x = ctx.inputs[0]
+    p = ctx.params
+    dims, keepdim, shape = p["dims"], p["keepdim"], x._data.shape
+    xp = array_module(x._data)
+    g = expand_reduced(g, shape, dims, keepdim)
+    if not (x._data == 0).any():
+        return g * expand_reduced(ctx.output, shape, dims, keepdim) / x
+    from .cumulative import products_of_others
+    if len(dims) == 1:
+        return g * products_of_others(x, dims[0])
+    if not dims:
+        return g
+    return g * products_of_others(x.reshape(-1), 0).reshape(shape)
+
+
+def _prod_dims(input, dims):
+    """prod over a tuple of dims, kept (PyTorch's public prod takes one dim)."""
+    acc = compute_dtype(input.dtype).np
+    return dispatch(_prod, (input,), {"dims": tuple(dims), "keepdim": True, "acc": acc},
+                    input.dtype)
+
+
+@export
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    _check_input("prod", input)
+    if isinstance(dim, (tuple, list)):
+        raise TypeError("prod() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(dim).__name__}), but expected one of:\n"
+                        " * (Tensor input, *, torch.dtype dtype = None)\n"
+                        " * (Tensor input, int dim, bool keepdim = False, *, "
+                        "torch.dtype dtype = None, Tensor out = None)")
+    n = input._data.ndim
+    dims = tuple(range(n)) if dim is None else (wrap_dim(dim, n),)
+    if dim is None:
+        keepdim = False
+    if n == 0:
+        dims = ()
+    result = sum_dtype(input, dtype)
+    acc = compute_dtype(result).np
+    op = _prod if dim is None else _prod_dim
+    r = dispatch(op, (input,), {"dims": dims, "keepdim": keepdim, "acc": acc}, result)
+    return _finish(r, out)
+
+
+# PyTorch names the node of prod(dim) ProdBackward1: same forward and VJP, another name.
+_prod_dim = defop("prod_dim", node="ProdBackward1", save=(0,), save_output=True)(_prod.forward)
+_prod_dim.defvjp(_prod_vjp)
+
+
+# ---------------------------------------------------------------------- logsumexp
+@defop("logsumexp", save=(0,), save_output=True)
+def _logsumexp(a, dims, keepdim):
+    xp = array_module(a)
+    if a.size == 0:
+        with _quiet(xp):
+            return xp.log(xp.sum(xp.exp(a), axis=dims, keepdims=keepdim))
+    # NOTE: shift by the max so exp cannot overflow; an infinite max shifts by 0 instead
+    # (inf - inf would be nan).
+    m = xp.max(a, axis=dims, keepdims=True)
+    m = xp.where(xp.isinf(m), 0, m)
+    s = xp.log(xp.sum(xp.exp(a - m), axis=dims, keepdims=True)) + m
+    return s if keepdim else s.reshape(tuple(n for i, n in enumerate(a.shape)
+                                             if i not in dims))
+
+
+@_logsumexp.defvjp
+def _logsumexp_vjp(ctx, g):
+    x = ctx.inputs[0]
+    p = ctx.params
+    shape = x._data.shape
+    out = expand_reduced(ctx.output, shape, p["dims"], p["keepdim"])
+    return expand_reduced(g, shape, p["dims"], p["keepdim"]) * exp_(x - out)
+
+
+@export
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    _check_input("logsumexp", input)
+    if input.dtype.category < 2:
+        input = input.to(dt.get_default_dtype())
+    dims = dims_of(dim, input._data.ndim)
+    compute = compute_dtype(input.dtype)
+    arrays = None if compute is input.dtype else (input._data.astype(compute.np),)
+    r = dispatch(_logsumexp, (input,), {"dims": dims, "keepdim": keepdim}, input.dtype,
+                 arrays)
+    return _finish(r, out)
+
+
+# ---------------------------------------------------------------------- all / any
+def _logical_reduction(name, fn):
+    def reduce(input, dim=None, keepdim=False, *, out=None):
+        _check_input(name, input)
+        a = input._data
+        dims = dims_of(dim, a.ndim)
+        xp = array_module(a)
+        r = getattr(xp, fn)(a, axis=dims, keepdims=keepdim)
+        result = dt.uint8 if input.dtype is dt.uint8 else dt.bool
+        from .._tensor import _wrap
+        r = _wrap(xp.asarray(r).astype(result.np), result, input._device)
+        return _finish(r, out)
+    reduce.__name__ = name
+    return reduce
+
+
+all = export(_logical_reduction("all", "all"))
+any = export(_logical_reduction("any", "any"))
+
+
+@export
+def count_nonzero(input, dim=None):
+    _check_input("count_nonzero", input)
+    a = input._data
+    dims = dims_of(dim, a.ndim)
+    from .._tensor import _wrap
+    xp = array_module(a)
+    r = xp.asarray(xp.count_nonzero(a, axis=dims)).astype(xp.int64)
+    return _wrap(r, dt.int64, input._device)
+
+
+# ---------------------------------------------------------------------- norm
+@defop("norm", node="LinalgVectorNormBackward0", save=(0,), save_output=True)
+def _norm(a, p, dims, keepdim):
+    xp = array_module(a)
+    absa = xp.abs(a)
+    if p == 2:
+        return xp.sqrt(xp.sum(absa * absa, axis=dims, keepdims=keepdim))
+    if p == math.inf:
+        return xp.max(absa, axis=dims, keepdims=keepdim)
+    if p == -math.inf:
+        return xp.min(absa, axis=dims, keepdims=keepdim)
+    if p == 0:
+        return xp.sum(absa != 0, axis=dims, keepdims=keepdim).astype(a.dtype)
+    if p == 1:
+        return xp.sum(absa, axis=dims, keepdims=keepdim)
+    return xp.sum(absa ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+
+
+@_norm.defvjp
+def _norm_vjp(ctx, g):
+    x = ctx.inputs[0]
+    prm = ctx.params
+    p, dims, keepdim = prm["p"], prm["dims"], prm["keepdim"]
+    a = x._data
+    shape = a.shape
+    xp = array_module(a)
+    g = expand_reduced(g, shape, dims, keepdim)
+    if p == 0:
+        return g * 0
+    sign = mask_of(x, xp.sign(a))
+    if p == 1:
+        return g * sign
+    out = expand_reduced(ctx.output, shape, dims, keepdim)
+    if math.isinf(p):
+        # evenly among the entries that attain the extreme |x|
+        hit = xp.abs(a) == keep(ctx.output._data, shape, dims, keepdim)
+        return g * sign * mask_of(x, hit / xp.sum(hit, axis=dims, keepdims=True))
+    nonzero = mask_of(x, ctx.output._data != 0)
+    nonzero = expand_reduced(nonzero, shape, dims, keepdim)
+    safe_out = out + (1 - nonzero)
+    if p == 2:
+        return x * (g * nonzero / safe_out)
+    safe_x = x + mask_of(x, a == 0)
+    return sign * abs_pow(safe_x, p - 1) * (g * nonzero / abs_pow(safe_out, p - 1))
+
+
+@export
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    _check_input("norm", input)
+    if input.dtype.category < 2:
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {dt.type_name(input.dtype)}")
+    if isinstance(p, str):
+        if p != "fro":
+            raise NotImplementedError(f"norm(p='{p}') is not supported by ember yet")
+        p = 2
+    if dtype is not None:
+        input = input.to(dtype)
+    n = input._data.ndim
+    dims = dims_of(dim, n)
+    if math.isinf(p) and input._data.size == 0 and (
+            dim is None or 0 in (input._data.shape[d] for d in dims)):
+        raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor "
+                           "because the operation does not have an identity")
+    compute = compute_dtype(input.dtype)
+    arrays = None if compute is input.dtype else (input._data.astype(compute.np),)
+    r = dispatch(_norm, (input,), {"p": p, "dims": dims, "keepdim": keepdim},
+                 input.dtype.to_real(), arrays)
+    return _finish(r, out)

@@ -8,7 +8,7 @@ graph node; optional instruments (the pitfall guard, anomaly mode) hook in there
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from ..autograd.graph import edge_of
+from ..autograd.graph import get_accumulator
 from .._dtype import from_numpy_dtype
 from ..autograd.grad_mode import state
 from ..autograd.graph import Node
@@ -148,30 +148,71 @@ _SCALAR_TYPES = (np.generic, int, float, bool, complex)
 
 
 def _record(op, inputs, params, results, device):
-    edges = tuple(edge_of(x) if isinstance(x, Tensor) else None for x in inputs)
-    shapes = tuple(x._data.shape if isinstance(x, Tensor) else None for x in inputs)
-    dtypes = tuple(x.dtype if isinstance(x, Tensor) else None for x in inputs)
+    """Make the graph node of one op call and attach it to the results.
+
+    NOTE: hot path (every differentiable op): one pass over the inputs, no generators."""
+    edges, shapes, dtypes = [], [], []
+    for x in inputs:
+        if isinstance(x, Tensor):
+            if x._requires_grad:
+                fn = x.grad_fn
+                if fn is not None:
+                    edges.append((fn, x._output_nr))
+                else:
+                    acc = x._accumulator
+                    edges.append((acc if acc is not None else get_accumulator(x), 0))
+            else:
+                edges.append(None)
+            shapes.append(x._data.shape)
+            dtypes.append(x.dtype)
+        else:
+            edges.append(None)
+            shapes.append(None)
+            dtypes.append(None)
+    node = object.__new__(Node)
     save = op.save_inputs
     if save is None:
-        kept = tuple(inputs)
-        versions = tuple((i, x, x._version.v) for i, x in enumerate(inputs)
-                         if isinstance(x, Tensor))
+        node.inputs = inputs
+        node.saved_versions = [(x, x._version.v) for x in inputs if isinstance(x, Tensor)]
+    elif save:
+        kept = list(inputs)
+        versions = []
+        for i, x in enumerate(inputs):
+            if isinstance(x, Tensor):
+                if i in save:
+                    versions.append((x, x._version.v))
+                else:
+                    kept[i] = None
+        node.inputs = kept
+        node.saved_versions = versions
     else:
-        kept = tuple(x if (i in save or not isinstance(x, Tensor)) else None
-                     for i, x in enumerate(inputs))
-        versions = tuple((i, inputs[i], inputs[i]._version.v) for i in save
-                         if isinstance(inputs[i], Tensor))
-    node = Node(op, kept, params, edges, (shapes, dtypes, device))
-    node.saved_versions = versions
-    node.out_meta = tuple((r._data.shape, r.dtype) for r in results)
-    if op.save_output:
-        r0 = results[0]
-        node.save_output([r._data for r in results], [r.dtype for r in results], r0._version)
-    for nr, r in enumerate(results):
-        if r.dtype.category >= 2:
-            r._requires_grad = True
-            r.grad_fn = node
-            r._output_nr = nr
+        # Nothing saved but Python scalars (a VJP may read an exponent, an alpha).
+        node.inputs = [None if isinstance(x, Tensor) else x for x in inputs]
+        node.saved_versions = None
+    node.op = op
+    node.params = params
+    node.edges = edges
+    node.in_meta = (shapes, dtypes, device)
+    node._out = node.pre_hooks = node.retains = node.hooks = node.anomaly_trace = None
+    node.freed = False
+    if len(results) == 1:
+        r = results[0]
+        node.out_meta = ((r._data.shape, r.dtype),)
+        if op.save_output:
+            node.save_output([r._data], [r.dtype], r._version)
+        r._requires_grad = True
+        r.grad_fn = node
+        r._output_nr = 0
+    else:
+        node.out_meta = tuple((r._data.shape, r.dtype) for r in results)
+        if op.save_output:
+            node.save_output([r._data for r in results], [r.dtype for r in results],
+                             results[0]._version)
+        for nr, r in enumerate(results):
+            if r.dtype.category >= 2:
+                r._requires_grad = True
+                r.grad_fn = node
+                r._output_nr = nr
     if _anomaly.enabled:
         _anomaly.record_trace(node)
     return node

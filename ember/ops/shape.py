@@ -1,1 +1,744 @@
-"""shape ops (being written)."""
+"""Shape manipulation: joining (cat, stack, *stack), splitting (split, chunk, tensor_split,
+unbind), reordering (flip, roll, rot90), triangles and diagonals (tril, triu, diag, diagflat,
+trace), repetition (repeat, tile, repeat_interleave) and grids (meshgrid, cartesian_prod,
+combinations, broadcast_tensors, atleast_*d).
+
+Splits return views of the input that share its version counter, as PyTorch's do; ops
+that make copies (cat, flip, roll, repeat) differentiate through views and reductions.
+"""
+import builtins
+import math
+import warnings
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._tensor import Size, Tensor, _wrap, write_out
+from ..backends import array_module
+from ._dims import reduce_dims, wrap_dim
+from .registry import Op, defop, dispatch, export
+from .views import _diag_embed, _permute, diag_embed, diagonal, expand, narrow, reshape, select
+
+
+def _tensor_list(tensors, name):
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {type(tensors).__name__}")
+    return tensors
+
+
+def _common_dtype(tensors):
+    d = tensors[0].dtype
+    for t in tensors[1:]:
+        if t.dtype is not d:
+            return dt.result_type_of(tuple(tensors))
+    return d
+
+
+# ---------------------------------------------------------------------- cat / stack
+@defop("cat", save=())
+def _cat(*arrays, dim):
+    return array_module(*arrays).concatenate(arrays, axis=dim)
+
+
+@_cat.defvjp
+def _cat_vjp(ctx, g):
+    dim, grads, offset = ctx.params["dim"], [], 0
+    for shape, edge in zip(ctx.in_meta[0], ctx.edges):
+        size = shape[dim]
+        grads.append(narrow(g, dim, offset, size) if edge is not None else None)
+        offset += size
+    return tuple(grads)
+
+
+@export(aliases=("concat", "concatenate"))
+def cat(tensors, dim=0, *, out=None):
+    if not isinstance(tensors, (list, tuple)):
+        if isinstance(tensors, Tensor):
+            raise TypeError("cat(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                            "not Tensor")
+        tensors = list(tensors)
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if t._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated")
+    result = _common_dtype(tensors)
+    # NOTE: PyTorch still skips legacy empty 1-D tensors, whatever their partners' shapes.
+    kept = [t for t in tensors if t._data.shape != (0,)]
+    if not kept:
+        r = _wrap(array_module(tensors[0]._data).zeros((0,), dtype=result.np), result,
+                  tensors[0]._device)
+        return r if out is None else write_out(r, out)
+    first = kept[0]._data.shape
+    d = wrap_dim(dim, len(first))
+    for i, t in enumerate(tensors):
+        shape = t._data.shape
+        if shape == (0,):
+            continue
+        if len(shape) != len(first):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got "
+                               f"{len(first)} and {len(shape)}")
+        for k, (a, b) in enumerate(zip(first, shape)):
+            if k != d and a != b:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
+                                   f"Expected size {a} but got size {b} for tensor number "
+                                   f"{i} in the list.")
+    arrays = [t._data if t.dtype is result else t._data.astype(result.np) for t in kept]
+    r = dispatch(_cat, tuple(kept), {"dim": d}, result, arrays)
+    return r if out is None else write_out(r, out)
+
+
+@defop("stack", save=())
+def _stack(*arrays, dim):
+    return array_module(*arrays).stack(arrays, axis=dim)
+
+
+@_stack.defvjp
+def _stack_vjp(ctx, g):
+    dim = ctx.params["dim"]
+    return tuple(select(g, dim, i) if e is not None else None
+                 for i, e in enumerate(ctx.edges))
+
+
+@export
+def stack(tensors, dim=0, *, out=None):
+    tensors = _tensor_list(tensors, "stack")
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    first = tensors[0]._data.shape
+    for i, t in enumerate(tensors):
+        if t._data.shape != first:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(first)} at entry 0 and {list(t._data.shape)} at entry "
+                               f"{i}")
+    d = wrap_dim(dim, len(first) + 1)
+    result = _common_dtype(tensors)
+    arrays = [t._data if t.dtype is result else t._data.astype(result.np) for t in tensors]
+    r = dispatch(_stack, tuple(tensors), {"dim": d}, result, arrays)
+    return r if out is None else write_out(r, out)
+
+
+@export(method=False)
+def hstack(tensors, *, out=None):
+    tensors = atleast_1d(_tensor_list(tensors, "hstack"))
+    return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1, out=out)
+
+
+@export(method=False, aliases=("row_stack",))
+def vstack(tensors, *, out=None):
+    return cat(atleast_2d(_tensor_list(tensors, "vstack")), 0, out=out)
+
+
+@export(method=False)
+def dstack(tensors, *, out=None):
+    return cat(atleast_3d(_tensor_list(tensors, "dstack")), 2, out=out)
+
+
+@export(method=False)
+def column_stack(tensors, *, out=None):
+    tensors = _tensor_list(tensors, "column_stack")
+    cols = [reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in tensors]
+    return cat(cols, 1, out=out)
+
+
+def _atleast(tensors, fn):
+    if len(tensors) == 1:
+        if isinstance(tensors[0], (list, tuple)):
+            return tuple(fn(t) for t in tensors[0])
+        return fn(tensors[0])
+    return tuple(fn(t) for t in tensors)
+
+
+def _at_least_1d(t):
+    return reshape(t, (1,)) if t._data.ndim == 0 else t
+
+
+def _at_least_2d(t):
+    n = t._data.ndim
+    return reshape(t, (1, 1)) if n == 0 else (t.unsqueeze(0) if n == 1 else t)
+
+
+def _at_least_3d(t):
+    n = t._data.ndim
+    if n == 0:
+        return reshape(t, (1, 1, 1))
+    if n == 1:
+        return t.unsqueeze(0).unsqueeze(-1)
+    return t.unsqueeze(-1) if n == 2 else t
+
+
+@export(method=False)
+def atleast_1d(*tensors):
+    return _atleast(tensors, _at_least_1d)
+
+
+@export(method=False)
+def atleast_2d(*tensors):
+    return _atleast(tensors, _at_least_2d)
+
+
+@export(method=False)
+def atleast_3d(*tensors):
+    return _atleast(tensors, _at_least_3d)
+
+
+# ---------------------------------------------------------------------- split family
+_MULTI = {}
+
+
+def _split_forward(a, dim, bounds):
+    lead = (slice(None),) * dim
+    return tuple(a[lead + (slice(lo, hi), ...)] for lo, hi in bounds)
+
+
+def _unbind_forward(a, dim, count):
+    lead = (slice(None),) * dim
+    return tuple(a[lead + (i, ...)] for i in range(count))
+
+
+def _split_vjp(ctx, *grads):
+    return dispatch(_cat, grads, {"dim": ctx.params["dim"]})
+
+
+def _unbind_vjp(ctx, *grads):
+    return dispatch(_stack, grads, {"dim": ctx.params["dim"]})
+
+
+_KINDS = {"split": ("SplitBackward0", _split_forward, _split_vjp),
+          "split_with_sizes": ("SplitWithSizesBackward0", _split_forward, _split_vjp),
+          "unbind": ("UnbindBackward0", _unbind_forward, _unbind_vjp)}
+
+
+def _multi_view(kind, n):
+    """The Op for a view op with `n` outputs (the registry's ops have a fixed count)."""
+    op = _MULTI.get((kind, n))
+    if op is None:
+        node, forward, vjp = _KINDS[kind]
+        if n == 1:
+            def single(a, **params):
+                return forward(a, **params)[0]
+            op = Op(kind, single, node, (), False, 1, view=True)
+            op.defvjp(lambda ctx, g: vjp(ctx, g))
+        else:
+            op = Op(kind, forward, node, (), False, n)
+            op.defvjp(vjp)
+        _MULTI[(kind, n)] = op
+    return op
+
+
+def _views(input, kind, n, params):
+    if n == 0:
+        return ()
+    out = dispatch(_multi_view(kind, n), (input,), params)
+    if n == 1:
+        return (out,)
+    base = input if input._base is None else input._base
+    for t in out:
+        t._version = input._version
+        t._base = base
+    return out
+
+
+def _bounds(sizes):
+    bounds, start = [], 0
+    for s in sizes:
+        bounds.append((start, start + s))
+        start += s
+    return tuple(bounds)
+
+
+@export
+def split(tensor, split_size_or_sections, dim=0):
+    shape = tensor._data.shape
+    d = wrap_dim(dim, len(shape))
+    size = shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        return split_with_sizes(tensor, split_size_or_sections, d)
+    step = split_size_or_sections.__index__()
+    if step < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got "
+                           f"split_size={step}")
+    if step == 0 and size != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                           f"dimension size of {size}")
+    n = max(1, -(-size // step)) if step else 1
+    sizes = [step] * (n - 1) + [size - step * (n - 1)]
+    return _views(tensor, "split", n, {"dim": d, "bounds": _bounds(sizes)})
+
+
+@export
+def split_with_sizes(input, split_sizes, dim=0):
+    shape = input._data.shape
+    d = wrap_dim(dim, len(shape))
+    sizes = [s.__index__() for s in split_sizes]
+    if sum(sizes) != shape[d] or any(s < 0 for s in sizes):
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {shape[d]} "
+                           f"(input tensor's size at dimension {d}), but got "
+                           f"split_sizes={sizes}")
+    return _views(input, "split_with_sizes", len(sizes), {"dim": d,
+                                                          "bounds": _bounds(sizes)})
+
+
+@export
+def chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    if size == 0:  # PyTorch: `chunks` empty pieces
+        return split_with_sizes(input, [0] * chunks, d)
+    return split(input, -(-size // chunks), d)
+
+
+@export
+def unbind(input, dim=0):
+    shape = input._data.shape
+    if not shape:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = wrap_dim(dim, len(shape))
+    return _views(input, "unbind", shape[d], {"dim": d, "count": shape[d]})
+
+
+@export
+def tensor_split(input, indices_or_sections, dim=0):
+    n = input._data.ndim
+    if n == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    d = wrap_dim(dim, n)
+    size = input._data.shape[d]
+    spec = indices_or_sections
+    if isinstance(spec, Tensor):
+        if spec.dtype is not dt.int64:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype "
+                               f"of long, but got {dt.type_name(spec.dtype)}")
+        if spec._data.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a "
+                               "zero-dimensional or one-dimensional tensor, but got a tensor "
+                               f"with {spec._data.ndim} dims")
+        spec = spec.item() if spec._data.ndim == 0 else spec.tolist()
+    if isinstance(spec, (list, tuple)):
+        edges = [0] + [min(max(builtins.int(i) + (size if i < 0 else 0), 0), size)
+                       for i in spec] + [size]
+        pieces = [(lo, max(hi, lo)) for lo, hi in zip(edges[:-1], edges[1:])]
+    else:
+        sections = spec.__index__()
+        if sections <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+        base, extra = divmod(size, sections)
+        sizes = [base + 1] * extra + [base] * (sections - extra)
+        pieces = _bounds(sizes)
+    return tuple(narrow(input, d, lo, hi - lo) for lo, hi in pieces)
+
+
+def _split_dims(name, input, sections, dim, need):
+    if input._data.ndim < need:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {need} dimension, "
+                           f"but got a tensor with {input._data.ndim} dimensions!")
+    if not isinstance(sections, (list, tuple)) and input._data.shape[dim] % sections:
+        raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the "
+                           f"size of the dimension {input._data.shape[dim]} is not divisible "
+                           f"by the split_size {sections}!")
+    return tensor_split(input, sections, dim)
+
+
+@export
+def hsplit(input, sections):
+    return _split_dims("hsplit", input, sections, 1 if input._data.ndim > 1 else 0, 1)
+
+
+@export
+def vsplit(input, sections):
+    return _split_dims("vsplit", input, sections, 0, 2)
+
+
+@export
+def dsplit(input, sections):
+    return _split_dims("dsplit", input, sections, 2, 3)
+
+
+# ---------------------------------------------------------------------- flip / roll / rot90
+@defop("flip", save=())
+def _flip(a, dims):
+    xp = array_module(a)
+    return xp.ascontiguousarray(xp.flip(a, axis=dims)) if dims else a.copy()
+
+
+@_flip.defvjp
+def _flip_vjp(ctx, g):
+    return dispatch(_flip, (g,), ctx.params)
+
+
+@export
+def flip(input, *dims):
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+        dims = dims[0]
+    n = input._data.ndim
+    ds = tuple(wrap_dim(d, n) for d in dims)
+    if len(set(ds)) != len(ds):
+        repeated = next(d for d in ds if ds.count(d) > 1)
+        raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
+    return dispatch(_flip, (input,), {"dims": ds if n else ()})
+
+
+@export
+def fliplr(input):
+    if input._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, (1,))
+
+
+@export
+def flipud(input):
+    if input._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, (0,))
+
+
+@defop("roll", save=())
+def _roll(a, shifts, dims):
+    xp = array_module(a)
+    if dims is None:
+        return xp.roll(a.reshape(-1), shifts).reshape(a.shape)
+    return xp.roll(a, shifts, axis=dims)
+
+
+@_roll.defvjp
+def _roll_vjp(ctx, g):
+    p = ctx.params
+    return dispatch(_roll, (g,), {"shifts": tuple(-s for s in p["shifts"])
+                                  if isinstance(p["shifts"], tuple) else -p["shifts"],
+                                  "dims": p["dims"]})
+
+
+@export
+def roll(input, shifts, dims=None):
+    if isinstance(shifts, (list, tuple)) and not shifts:
+        raise RuntimeError("`shifts` required")
+    if dims is None:
+        if isinstance(shifts, (list, tuple)):
+            if len(shifts) != 1:
+                raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                                   "dims:0")
+            shifts = shifts[0]
+        return dispatch(_roll, (input,), {"shifts": builtins.int(shifts), "dims": None})
+    shifts = tuple(shifts) if isinstance(shifts, (list, tuple)) else (shifts,)
+    dims = tuple(dims) if isinstance(dims, (list, tuple)) else (dims,)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:"
+                           f"{len(dims)}")
+    n = input._data.ndim
+    dims = tuple(wrap_dim(d, n) for d in dims)
+    if n == 0:
+        return dispatch(_roll, (input,), {"shifts": 0, "dims": None})
+    return dispatch(_roll, (input,), {"shifts": tuple(builtins.int(s) for s in shifts),
+                                      "dims": dims})
+
+
+@defop("rot90", save=())
+def _rot90(a, k, dims):
+    return array_module(a).ascontiguousarray(array_module(a).rot90(a, k, axes=dims))
+
+
+@_rot90.defvjp
+def _rot90_vjp(ctx, g):
+    return dispatch(_rot90, (g,), {"k": -ctx.params["k"], "dims": ctx.params["dims"]})
+
+
+@export
+def rot90(input, k=1, dims=(0, 1)):
+    dims = list(dims)
+    n = input._data.ndim
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if n < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
+    d0, d1 = wrap_dim(dims[0], n), wrap_dim(dims[1], n)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
+                           f"and dim1 = {dims[1]}")
+    return dispatch(_rot90, (input,), {"k": k % 4, "dims": (d0, d1)})
+
+
+# ---------------------------------------------------------------------- tril / triu / diag
+@defop("tril", save=())
+def _tril(a, diagonal):
+    return array_module(a).tril(a, diagonal)
+
+
+@_tril.defvjp
+def _tril_vjp(ctx, g):
+    return dispatch(_tril, (g,), ctx.params)
+
+
+@defop("triu", save=())
+def _triu(a, diagonal):
+    return array_module(a).triu(a, diagonal)
+
+
+@_triu.defvjp
+def _triu_vjp(ctx, g):
+    return dispatch(_triu, (g,), ctx.params)
+
+
+@export(inplace=True)
+def tril(input, diagonal=0, *, out=None):
+    if input._data.ndim < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    r = dispatch(_tril, (input,), {"diagonal": diagonal})
+    return r if out is None else write_out(r, out)
+
+
+@export(inplace=True)
+def triu(input, diagonal=0, *, out=None):
+    if input._data.ndim < 2:
+        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    r = dispatch(_triu, (input,), {"diagonal": diagonal})
+    return r if out is None else write_out(r, out)
+
+
+@export
+def diag(input, diagonal=0, *, out=None):
+    n = input._data.ndim
+    if n == 1:
+        r = diag_embed(input, diagonal, 0, 1)
+    elif n == 2:
+        r = diagonal_copy(input, diagonal)
+    else:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {n}D")
+    return r if out is None else write_out(r, out)
+
+
+@defop("diagonal_copy", node="DiagonalBackward0_copy", save=())
+def _diagonal_copy(a, offset, dim1, dim2):
+    return array_module(a).diagonal(a, offset, dim1, dim2).copy()
+
+
+@_diagonal_copy.defvjp
+def _diagonal_copy_vjp(ctx, g):
+    return dispatch(_diag_embed, (g,), dict(ctx.params, shape=ctx.in_meta[0][0]))
+
+
+def diagonal_copy(input, offset=0, dim1=0, dim2=1):
+    return dispatch(_diagonal_copy, (input,), {"offset": offset, "dim1": dim1, "dim2": dim2})
+
+
+@export
+def diagflat(input, offset=0):
+    return diag_embed(reshape(input, (-1,)), offset, 0, 1)
+
+
+@defop("trace", save=())
+def _trace(a, acc):
+    return array_module(a).trace(a, dtype=acc)
+
+
+@_trace.defvjp
+def _trace_vjp(ctx, g):
+    shape = ctx.in_meta[0][0]
+    k = min(shape)
+    return dispatch(_diag_embed, (expand(g, (k,)),), {"shape": shape, "offset": 0,
+                                                      "dim1": 0, "dim2": 1})
+
+
+@export
+def trace(input):
+    if input._data.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim "
+                           f"{input._data.ndim}")
+    if input.dtype is dt.bool:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    result = dt.int64 if input.dtype.category == 1 else input.dtype
+    from ._promote import compute_dtype
+    return dispatch(_trace, (input,), {"acc": compute_dtype(result).np}, result)
+
+
+# ---------------------------------------------------------------------- repeat / tile
+@defop("repeat", save=())
+def _repeat(a, reps):
+    xp = array_module(a)
+    lead = len(reps) - a.ndim
+    return xp.tile(a.reshape((1,) * lead + a.shape), reps)
+
+
+@_repeat.defvjp
+def _repeat_vjp(ctx, g):
+    reps = ctx.params["reps"]
+    shape = ctx.in_meta[0][0]
+    full = (1,) * (len(reps) - len(shape)) + tuple(shape)
+    split_shape = []
+    for r, s in zip(reps, full):
+        split_shape += [r, s]
+    summed = g.reshape(split_shape).sum(tuple(range(0, 2 * len(reps), 2)))
+    return summed.reshape(shape)
+
+
+@export(function=False)
+def repeat(self, *sizes):
+    if len(sizes) == 1 and isinstance(sizes[0], (list, tuple, Size)):
+        sizes = tuple(sizes[0])
+    sizes = tuple(s.__index__() for s in sizes)
+    if len(sizes) < self._data.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    shape = (1,) * (len(sizes) - self._data.ndim) + tuple(self._data.shape)
+    target = [r * s for r, s in zip(sizes, shape)]
+    for r in sizes:
+        if r < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {r}: "
+                               f"{target}")
+    return dispatch(_repeat, (self,), {"reps": sizes})
+
+
+@export
+def tile(input, dims):
+    dims = tuple(dims) if isinstance(dims, (list, tuple, Size)) else (dims,)
+    if len(dims) < input._data.ndim:
+        dims = (1,) * (input._data.ndim - len(dims)) + dims
+    return repeat(input, dims)
+
+
+@export
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    from .scatter import index_select
+    if repeats is None:  # repeat_interleave(repeats): indices repeated by their counts
+        counts = input
+        _check_repeats(counts._data)
+        xp = array_module(counts._data)
+        n = counts._data.reshape(-1)
+        return _wrap(xp.repeat(xp.arange(n.shape[0], dtype=np.int64), n), dt.int64,
+                     counts._device)
+    if dim is None:
+        input = reshape(input, (-1,))
+        d = 0
+    else:
+        d = wrap_dim(dim, input._data.ndim)
+    if isinstance(repeats, Tensor) and repeats._data.ndim == 0:
+        repeats = repeats.item()
+    if not isinstance(repeats, Tensor):
+        if repeats < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        if input._data.ndim == 0:
+            input = reshape(input, (1,))
+        shape = input._data.shape
+        expanded = expand(input.unsqueeze(d + 1), shape[:d + 1] + (repeats,) + shape[d + 1:])
+        return reshape(expanded, shape[:d] + (shape[d] * repeats,) + shape[d + 1:])
+    size = input._data.shape[d] if input._data.ndim else 1
+    r = repeats._data.reshape(-1)
+    if repeats.dtype.category != 1:
+        raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for "
+                                  f"'{dt.type_name(repeats.dtype)}'")
+    if r.shape[0] != size and r.shape[0] != 1:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                           f"repeats.size(0) = {r.shape[0]} and input.size(0) = {size}")
+    _check_repeats(r)
+    xp = array_module(r)
+    index = xp.repeat(xp.arange(size, dtype=np.int64), xp.broadcast_to(r, (size,)))
+    return index_select(input, d, _wrap(index, dt.int64, input._device))
+
+
+def _check_repeats(r):
+    if r.size and builtins.bool((r < 0).any()):
+        raise RuntimeError("repeats can not be negative")
+
+
+# ---------------------------------------------------------------------- grids and broadcasting
+@export(method=False)
+def broadcast_shapes(*shapes):
+    dims = [(s,) if isinstance(s, builtins.int) else tuple(s) for s in shapes]
+    n = max((len(s) for s in dims), default=0)
+    out = [1] * n
+    for i, s in enumerate(dims):
+        for k, size in enumerate(s):
+            j = n - len(s) + k
+            if size != 1 and out[j] != 1 and out[j] != size:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {size} at "
+                                   f"{k - len(s)}! Mismatching argument at index {i} had "
+                                   f"{tuple(s)}; but expected shape should be broadcastable "
+                                   f"to {out}")
+            if size != 1:
+                out[j] = size
+            elif out[j] == 1:
+                out[j] = size
+    return Size(out)
+
+
+@export(method=False)
+def broadcast_tensors(*tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    shape = tuple(tensors[0]._data.shape)
+    for t in tensors[1:]:
+        other = t._data.shape
+        try:
+            shape = array_module(t._data).broadcast_shapes(shape, other)
+        except ValueError:
+            from ._promote import broadcast_error
+            raise broadcast_error(shape, other) from None
+    return tuple(expand(t, shape) for t in tensors)
+
+
+@export(method=False)
+def meshgrid(*tensors, indexing=None):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                      "indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
+                           f"received: {indexing}")
+    for t in tensors:
+        if t._data.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list "
+                               f"but got: {t}")
+        if t.dtype is not tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    sizes = [t._data.size for t in tensors]
+    swap = indexing == "xy" and len(tensors) >= 2
+    if swap:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    out = []
+    for i, t in enumerate(tensors):
+        pos = (1 - i if i < 2 else i) if swap else i
+        view = [1] * len(tensors)
+        view[pos] = -1
+        out.append(expand(reshape(t, view), sizes))
+    return tuple(out)
+
+
+@export(method=False)
+def cartesian_prod(*tensors):
+    for t in tensors:
+        if t._data.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._data.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([reshape(g, (-1,)) for g in grids], 1)
+
+
+@export(method=False)
+def combinations(input, r=2, with_replacement=False):
+    if input._data.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input._data.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return _wrap(array_module(input._data).zeros((0,), dtype=input.dtype.np), input.dtype,
+                     input._device)
+    from .scatter import index_select
+    n = input._data.shape[0]
+    grid = np.indices((n,) * r).reshape(r, -1)
+    steps = np.diff(grid, axis=0)
+    keep = (steps >= 0).all(axis=0) if with_replacement else (steps > 0).all(axis=0)
+    chosen = grid[:, keep]
+    cols = [index_select(input, 0, _wrap(np.ascontiguousarray(c), dt.int64, input._device))
+            for c in chosen]
+    return stack(cols, 1)
+

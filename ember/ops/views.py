@@ -7,8 +7,9 @@ import math
 
 import numpy as np
 
-from .._tensor import Tensor, unbroadcast
-from ..backends import array_module
+from .. import _dtype as dt
+from .._tensor import Tensor, _wrap, unbroadcast
+from ..backends import array_module, numpy_backend
 from ._dims import wrap_dim
 from .registry import defop, dispatch, export
 
@@ -133,7 +134,7 @@ def expand(self, *sizes):
     shape = self._data.shape
     if len(sizes) < len(shape):
         raise RuntimeError(
-            f"expand(torch.{type(self).__name__}{{[{', '.join(map(str, shape))}]}}, "
+            f"expand(torch.{dt.type_name(self.dtype)}Tensor{{[{', '.join(map(str, shape))}]}}, "
             f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided "
             f"({len(sizes)}) must be greater or equal to the number of dimensions in the "
             f"tensor ({len(shape)})")
@@ -246,25 +247,52 @@ def _mH(self):
     return _mT(self).conj() if self.is_complex() else _mT(self)
 
 
+def _alias_ops(names, forward, vjp):
+    """Several registry entries sharing one view forward and VJP, differing only in the
+    grad_fn name PyTorch shows (SqueezeBackward0/1/2 for its three overloads)."""
+    ops = []
+    for name, node in names:
+        op = defop(name, node=node, save=(), view=True)(forward)
+        op.defvjp(vjp)
+        ops.append(op)
+    return ops
+
+
+def _squeeze_forward(a, dims):
+    return array_module(a).squeeze(a, axis=dims)
+
+
+def _unsqueeze_forward(a, dim):
+    return array_module(a).expand_dims(a, dim)
+
+
+def _restore_shape_vjp(ctx, g):
+    return g.reshape(ctx.in_meta[0][0])
+
+
+_squeeze_all, _squeeze_dim, _squeeze_dims = _alias_ops(
+    (("squeeze", "SqueezeBackward0"), ("squeeze_dim", "SqueezeBackward1"),
+     ("squeeze_dims", "SqueezeBackward2")), _squeeze_forward, _restore_shape_vjp)
+(_unsqueeze,) = _alias_ops((("unsqueeze", "UnsqueezeBackward0"),), _unsqueeze_forward,
+                           _restore_shape_vjp)
+
+
 @export
 def unsqueeze(input, dim):
-    n = input._data.ndim
-    dim = wrap_dim(dim, n + 1)
-    shape = input._data.shape
-    return dispatch(_view, (input,), {"shape": shape[:dim] + (1,) + shape[dim:]})
+    return dispatch(_unsqueeze, (input,), {"dim": wrap_dim(dim, input._data.ndim + 1)})
 
 
 @export
 def squeeze(input, dim=None):
     shape = input._data.shape
     if dim is None:
-        dims = {i for i, s in enumerate(shape) if s == 1}
+        op, ds = _squeeze_all, range(len(shape))
+    elif isinstance(dim, (tuple, list)):
+        op, ds = _squeeze_dims, [wrap_dim(d, len(shape)) for d in dim]
     else:
-        ds = dim if isinstance(dim, (tuple, list)) else (dim,)
-        dims = {wrap_dim(d, len(shape)) for d in ds}
-        dims = {d for d in dims if len(shape) and shape[d] == 1}
-    new = tuple(s for i, s in enumerate(shape) if i not in dims)
-    return dispatch(_view, (input,), {"shape": new})
+        op, ds = _squeeze_dim, (wrap_dim(dim, len(shape)),)
+    dims = tuple(sorted({d for d in ds if len(shape) and shape[d] == 1}))
+    return dispatch(op, (input,), {"dims": dims})
 
 
 @export
@@ -300,3 +328,189 @@ def _install_properties():
 
 
 _install_properties()
+
+
+# ---------------------------------------------------------------------- basic indexing views
+# A basic key is a tuple of ints, slices and None ending in Ellipsis (so NumPy returns a 0-d
+# view rather than a scalar copy). One forward and VJP serve select, narrow, slicing and
+# `x[...]`; the op names only give each result PyTorch's grad_fn name.
+def _basic_view_forward(a, key):
+    return a[key]
+
+
+def _basic_view_vjp(ctx, g):
+    return dispatch(_slice_backward, (g,), {"shape": ctx.in_meta[0][0],
+                                            "key": ctx.params["key"]})
+
+
+_select_view, _slice_view, _index_unsqueeze, _alias_view = _alias_ops(
+    (("select", "SelectBackward0"), ("slice", "SliceBackward0"),
+     ("index_unsqueeze", "UnsqueezeBackward0"), ("alias", "AliasBackward0")),
+    _basic_view_forward, _basic_view_vjp)
+BASIC_VIEW_OPS = {"select": _select_view, "slice": _slice_view, "unsqueeze": _index_unsqueeze,
+                  "alias": _alias_view}
+
+
+@defop("slice_backward", save=())
+def _slice_backward(g, shape, key):
+    """The gradient of a basic view: zeros of the base's shape, `g` written at `key`."""
+    out = array_module(g).zeros(shape, dtype=g.dtype)
+    out[key] = g
+    return out
+
+
+@_slice_backward.defvjp
+def _slice_backward_vjp(ctx, g):
+    return dispatch(_slice_view, (g,), {"key": ctx.params["key"]})
+
+
+def basic_view(input, key, kind):
+    return dispatch(BASIC_VIEW_OPS[kind], (input,), {"key": key})
+
+
+@export
+def select(input, dim, index):
+    shape = input._data.shape
+    if not shape:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    dim = wrap_dim(dim, len(shape))
+    index = index if type(index) is int else index.__index__()
+    if not -shape[dim] <= index < shape[dim]:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(shape)} at dimension {dim}")
+    return dispatch(_select_view, (input,), {"key": (slice(None),) * dim + (index, ...)})
+
+
+@export
+def narrow(input, dim, start, length):
+    shape = input._data.shape
+    dim = wrap_dim(dim, len(shape))
+    start = start if type(start) is int else start.__index__()
+    size = shape[dim]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start < 0:
+        start += size
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({size}).")
+    key = (slice(None),) * dim + (slice(start, start + length), ...)
+    return dispatch(_slice_view, (input,), {"key": key})
+
+
+# ---------------------------------------------------------------------- diagonal
+def _diagonal_dims(ndim, offset, dim1, dim2):
+    d1, d2 = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return d1, d2
+
+
+@defop("diagonal", save=(), view=True)
+def _diagonal(a, offset, dim1, dim2):
+    return numpy_backend.diagonal_view(a, offset, dim1, dim2)
+
+
+@_diagonal.defvjp
+def _diagonal_vjp(ctx, g):
+    p = ctx.params
+    return dispatch(_diag_embed, (g,), {"shape": ctx.in_meta[0][0], "offset": p["offset"],
+                                        "dim1": p["dim1"], "dim2": p["dim2"]})
+
+
+@defop("diag_embed", save=())
+def _diag_embed(a, shape, offset, dim1, dim2):
+    """Zeros of `shape` with `a` written on the (offset, dim1, dim2) diagonal."""
+    out = array_module(a).zeros(shape, dtype=a.dtype)
+    numpy_backend.diagonal_view(out, offset, dim1, dim2)[...] = a
+    return out
+
+
+@_diag_embed.defvjp
+def _diag_embed_vjp(ctx, g):
+    p = ctx.params
+    return dispatch(_diagonal, (g,), {"offset": p["offset"], "dim1": p["dim1"],
+                                      "dim2": p["dim2"]})
+
+
+@export
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    d1, d2 = _diagonal_dims(input._data.ndim, offset, dim1, dim2)
+    return dispatch(_diagonal, (input,), {"offset": offset, "dim1": d1, "dim2": d2})
+
+
+@export
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    shape = input._data.shape
+    n = (shape[-1] if shape else 1) + abs(offset)
+    ndim = len(shape) + 1
+    d1, d2 = _diagonal_dims(ndim, offset, dim1, dim2)
+    rest = iter(shape[:-1])
+    out_shape = tuple(n if i in (d1, d2) else next(rest) for i in range(ndim))
+    if not shape:
+        input = reshape(input, (1,))
+    return dispatch(_diag_embed, (input,), {"shape": out_shape, "offset": offset, "dim1": d1,
+                                            "dim2": d2})
+
+
+# ---------------------------------------------------------------------- unfold, movedim
+@defop("unfold", save=(), view=True)
+def _unfold(a, dim, size, step):
+    return numpy_backend.sliding_windows(a, dim, size, step)
+
+
+@_unfold.defvjp
+def _unfold_vjp(ctx, g):
+    p = ctx.params
+    dim, size, step = p["dim"], p["size"], p["step"]
+    shape = ctx.in_meta[0][0]
+    if not shape:
+        return g.reshape(())
+    xp = array_module(g._data)
+    count = g._data.shape[dim]
+    # Position along `dim` of every window element; overlapping windows accumulate.
+    index = (xp.arange(count)[:, None] * step + xp.arange(size)[None, :]).reshape(-1)
+    flat = g.movedim(-1, dim + 1).flatten(dim, dim + 1)
+    return g.new_zeros(shape).index_add(dim, _wrap(index, dt.int64, g._device), flat)
+
+
+@export(function=False)
+def unfold(self, dimension, size, step):
+    shape = self._data.shape
+    dim = wrap_dim(dimension, len(shape))
+    extent = shape[dim] if shape else 1
+    if size > extent:
+        raise RuntimeError(f"maximum size for tensor at dimension {dim} is {extent} but size "
+                           f"is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if not shape:
+        return reshape(self, (1,))
+    return dispatch(_unfold, (self,), {"dim": dim, "size": size, "step": step})
+
+
+@export(aliases=("moveaxis",))
+def movedim(input, source, destination):
+    n = input._data.ndim
+    src = list(source) if isinstance(source, (tuple, list)) else [source]
+    dst = list(destination) if isinstance(destination, (tuple, list)) else [destination]
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) "
+                           f"should contain the same number of dims as destination ({dst} "
+                           "dims)")
+    src = [wrap_dim(d, n) for d in src]
+    dst = [wrap_dim(d, n) for d in dst]
+    if len(set(src)) != len(src):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({list(source)})")
+    if len(set(dst)) != len(dst):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({list(destination)})")
+    order = [d for d in range(n) if d not in src]
+    perm = [None] * n
+    for s, d in zip(src, dst):
+        perm[d] = s
+    rest = iter(order)
+    perm = tuple(p if p is not None else next(rest) for p in perm)
+    return dispatch(_permute, (input,), {"dims": perm})

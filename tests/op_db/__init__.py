@@ -45,7 +45,7 @@ class OpInfo:
 
 
 FAMILIES = ("arithmetic", "pointwise", "reduction", "shape", "indexing", "sorting", "linalg",
-            "views", "matmul", "conversion")
+            "views", "matmul", "conversion", "unary", "rounding", "comparison")
 
 
 def all_ops():

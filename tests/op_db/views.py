@@ -1,4 +1,4 @@
-"""Op-table entries for ops/views.py and ops/matmul.py."""
+"""Op-table entries for ops/views.py (matmul's entry lives in linalg.py)."""
 import numpy as np
 
 from . import ALL_NUMERIC, FLOATS, OpInfo, Sample, make_array, unary_samples
@@ -6,7 +6,9 @@ from . import ALL_NUMERIC, FLOATS, OpInfo, Sample, make_array, unary_samples
 
 def _shape_samples(*shapes_and_args):
     def samples(rng, dtype):
-        return [Sample((make_array(rng, shape, dtype),) + tuple(args))
+        # a shape given as a list makes a non-contiguous input
+        return [Sample((make_array(rng, tuple(shape), dtype,
+                                   noncontiguous=isinstance(shape, list)),) + tuple(args))
                 for shape, args in shapes_and_args]
     return samples
 
@@ -28,23 +30,41 @@ OPS = [
            _shape_samples(((3, 1, 4), ()), ((1,), ()), ((), ()), ((1, 0, 1), ()))),
     OpInfo("flatten", lambda m, x: m.flatten(x, 1), lambda x: x.reshape(x.shape[0], int(np.prod(x.shape[1:]))),
            _shape_samples(((2, 3, 4), ()), ((3, 4), ()), ((0, 2, 2), ()))),
-    OpInfo("matmul", lambda m, a, b: m.matmul(a, b), np.matmul,
-           lambda rng, d: [Sample((make_array(rng, a, d), make_array(rng, b, d)))
-                           for a, b in [((3, 4), (4, 5)), ((4,), (4,)), ((4,), (4, 2)),
-                                        ((3, 4), (4,)), ((2, 3, 4), (4, 5)),
-                                        ((2, 1, 3, 4), (3, 4, 2)), ((0, 4), (4, 2)),
-                                        ((3, 0), (0, 2))]],
-           atol=1e-4, rtol=1e-4),
-    OpInfo("sum", lambda m, x, **k: m.sum(x, **k),
-           lambda x, **k: np.sum(x, axis=k.get("dim"), keepdims=k.get("keepdim", False),
-                                 dtype=np.int64 if x.dtype.kind in "biu" else None),
-           lambda rng, d: [Sample((make_array(rng, s, d),), k) for s, k in [
-               ((3, 4), {}), ((3, 4), {"dim": 0}), ((2, 3, 4), {"dim": (0, 2)}),
-               ((2, 3, 4), {"dim": -1, "keepdim": True}), ((), {}), ((0, 3), {"dim": 0})]],
-           dtypes=("bool", "int32") + FLOATS, atol=1e-4),
-    OpInfo("mean", lambda m, x, **k: m.mean(x, **k),
-           lambda x, **k: np.mean(x, axis=k.get("dim"), keepdims=k.get("keepdim", False)),
-           lambda rng, d: [Sample((make_array(rng, s, d),), k) for s, k in [
-               ((3, 4), {}), ((3, 4), {"dim": 1}), ((2, 3, 4), {"dim": (0, 1),
-                                                               "keepdim": True}), ((), {})]]),
+    OpInfo("squeeze_dim", lambda m, x, d: m.squeeze(x, d),
+           lambda x, d: np.squeeze(x, d) if x.ndim and x.shape[d] == 1 else x,
+           _shape_samples(((3, 1, 4), (1,)), ((3, 1), (0,)), ((), (0,)), ((1, 0, 1), (-1,)))),
+    OpInfo("squeeze_dims", lambda m, x, d: m.squeeze(x, d),
+           lambda x, d: np.squeeze(x, tuple(i for i in d if x.shape[i] == 1)),
+           _shape_samples(((1, 3, 1, 4), ((0, 2),)), ((3, 1), ((0, 1),)), ((1, 1), ((),)),
+                          ([1, 3], ((0, 1),)))),
+    OpInfo("select", lambda m, x, d, i: m.select(x, d, i), lambda x, d, i: np.take(x, i, d),
+           _shape_samples(((3, 4), (0, 1)), ((3, 4), (1, -1)), ((2, 3, 4), (-1, 2)),
+                          ((5,), (0, 4)), ([3, 4], (1, 2))), dtypes=ALL_NUMERIC),
+    OpInfo("narrow", lambda m, x, d, s, n: m.narrow(x, d, s, n),
+           lambda x, d, s, n: np.take(x, range(s % x.shape[d] if s < 0 else s,
+                                               (s % x.shape[d] if s < 0 else s) + n), d),
+           _shape_samples(((3, 4), (0, 1, 2)), ((3, 4), (1, -3, 2)), ((2, 3, 4), (-1, 0, 0)),
+                          ((5,), (0, 5, 0)), ([2, 3], (1, 1, 2))), dtypes=ALL_NUMERIC),
+    OpInfo("diagonal", lambda m, x, *a: m.diagonal(x, *a), lambda x, *a: np.diagonal(x, *a),
+           _shape_samples(((3, 4), ()), ((3, 4), (1,)), ((3, 4), (-2,)), ((2, 3, 4), (0, 2, 0)),
+                          ((2, 3, 4), (1, -1, -2)), ((3, 3), (5,)), ((0, 2), ()),
+                          ([3, 3], (-1,))),
+           dtypes=ALL_NUMERIC),
+    OpInfo("diag_embed", lambda m, x, *a: m.diag_embed(x, *a), None,
+           _shape_samples(((3,), ()), ((2, 3), (1,)), ((2, 3), (-1, 0, 2)), ((2, 2), (0, -1, 0)),
+                          ((0,), ()))),
+    OpInfo("unfold", lambda m, x, *a: x.unfold(*a),
+           lambda x, d, n, s: np.moveaxis(np.lib.stride_tricks.sliding_window_view(
+               x, n, axis=d)[(slice(None),) * (d % x.ndim) + (slice(None, None, s),)], -1, -1)
+           if x.ndim else x.reshape(1),
+           _shape_samples(((7,), (0, 2, 1)), ((7,), (0, 3, 2)), ((3, 5), (1, 2, 2)),
+                          ((4, 3), (0, 4, 1)), ((2, 3, 4), (-1, 1, 3)), ((), (0, 1, 1)),
+                          ((3, 4), (1, 0, 1)), ([3, 4], (1, 2, 1))), dtypes=ALL_NUMERIC),
+    OpInfo("movedim", lambda m, x, s, d: m.movedim(x, s, d), np.moveaxis,
+           _shape_samples(((2, 3, 4), (0, -1)), ((2, 3, 4), ((0, 1), (2, 0))), ((3,), (0, 0)),
+                          ((2, 3), ((), ())), ([2, 3], (1, 0)))),
+    OpInfo("moveaxis", lambda m, x, s, d: m.moveaxis(x, s, d), np.moveaxis,
+           _shape_samples(((2, 3, 4), (1, 0)),)),
+    OpInfo("swapaxes", lambda m, x: m.swapaxes(x, 0, -1), lambda x: np.swapaxes(x, 0, -1),
+           _shape_samples(((2, 3, 4), ()), ((3,), ()))),
 ]

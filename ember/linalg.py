@@ -1,0 +1,25 @@
+"""ember.linalg: torch.linalg's functions (the ops live in ember/ops/linalg*.py)."""
+from .ops.linalg import diagonal as _diagonal
+from .ops.linalg import linalg_cross as cross  # noqa: F401
+from .ops.linalg import multi_dot, vecdot  # noqa: F401
+from .ops.linalg_decomp import (LinAlgError, cholesky, cholesky_ex, det, eig, eigh,  # noqa
+                                eigvals, eigvalsh, inv, inv_ex, matrix_exp, pinv, qr, slogdet,
+                                solve, solve_triangular, svd, svdvals)
+from .ops.linalg_norms import (lstsq, matrix_norm, matrix_power, matrix_rank, norm,  # noqa
+                               vector_norm)
+from .ops.matmul import matmul  # noqa: F401
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """The diagonals of A's (dim1, dim2) matrices (a copy, not a view)."""
+    return _diagonal(A, offset, dim1, dim2)
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    from .ops.linalg_decomp import _info_zeros
+    return _SolveEx((solve(A, B, left=left), _info_zeros(A)))
+
+
+from .ops.linalg import return_type as _rt  # noqa: E402
+
+_SolveEx = _rt("linalg_solve_ex", ("result", "info"))

@@ -1,0 +1,282 @@
+"""Norms, ranks, powers and least squares (torch.linalg), and the torch-level aliases of
+the linear-algebra functions (torch.det, torch.inverse, torch.svd, ...)."""
+import math
+
+from .. import _dtype as dt
+from .._tensor import Tensor, _wrap, write_out
+from ..backends import array_module
+from ._dims import reduce_dims
+from . import linalg as prod
+from . import linalg_decomp as dec
+from .linalg import abs_pow, const, sgn_pow, return_type
+from .matmul import matmul
+from .reduction import expand_reduced
+from .registry import defop, dispatch, export
+
+_INF = math.inf
+
+
+# ---------------------------------------------------------------------- vector_norm
+@defop("linalg_vector_norm", node="LinalgVectorNormBackward0", save_output=True)
+def _vector_norm(a, ord, dims, keepdim, acc):
+    xp = array_module(a)
+    r = xp.abs(a)
+    if acc is not None:
+        r = r.astype(acc)
+    if ord == _INF:
+        return xp.max(r, axis=dims, keepdims=keepdim)
+    if ord == -_INF:
+        return xp.min(r, axis=dims, keepdims=keepdim)
+    if ord == 0:
+        return xp.sum(r != 0, axis=dims, keepdims=keepdim).astype(r.dtype)
+    if ord == 1:
+        return xp.sum(r, axis=dims, keepdims=keepdim)
+    if ord == 2:
+        return xp.sqrt(xp.sum(r * r, axis=dims, keepdims=keepdim))
+    return xp.power(xp.sum(xp.power(r, ord), axis=dims, keepdims=keepdim), 1.0 / ord)
+
+
+@_vector_norm.defvjp
+def _vector_norm_vjp(ctx, g):
+    x = ctx.inputs[0]
+    p = ctx.params
+    ord, dims, keepdim = p["ord"], p["dims"], p["keepdim"]
+    shape = ctx.in_meta[0][0]
+    if ord == 0:
+        return x * 0
+    norm = expand_reduced(ctx.output, shape, dims, keepdim)
+    g = expand_reduced(g, shape, dims, keepdim)
+    if ord in (_INF, -_INF):
+        # the gradient is shared evenly between the entries that attain the extremum
+        xp = array_module(x._data)
+        hit = xp.abs(x._data) == norm._data
+        count = xp.sum(hit, axis=dims, keepdims=True)
+        mag = xp.abs(x._data)
+        sign = x._data / xp.where(mag == 0, 1, mag)  # sgn(0) = 0, as PyTorch
+        return g * const(norm, xp.where(hit, sign / count, 0))
+    # d||x||_p = sgn(x) |x|^(p-1) / ||x||^(p-1); zero where the norm is zero
+    return g * sgn_pow(x, ord - 1) * abs_pow(norm, 1 - ord)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    if dtype is not None:
+        x = x.to(dtype)
+    if x.dtype.category < 2:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
+                           f"as input. Got {dt.type_name(x.dtype)}")
+    ord = float(ord)
+    if isinstance(dim, int):
+        dim = (dim,)
+    dims = reduce_dims(dim, x._data.ndim)
+    if ord < 0 or ord == _INF:
+        shape = x._data.shape
+        for d in dims:
+            if shape[d] == 0:
+                raise RuntimeError(
+                    f"linalg.vector_norm cannot compute the {_ord_text(ord)} norm on an "
+                    f"empty tensor because the operation does not have an identity")
+    result = x.dtype.to_real()
+    acc = dt.float32.np if result in (dt.float16, dt.bfloat16) else None
+    r = dispatch(_vector_norm, (x,), {"ord": ord, "dims": dims, "keepdim": keepdim,
+                                      "acc": acc}, result)
+    return r if out is None else write_out(r, out)
+
+
+def _ord_text(ord):
+    return {_INF: "inf", -_INF: "-inf"}.get(ord, f"{ord:g}")
+
+
+# ---------------------------------------------------------------------- matrix_norm
+_MATRIX_ORDS = ("fro", "nuc", _INF, -_INF, 1, -1, 2, -2)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
+    if A.dtype.category < 2:
+        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor "
+                           f"as input. Got {dt.type_name(A.dtype)}")
+    if ord not in _MATRIX_ORDS:
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if dtype is not None:
+        A = A.to(dtype)
+    n = A._data.ndim
+    d0, d1 = (d % n for d in dim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, "
+                           f"{dim[1]})")
+    if ord == "fro":
+        r = vector_norm(A, 2, (d0, d1), keepdim)
+    elif ord in (1, -1, _INF, -_INF):
+        inner, outer = (d0, d1) if ord in (1, -1) else (d1, d0)
+        sums = vector_norm(A, 1, inner, keepdim=True)
+        r = vector_norm(sums, _INF if ord > 0 else -_INF, outer, keepdim=True)
+        if not keepdim:
+            r = r.squeeze((d0, d1))
+    else:  # 'nuc', 2, -2: through the singular values of the (d0, d1) matrices
+        rest = [i for i in range(n) if i not in (d0, d1)]
+        S = dec.svdvals(A.permute(rest + [d0, d1]))
+        r = S.sum(-1) if ord == "nuc" else vector_norm(S, _INF if ord == 2 else -_INF, -1)
+        if keepdim:
+            r = r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+    return r if out is None else write_out(r, out)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+    """linalg.norm: a vector norm for 1-D dims, a matrix norm for 2-D dims or string ords."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None and len(dim) == 1:
+        return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype, out=out)
+    if dim is not None and len(dim) == 2:
+        return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype,
+                           out=out)
+    if ord is None:
+        return vector_norm(A, 2, None, keepdim, dtype=dtype, out=out)
+    if A._data.ndim == 2 or isinstance(ord, str):
+        return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype, out=out)
+    if A._data.ndim == 1:
+        return vector_norm(A, ord, None, keepdim, dtype=dtype, out=out)
+    raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be "
+                       f"1D or 2D. Got {A._data.ndim}D.")
+
+
+# ---------------------------------------------------------------------- rank and power
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None):
+    if A._data.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at "
+                           "least 2 dimensions.")
+    if A.dtype not in (dt.float32, dt.float64, dt.complex64, dt.complex128):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    a = A._data
+    xp = array_module(a)
+    s = xp.abs(xp.linalg.eigvalsh(a)) if hermitian else \
+        xp.linalg.svd(a, compute_uv=False)
+    atol = atol.item() if isinstance(atol, Tensor) else atol
+    rtol = rtol.item() if isinstance(rtol, Tensor) else rtol
+    cut = dec._cutoff(xp, s, atol, rtol, a.shape)
+    r = _wrap(xp.sum(s > cut, axis=-1).astype(xp.int64), dt.int64, A._device)
+    return r if out is None else write_out(r, out)
+
+
+def matrix_power(A, n, *, out=None):
+    shape = A._data.shape
+    if len(shape) < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 "
+                           "dimensions.")
+    if shape[-1] != shape[-2]:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but "
+                           f"they are {shape[-2]} by {shape[-1]} matrices")
+    if n == 0:
+        xp = array_module(A._data)
+        eye = xp.broadcast_to(xp.eye(shape[-1], dtype=A.dtype.np), shape)
+        # NOTE: still a function of A (with zero gradient), as PyTorch's result is
+        r = A * 0 + _wrap(eye, A.dtype, A._device) if A._requires_grad else \
+            _wrap(eye.copy(), A.dtype, A._device)
+    else:
+        if n < 0:
+            A = dec.inv(A)
+            n = -n
+        r, base = None, A
+        while n:  # binary powering: log2(n) squarings
+            if n & 1:
+                r = base if r is None else matmul(r, base)
+            n >>= 1
+            if n:
+                base = matmul(base, base)
+        if r is A:
+            r = A.clone()
+    return r if out is None else write_out(r, out)
+
+
+# ---------------------------------------------------------------------- lstsq
+LstsqResult = return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    if A._data.ndim < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if A.dtype not in (dt.float32, dt.float64, dt.complex64, dt.complex128):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if A.dtype is not B.dtype:
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same "
+                           f"dtype, but got input's dtype {dt.type_name(A.dtype)} and other's "
+                           f"dtype {dt.type_name(B.dtype)}")
+    driver = driver or "gelsy"
+    if driver not in _DRIVERS:
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, "
+                           "gelsy, gelsd, gelss)")
+    vector = B._data.ndim == A._data.ndim - 1
+    if vector:
+        B = B.unsqueeze(-1)
+    m, n = A._data.shape[-2:]
+    if B._data.shape[-2] != m:
+        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2). "
+                           f"Got {m} and {B._data.shape[-2]}")
+    # NOTE: the minimum-norm solution through the pseudoinverse: what gelsy/gelsd/gelss
+    # return, and gels on full-rank inputs; it differentiates through pinv's VJP.
+    rtol = rcond if rcond is not None and rcond > 0 else None
+    X = matmul(dec.pinv(A, rtol=rtol), B)
+    xp = array_module(A._data)
+    real = A.dtype.to_real()
+    s = xp.linalg.svd(A._data, compute_uv=False)
+    if driver == "gels":
+        rank = _wrap(xp.zeros((0,), xp.int64), dt.int64, A._device)
+    else:
+        cut = dec._cutoff(xp, s, None, rtol, A._data.shape)
+        rank = _wrap(xp.sum(s > cut, axis=-1).astype(xp.int64), dt.int64, A._device)
+    full_rank = driver == "gels" or bool((rank._data == min(m, n)).all())
+    if m > n and driver != "gelsy" and full_rank:
+        r = matmul(A, X) - B
+        residuals = abs_pow(r, 2).sum(-2)
+    else:
+        residuals = _wrap(xp.zeros((0,), real.np), real, A._device)
+    if driver in ("gelsd", "gelss"):
+        svals = _wrap(s.astype(real.np), real, A._device)
+    else:
+        svals = _wrap(xp.zeros((0,), real.np), real, A._device)
+    return LstsqResult((X.squeeze(-1) if vector else X, residuals, rank, svals))
+
+
+# ---------------------------------------------------------------------- torch.* aliases
+def _method(name, fn, function=True):
+    export(fn, name=name, function=function)
+
+
+def _legacy_qr(input, some=True, *, out=None):
+    return dec.QRLegacy(dec.qr(input, "reduced" if some else "complete"))
+
+
+def _legacy_slogdet(input):
+    return dec.SlogdetLegacy(dec.slogdet(input))
+
+
+def _legacy_cholesky(input, upper=False, *, out=None):
+    return dec.cholesky(input, upper=upper)
+
+
+def _pinverse(input, rcond=1e-15):
+    return dec.pinv(input, rtol=rcond)
+
+
+def _cholesky_inverse(input, upper=False, *, out=None):
+    n = input._data.shape[-1]
+    return dec.cholesky_solve(prod.eye_like(input, n), input, upper)
+
+
+def _install():
+    for name, fn in (("det", dec.det), ("logdet", dec.logdet), ("slogdet", _legacy_slogdet),
+                     ("inverse", dec.inv), ("pinverse", _pinverse),
+                     ("cholesky", _legacy_cholesky), ("qr", _legacy_qr),
+                     ("svd", dec.svd_legacy), ("matrix_power", matrix_power),
+                     ("matrix_exp", dec.matrix_exp), ("cholesky_solve", dec.cholesky_solve),
+                     ("cholesky_inverse", _cholesky_inverse),
+                     ("triangular_solve", dec.triangular_solve)):
+        _method(name, fn)
+
+
+_install()

@@ -1,0 +1,291 @@
+"""Dtype-preserving unary ops: abs, sign/sgn, rounding (floor, ceil, round, trunc, frac),
+positive, nan_to_num, and the complex parts (conj, real, imag, angle).
+
+Integer inputs keep their dtype (floor of an int tensor is a copy); bool inputs are refused
+where PyTorch has no kernel for them, with its NotImplementedError.
+"""
+import builtins
+import math
+
+import ml_dtypes
+
+from .. import _dtype as dt
+from .._tensor import Tensor
+from ..backends import array_module
+from ._elementwise import (check_tensor, defpointwise, float_result, not_implemented, public,
+                           unary, zeros_vjp)
+from .registry import METHODS, defop, dispatch, export
+
+
+def same_dtype_unary(op, name, kernel, aliases=(), allow_bool=False, complex_error=None):
+    """Export `op` (dtype-preserving) as ember.<name>, Tensor.<name> and Tensor.<name>_."""
+    def fn(input, *, out=None):
+        if not isinstance(input, Tensor):
+            check_tensor(name, input)
+        d = input.dtype
+        if d is dt.bool and not allow_bool:
+            raise not_implemented(kernel, d)
+        if d.category == 3 and complex_error is not None:
+            raise NotImplementedError(complex_error)
+        return unary(op, input, d, out)
+    return public(fn, name, inplace=True, aliases=aliases)
+
+
+# ---------------------------------------------------------------------- abs, sign
+@defpointwise("abs")
+def _abs(a):
+    return array_module(a).abs(a)
+
+
+@_abs.defvjp
+def _abs_vjp(ctx, g):
+    return g * sgn(ctx.inputs[0])
+
+
+@defpointwise("sign", save=())
+def _sign(a):
+    xp = array_module(a)
+    if a.dtype.kind == "b":
+        return a.copy()
+    # NOTE: PyTorch's sign(nan) is 0, NumPy's is nan.
+    return (a > 0).astype(a.dtype) - (a < 0).astype(a.dtype) if a.dtype.kind == "f" \
+        else xp.sign(a)
+
+
+@defpointwise("sgn", save=())
+def _sgn(a):
+    xp = array_module(a)
+    r = xp.abs(a)
+    return xp.where(r == 0, 0, a / xp.where(r == 0, 1, r))
+
+
+_sign.defvjp(zeros_vjp)
+_sgn.defvjp(zeros_vjp)  # NOTE: real inputs only; complex sgn has a non-zero gradient.
+
+
+def _abs_fn(input, *, out=None):
+    if not isinstance(input, Tensor):
+        check_tensor("abs", input)
+    d = input.dtype
+    if d is dt.bool:
+        raise not_implemented("abs_cpu", d)
+    return unary(_abs, input, d.to_real() if d.category == 3 else d, out)
+
+
+abs = public(_abs_fn, "abs", inplace=True, aliases=("absolute",))
+METHODS["__abs__"] = abs
+sign = same_dtype_unary(_sign, "sign", "sign", allow_bool=True, complex_error=(
+    "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+    "torch.sgn instead."))
+
+
+def _sgn_fn(input, *, out=None):
+    check_tensor("sgn", input)
+    return unary(_sign if input.dtype.category < 3 else _sgn, input, input.dtype, out)
+
+
+sgn = public(_sgn_fn, "sgn", inplace=True)
+
+
+# ---------------------------------------------------------------------- rounding
+@defop("floor", save=())
+def _floor(a):
+    return array_module(a).floor(a) if a.dtype.kind in "fc" else a.copy()
+
+
+@defop("ceil", save=())
+def _ceil(a):
+    return array_module(a).ceil(a) if a.dtype.kind in "fc" else a.copy()
+
+
+@defop("trunc", save=())
+def _trunc(a):
+    return array_module(a).trunc(a) if a.dtype.kind in "fc" else a.copy()
+
+
+@defop("round", save=())
+def _round(a):
+    # rint rounds half to even, as PyTorch's round does.
+    return array_module(a).rint(a) if a.dtype.kind in "fc" else a.copy()
+
+
+@defpointwise("round_decimals", node="RoundBackward1", save=())
+def _round_decimals(a, decimals):
+    xp = array_module(a)
+    scale = 10.0 ** builtins.abs(decimals)
+    if decimals < 0:
+        return xp.rint(a / scale) * scale
+    return xp.rint(a * scale) / scale
+
+
+for _op in (_floor, _ceil, _trunc, _round, _round_decimals):
+    _op.defvjp(zeros_vjp)
+
+floor = same_dtype_unary(_floor, "floor", "floor_vml_cpu",
+                         complex_error="floor is not supported for complex inputs")
+ceil = same_dtype_unary(_ceil, "ceil", "ceil_vml_cpu",
+                        complex_error="ceil is not supported for complex inputs")
+trunc = same_dtype_unary(_trunc, "trunc", "trunc_vml_cpu", aliases=("fix",),
+                         complex_error="trunc is not supported for complex inputs")
+
+
+@export(inplace=True)
+def round(input, *, decimals=0, out=None):
+    check_tensor("round", input)
+    d = input.dtype
+    if d is dt.bool or d.category == 3:
+        raise not_implemented("round_vml_cpu", d)
+    if decimals == 0:
+        return unary(_round, input, d, out)
+    if d.category < 2:
+        raise not_implemented("round_cpu", d)
+    return unary(_round_decimals, input, d, out, {"decimals": int(decimals)})
+
+
+@defpointwise("frac", save=())
+def _frac(a):
+    return a - array_module(a).trunc(a)
+
+
+@_frac.defvjp
+def _frac_vjp(ctx, g):
+    return g
+
+
+def _frac_fn(input, *, out=None):
+    check_tensor("frac", input)
+    d = input.dtype
+    if d.category != 2:
+        raise not_implemented("frac_cpu", d)
+    return unary(_frac, input, d, out)
+
+
+frac = public(_frac_fn, "frac", inplace=True)
+
+
+# ---------------------------------------------------------------------- positive, nan_to_num
+@export
+def positive(input):
+    check_tensor("positive", input)
+    if input.dtype is dt.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+@defop("nan_to_num", node="NanToNumBackward0")
+def _nan_to_num(a, nan, posinf, neginf):
+    return array_module(a).nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
+
+
+@_nan_to_num.defvjp
+def _nan_to_num_vjp(ctx, g):
+    from .comparison import isfinite
+    return g * isfinite(ctx.inputs[0])
+
+
+@export(inplace=True)
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    check_tensor("nan_to_num", input)
+    d = input.dtype
+    if d.category < 2:
+        r = input.clone()
+        return r if out is None else _write(r, out)
+    # NOTE: the defaults are the limits of the result dtype, not of the float32 the
+    # low-precision kernels compute in (float16 inf becomes 65504).
+    info = ml_dtypes.finfo(d.to_real().np)
+    params = {"nan": float(nan),
+              "posinf": float(info.max) if posinf is None else float(posinf),
+              "neginf": float(info.min) if neginf is None else float(neginf)}
+    return unary(_nan_to_num, input, d, out, params)
+
+
+def _write(r, out):
+    from .._tensor import write_out
+    return write_out(r, out)
+
+
+# ---------------------------------------------------------------------- complex parts
+@defop("conj", node="ConjBackward0", save=())
+def _conj(a):
+    return array_module(a).conj(a)
+
+
+@_conj.defvjp
+def _conj_vjp(ctx, g):
+    return conj(g)
+
+
+@export
+def conj(input):
+    """Real tensors are returned as they are (PyTorch returns a view without copying)."""
+    check_tensor("conj", input)
+    if input.dtype.category < 3:
+        return input
+    return dispatch(_conj, (input,), {}, input.dtype)
+
+
+@export(aliases=("conj_physical",))
+def resolve_conj(input):
+    return input
+
+
+@defop("real", node="RealBackward0", save=(), view=True)
+def _real(a):
+    return a.real
+
+
+@_real.defvjp
+def _real_vjp(ctx, g):
+    return g  # the engine casts the real gradient back to the complex input dtype
+
+
+@defop("imag", node="ImagBackward0", save=(), view=True)
+def _imag(a):
+    return a.imag
+
+
+@_imag.defvjp
+def _imag_vjp(ctx, g):
+    return g * 1j
+
+
+def real(input):
+    check_tensor("real", input)
+    if input.dtype.category < 3:
+        return input
+    return dispatch(_real, (input,), {}, input.dtype.to_real())
+
+
+def imag(input):
+    check_tensor("imag", input)
+    if input.dtype.category < 3:
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return dispatch(_imag, (input,), {}, input.dtype.to_real())
+
+
+export(real, method=False)
+export(imag, method=False)
+METHODS["real"] = property(real)  # x.real and x.imag are attributes, as in PyTorch
+METHODS["imag"] = property(imag)
+
+
+@defpointwise("angle")
+def _angle(a):
+    xp = array_module(a)
+    if a.dtype.kind == "c":
+        return xp.angle(a)
+    # NOTE: NumPy's angle(-0.0) is pi; PyTorch's is 0 (only x < 0 is pi; nan stays nan).
+    return xp.where(a < 0, math.pi, xp.where(xp.isnan(a), a, 0)).astype(a.dtype)
+
+
+@_angle.defvjp
+def _angle_vjp(ctx, g):
+    from .._creation import zeros_like
+    return zeros_like(g)  # real inputs: angle is piecewise constant
+
+
+@export
+def angle(input, *, out=None):
+    check_tensor("angle", input)
+    d = input.dtype
+    return unary(_angle, input, d.to_real() if d.category == 3 else float_result(d), out)

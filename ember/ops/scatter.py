@@ -1,0 +1,759 @@
+"""Index-driven gathers and writes along one dim: gather, scatter (+ _add, _reduce),
+index_select, index_add, index_copy, index_fill, take_along_dim, and the mask ops
+masked_fill, masked_select, masked_scatter.
+
+Writes whose indices repeat combine through the backend's `scatter_add`/`scatter_reduce`
+kernels (ufunc.at), never through Python loops. Every VJP is written in these same ops, so
+double backward works.
+"""
+import builtins
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._tensor import Tensor, _wrap, write_out
+from ..autograd.grad_mode import state
+from ..backends import array_module, numpy_backend
+from ._dims import wrap_dim
+from .registry import METHODS, apply_inplace, defop, dispatch, export
+from .views import _slice_backward
+
+_INDEX = (dt.int64, dt.int32)
+
+
+def _const(array, like):
+    """A Tensor around an array the VJP needs as a constant (counts, masks)."""
+    return _wrap(array, dt.from_numpy_dtype(array.dtype), like._device)
+
+
+def _pad_to(g, shape):
+    """g written into the leading corner of zeros of `shape` (src larger than index)."""
+    if tuple(g._data.shape) == tuple(shape):
+        return g
+    key = tuple(slice(0, s) for s in g._data.shape) + (...,)
+    return dispatch(_slice_backward, (g,), {"shape": tuple(shape), "key": key})
+
+
+def _fill_inplace(fn):
+    """`x.op_(...)`: write in place when autograd has nothing to record, else the generic
+    out-of-place + commit protocol (which rewires the graph)."""
+    def inplace(self, *args, **kwargs):
+        if state.enabled and (self._requires_grad or any(
+                isinstance(a, Tensor) and a._requires_grad for a in args + tuple(
+                    kwargs.values()))):
+            return apply_inplace(self, fn, args, kwargs)
+        r = fn(self, *args, **kwargs)
+        if r._data.shape != self._data.shape:
+            raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
+                               f"broadcast shape {list(r._data.shape)}")
+        self._data[...] = r._data
+        self._version.v += 1
+        return self
+    inplace.__name__ = fn.__name__ + "_"
+    return inplace
+
+
+# ---------------------------------------------------------------------- gather / scatter
+def _coords(xp, index, dim):
+    """Broadcastable coordinate arrays addressing `index`'s positions along `dim`."""
+    n = index.ndim
+    return tuple(index if d == dim else
+                 xp.arange(index.shape[d]).reshape((-1,) + (1,) * (n - d - 1))
+                 for d in range(n))
+
+
+def _check_index_dtype(index, name):
+    if index.dtype not in _INDEX:
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+
+
+def _check_bounds(index, size, dim):
+    # NOTE: gather, scatter and index_add reject negative indices, as PyTorch's do.
+    if index.size:
+        lo, hi = index.min(), index.max()
+        if lo < 0 or hi >= size:
+            bad = lo if lo < 0 else hi
+            raise RuntimeError(f"index {builtins.int(bad)} is out of bounds for dimension "
+                               f"{dim} with size {size}")
+
+
+def _gather_prepare(input, dim, index, name):
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' must be Tensor, not "
+                        f"{type(index).__name__}")
+    _check_index_dtype(index, name)
+    shape, ishape = input._data.shape, index._data.shape
+    if len(ishape) != len(shape) and (len(ishape) > 1 or len(shape) > 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input "
+                           "tensor")
+    d = wrap_dim(dim, len(shape))
+    for k, (i, s) in enumerate(zip(ishape, shape)):
+        if k != d and i > s:
+            raise RuntimeError(f"Size does not match at dimension {k} expected index "
+                               f"{list(ishape)} to be no larger than self {list(shape)} apart "
+                               f"from dimension {d}")
+    _check_bounds(index._data, shape[d] if shape else 1, d)
+    return d
+
+
+@defop("gather", save=())
+def _gather(a, index, dim):
+    if a.ndim == 0:
+        return a.copy()
+    xp = array_module(a)
+    return a[_coords(xp, index, dim)]
+
+
+@_gather.defvjp
+def _gather_vjp(ctx, g):
+    p = ctx.params
+    return dispatch(_scatter_add, (g.new_zeros(ctx.in_meta[0][0]), g), p)
+
+
+@export
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    d = _gather_prepare(input, dim, index, "gather")
+    r = dispatch(_gather, (input,), {"index": index._data, "dim": d})
+    return r if out is None else write_out(r, out)
+
+
+def _scatter_write(a, src, index, dim, mode):
+    out = a.copy()
+    if a.ndim == 0:
+        target, key = out.reshape(1), (index.reshape(-1),)
+    else:
+        target, key = out, _coords(array_module(a), index, dim)
+    if hasattr(src, "shape") and src.ndim:
+        src = src[tuple(slice(0, s) for s in index.shape)]
+    elif hasattr(src, "shape"):
+        src = src.reshape(())
+    if mode is None:
+        target[key] = src
+    elif mode == "sum":
+        numpy_backend.scatter_add(target, key, src)
+    else:
+        numpy_backend.scatter_reduce(target, key, src, mode)
+    return out
+
+
+@defop("scatter", save=())
+def _scatter(a, src, index, dim, mode=None):
+    return _scatter_write(a, src, index, dim, mode)
+
+
+@_scatter.defvjp
+def _scatter_vjp(ctx, g):
+    p = ctx.params
+    if p.get("mode") is not None:
+        raise RuntimeError("derivative for aten::scatter is not implemented")
+    ga = gs = None
+    if ctx.edges[0] is not None:
+        ga = dispatch(_scatter_value, (g, 0), p)
+    if len(ctx.edges) > 1 and ctx.edges[1] is not None:
+        gs = _pad_to(dispatch(_gather, (g,), {"index": p["index"], "dim": p["dim"]}),
+                     ctx.in_meta[0][1])
+    return ga, gs
+
+
+_scatter_value = defop("scatter_value", node="ScatterBackward1", save=())(_scatter.forward)
+_scatter_value.defvjp(_scatter_vjp)
+
+
+@defop("scatter_add", save=())
+def _scatter_add(a, src, index, dim):
+    return _scatter_write(a, src, index, dim, "sum")
+
+
+@_scatter_add.defvjp
+def _scatter_add_vjp(ctx, g):
+    p = ctx.params
+    gs = None
+    if ctx.edges[1] is not None:
+        gs = _pad_to(dispatch(_gather, (g,), p), ctx.in_meta[0][1])
+    return g, gs
+
+
+def _scatter_prepare(input, dim, index, src, name):
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' must be Tensor, not "
+                        f"{type(index).__name__}")
+    _check_index_dtype(index, "scatter" if name != "scatter_add" else name)
+    shape, ishape = input._data.shape, index._data.shape
+    d = wrap_dim(dim, len(shape))
+    if isinstance(src, Tensor):
+        if src.dtype is not input.dtype:
+            raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+        sshape = src._data.shape
+        if len(ishape) != len(shape) and (len(ishape) > 1 or len(shape) > 1):
+            raise RuntimeError("Index tensor must have the same number of dimensions as self "
+                               "tensor")
+        if any(i > s for i, s in zip(ishape, sshape)) or any(
+                i > s for k, (i, s) in enumerate(zip(ishape, shape)) if k != d):
+            raise RuntimeError(f"Expected index {list(ishape)} to be no larger than self "
+                               f"{list(shape)} apart from dimension {d} and to be no larger "
+                               f"size than src {list(sshape)}")
+    _check_bounds(index._data, shape[d] if shape else 1, d)
+    return d
+
+
+_REDUCE_NAMES = {"add": "sum", "multiply": "prod"}
+
+
+@export
+def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
+    if src is None:
+        src = value
+    d = _scatter_prepare(input, dim, index, src, "scatter")
+    params = {"index": index._data, "dim": d}
+    if reduce is not None:
+        if reduce not in _REDUCE_NAMES:
+            raise RuntimeError("reduce argument must be either add or multiply.")
+        params["mode"] = _REDUCE_NAMES[reduce]
+    if isinstance(src, Tensor):
+        r = dispatch(_scatter, (input, src), params)
+    else:
+        r = dispatch(_scatter_value, (input, src), params)
+    return r if out is None else write_out(r, out)
+
+
+@export
+def scatter_add(input, dim, index, src, *, out=None):
+    d = _scatter_prepare(input, dim, index, src, "scatter_add")
+    r = dispatch(_scatter_add, (input, src), {"index": index._data, "dim": d})
+    return r if out is None else write_out(r, out)
+
+
+# ---------------------------------------------------------------------- scatter_reduce
+_IDENTITY = {"sum": 0, "mean": 0, "prod": 1}
+
+
+def _reduce_identity(dtype, reduce):
+    if reduce in _IDENTITY:
+        return _IDENTITY[reduce]
+    if dtype.kind == "f" or dtype.kind == "V":
+        return -np.inf if reduce == "amax" else np.inf
+    if dtype.kind == "b":
+        return reduce == "amin"
+    info = np.iinfo(dtype)
+    return info.min if reduce == "amax" else info.max
+
+
+def _scatter_counts(a, index, dim, include_self):
+    """How many values meet at each position of `a` (at least 1, for the mean)."""
+    xp = array_module(a)
+    count = xp.full(a.shape, 1 if include_self else 0, dtype=np.int64)
+    _scatter_write_into(count, xp.ones(index.shape, dtype=np.int64), index, dim)
+    return xp.maximum(count, 1)
+
+
+def _scatter_write_into(target, src, index, dim):
+    key = (index.reshape(-1),) if target.ndim == 0 else \
+        _coords(array_module(target), index, dim)
+    t = target.reshape(1) if target.ndim == 0 else target
+    numpy_backend.scatter_add(t, key, src.reshape(()) if target.ndim == 0 else src)
+
+
+@defop("scatter_reduce", save=None, save_output=True)
+def _scatter_reduce(a, src, index, dim, reduce, include_self):
+    xp = array_module(a)
+    if not include_self:
+        a = _scatter_write(a, _reduce_identity(a.dtype, reduce), index, dim, None)
+    mode = "sum" if reduce == "mean" else reduce
+    out = _scatter_write(a, src, index, dim, mode)
+    if reduce == "mean":
+        count = _scatter_counts(a, index, dim, include_self)
+        out = out // count if out.dtype.kind in "iub" else (out / count).astype(out.dtype)
+    return xp.asarray(out)
+
+
+@_scatter_reduce.defvjp
+def _scatter_reduce_vjp(ctx, g):
+    p = ctx.params
+    index, dim, reduce, include = p["index"], p["dim"], p["reduce"], p["include_self"]
+    x, src = ctx.inputs
+    gp = {"index": index, "dim": dim}
+    xp = array_module(g._data)
+    # Masks and counts are constants of the backward graph: computed on arrays.
+    scattered = None if include else _const(
+        _scatter_write(xp.zeros(g._data.shape, dtype=bool), True, index, dim, None), g)
+    if reduce == "sum":
+        ga = g if include else g.masked_fill(scattered, 0)
+        gs = dispatch(_gather, (g,), gp)
+    elif reduce == "mean":
+        count = _const(_scatter_counts(x._data, index, dim, include).astype(g._data.dtype), g)
+        ga = g / count if include else g.masked_fill(scattered, 0)
+        gs = dispatch(_gather, (g / count,), gp)
+    elif reduce in ("amax", "amin"):
+        result = ctx.outputs[0]._data
+        src_hit = _gather.forward(result, index, dim) == src._data[
+            tuple(slice(0, s) for s in index.shape)]
+        ties = _scatter_write(xp.zeros(result.shape, dtype=g._data.dtype),
+                              src_hit.astype(g._data.dtype), index, dim, "sum")
+        # NOTE: PyTorch counts a tying `self` element among the ties even when
+        # include_self=False (and then gives it no gradient); we match it.
+        self_hit = x._data == result
+        ties = ties + self_hit
+        share = g / _const(xp.maximum(ties, 1), g)
+        ga = share.masked_fill(_const(~self_hit, g), 0)
+        if not include:
+            ga = ga.masked_fill(scattered, 0)
+        gs = dispatch(_gather, (share,), gp).masked_fill(_const(~src_hit, g), 0)
+    else:
+        ga, gs = _prod_grads(x, src, g, gp, include, scattered)
+    return ga, _pad_to(gs, ctx.in_meta[0][1])
+
+
+def _prod_grads(x, src, g, gp, include, scattered):
+    """d prod / d element = product of the other members of its group, computed without
+    dividing by zero (groups holding one zero and groups holding several differ)."""
+    index, dim = gp["index"], gp["dim"]
+    xp = array_module(g._data)
+    src = src[tuple(slice(0, s) for s in index.shape)] if src._data.ndim else src
+    src_zero = src._data == 0
+    x_zero = x._data == 0
+    safe_src = src.masked_fill(_const(src_zero, g), 1)
+    base = x.masked_fill(_const(x_zero, g) if include else scattered, 1)
+    params = dict(gp, reduce="prod", include_self=True)
+    prod_nonzero = dispatch(_scatter_reduce, (base, safe_src), params)
+    zeros = _scatter_write(xp.zeros(g._data.shape, dtype=np.int64),
+                           src_zero.astype(np.int64), index, dim, "sum")
+    if include:
+        zeros = zeros + x_zero
+    no_zero, one_zero = zeros == 0, zeros == 1
+
+    def others(value_safe, is_zero, pick, pick_array):
+        # nonzero member: prod_nonzero / value when its group has no zero, else 0;
+        # zero member: prod_nonzero when it is the group's only zero, else 0.
+        pn = pick(prod_nonzero)
+        nz = (pn / value_safe).masked_fill(_const(~pick_array(no_zero) | is_zero, g), 0)
+        z = pn.masked_fill(_const(~pick_array(one_zero) | ~is_zero, g), 0)
+        return nz + z
+
+    def gather(t):
+        return dispatch(_gather, (t,), gp)
+
+    def gather_array(a):
+        return _gather.forward(a, index, dim)
+
+    gs = gather(g) * others(safe_src, src_zero, gather, gather_array)
+    if include:
+        ga = g * others(x.masked_fill(_const(x_zero, g), 1), x_zero, lambda t: t,
+                        lambda a: a)
+    else:
+        ga = g.masked_fill(scattered, 0)
+    return ga, gs
+
+
+@export
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    d = _scatter_prepare(input, dim, index, src, "scatter_reduce")
+    r = dispatch(_scatter_reduce, (input, src), {"index": index._data, "dim": d,
+                                                 "reduce": reduce,
+                                                 "include_self": builtins.bool(include_self)})
+    return r if out is None else write_out(r, out)
+
+
+# ---------------------------------------------------------------------- index_* along a dim
+def _dim_key(dim, index):
+    return (slice(None),) * dim + (index,)
+
+
+def _vector_index(index, name, kind="add"):
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' must be Tensor, not "
+                        f"{type(index).__name__}")
+    if index.dtype not in _INDEX:
+        if kind == "select":
+            raise RuntimeError(f"{name}(): Expected dtype int32 or int64 for index")
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: "
+                           f"{dt.type_name(index.dtype)}")
+    if index._data.ndim > 1:
+        if kind == "select":
+            raise IndexError(f"{name}(): Index is supposed to be a vector")
+        raise IndexError(f"{name}(): Index is supposed to be a vector, but got dim: "
+                         f"{index._data.ndim} with type: {dt.type_name(index.dtype)} and size: "
+                         f"{list(index._data.shape)}")
+    return index._data.reshape(-1)
+
+
+def _check_source(input, d, index, source, name):
+    shape, sshape = input._data.shape, source._data.shape
+    n = index.shape[0]
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"{name}(): self ({dt.type_name(input.dtype)}) and source "
+                           f"({dt.type_name(source.dtype)}) must have the same scalar type")
+    ssize = sshape[d] if sshape else 1
+    if n != ssize:
+        raise RuntimeError(f"{name}(): Number of indices ({n}) should be equal to "
+                           f"source.size(dim): ({ssize}), for dim: {d}")
+    if sshape and tuple(s for k, s in enumerate(sshape) if k != d) != \
+            tuple(s for k, s in enumerate(shape) if k != d):
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(shape)} "
+                           f"source.shape = {list(sshape)}")
+
+
+def _target(a, src, index, dim):
+    """A copy of `a`, the array and key to write at `index` along `dim`, and `src` shaped
+    for that key (a 0-dim tensor is written through a 1-element view)."""
+    out = a.copy()
+    if a.ndim == 0:
+        if hasattr(src, "reshape"):
+            src = src.reshape(-1)
+        return out, out.reshape(1), (index.reshape(-1),), src
+    return out, out, _dim_key(dim, index), src
+
+
+@defop("index_select", save=())
+def _index_select(a, index, dim):
+    xp = array_module(a)
+    if a.ndim == 0:
+        return a.reshape(1)[index].reshape(index.shape[:0] if index.ndim == 0 else (-1,))
+    return xp.take(a, index, axis=dim)
+
+
+@_index_select.defvjp
+def _index_select_vjp(ctx, g):
+    p = ctx.params
+    return dispatch(_index_add, (g.new_zeros(ctx.in_meta[0][0]), g),
+                    {"index": p["index"], "dim": p["dim"], "alpha": 1})
+
+
+@export
+def index_select(input, dim, index, *, out=None):
+    idx = _vector_index(index, "index_select", "select")
+    d = wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d] if input._data.ndim else 1
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        raise IndexError("index out of range in self")
+    if input._data.ndim == 0:
+        idx = index._data
+    r = dispatch(_index_select, (input,), {"index": idx, "dim": d})
+    return r if out is None else write_out(r, out)
+
+
+@defop("index_add", save=())
+def _index_add(a, src, index, dim, alpha):
+    out, target, key, src = _target(a, src, index, dim)
+    numpy_backend.scatter_add(target, key, src if alpha == 1 else src * alpha)
+    return out
+
+
+@_index_add.defvjp
+def _index_add_vjp(ctx, g):
+    p = ctx.params
+    gs = None
+    if ctx.edges[1] is not None:
+        gs = dispatch(_index_select, (g,), {"index": p["index"], "dim": p["dim"]})
+        if p["alpha"] != 1:
+            gs = gs * p["alpha"]
+        gs = gs.reshape(ctx.in_meta[0][1])
+    return g, gs
+
+
+def _dim_prepare(input, dim, index, source, name, kind="add"):
+    idx = _vector_index(index, name, kind)
+    d = wrap_dim(dim, input._data.ndim)
+    if source is not None:
+        _check_source(input, d, idx, source, name)
+    size = input._data.shape[d] if input._data.ndim else 1
+    _check_bounds(idx, size, d)
+    return d, idx
+
+
+@export
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    d, idx = _dim_prepare(input, dim, index, source, "index_add_")
+    r = dispatch(_index_add, (input, source), {"index": idx, "dim": d, "alpha": alpha})
+    return r if out is None else write_out(r, out)
+
+
+@defop("index_copy", save=())
+def _index_copy(a, src, index, dim):
+    out, target, key, src = _target(a, src, index, dim)
+    target[key] = src
+    return out
+
+
+@_index_copy.defvjp
+def _index_copy_vjp(ctx, g):
+    p = ctx.params
+    ga = gs = None
+    if ctx.edges[0] is not None:
+        ga = dispatch(_index_fill, (g, 0), p)
+    if ctx.edges[1] is not None:
+        gs = dispatch(_index_select, (g,), p).reshape(ctx.in_meta[0][1])
+    return ga, gs
+
+
+@export
+def index_copy(input, dim, index, source):
+    if index.dtype is not dt.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
+                           f"{dt.type_name(index.dtype)}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
+                           f"but got (self) {dt.type_name(input.dtype)} and (source) "
+                           f"{dt.type_name(source.dtype)}")
+    if index._data.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got "
+                         f"{index._data.ndim})")
+    if source._data.ndim and input._data.ndim and source._data.ndim != input._data.ndim:
+        raise IndexError("index_copy_(): When source and destination are not scalars, their "
+                         "dimensionality must match. Source dimensionality "
+                         f"({source._data.ndim}), destination dimensionality "
+                         f"({input._data.ndim})")
+    d = wrap_dim(dim, input._data.ndim)
+    idx = index._data.reshape(-1)
+    ssize = source._data.shape[d] if source._data.ndim else 1
+    if idx.shape[0] != ssize:
+        raise IndexError(f"index_copy_(): Number of indices ({idx.shape[0]}) should be equal "
+                         f"to source.size(dim) ({ssize})")
+    size = input._data.shape[d] if input._data.ndim else 1
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        bad = idx[(idx < 0) | (idx >= size)][0]
+        raise IndexError(f"index_copy_(): index {builtins.int(bad)} is out of bounds for "
+                         f"dimension {d} with size {size}")
+    return dispatch(_index_copy, (input, source), {"index": idx, "dim": d})
+
+
+@defop("index_fill", save=())
+def _index_fill(a, value, index, dim):
+    out, target, key, _ = _target(a, None, index, dim)
+    target[key] = value
+    return out
+
+
+@_index_fill.defvjp
+def _index_fill_vjp(ctx, g):
+    p = ctx.params
+    ga = gv = None
+    if ctx.edges[0] is not None:
+        ga = dispatch(_index_fill, (g, 0), p)
+    if ctx.edges[1] is not None:
+        # NOTE: summed over the filled positions once each, however often an index repeats.
+        gv = (g - dispatch(_index_fill, (g, 0), p)).sum()
+    return ga, gv
+
+
+@export
+def index_fill(input, dim, index, value):
+    if index.dtype is not dt.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if index._data.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but "
+                               f"got tensor with {value._data.ndim} dimension(s).")
+        from .conversion import cast
+        value = cast(value, input.dtype)
+    else:
+        from .indexing import scalar_for
+        value = scalar_for(input.dtype, value)
+    d = wrap_dim(dim, input._data.ndim)
+    idx = index._data.reshape(-1)
+    size = input._data.shape[d] if input._data.ndim else 1
+    if idx.size and (idx.min() < -size or idx.max() >= size):
+        bad = idx[(idx < -size) | (idx >= size)][0]
+        raise IndexError(f"index {builtins.int(bad)} is out of bounds for dimension {d} with "
+                         f"size {size}")
+    return dispatch(_index_fill, (input, value), {"index": idx, "dim": d})
+
+
+@export
+def take_along_dim(input, indices, dim=None, *, out=None):
+    if indices.dtype is not dt.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{dt.type_name(indices.dtype)}")
+    if dim is None:
+        flat = input.reshape(-1)
+        r = gather(flat, 0, _wrap_negative(indices.reshape(-1), flat._data.shape[0]))
+        return r if out is None else write_out(r, out)
+    n, m = input._data.ndim, indices._data.ndim
+    if n != m:
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {n} dimensions for input, and {m} "
+                           "dimensions for indices")
+    d = wrap_dim(dim, n)
+    from .shape import broadcast_shapes
+    ishape, xshape = list(input._data.shape), list(indices._data.shape)
+    ishape[d] = xshape[d] = 1
+    common = list(broadcast_shapes(ishape, xshape))
+    indices = _wrap_negative(indices, input._data.shape[d])
+    r = gather(input.expand(common[:d] + [input._data.shape[d]] + common[d + 1:]), d,
+               indices.expand(common[:d] + [indices._data.shape[d]] + common[d + 1:]))
+    return r if out is None else write_out(r, out)
+
+
+def _wrap_negative(indices, size):
+    """take_along_dim accepts negative indices (gather does not)."""
+    a = indices._data
+    if a.size and a.min() < 0:
+        a = array_module(a).where(a < 0, a + size, a)
+        return _wrap(a, indices.dtype, indices._device)
+    return indices
+
+
+# ---------------------------------------------------------------------- masks
+def _check_mask(mask, name, what="masked_fill_ only supports boolean masks, but got mask "
+                                  "with dtype {}"):
+    if mask.dtype is not dt.bool:
+        names = {dt.uint8: "unsigned char", dt.float32: "float", dt.float64: "double",
+                 dt.int64: "long int", dt.int32: "int"}
+        raise RuntimeError(what.format(names.get(mask.dtype, dt.type_name(mask.dtype))))
+
+
+@defop("masked_fill", save=())
+def _masked_fill(a, value, mask):
+    xp = array_module(a)
+    return xp.where(mask, value, a).astype(a.dtype, copy=False)
+
+
+@_masked_fill.defvjp
+def _masked_fill_vjp(ctx, g):
+    mask = ctx.params["mask"]
+    ga = gv = None
+    if ctx.edges[0] is not None:
+        ga = dispatch(_masked_fill, (g, 0), {"mask": mask})
+    if ctx.edges[1] is not None:
+        keep = ~array_module(mask).broadcast_to(mask, g._data.shape)
+        gv = dispatch(_masked_fill, (g, 0), {"mask": keep}).sum()
+    return ga, gv
+
+
+@export
+def masked_fill(input, mask, value):
+    _check_mask(mask, "masked_fill")
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but "
+                               f"got tensor with {value._data.ndim} dimension(s).")
+        from .conversion import cast
+        value = cast(value, input.dtype)
+    elif input.dtype.category == 1 and type(value) is float:
+        value = builtins.int(value)
+    try:
+        return dispatch(_masked_fill, (input, value), {"mask": mask._data})
+    except ValueError:
+        from ._promote import broadcast_error
+        raise broadcast_error(mask._data.shape, input._data.shape) from None
+
+
+@defop("masked_select", save=())
+def _masked_select(a, mask):
+    xp = array_module(a)
+    shape = xp.broadcast_shapes(a.shape, mask.shape)
+    return xp.broadcast_to(a, shape)[xp.broadcast_to(mask, shape)]
+
+
+@_masked_select.defvjp
+def _masked_select_vjp(ctx, g):
+    mask = ctx.params["mask"]
+    xp = array_module(mask)
+    shape = xp.broadcast_shapes(ctx.in_meta[0][0], mask.shape)
+    return dispatch(_masked_select_backward, (g,), {"mask": mask, "shape": shape})
+
+
+@defop("masked_select_backward", node="MaskedScatterBackward0", save=())
+def _masked_select_backward(g, mask, shape):
+    xp = array_module(g)
+    out = xp.zeros(shape, dtype=g.dtype)
+    out[xp.broadcast_to(mask, shape)] = g
+    return out
+
+
+@_masked_select_backward.defvjp
+def _masked_select_backward_vjp(ctx, g):
+    return dispatch(_masked_select, (g,), {"mask": ctx.params["mask"]})
+
+
+@export
+def masked_select(input, mask, *, out=None):
+    if mask.dtype is not dt.bool:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    try:
+        r = dispatch(_masked_select, (input,), {"mask": mask._data})
+    except ValueError:
+        from ._promote import broadcast_error
+        raise broadcast_error(input._data.shape, mask._data.shape) from None
+    return r if out is None else write_out(r, out)
+
+
+@defop("masked_scatter", save=())
+def _masked_scatter(a, src, mask):
+    xp = array_module(a)
+    shape = xp.broadcast_shapes(a.shape, mask.shape)
+    out = xp.array(xp.broadcast_to(a, shape))
+    m = xp.broadcast_to(mask, shape)
+    out[m] = src.reshape(-1)[:builtins.int(m.sum())]
+    return out
+
+
+@_masked_scatter.defvjp
+def _masked_scatter_vjp(ctx, g):
+    mask = ctx.params["mask"]
+    ga = gs = None
+    if ctx.edges[0] is not None:
+        ga = dispatch(_masked_fill, (g, 0), {"mask": mask})
+    if ctx.edges[1] is not None:
+        gs = dispatch(_masked_scatter_source_grad, (g,), {"mask": mask,
+                                                          "shape": ctx.in_meta[0][1]})
+    return ga, gs
+
+
+@defop("masked_scatter_source_grad", node="MaskedSelectBackward0", save=())
+def _masked_scatter_source_grad(g, mask, shape):
+    """The selected gradient in the first positions of a zero tensor of source's shape."""
+    xp = array_module(g)
+    picked = g[xp.broadcast_to(mask, g.shape)]
+    out = xp.zeros(int(np.prod(shape)), dtype=g.dtype)
+    out[:picked.size] = picked
+    return out.reshape(shape)
+
+
+@_masked_scatter_source_grad.defvjp
+def _masked_scatter_source_grad_vjp(ctx, g):
+    mask = ctx.params["mask"]
+    xp = array_module(mask)
+    shape = ctx.in_meta[0][0]
+    zeros = _wrap(xp.zeros(shape, dtype=g._data.dtype), g.dtype, g._device)
+    return dispatch(_masked_scatter, (zeros, g), {"mask": mask})
+
+
+@export
+def masked_scatter(input, mask, source):
+    _check_mask(mask, "masked_scatter", "masked_scatter_ only supports boolean masks, but got "
+                                        "mask with dtype {}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but "
+                           f"got{dt.type_name(input.dtype)} and {dt.type_name(source.dtype)}")
+    xp = array_module(mask._data)
+    try:
+        shape = xp.broadcast_shapes(input._data.shape, mask._data.shape)
+    except ValueError:
+        from ._promote import broadcast_error
+        raise broadcast_error(input._data.shape, mask._data.shape) from None
+    if builtins.int(xp.broadcast_to(mask._data, shape).sum()) > source._data.size:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    return dispatch(_masked_scatter, (input, source), {"mask": mask._data})
+
+
+# ---------------------------------------------------------------------- in-place variants
+def _scatter_inplace(self, dim, index, src=None, *, value=None, reduce=None):
+    return scatter(self, dim, index, src, value=value, reduce=reduce)
+
+
+METHODS.update({
+    "scatter_": _fill_inplace(_scatter_inplace),
+    "scatter_add_": _fill_inplace(scatter_add),
+    "scatter_reduce_": _fill_inplace(scatter_reduce),
+    "index_add_": _fill_inplace(index_add),
+    "index_copy_": _fill_inplace(index_copy),
+    "index_fill_": _fill_inplace(index_fill),
+    "masked_fill_": _fill_inplace(masked_fill),
+    "masked_scatter_": _fill_inplace(masked_scatter),
+})

@@ -1,0 +1,309 @@
+"""Elementwise selection: maximum/minimum/fmax/fmin, clamp/clip/clamp_min/clamp_max, relu,
+where and lerp.
+
+Subgradients follow PyTorch: maximum and minimum split ties 0.5/0.5, fmax/fmin give ties to
+their first input, clamp passes the gradient on its boundaries (min <= x <= max), relu gives
+0 at 0. Scalar and tensor bounds are separate registry entries with PyTorch's node names
+(ClampBackward1 for scalars, ClampBackward0 for tensors).
+"""
+from .. import _dtype as dt
+from .._tensor import Tensor, write_out
+from ..backends import array_module
+from ._elementwise import (CPP_NAMES, EMPTY, binary, check_tensor, defpointwise,
+                           not_implemented, not_tensor, public, result_of, unary)
+from ._promote import broadcast_error, compute_dtype, operand_array
+from .registry import defop, dispatch, export
+
+
+# ---------------------------------------------------------------------- maximum, minimum
+def _extremum(op, name, input, other, out):
+    check_tensor(name, input)
+    if not isinstance(other, Tensor):
+        raise not_tensor(name, other, "other", 2)
+    result = result_of(input, other)
+    if result.category == 3:
+        raise RuntimeError(f"{name} not implemented for complex tensors.")
+    return binary(op, input, other, result, result, out=out)
+
+
+@defop("maximum")
+def _maximum(a, b):
+    return array_module(a, b).maximum(a, b)
+
+
+@defop("minimum")
+def _minimum(a, b):
+    return array_module(a, b).minimum(a, b)
+
+
+@defop("fmax")
+def _fmax(a, b):
+    return array_module(a, b).fmax(a, b)
+
+
+@defop("fmin")
+def _fmin(a, b):
+    return array_module(a, b).fmin(a, b)
+
+
+def _tie_split(g, a, b, loses):
+    """g where this side won, g/2 on ties (PyTorch's subgradient), 0 where it lost."""
+    return where(loses, 0.0, where(a == b, g / 2, g))
+
+
+@_maximum.defvjp
+def _maximum_vjp(ctx, g):
+    a, b = ctx.inputs
+    return (_tie_split(g, a, b, a < b) if ctx.edges[0] is not None else None,
+            _tie_split(g, a, b, a > b) if ctx.edges[1] is not None else None)
+
+
+@_minimum.defvjp
+def _minimum_vjp(ctx, g):
+    a, b = ctx.inputs
+    return (_tie_split(g, a, b, a > b) if ctx.edges[0] is not None else None,
+            _tie_split(g, a, b, a < b) if ctx.edges[1] is not None else None)
+
+
+def _fextremum_vjp(first_wins):
+    def vjp(ctx, g):
+        a, b = ctx.inputs
+        wins = first_wins(a, b) | b.isnan()
+        return (where(wins, g, 0.0) if ctx.edges[0] is not None else None,
+                where(wins, 0.0, g) if ctx.edges[1] is not None else None)
+    return vjp
+
+
+_fmax.defvjp(_fextremum_vjp(lambda a, b: a >= b))
+_fmin.defvjp(_fextremum_vjp(lambda a, b: a <= b))
+
+
+@export
+def maximum(input, other, *, out=None):
+    return _extremum(_maximum, "maximum", input, other, out)
+
+
+@export
+def minimum(input, other, *, out=None):
+    return _extremum(_minimum, "minimum", input, other, out)
+
+
+@export
+def fmax(input, other, *, out=None):
+    return _extremum(_fmax, "fmax", input, other, out)
+
+
+@export
+def fmin(input, other, *, out=None):
+    return _extremum(_fmin, "fmin", input, other, out)
+
+
+# ---------------------------------------------------------------------- where, lerp
+@defop("where", save=(0,))
+def _where(c, x, y):
+    return array_module(c, x, y).where(c, x, y)
+
+
+@_where.defvjp
+def _where_vjp(ctx, g):
+    c = ctx.inputs[0]
+    return (None,
+            where(c, g, 0.0) if ctx.edges[1] is not None else None,
+            where(c, 0.0, g) if ctx.edges[2] is not None else None)
+
+
+@export(method=False)
+def where(condition, input=None, other=None, *, out=None):
+    if input is None and other is None:
+        from .registry import PUBLIC
+        return PUBLIC["nonzero"](condition, as_tuple=True)
+    check_tensor("where", condition, "condition", 1)
+    if condition.dtype is not dt.bool:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {dt.type_name(condition.dtype)}")
+    result = dt.result_type_of((input, other))
+    arrays = (condition._data, operand_array(input, result), operand_array(other, result))
+    try:
+        r = dispatch(_where, (condition, input, other), EMPTY, result, arrays)
+    except ValueError:
+        shapes = [tuple(x.shape) for x in (condition, input, other) if isinstance(x, Tensor)]
+        raise broadcast_error(shapes[0], shapes[-1]) from None
+    return r if out is None else write_out(r, out)
+
+
+def _where_method(self, condition, other):
+    return where(condition, self, other)
+
+
+public(_where_method, "where", function=False)
+
+
+def _lerp_kernel(a, b, w):
+    xp = array_module(a, b, w)
+    # PyTorch's two-sided form: exact at both ends (lerp(a, b, 1) == b).
+    d = b - a
+    return xp.where(xp.abs(w) < 0.5, a + w * d, b - d * (1 - w))
+
+
+_lerp_s = defpointwise("lerp_scalar", node="LerpBackward0", save=())(_lerp_kernel)
+_lerp_t = defpointwise("lerp", node="LerpBackward1")(_lerp_kernel)
+
+
+@_lerp_s.defvjp
+def _lerp_s_vjp(ctx, g):
+    w = ctx.inputs[2]
+    return (g * (1 - w) if ctx.edges[0] is not None else None,
+            g * w if ctx.edges[1] is not None else None, None)
+
+
+@_lerp_t.defvjp
+def _lerp_t_vjp(ctx, g):
+    a, b, w = ctx.inputs
+    return (g * (1 - w) if ctx.edges[0] is not None else None,
+            g * w if ctx.edges[1] is not None else None,
+            g * (b - a) if ctx.edges[2] is not None else None)
+
+
+@export(inplace=True)
+def lerp(input, end, weight, *, out=None):
+    check_tensor("lerp", input)
+    check_tensor("lerp", end, "end", 2)
+    d = input.dtype
+    if end.dtype is not d:
+        raise RuntimeError(f"expected dtype {CPP_NAMES[d]} for `end` but got dtype "
+                           f"{CPP_NAMES[end.dtype]}")
+    tensor_weight = isinstance(weight, Tensor)
+    if tensor_weight and weight.dtype is not d and weight._data.ndim:
+        raise RuntimeError(f"expected dtype {CPP_NAMES[d]} for `weight` but got dtype "
+                           f"{CPP_NAMES[weight.dtype]}")
+    if d.category < 2:
+        raise not_implemented("lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar",
+                              d)
+    compute = compute_dtype(d)
+    arrays = tuple(operand_array(x, compute) for x in (input, end, weight))
+    op = _lerp_t if tensor_weight else _lerp_s
+    try:
+        r = dispatch(op, (input, end, weight), EMPTY, d, arrays)
+    except ValueError:
+        raise broadcast_error(input._data.shape, end._data.shape) from None
+    return r if out is None else write_out(r, out)
+
+
+# ---------------------------------------------------------------------- clamp, relu
+def _clamp_kernel(a, lo, hi):
+    xp = array_module(a)
+    if lo is not None:
+        a = xp.maximum(a, lo)
+    if hi is not None:
+        a = xp.minimum(a, hi)
+    return a
+
+
+def _clamp_scalar_vjp(ctx, g):
+    x = ctx.inputs[0]
+    lo, hi = ctx.inputs[1], ctx.inputs[2]
+    keep = None
+    if lo is not None:
+        keep = x >= lo
+    if hi is not None:
+        keep = (x <= hi) if keep is None else keep & (x <= hi)
+    return where(keep, g, 0.0), None, None
+
+
+def _clamp_tensor_vjp(ctx, g):
+    x, lo, hi = ctx.inputs
+    e = ctx.edges
+    if lo is not None and hi is not None:
+        return (where((x >= lo) & (x <= hi), g, 0.0) if e[0] is not None else None,
+                where((x < lo) & (lo < hi), g, 0.0) if e[1] is not None else None,
+                where((x > hi) | (hi < lo), g, 0.0) if e[2] is not None else None)
+    if lo is not None:
+        return (where(x >= lo, g, 0.0) if e[0] is not None else None,
+                where(x < lo, g, 0.0) if e[1] is not None else None, None)
+    return (where(x <= hi, g, 0.0) if e[0] is not None else None, None,
+            where(x > hi, g, 0.0) if e[2] is not None else None)
+
+
+_CLAMP_OPS = {}
+for _name, _scalar_node, _tensor_node in (("clamp", "ClampBackward1", "ClampBackward0"),
+                                          ("clamp_min", "ClampMinBackward0",
+                                           "ClampMinBackward1"),
+                                          ("clamp_max", "ClampMaxBackward0",
+                                           "ClampMaxBackward1")):
+    _s = defop(_name + "_scalar", node=_scalar_node, save=(0,))(_clamp_kernel)
+    _s.defvjp(_clamp_scalar_vjp)
+    _t = defop(_name, node=_tensor_node)(_clamp_kernel)
+    _t.defvjp(_clamp_tensor_vjp)
+    _CLAMP_OPS[_name] = (_s, _t)
+
+
+# Python bound types that leave the result dtype alone, by the input's category.
+_SAME_DTYPE_BOUNDS = {0: (type(None),), 1: (type(None), int), 2: (type(None), int, float),
+                      3: (type(None), int, float, complex)}
+
+
+def _clamp(name, input, min, max, out):
+    check_tensor(name, input)
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if input.dtype.category == 3:
+        raise NotImplementedError("clamp is not supported for complex types")
+    lo_tensor, hi_tensor = isinstance(min, Tensor), isinstance(max, Tensor)
+    if (lo_tensor and not (hi_tensor or max is None)) or \
+            (hi_tensor and not (lo_tensor or min is None)):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"(Tensor, {', '.join(type(b).__name__ for b in (min, max))})")
+    scalar_op, tensor_op = _CLAMP_OPS[name]
+    d = input.dtype
+    if type(min) in _SAME_DTYPE_BOUNDS[d.category] and \
+            type(max) in _SAME_DTYPE_BOUNDS[d.category]:
+        result = d  # the common case: bounds that cannot change the dtype
+    else:
+        result = dt.result_type_of((input, min, max))
+    compute = compute_dtype(result)
+    arrays = (operand_array(input, compute),
+              None if min is None else operand_array(min, compute),
+              None if max is None else operand_array(max, compute))
+    op = tensor_op if lo_tensor or hi_tensor else scalar_op
+    try:
+        r = dispatch(op, (input, min, max), EMPTY, result, arrays)
+    except ValueError:
+        other = min if min is not None else max
+        raise broadcast_error(input._data.shape, tuple(other.shape)) from None
+    return r if out is None else write_out(r, out)
+
+
+@export(inplace=True, aliases=("clip",))
+def clamp(input, min=None, max=None, *, out=None):
+    return _clamp("clamp", input, min, max, out)
+
+
+@export(inplace=True)
+def clamp_min(input, min, *, out=None):
+    return _clamp("clamp_min", input, min, None, out)
+
+
+@export(inplace=True)
+def clamp_max(input, max, *, out=None):
+    return _clamp("clamp_max", input, None, max, out)
+
+
+@defop("relu", save=(), save_output=True)
+def _relu(a):
+    return array_module(a).maximum(a, 0)
+
+
+@_relu.defvjp
+def _relu_vjp(ctx, g):
+    return where(ctx.output <= 0, 0.0, g)
+
+
+@export(inplace=True)
+def relu(input):
+    check_tensor("relu", input)
+    d = input.dtype
+    if d is dt.bool:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    if d.category == 3:
+        raise NotImplementedError("clamp is not supported for complex types")
+    return unary(_relu, input, d)
