@@ -17,6 +17,30 @@ CASES = [
     ("Adam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
     ("AdamW", dict(lr=0.01)),
     ("AdamW", dict(lr=0.01, weight_decay=0.5, amsgrad=True)),
+    ("Adamax", dict(lr=0.01)),
+    ("Adamax", dict(lr=0.01, betas=(0.8, 0.9), weight_decay=0.1, maximize=True, eps=1e-4)),
+    ("NAdam", dict(lr=0.01)),
+    ("NAdam", dict(lr=0.01, weight_decay=0.1, momentum_decay=0.01, maximize=True)),
+    ("NAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
+    ("RAdam", dict(lr=0.01)),
+    ("RAdam", dict(lr=0.01, betas=(0.9, 0.8), weight_decay=0.1, maximize=True)),
+    ("RAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
+    ("RMSprop", dict(lr=0.01)),
+    ("RMSprop", dict(lr=0.01, alpha=0.9, centered=True, weight_decay=0.1)),
+    ("RMSprop", dict(lr=0.01, momentum=0.9, maximize=True, eps=1e-3)),
+    ("RMSprop", dict(lr=0.01, momentum=0.5, centered=True)),
+    ("Adagrad", dict(lr=0.1)),
+    ("Adagrad", dict(lr=0.1, lr_decay=0.01, weight_decay=0.1, initial_accumulator_value=0.5)),
+    ("Adagrad", dict(lr=0.1, maximize=True, eps=1e-3)),
+    ("Adadelta", dict()),
+    ("Adadelta", dict(lr=0.5, rho=0.5, eps=1e-3, weight_decay=0.1, maximize=True)),
+    ("ASGD", dict(lr=0.01)),
+    ("ASGD", dict(lr=0.05, lambd=0.01, alpha=0.5, t0=5, weight_decay=0.1)),
+    ("ASGD", dict(lr=0.05, t0=0, maximize=True)),
+    ("Rprop", dict(lr=0.01)),
+    ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.1), maximize=True)),
+    ("SGD", dict(lr=0.1, foreach=False, differentiable=False)),
+    ("Adam", dict(lr=0.01, foreach=True, capturable=False)),
 ]
 
 
@@ -52,6 +76,10 @@ def test_matches_torch_after_20_steps(name, kwargs, dtype, torch_mod):
     for k in ours_state["state"]:
         assert ours_state["state"][k].keys() == theirs_state["state"][k].keys()
         for key, v in ours_state["state"][k].items():
+            other = theirs_state["state"][k][key]
+            assert type(v).__name__ == type(other).__name__
+            assert str(v.dtype).split(".")[1] == str(other.dtype).split(".")[1]
+            assert tuple(v.shape) == tuple(other.shape)
             np.testing.assert_allclose(v.numpy(), theirs_state["state"][k][key].numpy(),
                                        rtol=rtol, atol=rtol)
 
@@ -132,3 +160,135 @@ def test_load_state_dict_mismatch_raises():
                               ember.nn.Parameter(ember.zeros(3))])
     with pytest.raises(ValueError, match="doesn't match the size"):
         opt.load_state_dict(other.state_dict())
+
+
+def _lbfgs_run(lib, problem, dtype, steps=3, **kwargs):
+    x = lib.nn.Parameter(lib.tensor([-1.5, 2.0, 0.5, -0.7], dtype=dtype))
+    y = lib.nn.Parameter(lib.tensor([[0.3, -0.2], [1.1, 0.4]], dtype=dtype))
+    opt = lib.optim.LBFGS([x, y], **kwargs)
+    a = lib.tensor([[3.0, 1.0], [1.0, 2.0]], dtype=dtype)
+
+    def closure():
+        opt.zero_grad()
+        if problem == "rosenbrock":
+            loss = (100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2).sum()
+        else:
+            loss = (x * x * lib.arange(1, 5, dtype=dtype)).sum() + (y @ a * y).sum() - y.sum()
+        loss.backward()
+        return loss
+
+    losses = [float(opt.step(closure)) for _ in range(steps)]
+    return [x.detach().numpy().copy(), y.detach().numpy().copy()], losses, opt
+
+
+@pytest.mark.parametrize("problem", ["quadratic", "rosenbrock"])
+@pytest.mark.parametrize("kwargs", [dict(), dict(line_search_fn="strong_wolfe"),
+                                    dict(lr=0.5, max_iter=7, history_size=3),
+                                    dict(history_size=2, line_search_fn="strong_wolfe")],
+                         ids=["plain", "wolfe", "lr-history", "wolfe-history"])
+def test_lbfgs_matches_torch(problem, kwargs, torch_mod):
+    ours, our_losses, opt = _lbfgs_run(ember, problem, ember.float64, **kwargs)
+    theirs, their_losses, topt = _lbfgs_run(torch_mod, problem, torch_mod.float64, **kwargs)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(our_losses, their_losses, rtol=1e-10, atol=1e-12)
+    ours_state, theirs_state = opt.state_dict()["state"][0], topt.state_dict()["state"][0]
+    assert ours_state.keys() == theirs_state.keys()
+    for key in ("func_evals", "n_iter"):
+        assert ours_state[key] == theirs_state[key]
+    for key in ("d", "prev_flat_grad", "H_diag"):
+        assert type(ours_state[key]).__name__ == type(theirs_state[key]).__name__
+        np.testing.assert_allclose(np.asarray(ours_state[key]), theirs_state[key].numpy(),
+                                   rtol=1e-8, atol=1e-12)
+    assert len(ours_state["old_dirs"]) == len(theirs_state["old_dirs"])
+
+
+def test_lbfgs_float32_close_to_torch(torch_mod):
+    ours, _, _ = _lbfgs_run(ember, "quadratic", ember.float32,
+                            line_search_fn="strong_wolfe")
+    theirs, _, _ = _lbfgs_run(torch_mod, "quadratic", torch_mod.float32,
+                              line_search_fn="strong_wolfe")
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_lbfgs_rejects_groups_and_unknown_line_search(torch_mod):
+    for lib in (ember, torch_mod):
+        p, q = lib.nn.Parameter(lib.zeros(2)), lib.nn.Parameter(lib.zeros(2))
+        with pytest.raises(ValueError, match="per-parameter options"):
+            lib.optim.LBFGS([{"params": [p]}, {"params": [q]}])
+        opt = lib.optim.LBFGS([p], line_search_fn="armijo")
+
+        def closure():
+            opt.zero_grad()
+            loss = ((p - 1) ** 2).sum()
+            loss.backward()
+            return loss
+        with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
+            opt.step(closure)
+
+
+def test_sparse_adam_explains_missing_sparse_tensors(torch_mod):
+    p = ember.nn.Parameter(ember.zeros(3))
+    opt = ember.optim.SparseAdam([p])
+    assert opt.defaults == torch_mod.optim.SparseAdam(
+        [torch_mod.nn.Parameter(torch_mod.zeros(3))]).defaults
+    p.grad = ember.ones(3)
+    with pytest.raises(RuntimeError, match="SparseAdam does not support dense gradients.*"
+                                           "ember has no sparse tensors"):
+        opt.step()
+    for lib in (ember, torch_mod):
+        with pytest.raises(ValueError, match="Invalid learning rate: 0.0"):
+            lib.optim.SparseAdam([lib.nn.Parameter(lib.zeros(3))], lr=0.0)
+
+
+@pytest.mark.parametrize("name", ["Adam", "NAdam", "ASGD", "Adagrad", "Rprop"])
+def test_scalar_state_follows_default_dtype(name, torch_mod):
+    kinds = []
+    for lib in (ember, torch_mod):
+        old = lib.get_default_dtype()
+        lib.set_default_dtype(lib.float64)
+        try:
+            p = lib.nn.Parameter(lib.ones(2, dtype=lib.float32))
+            opt = getattr(lib.optim, name)([p])
+            p.grad = lib.ones(2, dtype=lib.float32)
+            opt.step()
+            state = opt.state_dict()["state"][0]
+            kinds.append({k: str(v.dtype).split(".")[1] for k, v in state.items()})
+        finally:
+            lib.set_default_dtype(old)
+    assert kinds[0] == kinds[1]
+
+
+@pytest.mark.parametrize("name,kwargs", [("Adagrad", dict(initial_accumulator_value=0.1)),
+                                         ("RMSprop", dict(momentum=0.9, centered=True)),
+                                         ("NAdam", {}), ("Rprop", {})])
+def test_add_param_group_after_steps_matches_torch(name, kwargs, torch_mod):
+    results = []
+    for lib in (ember, torch_mod):
+        a = lib.nn.Parameter(lib.ones(3, dtype=lib.float64))
+        b = lib.nn.Parameter(lib.full((2,), 2.0, dtype=lib.float64))
+        opt = getattr(lib.optim, name)([a], **kwargs)
+        for step in range(4):
+            if step == 2:
+                opt.add_param_group({"params": [b], "lr": 0.05})
+            a.grad = lib.full((3,), 0.5 - step, dtype=lib.float64)
+            b.grad = lib.full((2,), step - 1.5, dtype=lib.float64)
+            opt.step()
+        results.append([a.detach().numpy().copy(), b.detach().numpy().copy()])
+    for x, y in zip(*results):
+        np.testing.assert_allclose(x, y, rtol=1e-12)
+
+
+def test_step_hooks_order_and_removal():
+    p = ember.nn.Parameter(ember.zeros(2))
+    opt = ember.optim.RMSprop([p])
+    calls = []
+    pre = opt.register_step_pre_hook(lambda o, args, kwargs: calls.append("pre"))
+    opt.register_step_post_hook(lambda o, args, kwargs: calls.append(
+        ("post", float(p.detach()[0]) != 0)))
+    p.grad = ember.ones(2)
+    opt.step()
+    pre.remove()
+    opt.step()
+    assert calls == ["pre", ("post", True), ("post", True)]

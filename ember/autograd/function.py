@@ -67,6 +67,9 @@ class BackwardCFunction(FunctionCtx, Node):
     def needs_input_grad(self):
         return self._needs_input_grad
 
+    def _saved_inputs(self):
+        return self.__dict__.get("_saved", ())
+
     def fill_missing(self, grads):
         if not self.__dict__.get("materialize_grads", True):
             return
@@ -76,9 +79,9 @@ class BackwardCFunction(FunctionCtx, Node):
                 grads[nr] = _zeros_like_meta(self, nr)
 
     def free(self):
-        Node.free(self)
-        self.__dict__.pop("_saved", None)
-        self.__dict__.pop("_to_save", None)
+        # Only a ctx that saved tensors is spent by backward (PyTorch's rule too).
+        if self.__dict__.pop("_saved", None) is not None:
+            Node.free(self)
 
     def apply(self, *grads):
         """Call the user's backward directly (as PyTorch's ctx.apply)."""
@@ -262,7 +265,7 @@ def _finish(ctx, args, outputs, record):
     if saved is not None:
         ctx._saved = tuple(saved)
         if record:
-            ctx.saved_versions = tuple((t, t._version.v) for t in saved if t is not None)
+            ctx.saved_versions = [None if t is None else t._version.v for t in saved]
     if record:
         from . import anomaly
         if anomaly.enabled:

@@ -22,13 +22,24 @@ _FREED_MESSAGE = (
     "calling backward.")
 
 
+_FREED = ("freed",)  # saved_versions of a node whose saved values backward released
+
+
 class Node:
     """One recorded op: its inputs (saved where the VJP needs them) and edges to the nodes
     that produced them. `ctx` for VJPs: `inputs`, `params`, `output`/`outputs`."""
 
-    __slots__ = ("op", "inputs", "params", "edges", "in_meta", "saved_versions", "_out",
-                 "out_meta", "pre_hooks", "retains", "hooks", "freed", "anomaly_trace",
+    # `saved_versions`: the version of each saved input at record time, aligned with
+    # `inputs` (None where nothing was saved).
+    __slots__ = ("op", "inputs", "params", "edges", "in_meta", "saved_versions", "out_meta",
                  "__weakref__", "__dict__")
+    # NOTE: rarely-set fields are class defaults, not slots: recording (every op) then skips
+    # six attribute writes; the few nodes with hooks get an instance dict instead.
+    _out = None
+    pre_hooks = None
+    retains = None
+    hooks = None
+    anomaly_trace = None
 
     def __init__(self, op, inputs, params, edges, in_meta):
         self.op = op
@@ -37,13 +48,7 @@ class Node:
         self.edges = edges
         self.in_meta = in_meta
         self.saved_versions = None
-        self._out = None
         self.out_meta = None
-        self.pre_hooks = None
-        self.retains = None
-        self.hooks = None
-        self.freed = False
-        self.anomaly_trace = None
 
     # --- what PyTorch shows of a node
     def name(self):
@@ -58,7 +63,10 @@ class Node:
 
     @property
     def metadata(self):
-        return self.__dict__
+        d = self.__dict__.get("_metadata")
+        if d is None:
+            d = self.__dict__["_metadata"] = {}
+        return d
 
     @property
     def needs_input_grad(self):
@@ -120,11 +128,11 @@ class Node:
 
     def check_saved(self):
         """Raise PyTorch's error when a saved tensor changed in place since forward."""
-        if self.freed:
+        if self.saved_versions is _FREED:
             raise RuntimeError(_FREED_MESSAGE)
         if self.saved_versions:
-            for t, v in self.saved_versions:
-                if t._version.v != v:
+            for t, v in zip(self._saved_inputs(), self.saved_versions):
+                if v is not None and t._version.v != v:
                     fn = t.grad_fn
                     raise RuntimeError(_inplace_message(
                         t._data.shape, t.dtype, t._version.v, v,
@@ -135,17 +143,24 @@ class Node:
                 raise RuntimeError(_inplace_message(arrays[0].shape, dtypes[0], version.v, v,
                                                     (0, self.op.node_name)))
 
+    def _saved_inputs(self):
+        return self.inputs
+
     def fill_missing(self, grads):
         """Zeros for outputs whose gradient nobody produced (multi-output ops)."""
         for nr, g in enumerate(grads):
             if g is None:
                 grads[nr] = _T._zeros_like_meta(self, nr)
 
+    @property
+    def freed(self):
+        return self.saved_versions is _FREED
+
     def free(self):
-        self.freed = True
         self.inputs = None
-        self._out = None
-        self.saved_versions = None
+        self.saved_versions = _FREED
+        if self._out is not None:
+            self._out = None
 
 
 _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
@@ -412,6 +427,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
 
     check_nan = anomaly.enabled and anomaly.check_nan
     node = g = in_grads = None
+    global _running
+    outer = _running
     prev_mode = state.enabled
     state.enabled = create_graph
     try:
@@ -444,13 +461,15 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                     continue
             if node.pre_hooks and -1 in node.pre_hooks:
                 node_grads = list(_run_hooks(node.pre_hooks[-1], tuple(node_grads)))
-            if node.freed or node.saved_versions or node._out is not None:
+            if node.saved_versions or node._out is not None:  # (_FREED is truthy)
                 node.check_saved()
             for g in node_grads:
                 if g is None:
                     node.fill_missing(node_grads)
                     break
+            _running = node
             in_grads = node.op.vjp(node, *node_grads)
+            _running = None
             if type(in_grads) is not tuple:
                 in_grads = (in_grads,)
             if node.hooks:
@@ -478,18 +497,23 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 else:
                     slot[nr] = slot[nr] + g
             if not retain_graph and node.op.saves:
-                if type(node) is Node:
-                    node.freed = True
-                    node.inputs = node._out = node.saved_versions = None
-                else:
-                    node.free()
+                node.free()
     except Exception as exc:
         if anomaly.enabled and node is not None and type(node) is not AccumulateGrad:
             anomaly.report(node, exc)
         raise
     finally:
         state.enabled = prev_mode
+        _running = outer
     return results
+
+
+_running = None  # the node whose VJP is executing (for instruments naming a backward op)
+
+
+def current_node():
+    """The graph node whose backward is running now, or None outside backward."""
+    return _running
 
 
 def _accumulate_nonleaf(t, g, create_graph):

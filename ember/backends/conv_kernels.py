@@ -119,3 +119,75 @@ def scatter_flat(xp, g, indices, n_positions, overlap):
     res = xp.zeros(b * n_positions, dtype=g.dtype)
     xp.add.at(res, flat, g.ravel())
     return res.reshape(b, n_positions)
+
+
+# ---------------------------------------------------------------------- stride-1 fast path
+# NOTE: with unit strides, flatten each padded plane and let output positions run over an
+# "extended" grid whose trailing dims are the full padded sizes. A kernel offset is then one
+# constant shift of the flat index, so im2col copies and col2im adds whole contiguous rows
+# (Ho * Wp elements) instead of Wo-long pieces. The extra positions (wo >= Wo) read
+# neighbouring data and are cropped from outputs; gradients entering there are zero.
+def flat_geometry(spatial, ksize, padding, dilation):
+    padded = tuple(s + lo + hi for s, (lo, hi) in zip(spatial, padding))
+    out = tuple(p - d * (k - 1) for p, k, d in zip(padded, ksize, dilation))
+    fstride = [1] * len(padded)
+    for i in range(len(padded) - 2, -1, -1):
+        fstride[i] = fstride[i + 1] * padded[i + 1]
+    plane = fstride[0] * padded[0]
+    ext = (out[0],) + padded[1:]
+    tail = sum((k - 1) * d * f for k, d, f in zip(ksize[1:], dilation[1:], fstride[1:]))
+    return padded, out, tuple(fstride), plane, ext, tail
+
+
+def im2col_flat(xp, x, ksize, padding, dilation, groups):
+    """(N, G, Cg*K, L_ext) columns over the extended grid, the true output shape and ext."""
+    n, c = x.shape[:2]
+    padded, out, fs, plane, ext, tail = flat_geometry(x.shape[2:], ksize, padding, dilation)
+    buf = xp.zeros(n * c * plane + tail, dtype=x.dtype)
+    view = buf[:n * c * plane].reshape((n, c) + padded)
+    inner = tuple(slice(lo, lo + s) for s, (lo, _) in zip(x.shape[2:], padding))
+    view[(Ellipsis,) + inner] = x
+    isz = buf.itemsize
+    l_ext = int(np.prod(ext))
+    cg = c // groups
+    shape = (n, groups, cg) + tuple(ksize) + (l_ext,)
+    strides = (c * plane * isz, cg * plane * isz, plane * isz) + tuple(
+        d * f * isz for d, f in zip(dilation, fs)) + (isz,)
+    win = xp.lib.stride_tricks.as_strided(buf, shape, strides)
+    cols = win.reshape(n, groups, cg * int(np.prod(ksize)), l_ext)
+    return cols, out, ext
+
+
+def crop_ext(xp, y, out, ext):
+    """(N, C, L_ext) extended-grid values -> contiguous (N, C, *out)."""
+    y = y.reshape(y.shape[:2] + tuple(ext))
+    return xp.ascontiguousarray(y[(Ellipsis,) + tuple(slice(0, o) for o in out)])
+
+
+def extend(xp, g, ext):
+    """(N, C, *out) gradient -> (N, C, L_ext) with zeros at the extended positions."""
+    res = xp.zeros(g.shape[:2] + tuple(ext), dtype=g.dtype)
+    res[(Ellipsis,) + tuple(slice(0, o) for o in g.shape[2:])] = g
+    return res.reshape(g.shape[0], g.shape[1], -1)
+
+
+def col2im_flat(xp, cols, x_shape, ksize, padding, dilation, groups):
+    """Adjoint of im2col_flat: (N, G, Cg*K, L_ext) columns summed into an x_shape array."""
+    n, c = x_shape[:2]
+    spatial = tuple(x_shape[2:])
+    padded, out, fs, plane, ext, tail = flat_geometry(spatial, ksize, padding, dilation)
+    buf = xp.zeros(n * c * plane + tail, dtype=cols.dtype)
+    isz = buf.itemsize
+    cg = c // groups
+    l_ext = cols.shape[-1]
+    g = cols.reshape((n, groups, cg) + tuple(ksize) + (l_ext,))
+    st = (c * plane * isz, cg * plane * isz, plane * isz, isz)
+    for off in itertools.product(*(range(k) for k in ksize)):
+        shift = sum(o * d * f for o, d, f in zip(off, dilation, fs))
+        dst = xp.lib.stride_tricks.as_strided(buf[shift:], (n, groups, cg, l_ext), st)
+        dst += g[(slice(None),) * 3 + off]
+    res = buf[:n * c * plane].reshape((n, c) + padded)
+    if any(lo or hi for lo, hi in padding):
+        inner = tuple(slice(lo, lo + s) for s, (lo, _) in zip(spatial, padding))
+        res = xp.ascontiguousarray(res[(Ellipsis,) + inner])
+    return res

@@ -1,5 +1,5 @@
 """ember.nn (torch.nn): modules, functional ops, losses, init, utils."""
-from . import functional, init  # noqa: F401
+from . import functional, init, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import Module  # noqa: F401
 from .parameter import (Buffer, Parameter, UninitializedBuffer,  # noqa: F401

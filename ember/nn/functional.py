@@ -4,3 +4,6 @@ from ._functional.conv import *  # noqa: F401,F403
 from ._functional.pooling import *  # noqa: F401,F403
 from ._functional.linear import *  # noqa: F401,F403
 from ._functional.loss import *  # noqa: F401,F403
+from ._functional.normalization import *  # noqa: F401,F403
+from ._functional.dropout import *  # noqa: F401,F403
+from ._functional.embedding import *  # noqa: F401,F403

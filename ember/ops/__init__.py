@@ -5,9 +5,12 @@ from . import registry
 from . import (arithmetic, conversion, indexing, linalg, linalg_decomp,  # noqa: F401
                linalg_norms, matmul, pointwise, random, reduction, scatter, shape,
                sorting, views)
+from . import filling, grids, index_ops, masked, splitting  # noqa: F401
+from . import nn_ops  # noqa: F401
 from . import cumulative, minmax, statistics  # noqa: F401
 from . import comparison, rounding, select, unary  # noqa: F401
 from . import conv, pooling  # noqa: F401
+from . import rnn_ops  # noqa: F401
 from .registry import METHODS, OPS, PUBLIC  # noqa: F401
 
 

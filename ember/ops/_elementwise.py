@@ -98,13 +98,13 @@ def exact_operands(operands, dtype):
     compute = compute_dtype(dtype)
     arrays = []
     for x in operands:
-        if dtype in LOW:
-            a = x._data if isinstance(x, Tensor) else np.asarray(x)
-            if a.dtype != dtype.np:
-                a = a.astype(dtype.np)
-            arrays.append(a.astype(np.float32))
-        else:
+        if dtype not in LOW:
             arrays.append(operand_array(x, compute))
+        elif isinstance(x, Tensor):
+            a = x._data if x._data.dtype == dtype.np else x._data.astype(dtype.np)
+            arrays.append(a.astype(np.float32))
+        else:  # a Python scalar, rounded to `dtype` and kept a scalar (CuPy takes those)
+            arrays.append(np.asarray(x).astype(dtype.np).astype(np.float32).item())
     return arrays
 
 

@@ -46,6 +46,10 @@ def _cache_take(x, key):
     return entry[2]
 
 
+def _unit(stride):
+    return all(s == 1 for s in stride)
+
+
 def _key(ksize, stride, padding, dilation, groups):
     return (ksize, stride, padding, dilation, groups)
 
@@ -55,9 +59,14 @@ def _key(ksize, stride, padding, dilation, groups):
 def _convolution(x, w, b, stride, padding, dilation, groups, cache=False):
     xp = array_module(x, w)
     ksize = w.shape[2:]
-    cols, out = K.im2col(xp, x, ksize, stride, padding, dilation, groups)
-    y = xp.matmul(w.reshape(groups, w.shape[0] // groups, -1), cols)
-    y = y.reshape((x.shape[0], w.shape[0]) + out)
+    wm = w.reshape(groups, w.shape[0] // groups, -1)
+    if _unit(stride):
+        cols, out, ext = K.im2col_flat(xp, x, ksize, padding, dilation, groups)
+        y = xp.matmul(wm, cols).reshape(x.shape[0], w.shape[0], -1)
+        y = K.crop_ext(xp, y, out, ext)
+    else:
+        cols, out = K.im2col(xp, x, ksize, stride, padding, dilation, groups)
+        y = xp.matmul(wm, cols).reshape((x.shape[0], w.shape[0]) + out)
     if b is not None:
         y += b.reshape((-1,) + (1,) * len(out))
     if cache:
@@ -91,6 +100,12 @@ def _convolution_transpose(y, w, x_shape, stride, padding, dilation, groups):
     n = y.shape[0]
     og = w.shape[0] // groups
     wm = w.reshape(groups, og, -1)
+    x_shape = (n,) + tuple(x_shape[1:])
+    if _unit(stride):
+        ext = K.flat_geometry(x_shape[2:], w.shape[2:], padding, dilation)[4]
+        gy = K.extend(xp, y, ext).reshape(n, groups, og, -1)
+        cols = xp.matmul(wm.swapaxes(-1, -2), gy)
+        return K.col2im_flat(xp, cols, x_shape, w.shape[2:], padding, dilation, groups)
     gy = y.reshape(n, groups, og, -1)
     cols = xp.matmul(wm.swapaxes(-1, -2), gy)
     return K.col2im(xp, cols, (n,) + tuple(x_shape[1:]), w.shape[2:], stride, padding,
@@ -120,9 +135,14 @@ def _convolution_weight(x, y, w_shape, stride, padding, dilation, groups):
     xp = array_module(x, y)
     ksize = tuple(w_shape[2:])
     cols = _cache_take(x, _key(ksize, stride, padding, dilation, groups))
-    if cols is None:
-        cols, _ = K.im2col(xp, x, ksize, stride, padding, dilation, groups)
     n = x.shape[0]
+    if _unit(stride):
+        if cols is None:
+            cols = K.im2col_flat(xp, x, ksize, padding, dilation, groups)[0]
+        ext = K.flat_geometry(x.shape[2:], ksize, padding, dilation)[4]
+        y = K.extend(xp, y, ext)
+    elif cols is None:
+        cols, _ = K.im2col(xp, x, ksize, stride, padding, dilation, groups)
     gy = y.reshape(n, groups, w_shape[0] // groups, -1)
     gw = xp.matmul(gy, cols.swapaxes(-1, -2))
     gw = gw.sum(0) if n != 1 else gw[0]

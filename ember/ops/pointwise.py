@@ -194,6 +194,13 @@ def pow(input, exponent, *, out=None):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         if isinstance(exponent, NUMBER_TYPES[4]):
             exponent = exponent.item()
+        if result.category == 1 and type(exponent) is int:
+            info = dt.iinfo(result)
+            if not info.min <= exponent <= info.max:
+                if result is dt.int64:
+                    raise OverflowError("int too big to convert")
+                ctype = "int" if result is dt.int32 else result.name + "_t"
+                raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
         return unary(_pow_scalar, input, result, out, {"exponent": exponent})
     check_tensor("pow", exponent, "exponent", 2)
     result = _pow_dtype(input, exponent)

@@ -49,12 +49,17 @@ def _max_pool(x, ksize, stride, padding, dilation, out, overlap, saved):
     flat = win.reshape((n, c) + tuple(out) + (-1,))
     arg = flat.argmax(-1)
     values = xp.take_along_axis(flat, arg[..., None], -1)[..., 0]
-    offsets = xp.unravel_index(arg, ksize) if len(ksize) > 1 else (arg,)
-
-    def position(d, o, off):
-        return o * stride[d] - padding[d][0] + off * dilation[d]
-
-    index = _plane_index(xp, offsets, out, position, x.shape[2:]).astype(xp.int64, copy=False)
+    # flat index = window start (per output position) + offset of the arg inside the window
+    spatial = x.shape[2:]
+    fs = [int(np.prod(spatial[d + 1:])) for d in range(len(spatial))]
+    table = np.zeros(1, dtype=np.int64)
+    base = np.zeros((1,) * len(out), dtype=np.int64)
+    for d in range(len(out)):
+        table = (table[:, None] + np.arange(ksize[d]) * dilation[d] * fs[d]).ravel()
+        shape = [1] * len(out)
+        shape[d] = out[d]
+        base = base + ((np.arange(out[d]) * stride[d] - padding[d][0]) * fs[d]).reshape(shape)
+    index = xp.asarray(base) + xp.asarray(table)[arg]
     saved.append(index)
     return values, index
 

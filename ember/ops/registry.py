@@ -150,8 +150,11 @@ _SCALAR_TYPES = (np.generic, int, float, bool, complex)
 def _record(op, inputs, params, results, device):
     """Make the graph node of one op call and attach it to the results.
 
-    NOTE: hot path (every differentiable op): one pass over the inputs, no generators."""
+    NOTE: hot path (every differentiable op): one pass over the inputs, no generators, and
+    only the Node fields every node needs (hooks and the like are class defaults)."""
     edges, shapes, dtypes = [], [], []
+    save = op.save_inputs
+    versions = [] if save is None else None
     for x in inputs:
         if isinstance(x, Tensor):
             if x._requires_grad:
@@ -165,36 +168,35 @@ def _record(op, inputs, params, results, device):
                 edges.append(None)
             shapes.append(x._data.shape)
             dtypes.append(x.dtype)
+            if versions is not None:
+                versions.append(x._version.v)
         else:
             edges.append(None)
             shapes.append(None)
             dtypes.append(None)
-    node = object.__new__(Node)
-    save = op.save_inputs
+            if versions is not None:
+                versions.append(None)
+    node = _new(Node)
     if save is None:
         node.inputs = inputs
-        node.saved_versions = [(x, x._version.v) for x in inputs if isinstance(x, Tensor)]
     elif save:
         kept = list(inputs)
-        versions = []
+        versions = [None] * len(kept)
         for i, x in enumerate(inputs):
             if isinstance(x, Tensor):
                 if i in save:
-                    versions.append((x, x._version.v))
+                    versions[i] = x._version.v
                 else:
                     kept[i] = None
         node.inputs = kept
-        node.saved_versions = versions
     else:
         # Nothing saved but Python scalars (a VJP may read an exponent, an alpha).
         node.inputs = [None if isinstance(x, Tensor) else x for x in inputs]
-        node.saved_versions = None
+    node.saved_versions = versions
     node.op = op
     node.params = params
     node.edges = edges
     node.in_meta = (shapes, dtypes, device)
-    node._out = node.pre_hooks = node.retains = node.hooks = node.anomaly_trace = None
-    node.freed = False
     if len(results) == 1:
         r = results[0]
         node.out_meta = ((r._data.shape, r.dtype),)
@@ -216,6 +218,9 @@ def _record(op, inputs, params, results, device):
     if _anomaly.enabled:
         _anomaly.record_trace(node)
     return node
+
+
+_new = object.__new__
 
 
 def make_inplace(fn, name):

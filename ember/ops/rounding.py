@@ -224,8 +224,18 @@ def conj(input):
     return dispatch(_conj, (input,), {}, input.dtype)
 
 
-@export(aliases=("conj_physical",))
+@export
+def conj_physical(input):
+    return conj(input)  # ember's conj already materialises the conjugate
+
+
+@export
 def resolve_conj(input):
+    return input
+
+
+@export
+def resolve_neg(input):
     return input
 
 

@@ -7,17 +7,15 @@ Splits return views of the input that share its version counter, as PyTorch's do
 that make copies (cat, flip, roll, repeat) differentiate through views and reductions.
 """
 import builtins
-import math
-import warnings
 
 import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Size, Tensor, _wrap, write_out
 from ..backends import array_module
-from ._dims import reduce_dims, wrap_dim
-from .registry import Op, defop, dispatch, export
-from .views import _diag_embed, _permute, diag_embed, diagonal, expand, narrow, reshape, select
+from ._dims import wrap_dim
+from .registry import defop, dispatch, export
+from .views import _diag_embed, clone, diag_embed, expand, narrow, reshape, select
 
 
 def _tensor_list(tensors, name):
@@ -182,181 +180,6 @@ def atleast_2d(*tensors):
 @export(method=False)
 def atleast_3d(*tensors):
     return _atleast(tensors, _at_least_3d)
-
-
-# ---------------------------------------------------------------------- split family
-_MULTI = {}
-
-
-def _split_forward(a, dim, bounds):
-    lead = (slice(None),) * dim
-    return tuple(a[lead + (slice(lo, hi), ...)] for lo, hi in bounds)
-
-
-def _unbind_forward(a, dim, count):
-    lead = (slice(None),) * dim
-    return tuple(a[lead + (i, ...)] for i in range(count))
-
-
-def _split_vjp(ctx, *grads):
-    return dispatch(_cat, grads, {"dim": ctx.params["dim"]})
-
-
-def _unbind_vjp(ctx, *grads):
-    return dispatch(_stack, grads, {"dim": ctx.params["dim"]})
-
-
-_KINDS = {"split": ("SplitBackward0", _split_forward, _split_vjp),
-          "split_with_sizes": ("SplitWithSizesBackward0", _split_forward, _split_vjp),
-          "unbind": ("UnbindBackward0", _unbind_forward, _unbind_vjp)}
-
-
-def _multi_view(kind, n):
-    """The Op for a view op with `n` outputs (the registry's ops have a fixed count)."""
-    op = _MULTI.get((kind, n))
-    if op is None:
-        node, forward, vjp = _KINDS[kind]
-        if n == 1:
-            def single(a, **params):
-                return forward(a, **params)[0]
-            op = Op(kind, single, node, (), False, 1, view=True)
-            op.defvjp(lambda ctx, g: vjp(ctx, g))
-        else:
-            op = Op(kind, forward, node, (), False, n)
-            op.defvjp(vjp)
-        _MULTI[(kind, n)] = op
-    return op
-
-
-def _views(input, kind, n, params):
-    if n == 0:
-        return ()
-    out = dispatch(_multi_view(kind, n), (input,), params)
-    if n == 1:
-        return (out,)
-    base = input if input._base is None else input._base
-    for t in out:
-        t._version = input._version
-        t._base = base
-    return out
-
-
-def _bounds(sizes):
-    bounds, start = [], 0
-    for s in sizes:
-        bounds.append((start, start + s))
-        start += s
-    return tuple(bounds)
-
-
-@export
-def split(tensor, split_size_or_sections, dim=0):
-    shape = tensor._data.shape
-    d = wrap_dim(dim, len(shape))
-    size = shape[d]
-    if isinstance(split_size_or_sections, (list, tuple)):
-        return split_with_sizes(tensor, split_size_or_sections, d)
-    step = split_size_or_sections.__index__()
-    if step < 0:
-        raise RuntimeError(f"split expects split_size be non-negative, but got "
-                           f"split_size={step}")
-    if step == 0 and size != 0:
-        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
-                           f"dimension size of {size}")
-    n = max(1, -(-size // step)) if step else 1
-    sizes = [step] * (n - 1) + [size - step * (n - 1)]
-    return _views(tensor, "split", n, {"dim": d, "bounds": _bounds(sizes)})
-
-
-@export
-def split_with_sizes(input, split_sizes, dim=0):
-    shape = input._data.shape
-    d = wrap_dim(dim, len(shape))
-    sizes = [s.__index__() for s in split_sizes]
-    if sum(sizes) != shape[d] or any(s < 0 for s in sizes):
-        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {shape[d]} "
-                           f"(input tensor's size at dimension {d}), but got "
-                           f"split_sizes={sizes}")
-    return _views(input, "split_with_sizes", len(sizes), {"dim": d,
-                                                          "bounds": _bounds(sizes)})
-
-
-@export
-def chunk(input, chunks, dim=0):
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    d = wrap_dim(dim, input._data.ndim)
-    size = input._data.shape[d]
-    if size == 0:  # PyTorch: `chunks` empty pieces
-        return split_with_sizes(input, [0] * chunks, d)
-    return split(input, -(-size // chunks), d)
-
-
-@export
-def unbind(input, dim=0):
-    shape = input._data.shape
-    if not shape:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    d = wrap_dim(dim, len(shape))
-    return _views(input, "unbind", shape[d], {"dim": d, "count": shape[d]})
-
-
-@export
-def tensor_split(input, indices_or_sections, dim=0):
-    n = input._data.ndim
-    if n == 0:
-        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
-                           "tensor with 0 dims")
-    d = wrap_dim(dim, n)
-    size = input._data.shape[d]
-    spec = indices_or_sections
-    if isinstance(spec, Tensor):
-        if spec.dtype is not dt.int64:
-            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype "
-                               f"of long, but got {dt.type_name(spec.dtype)}")
-        if spec._data.ndim > 1:
-            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a "
-                               "zero-dimensional or one-dimensional tensor, but got a tensor "
-                               f"with {spec._data.ndim} dims")
-        spec = spec.item() if spec._data.ndim == 0 else spec.tolist()
-    if isinstance(spec, (list, tuple)):
-        edges = [0] + [min(max(builtins.int(i) + (size if i < 0 else 0), 0), size)
-                       for i in spec] + [size]
-        pieces = [(lo, max(hi, lo)) for lo, hi in zip(edges[:-1], edges[1:])]
-    else:
-        sections = spec.__index__()
-        if sections <= 0:
-            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
-        base, extra = divmod(size, sections)
-        sizes = [base + 1] * extra + [base] * (sections - extra)
-        pieces = _bounds(sizes)
-    return tuple(narrow(input, d, lo, hi - lo) for lo, hi in pieces)
-
-
-def _split_dims(name, input, sections, dim, need):
-    if input._data.ndim < need:
-        raise RuntimeError(f"torch.{name} requires a tensor with at least {need} dimension, "
-                           f"but got a tensor with {input._data.ndim} dimensions!")
-    if not isinstance(sections, (list, tuple)) and input._data.shape[dim] % sections:
-        raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the "
-                           f"size of the dimension {input._data.shape[dim]} is not divisible "
-                           f"by the split_size {sections}!")
-    return tensor_split(input, sections, dim)
-
-
-@export
-def hsplit(input, sections):
-    return _split_dims("hsplit", input, sections, 1 if input._data.ndim > 1 else 0, 1)
-
-
-@export
-def vsplit(input, sections):
-    return _split_dims("vsplit", input, sections, 0, 2)
-
-
-@export
-def dsplit(input, sections):
-    return _split_dims("dsplit", input, sections, 2, 3)
 
 
 # ---------------------------------------------------------------------- flip / roll / rot90
@@ -602,7 +425,7 @@ def tile(input, dims):
 
 @export
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
-    from .scatter import index_select
+    from .index_ops import index_select
     if repeats is None:  # repeat_interleave(repeats): indices repeated by their counts
         counts = input
         _check_repeats(counts._data)
@@ -624,7 +447,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
             input = reshape(input, (1,))
         shape = input._data.shape
         expanded = expand(input.unsqueeze(d + 1), shape[:d + 1] + (repeats,) + shape[d + 1:])
-        return reshape(expanded, shape[:d] + (shape[d] * repeats,) + shape[d + 1:])
+        # NOTE: always new memory, as PyTorch's (reshape alone may return a view of input).
+        return reshape(clone(expanded), shape[:d] + (shape[d] * repeats,) + shape[d + 1:])
     size = input._data.shape[d] if input._data.ndim else 1
     r = repeats._data.reshape(-1)
     if repeats.dtype.category != 1:
@@ -642,103 +466,3 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 def _check_repeats(r):
     if r.size and builtins.bool((r < 0).any()):
         raise RuntimeError("repeats can not be negative")
-
-
-# ---------------------------------------------------------------------- grids and broadcasting
-@export(method=False)
-def broadcast_shapes(*shapes):
-    dims = [(s,) if isinstance(s, builtins.int) else tuple(s) for s in shapes]
-    n = max((len(s) for s in dims), default=0)
-    out = [1] * n
-    for i, s in enumerate(dims):
-        for k, size in enumerate(s):
-            j = n - len(s) + k
-            if size != 1 and out[j] != 1 and out[j] != size:
-                raise RuntimeError(f"Attempting to broadcast a dimension of length {size} at "
-                                   f"{k - len(s)}! Mismatching argument at index {i} had "
-                                   f"{tuple(s)}; but expected shape should be broadcastable "
-                                   f"to {out}")
-            if size != 1:
-                out[j] = size
-            elif out[j] == 1:
-                out[j] = size
-    return Size(out)
-
-
-@export(method=False)
-def broadcast_tensors(*tensors):
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
-    shape = tuple(tensors[0]._data.shape)
-    for t in tensors[1:]:
-        other = t._data.shape
-        try:
-            shape = array_module(t._data).broadcast_shapes(shape, other)
-        except ValueError:
-            from ._promote import broadcast_error
-            raise broadcast_error(shape, other) from None
-    return tuple(expand(t, shape) for t in tensors)
-
-
-@export(method=False)
-def meshgrid(*tensors, indexing=None):
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
-    if not tensors:
-        raise RuntimeError("meshgrid expects a non-empty TensorList")
-    if indexing is None:
-        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
-                      "indexing argument.", UserWarning, stacklevel=2)
-        indexing = "ij"
-    if indexing not in ("ij", "xy"):
-        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
-                           f"received: {indexing}")
-    for t in tensors:
-        if t._data.ndim > 1:
-            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list "
-                               f"but got: {t}")
-        if t.dtype is not tensors[0].dtype:
-            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
-    sizes = [t._data.size for t in tensors]
-    swap = indexing == "xy" and len(tensors) >= 2
-    if swap:
-        sizes[0], sizes[1] = sizes[1], sizes[0]
-    out = []
-    for i, t in enumerate(tensors):
-        pos = (1 - i if i < 2 else i) if swap else i
-        view = [1] * len(tensors)
-        view[pos] = -1
-        out.append(expand(reshape(t, view), sizes))
-    return tuple(out)
-
-
-@export(method=False)
-def cartesian_prod(*tensors):
-    for t in tensors:
-        if t._data.ndim != 1:
-            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._data.shape)}")
-    if len(tensors) == 1:
-        return tensors[0]
-    grids = meshgrid(*tensors, indexing="ij")
-    return stack([reshape(g, (-1,)) for g in grids], 1)
-
-
-@export(method=False)
-def combinations(input, r=2, with_replacement=False):
-    if input._data.ndim != 1:
-        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input._data.shape)}")
-    if r < 0:
-        raise RuntimeError(f"Expect a non-negative number, but got {r}")
-    if r == 0:
-        return _wrap(array_module(input._data).zeros((0,), dtype=input.dtype.np), input.dtype,
-                     input._device)
-    from .scatter import index_select
-    n = input._data.shape[0]
-    grid = np.indices((n,) * r).reshape(r, -1)
-    steps = np.diff(grid, axis=0)
-    keep = (steps >= 0).all(axis=0) if with_replacement else (steps > 0).all(axis=0)
-    chosen = grid[:, keep]
-    cols = [index_select(input, 0, _wrap(np.ascontiguousarray(c), dt.int64, input._device))
-            for c in chosen]
-    return stack(cols, 1)
-

@@ -231,3 +231,34 @@ def grads_of(group):
             params.append(p)
             grads.append(p._grad)
     return params, grads
+
+
+def scalar_dtype():
+    """dtype of 0-dim state scalars ('step', 'mu_product', 'eta', ...): float64 only under a
+    float64 default dtype, as in PyTorch."""
+    from .. import _dtype as dt
+    return dt.float64 if dt.get_default_dtype() is dt.float64 else dt.float32
+
+
+def new_scalar(value):
+    """A fresh 0-dim state tensor (PyTorch keeps 'step' as a tensor, not an int)."""
+    from .. import _creation
+    return _creation.tensor(float(value), dtype=scalar_dtype())
+
+
+def bump(*tensors):
+    """Mark tensors whose arrays a kernel wrote in place (autograd's version counter)."""
+    for t in tensors:
+        t._version.v += 1
+
+
+def check_betas(betas):
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+
+
+def check_nonneg(name, value):
+    if not 0.0 <= value:
+        raise ValueError(f"Invalid {name} value: {value}")

@@ -1,7 +1,7 @@
 """Op-table entries for ops/views.py (matmul's entry lives in linalg.py)."""
 import numpy as np
 
-from . import ALL_NUMERIC, FLOATS, OpInfo, Sample, make_array, unary_samples
+from . import ALL_NUMERIC, OpInfo, Sample, make_array, unary_samples
 
 
 def _shape_samples(*shapes_and_args):

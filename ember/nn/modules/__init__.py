@@ -8,3 +8,9 @@ from .linear import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .module import Module  # noqa: F401
 from .pooling import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403
+from .batchnorm import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+from .instancenorm import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403

@@ -148,7 +148,6 @@ class _ConvTransposeNd(_ConvNd):
             return self.output_padding
         nd = num_spatial_dims
         lead = 2 if input.dim() == nd + 2 else 1
-        output_size = list(output_size)
         if len(output_size) == lead + nd:
             output_size = output_size[lead:]
         if len(output_size) != nd:

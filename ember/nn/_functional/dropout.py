@@ -1,0 +1,122 @@
+"""Dropout family. Masks are drawn exactly as PyTorch's CPU kernel draws them
+(`empty_like(input).bernoulli_(1 - p)`, or one draw per (sample, channel) for the feature
+forms), so a seeded program drops the same elements as under PyTorch."""
+import math
+import warnings
+
+import ember
+
+__all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+           "feature_alpha_dropout"]
+
+_SELU_ALPHA_PRIME = 1.7580993408473766  # -scale * alpha of SELU: the value dropped units take
+
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _noise(input, feature):
+    if not feature:
+        return ember.empty_like(input)
+    if input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+    return ember.empty(shape, dtype=input.dtype, device=input.device)
+
+
+def _dropout_impl(input, p, training, inplace, feature=False, alpha=False):
+    """PyTorch's `_dropout_impl`: scale kept units by 1/(1-p) (or, for alpha dropout, map
+    dropped units to the SELU saturation value with an affine correction)."""
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:
+        zero = ember.zeros((), dtype=input.dtype, device=input.device)
+        return input.mul_(zero) if inplace else input * zero
+    with ember.no_grad():
+        noise = _noise(input, feature).bernoulli_(1 - p)
+        if alpha:
+            a = 1.0 / math.sqrt((_SELU_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
+            shift = noise.add(-1).mul_(_SELU_ALPHA_PRIME * a).add_(_SELU_ALPHA_PRIME * a * p)
+            noise.mul_(a)
+        else:
+            noise.div_(1 - p)
+    if inplace:
+        input.mul_(noise)
+        return input.add_(shift) if alpha else input
+    out = input * noise
+    return out.add_(shift) if alpha else out
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    return _dropout_impl(input, p, training, inplace)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_p(p)
+    return _dropout_impl(input, p, training, inplace, alpha=True)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_p(p)
+    return _dropout_impl(input, p, training, inplace, feature=True, alpha=True)
+
+
+def _unbatched(input, inplace, fn):
+    x = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = fn(x)
+    return result.squeeze_(0) if inplace else result.squeeze(0)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    dim = input.dim()
+    if dim not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {dim}D input. Note that "
+            "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+            "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
+            "inputs).")
+
+    def run(x):
+        return _dropout_impl(x, p, training, inplace, feature=True)
+    return run(input) if dim == 3 else _unbatched(input, inplace, run)
+
+
+def _deprecated_rank(name, dim, spatial):
+    warnings.warn(
+        f"{name}: Received a {dim}-D input to {name}, which is deprecated and will result in "
+        "an error in a future release. To retain the behavior and silence this warning, please "
+        f"use dropout instead. Note that {name} exists to provide channel-wise dropout on "
+        f"inputs with {spatial} spatial dimensions, a channel dimension, and an optional batch "
+        f"dimension (i.e. {spatial + 1}D or {spatial + 2}D inputs).", stacklevel=3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    dim = input.dim()
+    if dim not in (3, 4):
+        _deprecated_rank("dropout2d", dim, 2)
+    if dim == 3:
+        # NOTE: PyTorch keeps treating 3D input as (N, C, L), not as an unbatched (C, H, W).
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2)
+    return _dropout_impl(input, p, training, inplace, feature=True)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    dim = input.dim()
+    if dim not in (4, 5):
+        _deprecated_rank("dropout3d", dim, 3)
+
+    def run(x):
+        return _dropout_impl(x, p, training, inplace, feature=True)
+    return run(input) if dim == 5 else _unbatched(input, inplace, run)

@@ -1,0 +1,199 @@
+"""embedding, embedding_bag, one_hot."""
+import warnings
+
+import ember
+from ... import _dtype as dt
+from ...autograd.grad_mode import no_grad, state
+from ...ops.nn_ops import _embedding
+from ...ops.registry import dispatch
+
+__all__ = ["embedding", "embedding_bag", "one_hot"]
+
+_SPARSE_MESSAGE = ("sparse gradients are not supported by ember: construct the embedding with "
+                   "sparse=False (its gradient is then a dense tensor, which every optimizer "
+                   "accepts)")
+
+
+def _padding_index(padding_idx, num_embeddings):
+    if padding_idx is None:
+        return -1
+    if padding_idx > 0:
+        assert padding_idx < num_embeddings, "Padding_idx must be within num_embeddings"
+    elif padding_idx < 0:
+        assert padding_idx >= -num_embeddings, "Padding_idx must be within num_embeddings"
+        padding_idx = num_embeddings + padding_idx
+    return padding_idx
+
+
+def _check_indices(input, fn):
+    if input.dtype not in (dt.int64, dt.int32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           "following scalar types: Long, Int; but got torch."
+                           f"{dt.type_name(input.dtype)}Tensor instead (while checking "
+                           f"arguments for {fn})")
+
+
+def _check_sparse(weight, sparse):
+    if sparse and weight.requires_grad and state.enabled:
+        raise RuntimeError(_SPARSE_MESSAGE)
+
+
+def _embedding_renorm_(weight, input, max_norm, norm_type):
+    """Rescale, in place, each looked-up row whose norm exceeds max_norm (PyTorch's
+    embedding_renorm_: scale = max_norm / (norm + 1e-7))."""
+    with no_grad():
+        rows = ember.unique(input.reshape(-1))
+        vectors = weight.index_select(0, rows)
+        norms = ember.linalg.vector_norm(vectors, norm_type, dim=1).double()
+        scale = ember.where(norms > max_norm, max_norm / (norms + 1e-7),
+                            ember.ones_like(norms))
+        weight[rows] = vectors * scale.to(weight.dtype).unsqueeze(1)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    padding_idx = _padding_index(padding_idx, weight.shape[0])
+    _check_indices(input, "embedding")
+    _check_sparse(weight, sparse)
+    if input.numel() and (int(input.max()) >= weight.shape[0] or int(input.min()) < 0):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+    params = {"padding_idx": padding_idx, "scale_grad_by_freq": scale_grad_by_freq}
+    return dispatch(_embedding, (weight, input), params, weight.dtype,
+                    (weight._data, input._data))
+
+
+def _bag_offsets(input, offsets, per_sample_weights):
+    """Flatten a 2D input into fixed-size bags; validate a 1D input's offsets."""
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
+                             "is a mini-batch of fixed length sequences. However, found offsets "
+                             f"of type {_type_str(offsets)}")
+        offsets = ember.arange(0, input.numel(), input.shape[1], dtype=input.dtype)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+        return input.reshape(-1), offsets, per_sample_weights, False
+    if input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        return input, offsets, per_sample_weights, None
+    raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                     f"{input.dim()}")
+
+
+def _type_str(obj):
+    t = type(obj)
+    if t.__name__ == "Tensor":
+        return "<class 'torch.Tensor'>"
+    return str(t)
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
+                  scale_grad_by_freq=False, mode="mean", sparse=False,
+                  per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    if weight.dtype is dt.int64 and input.dtype.is_floating_point:
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "
+                      "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
+                      "`embedding_bag(input, weight, ...)`.", stacklevel=2)
+        weight, input = input, weight
+    if per_sample_weights is not None and input.shape != per_sample_weights.shape:
+        raise ValueError(f"embedding_bag: If per_sample_weights ({_size(per_sample_weights)}) "
+                         f"is not None, then it must have the same shape as the input "
+                         f"({_size(input)})")
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                         f"{weight.dim()}")
+    input, offsets, per_sample_weights, forced = _bag_offsets(input, offsets,
+                                                              per_sample_weights)
+    if forced is not None:
+        include_last_offset = forced
+    if mode == "max":
+        if scale_grad_by_freq:
+            raise ValueError("max mode does not support scaling the gradient by the frequency")
+        if sparse:
+            raise ValueError("max mode does not support sparse weights")
+    elif mode not in ("sum", "mean"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+            f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+            "GitHub.")
+    _check_sparse(weight, sparse)
+    return _bag_reduce(input, weight, offsets, mode, scale_grad_by_freq, per_sample_weights,
+                       include_last_offset, padding_idx)
+
+
+def _size(t):
+    return "torch.Size([" + ", ".join(map(str, t.shape)) + "])"
+
+
+def _bag_reduce(input, weight, offsets, mode, scale_grad_by_freq, per_sample_weights,
+                include_last_offset, padding_idx):
+    n, num = input.numel(), weight.shape[0]
+    off = offsets._data
+    if off.size and int(off[0]) != 0:
+        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
+                           f"has to start from position 0. However, got {int(off[0])}")
+    if off.size and int(off[-1]) > n:
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length {n} but got "
+                           f"offsets[-1] of {int(off[-1])}")
+    if n and (int(input.max()) >= num or int(input.min()) < 0):
+        bad = int(((input >= num) | (input < 0)).nonzero()[0, 0])
+        raise RuntimeError(f"Index {bad} of input takes value {int(input[bad])} which is not "
+                           f"in the valid range [0, {num})")
+    bags = offsets.numel() - 1 if include_last_offset else offsets.numel()
+    starts = offsets[:bags] if include_last_offset else offsets
+    # The bag of each input position: how many bag starts are at or before it, minus one.
+    position = ember.arange(n, dtype=offsets.dtype)
+    bag = ember.searchsorted(starts.contiguous(), position, right=True) - 1
+    if include_last_offset and bags >= 0:
+        # NOTE: positions at or past the last offset belong to no bag.
+        inside = position < offsets[bags] if bags < offsets.numel() else None
+    else:
+        inside = None
+    pad = -1 if padding_idx is None else _padding_index(padding_idx, num)
+    keep = input != pad if pad >= 0 else None
+    if inside is not None:
+        keep = inside if keep is None else keep & inside
+    if keep is not None:
+        kept = keep.nonzero().reshape(-1)
+        input, bag = input.index_select(0, kept), bag.index_select(0, kept)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.index_select(0, kept)
+    rows = embedding(input, weight, scale_grad_by_freq=scale_grad_by_freq)
+    dim = weight.shape[1]
+    out = ember.zeros((bags, dim), dtype=weight.dtype, device=weight.device)
+    if mode == "max":
+        index = bag.unsqueeze(1).expand(bag.numel(), dim)
+        return out.scatter_reduce(0, index, rows, "amax", include_self=False)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.unsqueeze(1).to(rows.dtype)
+    out = out.index_add(0, bag, rows)
+    if mode == "mean":
+        counts = ember.bincount(bag, minlength=bags).clamp(min=1)
+        out = out / counts.unsqueeze(1).to(out.dtype)
+    return out
+
+
+def one_hot(tensor, num_classes=-1):
+    if tensor.dtype is not dt.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        if tensor.numel() == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(tensor.max()) + 1
+    elif tensor.numel() and int(tensor.max()) >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    if tensor.numel() and int(tensor.min()) < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes < 0:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    classes = ember.arange(num_classes, dtype=dt.int64, device=tensor.device)
+    return (tensor.unsqueeze(-1) == classes).long()

@@ -1,0 +1,149 @@
+"""The recurrent loops behind nn.RNN, nn.LSTM and nn.GRU (not public: torch has no F.lstm).
+
+One layer and direction at a time: the input projection of every time step is one matmul
+up front (x @ W_ih^T + biases over the whole sequence), then each step does one matmul
+against W_hh and the gate arithmetic.  The backward is plain autograd through the steps (one
+graph; the engine is iterative, so long sequences are fine).
+
+Packed sequences (decreasing batch sizes per step) run the same loop: in the forward
+direction the finished sequences' states drop out of the batch (and are kept as their final
+states); in the reverse direction the batch grows and new sequences start from their
+initial state.
+"""
+import ember
+from ...ops.rnn_ops import lstm_cell_fused
+
+__all__ = []
+
+
+def _matmul_t(w):
+    return None if w is None else w.t()
+
+
+def _rnn_step(nonlinearity):
+    act = ember.tanh if nonlinearity == "tanh" else ember.relu
+
+    def step(xp, h, c, w):
+        return act(xp + h.mm(w[0])), None
+    return step
+
+
+def _lstm_step(xp, h, c, w):
+    h, c = lstm_cell_fused(xp + h.mm(w[0]), c)
+    if w[2] is not None:
+        h = h.mm(w[2])
+    return h, c
+
+
+def _gru_step(xp, h, c, w):
+    w_hh_t, b_hh = w[0], w[1]
+    gh = h.mm(w_hh_t) if b_hh is None else ember.addmm(b_hh, h, w_hh_t)
+    size = h.shape[1]
+    x_rz, x_n = xp.split([2 * size, size], 1)
+    h_rz, h_n = gh.split([2 * size, size], 1)
+    r, z = ember.sigmoid(x_rz + h_rz).chunk(2, 1)
+    n = ember.tanh(x_n + r * h_n)
+    return n + z * (h - n), None
+
+
+def step_function(mode):
+    if mode == "LSTM":
+        return _lstm_step
+    if mode == "GRU":
+        return _gru_step
+    return _rnn_step("tanh" if mode == "RNN_TANH" else "relu")
+
+
+def _run_direction(step, xs, h, c, w, sizes, reverse):
+    """Run one direction over the per-step projected inputs `xs` (list, time order).
+
+    `sizes` is None for a full batch, else the per-step batch sizes of a packed sequence.
+    Returns (outputs in time order, final h, final c)."""
+    outs = [None] * len(xs)
+    if sizes is None:
+        order = range(len(xs) - 1, -1, -1) if reverse else range(len(xs))
+        for t in order:
+            h, c = step(xs[t], h, c, w)
+            outs[t] = h
+        return outs, h, c
+    if reverse:
+        h0, c0 = h, c
+        n = sizes[-1]
+        h = h0[:n]
+        c = None if c0 is None else c0[:n]
+        for t in range(len(xs) - 1, -1, -1):
+            bs = sizes[t]
+            if bs > n:  # longer sequences join, from their initial state
+                h = ember.cat([h, h0[n:bs]])
+                if c is not None:
+                    c = ember.cat([c, c0[n:bs]])
+                n = bs
+            h, c = step(xs[t], h, c, w)
+            outs[t] = h
+        return outs, h, c
+    done_h, done_c = [], []
+    n = sizes[0] if sizes else 0
+    for t in range(len(xs)):
+        bs = sizes[t]
+        if bs < n:  # sequences bs..n-1 ended at the previous step
+            done_h.append(h[bs:])
+            h = h[:bs]
+            if c is not None:
+                done_c.append(c[bs:])
+                c = c[:bs]
+            n = bs
+        h, c = step(xs[t], h, c, w)
+        outs[t] = h
+    if done_h:
+        h = ember.cat([h] + done_h[::-1])
+        if c is not None:
+            c = ember.cat([c] + done_c[::-1])
+    return outs, h, c
+
+
+def _project(x, w_ih, bias, sizes):
+    """x @ W_ih^T + bias for every step at once, split into per-step pieces."""
+    xp = x.matmul(w_ih.t())
+    if bias is not None:
+        xp = xp + bias
+    if sizes is None:
+        return list(xp.unbind(0))
+    return list(xp.split(sizes, 0))
+
+
+def run_rnn(mode, x, hx, cx, weights, num_layers, bidirectional, dropout, training,
+            sizes=None):
+    """The stacked, optionally bidirectional recurrence.
+
+    x: (T, B, I) time-major, or packed data (N, I) with `sizes` the per-step batch sizes.
+    hx: (L*D, B, H_out); cx: (L*D, B, H) for LSTM else None.
+    weights: per layer-direction (w_ih, w_hh, b_ih, b_hh, w_hr) (absent ones None).
+    Returns (output, h_n, c_n) with output (T, B, D*H_out) or (N, D*H_out).
+    """
+    step = step_function(mode)
+    dirs = 2 if bidirectional else 1
+    h_n, c_n = [], []
+    layer_input = x
+    for layer in range(num_layers):
+        outputs = []
+        for d in range(dirs):
+            k = layer * dirs + d
+            w_ih, w_hh, b_ih, b_hh, w_hr = weights[k]
+            if mode == "GRU":
+                bias = b_ih  # b_hh sits inside r * (W_hn h + b_hn)
+                w = (w_hh.t(), b_hh, None)
+            else:
+                bias = b_ih if b_hh is None else (b_hh if b_ih is None else b_ih + b_hh)
+                w = (w_hh.t(), None, _matmul_t(w_hr))
+            xs = _project(layer_input, w_ih, bias, sizes)
+            outs, h, c = _run_direction(step, xs, hx[k], None if cx is None else cx[k], w,
+                                        sizes, reverse=d == 1)
+            outputs.append(ember.stack(outs) if sizes is None else ember.cat(outs))
+            h_n.append(h)
+            if c is not None:
+                c_n.append(c)
+        layer_input = outputs[0] if dirs == 1 else ember.cat(outputs, -1)
+        if dropout and training and layer < num_layers - 1:
+            from .. import functional as F
+            layer_input = F.dropout(layer_input, dropout, True)
+    return layer_input, ember.stack(h_n), (ember.stack(c_n) if c_n else None)

@@ -1,0 +1,161 @@
+"""Whole-tensor writes: fill_, zero_, copy_ (broadcasting, casting, differentiable), and
+the new_* constructors that take dtype and device from a tensor."""
+import warnings
+
+from .._tensor import Tensor
+from ..autograd.grad_mode import state
+from ..backends import array_module
+from .indexing import _value_array, scalar_for
+from .registry import METHODS, apply_inplace, defop, dispatch
+
+
+# ---------------------------------------------------------------------- fill_, zero_, copy_
+@defop("fill", node="FillBackward3", save=())
+def _fill(a, value):
+    return array_module(a).full(a.shape, value, dtype=a.dtype)
+
+
+@_fill.defvjp
+def _fill_vjp(ctx, g):
+    gv = g.sum() if ctx.edges[1] is not None else None
+    return (g.new_zeros(g.shape) if ctx.edges[0] is not None else None), gv
+
+
+@defop("fill_scalar", node="FillBackward2", save=())
+def _fill_scalar(a, value):
+    return array_module(a).full(a.shape, value, dtype=a.dtype)
+
+
+@_fill_scalar.defvjp
+def _fill_scalar_vjp(ctx, g):
+    return g.new_zeros(g.shape)
+
+
+@defop("zero", node="ZeroBackward0", save=())
+def _zero(a):
+    return array_module(a).zeros(a.shape, dtype=a.dtype)
+
+
+@_zero.defvjp
+def _zero_vjp(ctx, g):
+    return g.new_zeros(g.shape)
+
+
+def _filled(self, value):
+    if isinstance(value, Tensor):
+        from .conversion import cast
+        return dispatch(_fill, (self, cast(value, self.dtype)))
+    return dispatch(_fill_scalar, (self,), {"value": value})
+
+
+def fill_(self, value):
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value._data.ndim} dimensions.")
+    else:
+        value = scalar_for(self.dtype, value)
+    if state.enabled and (self._requires_grad or (isinstance(value, Tensor) and
+                                                  value._requires_grad)):
+        return apply_inplace(self, _filled, (value,), {})
+    self._data[...] = _value_array(self, value)
+    self._version.v += 1
+    return self
+
+
+def zero_(self):
+    if state.enabled and self._requires_grad:
+        return apply_inplace(self, lambda s: dispatch(_zero, (s,)), (), {})
+    self._data[...] = 0
+    self._version.v += 1
+    return self
+
+
+@defop("copy_", node="CopyBackwards", save=())
+def _copy(a, src):
+    return array_module(a).broadcast_to(src, a.shape).astype(a.dtype)
+
+
+@_copy.defvjp
+def _copy_vjp(ctx, g):
+    ga = g.new_zeros(g.shape) if ctx.edges[0] is not None else None
+    return ga, (g if ctx.edges[1] is not None else None)
+
+
+def _copied(self, src):
+    from .conversion import move
+    if src._device != self._device:
+        src = move(src, self._device)
+    try:
+        return dispatch(_copy, (self, src), {}, self.dtype)
+    except ValueError:
+        raise _copy_error(self, src) from None
+
+
+def _copy_error(self, src):
+    from ._promote import broadcast_error
+    return broadcast_error(self._data.shape, src._data.shape)
+
+
+def copy_(self, src, non_blocking=False):
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(src).__name__}")
+    if state.enabled and (self._requires_grad or src._requires_grad):
+        return apply_inplace(self, _copied, (src,), {})
+    if src.dtype.category == 3 and self.dtype.category < 3:
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      UserWarning, stacklevel=2)
+    a = _value_array(self, src)
+    if a.dtype.kind == "c" and self.dtype.category < 3:
+        a = a.real
+    try:
+        self._data[...] = a
+    except ValueError:
+        raise _copy_error(self, src) from None
+    self._version.v += 1
+    return self
+
+
+METHODS.update({"fill_": fill_, "zero_": zero_, "copy_": copy_})
+
+
+# ---------------------------------------------------------------------- new_* constructors
+def _new_args(self, dtype, device):
+    return (dtype or self.dtype), (device if device is not None else self._device)
+
+
+def new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False):
+    from .._creation import tensor
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
+                      "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
+        data = data.detach()
+    dtype, device = _new_args(self, dtype, device)
+    return tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _new_filled(name):
+    def new(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+            pin_memory=False):
+        from .. import _creation
+        dtype, device = _new_args(self, dtype, device)
+        return getattr(_creation, name)(*size, dtype=dtype, device=device,
+                                        requires_grad=requires_grad)
+    new.__name__ = "new_" + name
+    return new
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
+             layout=None, pin_memory=False):
+    from .._creation import full
+    dtype, device = _new_args(self, dtype, device)
+    return full(size, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+METHODS.update({"new_tensor": new_tensor, "new_zeros": _new_filled("zeros"),
+                "new_ones": _new_filled("ones"), "new_empty": _new_filled("empty"),
+                "new_full": new_full})

@@ -1,0 +1,111 @@
+"""Broadcasting and grids: broadcast_shapes, broadcast_tensors, meshgrid, cartesian_prod,
+combinations."""
+import builtins
+import warnings
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._tensor import Size, _wrap
+from ..backends import array_module
+from .registry import export
+from .shape import stack
+from .views import expand, reshape
+
+
+# ---------------------------------------------------------------------- grids and broadcasting
+@export(method=False)
+def broadcast_shapes(*shapes):
+    dims = [(s,) if isinstance(s, builtins.int) else tuple(s) for s in shapes]
+    n = max((len(s) for s in dims), default=0)
+    out = [1] * n
+    for i, s in enumerate(dims):
+        for k, size in enumerate(s):
+            j = n - len(s) + k
+            if size != 1 and out[j] != 1 and out[j] != size:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {size} at "
+                                   f"{k - len(s)}! Mismatching argument at index {i} had "
+                                   f"{tuple(s)}; but expected shape should be broadcastable "
+                                   f"to {out}")
+            if size != 1 or out[j] == 1:
+                out[j] = size
+    return Size(out)
+
+
+@export(method=False)
+def broadcast_tensors(*tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    shape = tuple(tensors[0]._data.shape)
+    for t in tensors[1:]:
+        other = t._data.shape
+        try:
+            shape = tuple(array_module(t._data).broadcast_shapes(shape, other))
+        except ValueError:
+            from ._promote import broadcast_error
+            raise broadcast_error(shape, other) from None
+    # PyTorch hands back a tensor that already has the common shape itself.
+    return tuple(t if t._data.shape == shape else expand(t, shape) for t in tensors)
+
+
+@export(method=False)
+def meshgrid(*tensors, indexing=None):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                      "indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
+                           f"received: {indexing}")
+    for t in tensors:
+        if t._data.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list "
+                               f"but got: {t}")
+        if t.dtype is not tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    sizes = [t._data.size for t in tensors]
+    swap = indexing == "xy" and len(tensors) >= 2
+    if swap:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    out = []
+    for i, t in enumerate(tensors):
+        pos = (1 - i if i < 2 else i) if swap else i
+        view = [1] * len(tensors)
+        view[pos] = -1
+        out.append(expand(reshape(t, view), sizes))
+    return tuple(out)
+
+
+@export(method=False)
+def cartesian_prod(*tensors):
+    for t in tensors:
+        if t._data.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._data.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([reshape(g, (-1,)) for g in grids], 1)
+
+
+@export(method=False)
+def combinations(input, r=2, with_replacement=False):
+    if input._data.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input._data.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return _wrap(array_module(input._data).zeros((0,), dtype=input.dtype.np), input.dtype,
+                     input._device)
+    from .index_ops import index_select
+    n = input._data.shape[0]
+    grid = np.indices((n,) * r).reshape(r, -1)
+    steps = np.diff(grid, axis=0)
+    keep = (steps >= 0).all(axis=0) if with_replacement else (steps > 0).all(axis=0)
+    chosen = grid[:, keep]
+    cols = [index_select(input, 0, _wrap(np.ascontiguousarray(c), dt.int64, input._device))
+            for c in chosen]
+    return stack(cols, 1)

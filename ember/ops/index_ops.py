@@ -1,0 +1,259 @@
+"""Index-vector ops along one dim: index_select, index_add, index_copy, index_fill, and
+take_along_dim (a broadcasting gather)."""
+import builtins
+
+from .. import _dtype as dt
+from .._tensor import Tensor, _wrap, write_out
+from ..backends import array_module, numpy_backend
+from ._dims import wrap_dim
+from .registry import METHODS, defop, dispatch, export
+from .scatter import _INDEX, _check_bounds, _fill_inplace, gather
+
+
+# ---------------------------------------------------------------------- index_* along a dim
+def _dim_key(dim, index):
+    return (slice(None),) * dim + (index,)
+
+
+def _vector_index(index, name, kind="add"):
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' must be Tensor, not "
+                        f"{type(index).__name__}")
+    if index.dtype not in _INDEX:
+        if kind == "select":
+            raise RuntimeError(f"{name}(): Expected dtype int32 or int64 for index")
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: "
+                           f"{dt.type_name(index.dtype)}")
+    if index._data.ndim > 1:
+        if kind == "select":
+            raise IndexError(f"{name}(): Index is supposed to be a vector")
+        raise IndexError(f"{name}(): Index is supposed to be a vector, but got dim: "
+                         f"{index._data.ndim} with type: {dt.type_name(index.dtype)} and size: "
+                         f"{list(index._data.shape)}")
+    return index._data.reshape(-1)
+
+
+def _check_source(input, d, index, source, name):
+    shape, sshape = input._data.shape, source._data.shape
+    n = index.shape[0]
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"{name}(): self ({dt.type_name(input.dtype)}) and source "
+                           f"({dt.type_name(source.dtype)}) must have the same scalar type")
+    ssize = sshape[d] if sshape else 1
+    if n != ssize:
+        raise RuntimeError(f"{name}(): Number of indices ({n}) should be equal to "
+                           f"source.size(dim): ({ssize}), for dim: {d}")
+    if sshape and tuple(s for k, s in enumerate(sshape) if k != d) != \
+            tuple(s for k, s in enumerate(shape) if k != d):
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(shape)} "
+                           f"source.shape = {list(sshape)}")
+
+
+def _target(a, src, index, dim):
+    """A copy of `a`, the array and key to write at `index` along `dim`, and `src` shaped
+    for that key (a 0-dim tensor is written through a 1-element view)."""
+    out = a.copy()
+    if a.ndim == 0:
+        if hasattr(src, "reshape"):
+            src = src.reshape(-1)
+        return out, out.reshape(1), (index.reshape(-1),), src
+    return out, out, _dim_key(dim, index), src
+
+
+@defop("index_select", save=())
+def _index_select(a, index, dim):
+    xp = array_module(a)
+    if a.ndim == 0:
+        return a.reshape(1)[index].reshape(index.shape[:0] if index.ndim == 0 else (-1,))
+    return xp.take(a, index, axis=dim)
+
+
+@_index_select.defvjp
+def _index_select_vjp(ctx, g):
+    p = ctx.params
+    return dispatch(_index_add, (g.new_zeros(ctx.in_meta[0][0]), g),
+                    {"index": p["index"], "dim": p["dim"], "alpha": 1})
+
+
+@export
+def index_select(input, dim, index, *, out=None):
+    idx = _vector_index(index, "index_select", "select")
+    d = wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d] if input._data.ndim else 1
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        raise IndexError("index out of range in self")
+    if input._data.ndim == 0:
+        idx = index._data
+    r = dispatch(_index_select, (input,), {"index": idx, "dim": d})
+    return r if out is None else write_out(r, out)
+
+
+@defop("index_add", save=())
+def _index_add(a, src, index, dim, alpha):
+    out, target, key, src = _target(a, src, index, dim)
+    numpy_backend.scatter_add(target, key, src if alpha == 1 else src * alpha)
+    return out
+
+
+@_index_add.defvjp
+def _index_add_vjp(ctx, g):
+    p = ctx.params
+    gs = None
+    if ctx.edges[1] is not None:
+        gs = dispatch(_index_select, (g,), {"index": p["index"], "dim": p["dim"]})
+        if p["alpha"] != 1:
+            gs = gs * p["alpha"]
+        gs = gs.reshape(ctx.in_meta[0][1])
+    return g, gs
+
+
+def _dim_prepare(input, dim, index, source, name, kind="add"):
+    idx = _vector_index(index, name, kind)
+    d = wrap_dim(dim, input._data.ndim)
+    if source is not None:
+        _check_source(input, d, idx, source, name)
+    size = input._data.shape[d] if input._data.ndim else 1
+    _check_bounds(idx, size, d)
+    return d, idx
+
+
+@export
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    d, idx = _dim_prepare(input, dim, index, source, "index_add_")
+    r = dispatch(_index_add, (input, source), {"index": idx, "dim": d, "alpha": alpha})
+    return r if out is None else write_out(r, out)
+
+
+@defop("index_copy", save=())
+def _index_copy(a, src, index, dim):
+    out, target, key, src = _target(a, src, index, dim)
+    target[key] = src
+    return out
+
+
+@_index_copy.defvjp
+def _index_copy_vjp(ctx, g):
+    p = ctx.params
+    ga = gs = None
+    if ctx.edges[0] is not None:
+        ga = dispatch(_index_fill, (g, 0), p)
+    if ctx.edges[1] is not None:
+        gs = dispatch(_index_select, (g,), p).reshape(ctx.in_meta[0][1])
+    return ga, gs
+
+
+@export
+def index_copy(input, dim, index, source):
+    if index.dtype is not dt.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
+                           f"{dt.type_name(index.dtype)}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
+                           f"but got (self) {dt.type_name(input.dtype)} and (source) "
+                           f"{dt.type_name(source.dtype)}")
+    if index._data.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got "
+                         f"{index._data.ndim})")
+    if source._data.ndim and input._data.ndim and source._data.ndim != input._data.ndim:
+        raise IndexError("index_copy_(): When source and destination are not scalars, their "
+                         "dimensionality must match. Source dimensionality "
+                         f"({source._data.ndim}), destination dimensionality "
+                         f"({input._data.ndim})")
+    d = wrap_dim(dim, input._data.ndim)
+    idx = index._data.reshape(-1)
+    ssize = source._data.shape[d] if source._data.ndim else 1
+    if idx.shape[0] != ssize:
+        raise IndexError(f"index_copy_(): Number of indices ({idx.shape[0]}) should be equal "
+                         f"to source.size(dim) ({ssize})")
+    size = input._data.shape[d] if input._data.ndim else 1
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        bad = idx[(idx < 0) | (idx >= size)][0]
+        raise IndexError(f"index_copy_(): index {builtins.int(bad)} is out of bounds for "
+                         f"dimension {d} with size {size}")
+    return dispatch(_index_copy, (input, source), {"index": idx, "dim": d})
+
+
+@defop("index_fill", save=())
+def _index_fill(a, value, index, dim):
+    out, target, key, _ = _target(a, None, index, dim)
+    target[key] = value
+    return out
+
+
+@_index_fill.defvjp
+def _index_fill_vjp(ctx, g):
+    p = ctx.params
+    ga = gv = None
+    if ctx.edges[0] is not None:
+        ga = dispatch(_index_fill, (g, 0), p)
+    if ctx.edges[1] is not None:
+        # NOTE: summed over the filled positions once each, however often an index repeats.
+        gv = (g - dispatch(_index_fill, (g, 0), p)).sum()
+    return ga, gv
+
+
+@export
+def index_fill(input, dim, index, value):
+    if index.dtype is not dt.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if index._data.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but "
+                               f"got tensor with {value._data.ndim} dimension(s).")
+        from .conversion import cast
+        value = cast(value, input.dtype)
+    else:
+        from .indexing import scalar_for
+        value = scalar_for(input.dtype, value)
+    d = wrap_dim(dim, input._data.ndim)
+    idx = index._data.reshape(-1)
+    size = input._data.shape[d] if input._data.ndim else 1
+    if idx.size and (idx.min() < -size or idx.max() >= size):
+        bad = idx[(idx < -size) | (idx >= size)][0]
+        raise IndexError(f"index {builtins.int(bad)} is out of bounds for dimension {d} with "
+                         f"size {size}")
+    return dispatch(_index_fill, (input, value), {"index": idx, "dim": d})
+
+
+@export
+def take_along_dim(input, indices, dim=None, *, out=None):
+    if indices.dtype is not dt.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{dt.type_name(indices.dtype)}")
+    if dim is None:
+        flat = input.reshape(-1)
+        r = gather(flat, 0, _wrap_negative(indices.reshape(-1), flat._data.shape[0]))
+        return r if out is None else write_out(r, out)
+    n, m = input._data.ndim, indices._data.ndim
+    if n != m:
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {n} dimensions for input, and {m} "
+                           "dimensions for indices")
+    d = wrap_dim(dim, n)
+    from .grids import broadcast_shapes
+    ishape, xshape = list(input._data.shape), list(indices._data.shape)
+    ishape[d] = xshape[d] = 1
+    common = list(broadcast_shapes(ishape, xshape))
+    indices = _wrap_negative(indices, input._data.shape[d])
+    r = gather(input.expand(common[:d] + [input._data.shape[d]] + common[d + 1:]), d,
+               indices.expand(common[:d] + [indices._data.shape[d]] + common[d + 1:]))
+    return r if out is None else write_out(r, out)
+
+
+def _wrap_negative(indices, size):
+    """take_along_dim accepts negative indices (gather does not)."""
+    a = indices._data
+    if a.size and a.min() < 0:
+        a = array_module(a).where(a < 0, a + size, a)
+        return _wrap(a, indices.dtype, indices._device)
+    return indices
+
+
+METHODS.update({
+    "index_add_": _fill_inplace(index_add),
+    "index_copy_": _fill_inplace(index_copy),
+    "index_fill_": _fill_inplace(index_fill),
+})

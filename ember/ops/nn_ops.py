@@ -1,0 +1,236 @@
+"""Fused nn primitives: layer norm and batch norm (one pass per statistic instead of a chain of
+pointwise ops), and embedding (a row gather whose gradient is a row scatter-add).
+
+The norm ops return (mean, var-or-rstd, y). The statistics come first on purpose: the node
+saves its outputs, and PyTorch checks a saved output's version; putting a statistic first
+means an in-place op on `y` (`ReLU(inplace=True)` after a BatchNorm) stays legal, as in
+PyTorch, whose norm backward never reads the output.
+
+Each VJP has two bodies with the same formula: a fused array kernel used by a plain
+`backward()` (grad mode off), and the ember-op version used under `create_graph=True`, so
+double backward differentiates it like any other VJP.
+"""
+import numpy as np
+
+from .._tensor import _wrap
+from ..autograd.grad_mode import state
+from ..backends import array_module
+from .registry import defop
+
+_HALF = ("float16", "bfloat16")
+
+
+def _opmath(xp, a):
+    """float16 / bfloat16 compute in float32, as PyTorch's opmath."""
+    if a.dtype.name in _HALF:
+        return a.astype(xp.float32)
+    return a
+
+
+def _tensor(array, like):
+    return _wrap(array, _dtype_of(array), like.device)
+
+
+def _dtype_of(array):
+    from .._dtype import from_numpy_dtype
+    return from_numpy_dtype(array.dtype)
+
+
+# ---------------------------------------------------------------------- layer norm
+@defop("native_layer_norm", node="NativeLayerNormBackward0", save=(0, 1), save_output=True,
+       num_outputs=3)
+def _layer_norm(x, w, b, nd=1, eps=1e-5):
+    """Normalise over the last `nd` dims; returns (mean, rstd, y), stats in keepdim shape."""
+    xp = array_module(x)
+    shape = x.shape
+    lead = shape[:x.ndim - nd]
+    m = int(np.prod(lead, dtype=np.int64))
+    n = int(np.prod(shape[x.ndim - nd:], dtype=np.int64))
+    x2 = _opmath(xp, xp.reshape(x, (m, n)))
+    if n == 0:
+        mean = xp.full((m, 1), np.nan, x2.dtype)
+        return _ln_outputs(mean, mean, x2, x, lead, nd)
+    # NOTE: row sums as a matrix-vector product: BLAS beats a ufunc reduce over short rows.
+    mean = (x2 @ xp.ones(n, x2.dtype))[:, None] / n
+    y = x2 - mean
+    rstd = 1 / xp.sqrt(xp.einsum("ij,ij->i", y, y)[:, None] / n + eps)
+    y *= rstd
+    if w is not None:
+        y *= _opmath(xp, w.reshape(n))
+    if b is not None:
+        y += _opmath(xp, b.reshape(n))
+    return _ln_outputs(mean, rstd, y, x, lead, nd)
+
+
+def _ln_outputs(mean, rstd, y, x, lead, nd):
+    stat_shape = lead + (1,) * nd
+    return (mean.reshape(stat_shape), rstd.reshape(stat_shape),
+            y.reshape(x.shape).astype(x.dtype, copy=False))
+
+
+@_layer_norm.defvjp
+def _layer_norm_vjp(ctx, gmean, grstd, gy):
+    x, w = ctx.inputs[0], ctx.inputs[1]
+    nd = ctx.params.get("nd", 1)
+    mean, rstd, _ = ctx.outputs
+    if state.enabled:
+        return _layer_norm_vjp_ops(ctx, x, w, mean, rstd, gmean, grstd, gy, nd)
+    xp = array_module(x._data)
+    m = mean._data.size
+    n = x._data.size // m if m else 0
+    mean2, rstd2 = mean._data.reshape(m, 1), rstd._data.reshape(m, 1)
+    x2 = _opmath(xp, x._data.reshape(m, n))
+    g2 = _opmath(xp, gy._data.reshape(m, n))
+    xhat = x2 - mean2
+    xhat *= rstd2
+    edges = ctx.edges
+    dw = db = dx = None
+    wv = _opmath(xp, w._data.reshape(n)) if w is not None else None
+    # NOTE: every reduction is a BLAS matrix-vector product with a ones vector or the weight.
+    gxhat = g2 * xhat
+    if w is not None and edges[1] is not None:
+        dw = _tensor((xp.ones(m, g2.dtype) @ gxhat).reshape(w.shape), x)
+    if edges[2] is not None:
+        db = _tensor((xp.ones(m, g2.dtype) @ g2).reshape(x.shape[x.dim() - nd:]), x)
+    if edges[0] is not None:
+        if wv is not None:
+            a, bs = (g2 @ wv)[:, None], (gxhat @ wv)[:, None]
+        else:
+            ones = xp.ones(n, g2.dtype)
+            a, bs = (g2 @ ones)[:, None], (gxhat @ ones)[:, None]
+        c1 = (_opmath(xp, gmean._data.reshape(m, 1)) - rstd2 * a) / n
+        c2 = (rstd2 * bs + _opmath(xp, grstd._data.reshape(m, 1)) * rstd2 * rstd2) / n
+        gx = gxhat  # reuse the buffer: one large allocation fewer
+        if wv is not None:
+            xp.multiply(g2, wv, out=gx)
+            gx *= rstd2
+        else:
+            xp.multiply(g2, rstd2, out=gx)
+        xhat *= c2
+        gx -= xhat
+        gx += c1
+        dx = _tensor(gx.reshape(x.shape), x)
+    return dx, dw, db
+
+
+def _layer_norm_vjp_ops(ctx, x, w, mean, rstd, gmean, grstd, gy, nd):
+    dims = tuple(range(x.dim() - nd, x.dim()))
+    batch = tuple(range(x.dim() - nd))
+    n = 1
+    for s in x.shape[x.dim() - nd:]:
+        n *= s
+    xhat = (x - mean) * rstd
+    gx = gy * w if w is not None else gy
+    dx = dw = db = None
+    if ctx.edges[0] is not None:
+        dx = rstd * (gx - gx.mean(dims, keepdim=True)
+                     - xhat * (gx * xhat).mean(dims, keepdim=True))
+        dx = dx + gmean / n - grstd * rstd * rstd * xhat / n
+    if w is not None and ctx.edges[1] is not None:
+        dw = (gy * xhat).sum(batch) if batch else gy * xhat
+    if len(ctx.edges) > 2 and ctx.edges[2] is not None:
+        db = gy.sum(batch) if batch else gy
+    return dx, dw, db
+
+
+# ---------------------------------------------------------------------- batch norm
+@defop("native_batch_norm", node="NativeBatchNormBackward0", save=(0, 1), save_output=True,
+       num_outputs=3)
+def _batch_norm(x, w, b, eps=1e-5):
+    """Training-mode batch norm over dims (0, 2, 3, ...); returns (mean, biased var, y)."""
+    xp = array_module(x)
+    nb, c = x.shape[0], x.shape[1]
+    x3 = _opmath(xp, xp.reshape(x, (nb, c, -1)))
+    n = x3.shape[0] * x3.shape[2]
+    mean = x3.sum(axis=(0, 2)) / n
+    y = x3 - mean[:, None]
+    var = xp.einsum("ncl,ncl->c", y, y) / n
+    scale = 1 / xp.sqrt(var + eps)
+    if w is not None:
+        scale = scale * _opmath(xp, w)
+    y *= scale[:, None]
+    if b is not None:
+        y += _opmath(xp, b)[:, None]
+    return mean, var, y.reshape(x.shape).astype(x.dtype, copy=False)
+
+
+@_batch_norm.defvjp
+def _batch_norm_vjp(ctx, gmean, gvar, gy):
+    x, w = ctx.inputs[0], ctx.inputs[1]
+    eps = ctx.params.get("eps", 1e-5)
+    mean, var, _ = ctx.outputs
+    if state.enabled:
+        return _batch_norm_vjp_ops(ctx, x, w, mean, var, gmean, gvar, gy, eps)
+    xp = array_module(x._data)
+    nb, c = x.shape[0], x.shape[1]
+    x3 = _opmath(xp, x._data.reshape(nb, c, -1))
+    g3 = _opmath(xp, gy._data.reshape(nb, c, -1))
+    n = x3.shape[0] * x3.shape[2]
+    invstd = 1 / xp.sqrt(var._data + eps)
+    xc = x3 - mean._data[:, None]
+    gsum = g3.sum(axis=(0, 2))
+    dot = xp.einsum("ncl,ncl->c", g3, xc)
+    edges = ctx.edges
+    dx = dw = db = None
+    if w is not None and edges[1] is not None:
+        dw = _tensor(dot * invstd, x)
+    if len(edges) > 2 and edges[2] is not None:
+        db = _tensor(gsum, x)
+    if edges[0] is not None:
+        scale = invstd * _opmath(xp, w._data) if w is not None else invstd
+        c1 = (_opmath(xp, gmean._data) - scale * gsum) / n
+        c2 = (scale * invstd * invstd * dot - 2 * _opmath(xp, gvar._data)) / n
+        gx = g3 * scale[:, None]
+        xc *= c2[:, None]
+        gx -= xc
+        gx += c1[:, None]
+        dx = _tensor(gx.reshape(x.shape), x)
+    return dx, dw, db
+
+
+def _batch_norm_vjp_ops(ctx, x, w, mean, var, gmean, gvar, gy, eps):
+    shape = (1, -1) + (1,) * (x.dim() - 2)
+    dims = (0,) + tuple(range(2, x.dim()))
+    n = x.numel() // x.shape[1]
+    invstd = (var + eps).rsqrt().reshape(shape)
+    xc = x - mean.reshape(shape)
+    xhat = xc * invstd
+    gsum = gy.sum(dims, keepdim=True)
+    dot = (gy * xhat).sum(dims, keepdim=True)
+    dx = dw = db = None
+    if ctx.edges[0] is not None:
+        scale = invstd * w.reshape(shape) if w is not None else invstd
+        dx = scale * (gy - gsum / n - xhat * dot / n)
+        dx = dx + gmean.reshape(shape) / n + gvar.reshape(shape) * 2 * xc / n
+    if w is not None and ctx.edges[1] is not None:
+        dw = dot.reshape(-1)
+    if len(ctx.edges) > 2 and ctx.edges[2] is not None:
+        db = gsum.reshape(-1)
+    return dx, dw, db
+
+
+# ---------------------------------------------------------------------- embedding
+@defop("embedding", node="EmbeddingBackward0", save=(1,))
+def _embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False):
+    xp = array_module(weight)
+    return xp.take(weight, indices, axis=0)
+
+
+@_embedding.defvjp
+def _embedding_vjp(ctx, g):
+    """Rows of g summed into their weight rows; the padding row gets nothing; with
+    scale_grad_by_freq each row's gradient is divided by its index's count in the batch."""
+    import ember
+    indices = ctx.inputs[1]
+    rows, dim = ctx.in_meta[0][0]
+    flat = indices.reshape(-1)
+    g2 = g.reshape(-1, dim)
+    padding_idx = ctx.params.get("padding_idx", -1)
+    if ctx.params.get("scale_grad_by_freq", False):
+        counts = ember.bincount(flat, minlength=rows)
+        g2 = g2 / counts.index_select(0, flat).to(g2.dtype).unsqueeze(1)
+    if padding_idx >= 0:
+        keep = (flat != padding_idx).to(g2.dtype).unsqueeze(1)
+        g2 = g2 * keep
+    grad = ember.zeros((rows, dim), dtype=g.dtype, device=g.device)
+    return grad.index_add(0, flat, g2), None

@@ -1,0 +1,66 @@
+"""Adagrad (Duchi et al.), with learning-rate decay and an initial accumulator value."""
+from .. import _creation
+from .optimizer import Optimizer, bump, check_lr, check_nonneg, grads_of, new_scalar
+
+__all__ = ["Adagrad", "adagrad"]
+
+
+class Adagrad(Optimizer):
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
+                 eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
+        check_lr(lr)
+        check_nonneg("lr_decay", lr_decay)
+        check_nonneg("weight_decay", weight_decay)
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError("Invalid initial_accumulator_value value: "
+                             f"{initial_accumulator_value}")
+        check_nonneg("epsilon", eps)
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+        # Unlike most optimizers, Adagrad creates its state eagerly (share_memory relies on it).
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._init_state(p, group)
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        if not state:
+            state["step"] = new_scalar(0)
+            state["sum"] = _creation.full_like(p, group["initial_accumulator_value"])
+        return state
+
+    def share_memory(self):
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p]["sum"].share_memory_()
+
+    def step(self, closure=None):
+        def update():
+            for group in self.param_groups:
+                params, grads = grads_of(group)
+                states = [self._init_state(p, group) for p in params]
+                adagrad(params, grads, states, lr=float(group["lr"]),
+                        weight_decay=group["weight_decay"], lr_decay=group["lr_decay"],
+                        eps=group["eps"], maximize=group["maximize"])
+        return self._run_step(closure, update)
+
+
+def adagrad(params, grads, states, *, lr, weight_decay, lr_decay, eps, maximize):
+    """PyTorch's single-tensor Adagrad on arrays, in place."""
+    for p, g_t, state in zip(params, grads, states):
+        w, g = p._data, g_t._data
+        state["step"]._data += 1
+        step = float(state["step"]._data)
+        if maximize:
+            g = -g
+        if weight_decay != 0:
+            g = g + weight_decay * w
+        clr = lr / (1 + (step - 1) * lr_decay)
+        total = state["sum"]._data
+        total += g * g
+        std = total ** 0.5
+        std += eps
+        w -= clr * (g / std)
+        bump(p, state["step"], state["sum"])

@@ -1,0 +1,60 @@
+"""ASGD: averaged stochastic gradient descent (Polyak and Juditsky)."""
+from .. import _creation
+from .optimizer import Optimizer, bump, check_lr, check_nonneg, grads_of, new_scalar
+
+__all__ = ["ASGD", "asgd"]
+
+
+class ASGD(Optimizer):
+    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
+                 foreach=None, maximize=False, differentiable=False, capturable=False):
+        check_lr(lr)
+        check_nonneg("weight_decay", weight_decay)
+        defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
+                        foreach=foreach, maximize=maximize, differentiable=differentiable,
+                        capturable=capturable)
+        super().__init__(params, defaults)
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        if not state:
+            state["step"] = new_scalar(0)
+            state["eta"] = new_scalar(float(group["lr"]))
+            state["mu"] = new_scalar(1)
+            state["ax"] = _creation.zeros_like(p)
+        return state
+
+    def step(self, closure=None):
+        def update():
+            for group in self.param_groups:
+                params, grads = grads_of(group)
+                states = [self._init_state(p, group) for p in params]
+                asgd(params, grads, states, lambd=group["lambd"], lr=float(group["lr"]),
+                     t0=group["t0"], alpha=group["alpha"],
+                     weight_decay=group["weight_decay"], maximize=group["maximize"])
+        return self._run_step(closure, update)
+
+
+def asgd(params, grads, states, *, lambd, lr, t0, alpha, weight_decay, maximize):
+    """PyTorch's single-tensor ASGD on arrays, in place."""
+    for p, g_t, state in zip(params, grads, states):
+        w, g = p._data, g_t._data
+        if maximize:
+            g = -g
+        state["step"]._data += 1
+        if weight_decay != 0:
+            g = g + weight_decay * w
+        eta = float(state["eta"]._data)
+        w *= 1 - lambd * eta
+        w -= eta * g
+        ax, mu = state["ax"]._data, state["mu"]._data
+        if float(mu) != 1:
+            ax += (w - ax) * mu
+        else:
+            ax[...] = w
+        step = float(state["step"]._data)
+        # NOTE: eta and mu live in 0-dim tensors of the scalar dtype (float32 by default):
+        # storing them rounds, and the next step reads the rounded values, as in PyTorch.
+        state["eta"]._data[...] = lr / ((1 + lambd * lr * step) ** alpha)
+        mu[...] = 1 / max(1, step - t0)
+        bump(p, state["step"], state["eta"], state["mu"], state["ax"])

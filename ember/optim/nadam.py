@@ -1,0 +1,84 @@
+"""NAdam: Adam with Nesterov momentum (Dozat), optionally with decoupled weight decay."""
+from .. import _creation
+from .adam import _lerp_
+from .optimizer import Optimizer, bump, check_betas, check_lr, check_nonneg, grads_of, \
+    new_scalar
+
+__all__ = ["NAdam", "nadam"]
+
+
+class NAdam(Optimizer):
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
+                 maximize=False, capturable=False, differentiable=False):
+        check_lr(lr)
+        check_nonneg("epsilon", eps)
+        check_betas(betas)
+        check_nonneg("weight_decay", weight_decay)
+        check_nonneg("momentum_decay", momentum_decay)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        momentum_decay=momentum_decay,
+                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize,
+                        foreach=foreach, capturable=capturable, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("decoupled_weight_decay", False)
+
+    def _init_state(self, p):
+        state = self.state[p]
+        if not state:
+            state["step"] = new_scalar(0)
+            state["mu_product"] = new_scalar(1)
+            state["exp_avg"] = _creation.zeros_like(p)
+            state["exp_avg_sq"] = _creation.zeros_like(p)
+        return state
+
+    def step(self, closure=None):
+        def update():
+            for group in self.param_groups:
+                params, grads = grads_of(group)
+                states = [self._init_state(p) for p in params]
+                beta1, beta2 = group["betas"]
+                nadam(params, grads, states, beta1=beta1, beta2=beta2, lr=float(group["lr"]),
+                      weight_decay=group["weight_decay"],
+                      momentum_decay=group["momentum_decay"], eps=group["eps"],
+                      decoupled_weight_decay=group["decoupled_weight_decay"],
+                      maximize=group["maximize"])
+        return self._run_step(closure, update)
+
+
+def nadam(params, grads, states, *, beta1, beta2, lr, weight_decay, momentum_decay, eps,
+          decoupled_weight_decay, maximize):
+    """PyTorch's single-tensor NAdam on arrays, in place."""
+    for p, g_t, state in zip(params, grads, states):
+        w, g = p._data, g_t._data
+        if maximize:
+            g = -g
+        state["step"]._data += 1
+        step = float(state["step"]._data)
+        bias_correction2 = 1 - beta2 ** step
+        if weight_decay != 0:
+            if decoupled_weight_decay:
+                w *= 1 - lr * weight_decay
+            else:
+                g = g + weight_decay * w
+        mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
+        mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
+        # NOTE: mu_product is a float32 tensor (unless the default dtype is float64), so the
+        # running product is rounded to it each step, as in PyTorch.
+        mu_product = state["mu_product"]._data
+        mu_product *= mu
+        mu_product_value = float(mu_product)
+        exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+        _lerp_(exp_avg, g, 1 - beta1)
+        exp_avg_sq *= beta2
+        exp_avg_sq += (1 - beta2) * (g * g)
+        denom = exp_avg_sq / bias_correction2
+        denom **= 0.5
+        denom += eps
+        w += (-lr * (1.0 - mu) / (1.0 - mu_product_value)) * (g / denom)
+        w += ((-lr * mu_next) / (1.0 - mu_product_value * mu_next)) * (exp_avg / denom)
+        bump(p, state["step"], state["mu_product"], state["exp_avg"], state["exp_avg_sq"])

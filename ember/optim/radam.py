@@ -1,0 +1,83 @@
+"""RAdam: Adam with a rectified adaptive learning rate (Liu et al.)."""
+from .. import _creation
+from .adam import _lerp_
+from .optimizer import Optimizer, bump, check_betas, check_lr, check_nonneg, grads_of, \
+    new_scalar
+
+__all__ = ["RAdam", "radam"]
+
+
+class RAdam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False,
+                 capturable=False, differentiable=False):
+        check_lr(lr)
+        check_nonneg("epsilon", eps)
+        check_betas(betas)
+        check_nonneg("weight_decay", weight_decay)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        maximize=maximize, foreach=foreach, capturable=capturable,
+                        decoupled_weight_decay=decoupled_weight_decay,
+                        differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("decoupled_weight_decay", False)
+
+    def _init_state(self, p):
+        state = self.state[p]
+        if not state:
+            state["step"] = new_scalar(0)
+            state["exp_avg"] = _creation.zeros_like(p)
+            state["exp_avg_sq"] = _creation.zeros_like(p)
+        return state
+
+    def step(self, closure=None):
+        def update():
+            for group in self.param_groups:
+                params, grads = grads_of(group)
+                states = [self._init_state(p) for p in params]
+                beta1, beta2 = group["betas"]
+                radam(params, grads, states, beta1=beta1, beta2=beta2, lr=float(group["lr"]),
+                      weight_decay=group["weight_decay"], eps=group["eps"],
+                      decoupled_weight_decay=group["decoupled_weight_decay"],
+                      maximize=group["maximize"])
+        return self._run_step(closure, update)
+
+
+def radam(params, grads, states, *, beta1, beta2, lr, weight_decay, eps,
+          decoupled_weight_decay, maximize):
+    """PyTorch's single-tensor RAdam on arrays, in place."""
+    rho_inf = 2 / (1 - beta2) - 1
+    for p, g_t, state in zip(params, grads, states):
+        w, g = p._data, g_t._data
+        if maximize:
+            g = -g
+        state["step"]._data += 1
+        step = float(state["step"]._data)
+        if weight_decay != 0:
+            if decoupled_weight_decay:
+                w *= 1 - lr * weight_decay
+            else:
+                g = g + weight_decay * w
+        exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+        _lerp_(exp_avg, g, 1 - beta1)
+        exp_avg_sq *= beta2
+        exp_avg_sq += (1 - beta2) * (g * g)
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        update = exp_avg / bias_correction1
+        update *= lr
+        rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+        # The variance of the adaptive rate is tractable only once rho_t exceeds 5; before
+        # that the step is plain momentum SGD.
+        if rho_t > 5.0:
+            adaptive = exp_avg_sq ** 0.5
+            adaptive += eps
+            update *= bias_correction2 ** 0.5 / adaptive
+            update *= ((rho_t - 4) * (rho_t - 2) * rho_inf
+                       / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+        w -= update
+        bump(p, state["step"], state["exp_avg"], state["exp_avg_sq"])

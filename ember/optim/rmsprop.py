@@ -1,0 +1,76 @@
+"""RMSprop (Hinton), with centering, momentum, weight decay and maximize."""
+from .. import _creation
+from .adam import _lerp_
+from .optimizer import Optimizer, bump, check_lr, check_nonneg, grads_of, new_scalar
+
+__all__ = ["RMSprop", "rmsprop"]
+
+
+class RMSprop(Optimizer):
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
+                 centered=False, capturable=False, foreach=None, maximize=False,
+                 differentiable=False):
+        check_lr(lr)
+        check_nonneg("epsilon", eps)
+        check_nonneg("momentum", momentum)
+        check_nonneg("weight_decay", weight_decay)
+        check_nonneg("alpha", alpha)
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                        weight_decay=weight_decay, capturable=capturable, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        if not state:
+            state["step"] = new_scalar(0)
+            state["square_avg"] = _creation.zeros_like(p)
+            if group["momentum"] > 0:
+                state["momentum_buffer"] = _creation.zeros_like(p)
+            if group["centered"]:
+                state["grad_avg"] = _creation.zeros_like(p)
+        return state
+
+    def step(self, closure=None):
+        def update():
+            for group in self.param_groups:
+                params, grads = grads_of(group)
+                states = [self._init_state(p, group) for p in params]
+                rmsprop(params, grads, states, lr=float(group["lr"]), alpha=group["alpha"],
+                        eps=group["eps"], weight_decay=group["weight_decay"],
+                        momentum=group["momentum"], centered=group["centered"],
+                        maximize=group["maximize"])
+        return self._run_step(closure, update)
+
+
+def rmsprop(params, grads, states, *, lr, alpha, eps, weight_decay, momentum, centered,
+            maximize):
+    """PyTorch's single-tensor RMSprop on arrays, in place."""
+    for p, g_t, state in zip(params, grads, states):
+        w, g = p._data, g_t._data
+        if maximize:
+            g = -g
+        state["step"]._data += 1
+        if weight_decay != 0:
+            g = g + weight_decay * w
+        square_avg = state["square_avg"]._data
+        square_avg *= alpha
+        square_avg += (1 - alpha) * (g * g)
+        if centered:
+            grad_avg = state["grad_avg"]._data
+            _lerp_(grad_avg, g, 1 - alpha)
+            avg = square_avg - grad_avg * grad_avg
+            avg **= 0.5
+            bump(state["grad_avg"])
+        else:
+            avg = square_avg ** 0.5
+        avg += eps
+        if momentum > 0:
+            buf = state["momentum_buffer"]._data
+            buf *= momentum
+            buf += g / avg
+            w -= lr * buf
+            bump(state["momentum_buffer"])
+        else:
+            w -= lr * (g / avg)
+        bump(p, state["step"], state["square_avg"])

@@ -1,0 +1,63 @@
+"""Rprop: resilient backpropagation, per-element step sizes driven by gradient signs."""
+from .. import _creation
+from ..backends import array_module
+from .optimizer import Optimizer, bump, check_lr, grads_of, new_scalar
+
+__all__ = ["Rprop", "rprop"]
+
+
+class Rprop(Optimizer):
+    def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
+        check_lr(lr)
+        if not 0.0 < etas[0] < 1.0 < etas[1]:
+            raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
+        defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable,
+                        capturable=capturable)
+        super().__init__(params, defaults)
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        if not state:
+            state["step"] = new_scalar(0)
+            state["prev"] = _creation.zeros_like(p)
+            state["step_size"] = _creation.full_like(p, float(group["lr"]))
+        return state
+
+    def step(self, closure=None):
+        def update():
+            for group in self.param_groups:
+                params, grads = grads_of(group)
+                states = [self._init_state(p, group) for p in params]
+                etaminus, etaplus = group["etas"]
+                step_size_min, step_size_max = group["step_sizes"]
+                rprop(params, grads, states, step_size_min=step_size_min,
+                      step_size_max=step_size_max, etaminus=etaminus, etaplus=etaplus,
+                      maximize=group["maximize"])
+        return self._run_step(closure, update)
+
+
+def rprop(params, grads, states, *, step_size_min, step_size_max, etaminus, etaplus,
+          maximize):
+    """PyTorch's single-tensor Rprop on arrays, in place."""
+    for p, g_t, state in zip(params, grads, states):
+        w, g = p._data, g_t._data
+        xp = array_module(w)
+        if maximize:
+            g = -g
+        state["step"]._data += 1
+        prev, step_size = state["prev"]._data, state["step_size"]._data
+        sign = xp.sign(g * prev)
+        # NOTE: applied one after another like PyTorch's masked assignments, so that NaN
+        # signs stay NaN (a single three-way where would turn them into 1).
+        factor = xp.where(sign > 0, etaplus, sign)
+        factor = xp.where(factor < 0, etaminus, factor)
+        factor = xp.where(factor == 0, 1, factor).astype(w.dtype, copy=False)
+        step_size *= factor
+        xp.clip(step_size, step_size_min, step_size_max, out=step_size)
+        # After a sign change the gradient is forgotten: no step now, no sign next time.
+        g = xp.where(factor == w.dtype.type(etaminus), 0, g).astype(w.dtype, copy=False)
+        w -= xp.sign(g) * step_size
+        prev[...] = g
+        bump(p, state["step"], state["prev"], state["step_size"])
