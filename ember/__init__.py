@@ -20,6 +20,7 @@ from . import ops as _ops
 from .ops.registry import PUBLIC as _PUBLIC
 from . import autograd, cuda, nn, optim, utils  # noqa: F401
 from . import serialization  # noqa: F401
+from . import debug  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from ._random import (Generator, default_generator, get_rng_state,  # noqa: F401
                       initial_seed, manual_seed, seed, set_rng_state)
@@ -55,3 +56,6 @@ def __getattr__(name):
         raise AttributeError(f"module 'ember' has no attribute '{name}'")
     raise AttributeError(f"module 'ember' has no attribute '{name}' (torch.{name} is not "
                          "implemented in ember yet)")
+
+
+debug.enable_from_environment()

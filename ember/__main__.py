@@ -18,10 +18,20 @@ def _prepare_aliasing():
 def run(argv):
     """Run a PyTorch program on ember, as `python script.py args` would run it."""
     if not argv:
-        print("usage: ember run script.py [args...] | ember run -m module [args...]",
+        print("usage: ember run [--guard[=warn|raise]] script.py [args...] | "
+              "ember run -m module [args...]",
               file=sys.stderr)
         return 2
+    while argv and argv[0].startswith("--guard"):
+        # NOTE: the guard is switched on through the environment so that child processes
+        # (DataLoader workers, spawn) run guarded too.
+        mode = argv[0].partition("=")[2] or "warn"
+        os.environ["EMBER_GUARD"] = mode
+        argv = argv[1:]
     _prepare_aliasing()
+    if os.environ.get("EMBER_GUARD"):
+        from . import debug
+        debug.enable_from_environment()
     if argv[0] == "-m":
         if len(argv) < 2:
             print("Argument expected for the -m option", file=sys.stderr)

@@ -613,6 +613,9 @@ def commit_inplace(self, result):
         raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
                            f"broadcast shape {list(result._data.shape)}")
     if result._data is not self._data:
+        if _guard.enabled:
+            from .debug.checks import check_inplace_cast
+            check_inplace_cast(self, result)
         self._data[...] = result._data
     self._version.v += 1
     if result._requires_grad and result.grad_fn is not None:
@@ -640,3 +643,6 @@ def write_out(result, out):
     out._data[...] = result._data
     out._version.v += 1
     return out
+
+
+from .debug.state import state as _guard  # noqa: E402

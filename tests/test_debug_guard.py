@@ -144,3 +144,22 @@ def test_guard_off_costs_nothing():
         assert registry.instruments
     assert registry.instruments == []
     np.testing.assert_array_equal((ember.ones(2) + 1).numpy(), [2, 2])
+
+
+def test_ember_run_guard_flag(tmp_path):
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "prog.py"
+    script.write_text("import torch\nx = torch.ByteTensor([250])\ny = x + 10\nprint(y.item())\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(HERE)) + os.pathsep + \
+        env.get("PYTHONPATH", "")
+    out = subprocess.run([sys.executable, "-m", "ember", "run", "--guard", str(script)],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "4"
+    assert "[wraparound]" in out.stderr and f"{script}:3" in out.stderr
+    out = subprocess.run([sys.executable, "-m", "ember", "run", "--guard=raise", str(script)],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 1 and "PitfallError" in out.stderr

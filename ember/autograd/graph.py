@@ -228,7 +228,8 @@ class AccumulateGrad:
         t = self._variable()
         if t is None:
             return
-        if t._grad is None:
+        fresh = t._grad is None
+        if fresh:
             if create_graph:
                 t._grad = grad
             elif _owned(grad):
@@ -246,6 +247,9 @@ class AccumulateGrad:
             g = t._grad
             g._data += grad._data.astype(g._data.dtype, copy=False)
             g._version.v += 1
+        if _guard.enabled:
+            from ..debug.checks import on_accumulate
+            on_accumulate(t, fresh)
         if self.post_hooks:
             for fn in tuple(self.post_hooks.values()):
                 fn(t)
@@ -540,3 +544,6 @@ def _add_grad(grads, node, nr, g):
         slot[nr] = g
     else:
         slot[nr] = slot[nr] + g
+
+
+from ..debug.state import state as _guard  # noqa: E402

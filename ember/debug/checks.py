@@ -29,12 +29,12 @@ def guard_instrument(op, inputs, params, result):
 
 
 def _arrays(inputs):
-    from ..._tensor import Tensor
+    from .._tensor import Tensor
     return [x._host() if isinstance(x, Tensor) else np.asarray(x) for x in inputs]
 
 
 def _dtype_names(inputs):
-    from ..._tensor import Tensor
+    from .._tensor import Tensor
     return ", ".join(str(x.dtype).replace("ember.", "") if isinstance(x, Tensor) else
                      type(x).__name__ for x in inputs)
 
@@ -140,7 +140,7 @@ def check_inplace_cast(target, source):
 
 
 def _check_outer_broadcast(op, inputs, result):
-    from ..._tensor import Tensor
+    from .._tensor import Tensor
     shapes = [x._data.shape for x in inputs if isinstance(x, Tensor)]
     if len(shapes) != 2:
         return
@@ -156,3 +156,65 @@ def _check_outer_broadcast(op, inputs, result):
                 f"{list(result._data.shape)}: an (N, 1) tensor against an (N,) tensor gives "
                 "an N x N result; reshape one of them (e.g. target.view(-1, 1) or "
                 "pred.squeeze(1))")
+
+
+# ---------------------------------------------------------------------- gradient accumulation
+_ACCUMULATION_HINT = ("gradients add up in .grad until zeroed; call optimizer.zero_grad() "
+                      "once per iteration, or declare intended accumulation with "
+                      "ember.debug.accumulate(n) or `with ember.debug.accumulating():`")
+
+
+def _accumulation_declared(count):
+    return state.accumulating_depth > 0 or count <= state.declared_accumulation
+
+
+def on_accumulate(tensor, fresh):
+    """AccumulateGrad calls this for each leaf gradient while the guard is on."""
+    info = tensor.__dict__
+    if fresh:
+        info["_guard_count"] = 1
+        info["_guard_stepped"] = False
+        info["_guard_declared"] = state.accumulating_depth > 0
+        return
+    count = info.get("_guard_count", 1) + 1
+    info["_guard_count"] = count
+    if state.accumulating_depth > 0:
+        info["_guard_declared"] = True
+    stepped = info.get("_guard_stepped", False)
+    info["_guard_stepped"] = False
+    if not stepped and not _accumulation_declared(count):
+        report_pitfall(
+            "accumulation", "backward",
+            f"backward() added into .grad of a {list(tensor.shape)} parameter that already "
+            "held the gradient of an earlier backward(), with no optimizer.step() or "
+            f"zero_grad() in between: {_ACCUMULATION_HINT}")
+
+
+def on_step(params):
+    """Optimizer.step calls this with the parameters it updates while the guard is on."""
+    worst = 0
+    for p in params:
+        info = p.__dict__
+        if not info.get("_guard_declared", False):
+            worst = max(worst, info.get("_guard_count", 0))
+        info["_guard_stepped"] = True
+    if worst > 1 and not _accumulation_declared(worst):
+        report_pitfall(
+            "accumulation", "step",
+            f"optimizer.step() used gradients accumulated over {worst} backward() calls since "
+            f"the last zero_grad(): {_ACCUMULATION_HINT}")
+
+
+def on_zero_grad(params):
+    for p in params:
+        p.__dict__["_guard_count"] = 0
+        p.__dict__["_guard_declared"] = False
+
+
+def on_record(node):
+    """Remember the user's line that made a graph node (names forward ops in backward)."""
+    from .state import user_frame
+    node.guard_origin = user_frame()
+
+
+guard_instrument.on_record = on_record

@@ -53,7 +53,7 @@ def report_pitfall(kind, op_name, message, where=None):
             return
     else:
         state.findings[key] = [1, message]
-    text = f"{message}\n  at {file}:{line}"
+    text = f"[{kind}] {message}\n  at {file}:{line}"
     if state.mode == "raise":
         raise PitfallError(text)
     warnings.warn_explicit(text, PitfallWarning, file, line)

@@ -217,6 +217,11 @@ def _record(op, inputs, params, results, device):
                 r._output_nr = nr
     if _anomaly.enabled:
         _anomaly.record_trace(node)
+    if instruments:
+        for instrument in instruments:
+            on_record = getattr(instrument, "on_record", None)
+            if on_record is not None:
+                on_record(node)
     return node
 
 

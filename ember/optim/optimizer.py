@@ -11,6 +11,7 @@ from itertools import chain
 from .._tensor import Tensor
 from ..autograd.graph import RemovableHandle
 from ..autograd.grad_mode import no_grad
+from ..debug.state import state as _guard
 
 __all__ = ["Optimizer", "required"]
 
@@ -114,6 +115,9 @@ class Optimizer:
         self.param_groups.append(param_group)
 
     def zero_grad(self, set_to_none=True):
+        if _guard.enabled:
+            from ..debug.checks import on_zero_grad
+            on_zero_grad([p for g in self.param_groups for p in g["params"]])
         for group in self.param_groups:
             for p in group["params"]:
                 if p._grad is None:
@@ -136,6 +140,9 @@ class Optimizer:
             if result is not None:
                 raise RuntimeError("optimizer step pre-hooks must return None in ember")
         loss = None
+        if _guard.enabled:
+            from ..debug.checks import on_step
+            on_step([p for g in self.param_groups for p in g["params"] if p._grad is not None])
         if closure is not None:
             from ..autograd.grad_mode import enable_grad
             with enable_grad():
