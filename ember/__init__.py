@@ -28,6 +28,19 @@ from ._random import (Generator, default_generator, get_rng_state,  # noqa: F401
 globals().update({k: v for k, v in _PUBLIC.items() if not k.startswith("_")})
 _tensor_module._fn.update(_PUBLIC)
 from . import linalg  # noqa: E402  (after the op table: no public function shadows it)
+from . import accelerator, amp, backends, version  # noqa: E402,F401
+from ._threads import (are_deterministic_algorithms_enabled,  # noqa: E402,F401
+                       get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
+                       is_deterministic_algorithms_warn_only_enabled,
+                       set_float32_matmul_precision, set_num_interop_threads, set_num_threads,
+                       use_deterministic_algorithms)
+from .amp import GradScaler, autocast  # noqa: E402,F401
+from .amp.autocast_mode import (clear_autocast_cache, get_autocast_dtype,  # noqa: E402,F401
+                                is_autocast_cache_enabled, is_autocast_enabled,
+                                set_autocast_cache_enabled, set_autocast_dtype,
+                                set_autocast_enabled)
+from .autograd import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402,F401
+from ._compile import compile  # noqa: E402,F401
 
 
 def is_floating_point(input):
@@ -44,7 +57,7 @@ def is_nonzero(input):
     return _builtins.bool(input.item())
 
 
-_LAZY_SUBMODULES = ("vision",)  # heavy and rarely needed: imported on first use
+_LAZY_SUBMODULES = ("vision", "distributions", "hub", "jit")  # heavy and rarely needed: imported on first use
 
 
 def __getattr__(name):

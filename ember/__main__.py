@@ -18,16 +18,30 @@ def _prepare_aliasing():
 def run(argv):
     """Run a PyTorch program on ember, as `python script.py args` would run it."""
     if not argv:
-        print("usage: ember run [--guard[=warn|raise]] script.py [args...] | "
-              "ember run -m module [args...]",
+        print("usage: ember run [--guard[=warn|raise]] [--nproc-per-node N] script.py "
+              "[args...] | ember run -m module [args...]",
               file=sys.stderr)
         return 2
-    while argv and argv[0].startswith("--guard"):
+    nproc = None
+    while argv and argv[0].startswith(("--guard", "--nproc-per-node", "--nproc_per_node")):
+        if argv[0].startswith("--nproc"):
+            # torchrun's option: N processes through mpiexec (ember.distributed.launch).
+            value, argv = (argv[0].partition("=")[2], argv[1:]) if "=" in argv[0] else \
+                (argv[1] if len(argv) > 1 else "", argv[2:])
+            if not value.isdigit():
+                print(f"ember run: --nproc-per-node expects a number, got {value!r}",
+                      file=sys.stderr)
+                return 2
+            nproc = int(value)
+            continue
         # NOTE: the guard is switched on through the environment so that child processes
         # (DataLoader workers, spawn) run guarded too.
         mode = argv[0].partition("=")[2] or "warn"
         os.environ["EMBER_GUARD"] = mode
         argv = argv[1:]
+    if nproc is not None:
+        from .distributed.launch import launch
+        return launch(nproc, argv)
     _prepare_aliasing()
     if os.environ.get("EMBER_GUARD"):
         from . import debug

@@ -22,7 +22,7 @@ _BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
 class dtype:
     """A tensor element type; `ember.float32` and friends are its only instances."""
 
-    __slots__ = ("name", "np", "itemsize", "category", "is_signed", "abbr", "_rank",
+    __slots__ = ("name", "np", "itemsize", "category", "is_signed", "abbr", "_rank", "fast",
                  "__weakref__")
 
     def __init__(self, name, np_dtype, category, rank, abbr):
@@ -33,6 +33,9 @@ class dtype:
         self.is_signed = name not in ("bool", "uint8")
         self.abbr = abbr
         self._rank = rank
+        # NOTE: "fast" dtypes compute natively in NumPy (no float32 detour as float16 and
+        # bfloat16 need, no Python-int wrapping as the integer types need).
+        self.fast = name in ("float32", "float64", "complex64", "complex128")
 
     @property
     def is_floating_point(self):

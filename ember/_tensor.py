@@ -81,9 +81,13 @@ class _Version:
         self.v = 0
 
 
+# Classes whose instances are plain tensors for the hot paths (nn.Parameter adds itself).
+FAST_TYPES = set()
+
+
 def _wrap(array, dtype, device=CPU):
     """A new Tensor around `array` (no copy, no checks): the constructor of the hot path."""
-    t = object.__new__(Tensor)
+    t = _new(Tensor)
     t._data = array
     t.dtype = dtype
     t._device = device
@@ -91,11 +95,16 @@ def _wrap(array, dtype, device=CPU):
     t._grad = None
     t.grad_fn = None
     t._output_nr = 0
-    t._version = _Version()
+    version = _new(_Version)  # NOTE: no __init__ frame: this runs for every op's result
+    version.v = 0
+    t._version = version
     t._base = None
     t._accumulator = None
     t._retains_grad = False
     return t
+
+
+_new = object.__new__
 
 
 class Tensor:
@@ -646,3 +655,5 @@ def write_out(result, out):
 
 
 from .debug.state import state as _guard  # noqa: E402
+
+FAST_TYPES.add(Tensor)

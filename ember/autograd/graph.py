@@ -122,6 +122,13 @@ class Node:
     def output(self):
         return self.outputs[0]
 
+    def output_array(self, nr=0):
+        """The saved output's raw array (for VJPs that need values but no graph through
+        them, such as relu's mask)."""
+        if self.freed:
+            raise RuntimeError(_FREED_MESSAGE)
+        return self._out[0][nr]
+
     @property
     def device(self):
         return self.in_meta[2]

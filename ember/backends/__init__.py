@@ -64,3 +64,7 @@ def get(device_type):
             raise AssertionError(f"Torch not compiled with {device_type.upper()} enabled")
         raise RuntimeError(f"PyTorch is not linked with support for {device_type} devices")
     return backend
+
+
+# torch.backends.* flag modules (not array backends): imported last, after the table above.
+from . import cuda, cudnn, mkldnn, mps, openmp  # noqa: E402,F401

@@ -1,5 +1,5 @@
 """nn.Parameter: a Tensor that a Module registers as a learnable weight."""
-from .._tensor import Tensor, _as_subclass, _wrap
+from .._tensor import FAST_TYPES, Tensor, _as_subclass, _wrap
 from .. import _dtype as dt
 
 __all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer"]
@@ -36,6 +36,9 @@ class Parameter(Tensor):
         result = type(self)(self.detach().clone(), self._requires_grad)
         memo[id(self)] = result
         return result
+
+
+FAST_TYPES.add(Parameter)
 
 
 def _rebuild_parameter(data, requires_grad):

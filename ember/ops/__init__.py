@@ -11,6 +11,7 @@ from . import cumulative, minmax, statistics  # noqa: F401
 from . import comparison, rounding, select, unary  # noqa: F401
 from . import conv, pooling  # noqa: F401
 from . import rnn_ops  # noqa: F401
+from . import distance, nn_resample  # noqa: F401
 from .registry import METHODS, OPS, PUBLIC  # noqa: F401
 
 

@@ -5,7 +5,7 @@ prepares operands with PyTorch's promotion. Broadcast gradients are summed back 
 the engine (`unbroadcast`), never here.
 """
 from .. import _dtype as dt
-from .._tensor import Tensor, write_out
+from .._tensor import FAST_TYPES, Tensor, write_out
 from ..backends import array_module
 from ._promote import (broadcast_error, compute_dtype, operand_array, result_dtype,
                        shape_of)
@@ -14,19 +14,33 @@ from .registry import defop, dispatch, export
 
 def binary(op, a, b, params=None, out=None, dtype=None):
     """Run a binary pointwise op with PyTorch's type promotion and broadcast errors."""
-    if not isinstance(a, Tensor):
-        if not isinstance(b, Tensor):
+    arrays = None
+    if dtype is None and a.__class__ in FAST_TYPES:
+        # NOTE: hot path: same-dtype tensors, or a tensor and a Python float (or an int with
+        # a float tensor) need no promotion and no cast; everything else takes the general
+        # path below.
+        d = a.dtype
+        if d.fast:
+            if b.__class__ in FAST_TYPES:
+                if b.dtype is d:
+                    arrays, dtype = (a._data, b._data), d
+            elif (b.__class__ is float or b.__class__ is int) and d.category == 2:
+                arrays, dtype = (a._data, b), d
+    if arrays is None:
+        if not isinstance(a, Tensor) and not isinstance(b, Tensor):
             raise TypeError(f"{op.name}(): argument 'input' (position 1) must be Tensor, not "
                             f"{type(a).__name__}")
-    result = result_dtype(a, b) if dtype is None else dtype
-    compute = compute_dtype(result)
-    arrays = (operand_array(a, compute), operand_array(b, compute))
+        dtype = result_dtype(a, b) if dtype is None else dtype
+        compute = compute_dtype(dtype)
+        arrays = (operand_array(a, compute), operand_array(b, compute))
     try:
-        r = dispatch(op, (a, b), params or {}, result, arrays)
+        r = dispatch(op, (a, b), params or _NO_PARAMS, dtype, arrays)
     except ValueError:
-        shape_a, shape_b = shape_of(a), shape_of(b)
-        raise broadcast_error(shape_a, shape_b) from None
+        raise broadcast_error(shape_of(a), shape_of(b)) from None
     return r if out is None else write_out(r, out)
+
+
+_NO_PARAMS = {}
 
 
 # ---------------------------------------------------------------------- add / sub

@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as dt
+from .. import backends
 from .._tensor import Size, _wrap
 from ..backends import array_module
 from .registry import export
@@ -106,6 +107,7 @@ def combinations(input, r=2, with_replacement=False):
     steps = np.diff(grid, axis=0)
     keep = (steps >= 0).all(axis=0) if with_replacement else (steps > 0).all(axis=0)
     chosen = grid[:, keep]
-    cols = [index_select(input, 0, _wrap(np.ascontiguousarray(c), dt.int64, input._device))
-            for c in chosen]
+    to_device = backends.get(input._device.type).from_host
+    cols = [index_select(input, 0, _wrap(to_device(np.ascontiguousarray(c)), dt.int64,
+                                         input._device)) for c in chosen]
     return stack(cols, 1)

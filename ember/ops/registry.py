@@ -108,6 +108,8 @@ def dispatch(op, inputs, params=_EMPTY, dtype=None, arrays=None):
                 raise _device_error(device, x._device)
             if x._requires_grad:
                 needs_grad = True
+    if _autocast.active:   # a module int: zero cost when no autocast region is open
+        inputs, arrays, dtype = _autocast.apply(op, inputs, arrays, dtype)
     if arrays is None:
         arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     out = op.forward(*arrays, **params)
@@ -245,3 +247,4 @@ def apply_inplace(self, fn, args, kwargs):
 
 
 from ..autograd import anomaly as _anomaly  # noqa: E402
+from ..amp import autocast_mode as _autocast  # noqa: E402

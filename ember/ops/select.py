@@ -295,7 +295,19 @@ def _relu(a):
 
 @_relu.defvjp
 def _relu_vjp(ctx, g):
-    return where(ctx.output <= 0, 0.0, g)
+    # NOTE: one fused op (PyTorch's threshold_backward), not a comparison plus a where: relu
+    # sits in every MLP and its backward is on the per-op overhead path.
+    return dispatch(_relu_grad, (g,), {"output": ctx.output_array()}, g.dtype)
+
+
+@defop("threshold_backward", node="ThresholdBackwardBackward0", save=())
+def _relu_grad(g, output):
+    return g * (output > 0)
+
+
+@_relu_grad.defvjp
+def _relu_grad_vjp(ctx, gg):
+    return dispatch(_relu_grad, (gg,), ctx.params, gg.dtype)
 
 
 @export(inplace=True)

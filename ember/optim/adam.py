@@ -2,9 +2,8 @@
 import math
 
 from .. import _creation
-from .. import _dtype as dt
 from ..backends import array_module
-from .optimizer import Optimizer, check_lr, grads_of
+from .optimizer import Optimizer, check_lr, grads_of, new_scalar
 
 __all__ = ["Adam", "AdamW", "adam"]
 
@@ -36,7 +35,7 @@ class Adam(Optimizer):
     def _init_state(self, p, amsgrad):
         state = self.state[p]
         if not state:
-            state["step"] = _creation.tensor(0.0, dtype=dt.float32)
+            state["step"] = new_scalar(0)
             state["exp_avg"] = _creation.zeros_like(p)
             state["exp_avg_sq"] = _creation.zeros_like(p)
             if amsgrad:

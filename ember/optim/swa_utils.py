@@ -15,6 +15,15 @@ __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn",
            "get_swa_multi_avg_fn", "get_ema_avg_fn", "get_swa_avg_fn"]
 
 
+_INT_ADDCDIV = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+    "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+    "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+    "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+    "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+    "for all dtypes.")
+
+
 def _check_decay(decay):
     if decay < 0.0 or decay > 1.0:
         raise ValueError(f"Invalid decay value {decay} provided. Please provide a value in "
@@ -45,16 +54,17 @@ def get_swa_multi_avg_fn():
     def swa_update(averaged_param_list, current_param_list, num_averaged):
         with no_grad():
             if _is_inexact(averaged_param_list[0]):
-                weight = 1 / (float(num_averaged) + 1)
+                # NOTE: with a Tensor count the weight is a default-dtype (float32) tensor in
+                # PyTorch, so it is rounded to that dtype before use.
+                weight = float(1 / (num_averaged + 1))
                 for p_avg, p_model in zip(averaged_param_list, current_param_list, strict=True):
                     p_avg.lerp_(p_model, weight)
+            elif isinstance(num_averaged, Tensor):
+                # PyTorch divides integer tensors with addcdiv here, which it refuses.
+                raise RuntimeError(_INT_ADDCDIV)
             else:
                 for p_avg, p_model in zip(averaged_param_list, current_param_list, strict=True):
-                    diff = p_model - p_avg
-                    if isinstance(num_averaged, Tensor):
-                        p_avg.addcdiv_(diff, (num_averaged + 1).expand_as(diff))
-                    else:
-                        p_avg.add_(diff, alpha=1.0 / (num_averaged + 1))
+                    p_avg.add_(p_model - p_avg, alpha=1.0 / (num_averaged + 1))
     return swa_update
 
 

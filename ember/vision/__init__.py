@@ -1,7 +1,7 @@
 """ember.vision (torchvision): datasets, transforms, utils, io, ops; models when present."""
 import importlib
 
-from . import datasets, io, ops, transforms, utils  # noqa: F401
+from . import datasets, io, ops, transforms, utils
 
 __all__ = ["datasets", "io", "models", "ops", "transforms", "utils"]
 

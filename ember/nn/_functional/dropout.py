@@ -17,9 +17,24 @@ def _check_p(p):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
+def _empty_like_layout(input):
+    """empty_like that keeps a permuted-dense input's memory layout, as PyTorch's
+    preserve_format does: the mask is drawn in memory order, so the layout decides which
+    element gets which draw."""
+    a = input._data
+    if a.ndim < 2 or a.flags.c_contiguous:
+        return ember.empty_like(input)
+    perm = sorted(range(a.ndim), key=lambda d: -abs(a.strides[d]))
+    if not a.transpose(perm).flags.c_contiguous:
+        return ember.empty_like(input)
+    inverse = sorted(range(a.ndim), key=perm.__getitem__)
+    return ember.empty([a.shape[d] for d in perm], dtype=input.dtype,
+                       device=input.device).permute(inverse)
+
+
 def _noise(input, feature):
     if not feature:
-        return ember.empty_like(input)
+        return _empty_like_layout(input)
     if input.dim() < 2:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)

@@ -139,8 +139,10 @@ def _bag_reduce(input, weight, offsets, mode, scale_grad_by_freq, per_sample_wei
     n, num = input.numel(), weight.shape[0]
     off = offsets._data
     if off.size and int(off[0]) != 0:
+        # NOTE: PyTorch prints offsets[0] as a 0-dim tensor: the value, then its type line.
         raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
-                           f"has to start from position 0. However, got {int(off[0])}")
+                           f"has to start from position 0. However, got {int(off[0])}\n"
+                           f"[ torch.{dt.type_name(offsets.dtype)}Tensor{{}} ]")
     if off.size and int(off[-1]) > n:
         raise RuntimeError(f"offsets[-1] can not be greater than input's length {n} but got "
                            f"offsets[-1] of {int(off[-1])}")

@@ -1,11 +1,14 @@
 """Loss functions (numerically stable formulations: log-sum-exp, log-sigmoid)."""
+import math
+
 import ember
 
 from ._util import check_same_size, reduce_loss, reduction_of
 from .activation import log_softmax, logsigmoid
 
 __all__ = ["mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
-           "binary_cross_entropy_with_logits", "huber_loss", "smooth_l1_loss", "kl_div"]
+           "binary_cross_entropy_with_logits", "huber_loss", "smooth_l1_loss", "kl_div",
+           "ctc_loss"]
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -180,3 +183,94 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                       "same as 'batchmean' in the next major release.", UserWarning,
                       stacklevel=2)
     return reduce_loss(loss, reduction)
+
+
+# ---------------------------------------------------------------------- CTC
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    """Connectionist temporal classification: the log-space forward (alpha) recursion over
+    time, vectorised over the batch and the extended (blank-interleaved) label positions.
+
+    NOTE: log(0) is a large finite negative number, not -inf, so that every log-sum-exp and
+    its gradient stay finite; totals below half of it are impossible alignments (inf)."""
+    _check_reduction(reduction)
+    unbatched = log_probs.dim() == 2
+    if unbatched:
+        log_probs = log_probs.unsqueeze(1)
+        targets = targets.unsqueeze(0)
+    t_max, n, c = log_probs.shape
+    in_len = _lengths(input_lengths, n, "input_lengths")
+    tg_len = _lengths(target_lengths, n, "target_lengths")
+    labels = _padded_targets(targets, tg_len, n)
+    if in_len.numel() and int(in_len.max()) > t_max:
+        raise RuntimeError(f"Expected input_lengths to have value at most {t_max}, but got "
+                           f"value {int(in_len.max())} (while checking arguments for "
+                           "ctc_loss_allocate_outputs)")
+    s_max = labels.shape[1]
+    neg = -1e30
+    # Extended labels: blank, y1, blank, y2, ..., blank; (N, S') with S' = 2 S + 1.
+    ext = ember.full((n, 2 * s_max + 1), blank, dtype=ember.int64)
+    if s_max:
+        ext[:, 1::2] = labels
+    width = ext.shape[1]
+    pos = ember.arange(width).unsqueeze(0)
+    in_range = pos < (2 * tg_len + 1).unsqueeze(1)
+    skip = ember.zeros((n, width), dtype=ember.bool)
+    if width > 2:
+        skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
+    lp = log_probs.gather(2, ext.unsqueeze(0).expand(t_max, n, width))  # (T, N, S')
+    floor = ember.full((n, width), neg, dtype=log_probs.dtype)
+    alpha = ember.where((pos < 2) & in_range, lp[0], floor)
+    col = ember.full((n, 1), neg, dtype=log_probs.dtype)
+    for t in range(1, t_max):
+        a1 = ember.cat([col, alpha[:, :-1]], 1)
+        a2 = ember.where(skip, ember.cat([col, col, alpha[:, :-2]], 1)[:, :width], floor)
+        step = ember.logsumexp(ember.stack([alpha, a1, a2]), 0) + lp[t]
+        step = ember.where(in_range, step, floor)
+        alpha = ember.where((t < in_len).unsqueeze(1), step, alpha)
+    last = (2 * tg_len).unsqueeze(1)
+    end = alpha.gather(1, last)
+    before = ember.where(last > 0, alpha.gather(1, (last - 1).clamp_min(0)),
+                         ember.full_like(end, neg))
+    ll = ember.logsumexp(ember.cat([end, before], 1), 1)
+    impossible = (ll < neg / 2) | (in_len == 0) & (tg_len > 0)
+    loss = ember.where(impossible, ember.full_like(ll, math.inf), -ll)
+    if zero_infinity:
+        loss = ember.where(impossible | loss.isinf(), ember.zeros_like(loss), loss)
+    if reduction == "mean":
+        return (loss / tg_len.clamp_min(1).to(loss.dtype)).mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss.squeeze(0) if unbatched else loss
+
+
+def _check_reduction(reduction):
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _lengths(lengths, n, name):
+    if not isinstance(lengths, ember.Tensor):
+        lengths = ember.tensor(list(lengths), dtype=ember.int64)
+    lengths = lengths.reshape(-1).to(ember.int64)
+    if lengths.numel() != n:
+        raise RuntimeError(f"{name} must be of size batch_size")
+    return lengths
+
+
+def _padded_targets(targets, tg_len, n):
+    """(N, S) labels from padded (N, S) targets or their 1-D concatenation."""
+    targets = targets.to(ember.int64)
+    s_max = int(tg_len.max()) if n else 0
+    if targets.dim() == 2:
+        if targets.shape[1] < s_max:
+            raise RuntimeError(f"Expected tensor to have size at least {s_max} at dimension 1, "
+                               f"but got size {targets.shape[1]} for argument #2 'targets' "
+                               "(while checking arguments for ctc_loss_allocate_outputs)")
+        return targets[:, :s_max]
+    starts = ember.cumsum(tg_len, 0) - tg_len
+    s = ember.arange(s_max).unsqueeze(0)
+    idx = (starts.unsqueeze(1) + ember.minimum(s, (tg_len - 1).clamp_min(0).unsqueeze(1)))
+    if targets.numel() == 0:
+        return ember.zeros((n, s_max), dtype=ember.int64)
+    return targets[idx.clamp(0, targets.numel() - 1)]

@@ -29,7 +29,7 @@ def _rnn_step(nonlinearity):
 
 
 def _lstm_step(xp, h, c, w):
-    h, c = lstm_cell_fused(xp + h.mm(w[0]), c)
+    h, c = lstm_cell_fused(xp, h, w[0], c)
     if w[2] is not None:
         h = h.mm(w[2])
     return h, c
@@ -134,7 +134,8 @@ def run_rnn(mode, x, hx, cx, weights, num_layers, bidirectional, dropout, traini
                 w = (w_hh.t(), b_hh, None)
             else:
                 bias = b_ih if b_hh is None else (b_hh if b_ih is None else b_ih + b_hh)
-                w = (w_hh.t(), None, _matmul_t(w_hr))
+                # the fused LSTM step takes W_hh as stored; the others multiply by W_hh^T
+                w = (w_hh if mode == "LSTM" else w_hh.t(), None, _matmul_t(w_hr))
             xs = _project(layer_input, w_ih, bias, sizes)
             outs, h, c = _run_direction(step, xs, hx[k], None if cx is None else cx[k], w,
                                         sizes, reverse=d == 1)

@@ -9,8 +9,15 @@ from .loss import *  # noqa: F401,F403
 from .module import Module  # noqa: F401
 from .pooling import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
 from .dropout import *  # noqa: F401,F403
 from .instancenorm import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
+from .channelshuffle import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
+from .pixelshuffle import *  # noqa: F401,F403
+from .upsampling import *  # noqa: F401,F403

@@ -397,8 +397,11 @@ class LSTMCell(RNNCellBase):
             hx = (self._state(input, hx[0], batched), self._state(input, hx[1], batched))
         self._check_hidden(input, hx[0], "0")
         self._check_hidden(input, hx[1], "1")
-        gi, gh = self._gates(input, hx[0])
-        h, c = lstm_cell_fused(gi + gh, hx[1])
+        from .._functional.linear import linear
+        gates_x = linear(input, self.weight_ih, self.bias_ih)
+        if self.bias_hh is not None:
+            gates_x = gates_x + self.bias_hh
+        h, c = lstm_cell_fused(gates_x, hx[0], self.weight_hh, hx[1])
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 

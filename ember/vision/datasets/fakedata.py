@@ -16,6 +16,7 @@ class FakeData(VisionDataset):
 
     def __getitem__(self, index):
         import ember
+
         from ..transforms import ToPILImage
         if index >= len(self):
             raise IndexError(f"{self.__class__.__name__} index out of range")

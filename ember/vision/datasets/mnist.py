@@ -10,8 +10,7 @@ import warnings
 
 import numpy as np
 
-from .utils import download_and_extract_archive, extract_archive, fetch_or_explain, \
-    verify_str_arg
+from .utils import download_and_extract_archive, extract_archive, fetch_or_explain, verify_str_arg
 from .vision import VisionDataset
 
 # IDX type codes -> big-endian NumPy dtypes
@@ -66,7 +65,7 @@ class MNIST(VisionDataset):
                "http://yann.lecun.com/exdb/mnist/"]
     resources = [("train-images-idx3-ubyte.gz", "f68b3c2dcbeaaa9fbdd348bbdeb94873"),
                  ("train-labels-idx1-ubyte.gz", "d53e105ee54ea40749a09fcbcd1e9432"),
-                 ("t10k-images-idx3-ubyte.gz", "9646ae8d2d2a5fd0e1d3e5e3a8e5e4b6"),
+                 ("t10k-images-idx3-ubyte.gz", "9fb629c4189551a2d022fa330f9573f3"),
                  ("t10k-labels-idx1-ubyte.gz", "ec29112dd5afa0611ce80d1b7f02629c")]
     training_file = "training.pt"
     test_file = "test.pt"

@@ -21,7 +21,8 @@ __all__ = ["Compose", "ToTensor", "PILToTensor", "ConvertImageDtype", "ToPILImag
            "ColorJitter", "RandomRotation", "RandomAffine", "Grayscale", "RandomGrayscale",
            "RandomPerspective", "RandomErasing", "GaussianBlur", "InterpolationMode",
            "RandomInvert", "RandomPosterize", "RandomSolarize", "RandomAdjustSharpness",
-           "RandomAutocontrast", "RandomEqualize"]
+           "RandomAutocontrast", "RandomEqualize", "AutoAugment", "AutoAugmentPolicy",
+           "RandAugment", "TrivialAugmentWide"]
 
 
 def _indent_list(name, items, extra=""):
@@ -353,8 +354,25 @@ class TenCrop(nn.Module):
         return f"{self.__class__.__name__}(size={self.size}, vertical_flip={self.vertical_flip})"
 
 
-from ._random_transforms import (ColorJitter, GaussianBlur, Grayscale,  # noqa: E402,F401
-                                 RandomAdjustSharpness, RandomAffine,
-                                 RandomAutocontrast, RandomEqualize, RandomErasing,
-                                 RandomGrayscale, RandomInvert, RandomPerspective,
-                                 RandomPosterize, RandomRotation, RandomSolarize)
+from ._random_transforms import (  # noqa: E402
+    ColorJitter,
+    GaussianBlur,
+    Grayscale,
+    RandomAdjustSharpness,
+    RandomAffine,
+    RandomAutocontrast,
+    RandomEqualize,
+    RandomErasing,
+    RandomGrayscale,
+    RandomInvert,
+    RandomPerspective,
+    RandomPosterize,
+    RandomRotation,
+    RandomSolarize,
+)
+from .autoaugment import (  # noqa: E402
+    AutoAugment,
+    AutoAugmentPolicy,
+    RandAugment,
+    TrivialAugmentWide,
+)

@@ -1,0 +1,51 @@
+"""A failing rank ends the whole job: never a rank left waiting forever in a collective.
+
+An uncaught exception on any rank prints that rank's traceback (prefixed with its rank) and
+calls MPI_Abort, which the launcher (hydra) turns into the end of every process, non-zero.
+"""
+import sys
+import threading
+import traceback
+
+_installed = {"rank": None, "prev": None, "prev_thread": None}
+
+
+def _abort(rank, exc_type, exc, tb):
+    try:
+        text = "".join(traceback.format_exception(exc_type, exc, tb))
+        lines = "".join(f"[rank{rank}]: {line}\n" for line in text.rstrip("\n").split("\n"))
+        sys.stderr.write(lines)
+        sys.stderr.write(f"[rank{rank}]: ember.distributed: rank {rank} failed; aborting the "
+                         "job\n")
+        sys.stderr.flush()
+        sys.stdout.flush()
+    finally:
+        from ._mpi import MPI
+        MPI().COMM_WORLD.Abort(1)
+
+
+def _excepthook(exc_type, exc, tb):
+    if issubclass(exc_type, KeyboardInterrupt) or _installed["rank"] is None:
+        _installed["prev"](exc_type, exc, tb)
+        if _installed["rank"] is None:
+            return
+    _abort(_installed["rank"], exc_type, exc, tb)
+
+
+def _thread_hook(args):
+    if args.exc_type is SystemExit or _installed["rank"] is None:
+        _installed["prev_thread"](args)
+        return
+    _abort(_installed["rank"], args.exc_type, args.exc_value, args.exc_traceback)
+
+
+def install(pg):
+    """Abort the job on an uncaught exception in this process (main thread or any thread)."""
+    if _installed["prev"] is None:
+        _installed["prev"] = sys.excepthook
+        _installed["prev_thread"] = threading.excepthook
+        sys.excepthook = _excepthook
+        threading.excepthook = _thread_hook
+    from ._mpi import MPI
+    _installed["rank"] = MPI().COMM_WORLD.Get_rank() if pg.size() > 1 or \
+        MPI().COMM_WORLD.Get_size() > 1 else None

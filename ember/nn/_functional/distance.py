@@ -1,0 +1,28 @@
+"""Distances and similarities: pairwise_distance, cosine_similarity, pdist, cdist."""
+import ember
+
+__all__ = ["pairwise_distance", "cosine_similarity", "pdist"]
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """||x1 - x2 + eps||_p over the last dim (eps keeps the norm's gradient finite)."""
+    nd = max(x1.dim(), x2.dim())
+    diff = x1 - x2 + eps
+    if nd == 0:
+        return ember.linalg.vector_norm(diff.reshape(1), p, dim=0, keepdim=keepdim)
+    return ember.linalg.vector_norm(diff, p, dim=-1, keepdim=keepdim)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """Sum of the products of the unit vectors; each norm is floored at eps."""
+    n1 = ember.linalg.vector_norm(x1, 2, dim=dim, keepdim=True).clamp_min(eps)
+    n2 = ember.linalg.vector_norm(x2, 2, dim=dim, keepdim=True).clamp_min(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pdist(input, p=2):
+    return ember.pdist(input, p)
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    return ember.cdist(x1, x2, p, compute_mode)

@@ -1,0 +1,237 @@
+"""The margin, ranking, embedding, probabilistic and sequence losses, composed of ember ops
+(gradients for free). Numerically stable forms: softplus / log-sigmoid for logistic terms,
+log-sum-exp with a finite floor for CTC."""
+import math
+
+import ember
+
+from ._util import reduce_loss, reduction_of
+from .activation import logsigmoid, softplus
+from .distance import pairwise_distance
+
+__all__ = ["poisson_nll_loss", "gaussian_nll_loss", "margin_ranking_loss",
+           "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss",
+           "triplet_margin_with_distance_loss", "multilabel_margin_loss",
+           "multilabel_soft_margin_loss", "multi_margin_loss", "soft_margin_loss"]
+
+
+def _check_reduction(reduction):
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    reduction = reduction_of(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if log_input:
+        loss = ember.exp(input) - target * input
+    else:
+        loss = input - target * ember.log(input + eps)
+    if full:
+        # Stirling's approximation of log(target!), only where target > 1.
+        big = target.detach() > 1
+        safe = ember.where(big, target, ember.ones_like(target))
+        stirling = safe * ember.log(safe) - safe + 0.5 * ember.log(2 * math.pi * safe)
+        loss = loss + ember.where(big, stirling, ember.zeros_like(stirling))
+    return reduce_loss(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    if isinstance(var, (int, float)):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * ember.ones_like(input)
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if var.shape != input.shape:
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif input.dim() == var.dim() and sum(
+                y for x, y in zip(input.shape, var.shape) if x != y) == 1:
+            pass  # heteroscedastic: one dim of size 1 broadcasts
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    # NOTE: PyTorch clamps var in place under no_grad: the value is floored at eps but the
+    # gradient passes as if it were not (straight through).
+    v = var.detach()
+    var = var + (v.clamp(min=eps) - v)
+    loss = 0.5 * (ember.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return reduce_loss(loss, reduction)
+
+
+def _size(t):
+    return "[" + ", ".join(map(str, t.shape)) + "]"
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                        reduction="mean"):
+    reduction = reduction_of(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension "
+                           f"but got sizes: input1: {_tsize(input1)}, input2: "
+                           f"{_tsize(input2)}, target: {_tsize(target)} ")
+    loss = (-target * (input1 - input2) + margin).clamp_min(0)
+    return reduce_loss(loss, reduction)
+
+
+def _tsize(t):
+    return "torch.Size(" + _size(t) + ")"
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    reduction = reduction_of(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    zeros = ember.zeros_like(input)
+    hinge = ember.where(target != 1, (margin - input).clamp_min(0), zeros)
+    loss = hinge + ember.where(target != -1, input, zeros)
+    return reduce_loss(loss, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                          reduction="mean"):
+    reduction = reduction_of(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    tdim = target.dim()
+    if tdim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if tdim == 1 and (input1.dim() != 2 or input2.dim() != 2):
+        raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs with "
+                           f"sizes {_size(input1)} and {_size(input2)}.")
+    if tdim == 0 and (input1.dim() != 1 or input2.dim() != 1):
+        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with "
+                           f"sizes {_size(input1)} and {_size(input2)}.")
+    # NOTE: PyTorch's epsilon inside both squared magnitudes keeps zero vectors finite.
+    eps = 1e-12
+    prod = (input1 * input2).sum(tdim)
+    mag1 = (input1 * input1).sum(tdim) + eps
+    mag2 = (input2 * input2).sum(tdim) + eps
+    cos = prod / (mag1 * mag2).sqrt()
+    zeros = ember.zeros_like(cos)
+    loss = (ember.where(target == 1, 1 - cos, zeros) +
+            ember.where(target == -1, (cos - margin).clamp_min(0), zeros))
+    return reduce_loss(loss, reduction)
+
+
+def _check_triplet_dims(a, p, n):
+    if not (a.dim() == p.dim() == n.dim()):
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {a.dim()}D, positive "
+                           f"{p.dim()}D, and negative {n.dim()}D inputs")
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    reduction = reduction_of(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    _check_triplet_dims(anchor, positive, negative)
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = ember.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return reduce_loss((margin + d_pos - d_neg).clamp_min(0), reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _check_reduction(reduction)
+    _check_triplet_dims(anchor, positive, negative)
+    dist = distance_function if distance_function is not None else pairwise_distance
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
+    if swap:
+        d_neg = ember.minimum(d_neg, dist(positive, negative))
+    return reduce_loss((margin + d_pos - d_neg).clamp_min(0), reduction)
+
+
+def _batched(input, target, name):
+    """(N, C) views of an (N, C) or unbatched (C,) input and its target."""
+    if input.dim() > 2 or (input.dim() == 2 and input.shape[1] == 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch "
+                           f"size, but got: {_size(input)}")
+    if input.dim() <= 1:
+        return input.reshape(1, -1), target.reshape(1, -1)
+    return input, target
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = reduction_of(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    x, y = _batched(input, target, "multilabel_margin_loss")
+    if y.shape != x.shape:
+        raise RuntimeError(f"inconsistent target size: {_size(target)} for input of size: "
+                           f"{_size(input)}")
+    n, c = x.shape
+    if y.numel() and (int(y.max()) >= c or int(y.min()) < -1):
+        raise RuntimeError("multilabel_margin_loss: target values must be in [-1, nclasses)")
+    # The targets are the labels before the first -1 of each row.
+    valid = ember.cumprod((y >= 0).to(ember.int64), 1).to(ember.bool)
+    safe = ember.where(valid, y, ember.zeros_like(y))
+    is_target = ember.zeros((n, c), dtype=ember.int64).scatter_add(
+        1, safe, valid.to(ember.int64)) > 0
+    picked = x.gather(1, safe)                                   # (N, J): x[y_j]
+    hinge = (1 - picked.unsqueeze(2) + x.unsqueeze(1)).clamp_min(0)  # (N, J, C)
+    mask = valid.unsqueeze(2) & ~is_target.unsqueeze(1)
+    loss = (hinge * mask.to(x.dtype)).sum((1, 2)) / c
+    if input.dim() <= 1:
+        loss = loss.reshape(())
+    return reduce_loss(loss, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    reduction = reduction_of(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(class_dim) / input.shape[class_dim]
+    _check_reduction(reduction)
+    return reduce_loss(loss, reduction)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    reduction = reduction_of(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    x = input.reshape(1, -1) if input.dim() <= 1 else input
+    if input.dim() > 2 or x.shape[1] == 0:
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch "
+                           f"size, but got: {_size(input)}")
+    n, c = x.shape
+    y = target.reshape(-1)
+    if y.numel() != n:
+        raise RuntimeError(f"inconsistent target size, expected {n} but got {_size(target)}")
+    if y.numel() and (int(y.max()) >= c or int(y.min()) < 0):
+        raise RuntimeError("target out of range")
+    picked = x.gather(1, y.unsqueeze(1))
+    hinge = (margin - picked + x).clamp_min(0)
+    if p == 2:
+        hinge = hinge * hinge
+    if weight is not None:
+        hinge = hinge * weight[y].unsqueeze(1)
+    # The target's own class is not a margin violation.
+    not_target = ember.ones((n, c), dtype=x.dtype).scatter(1, y.unsqueeze(1), 0.0)
+    loss = (hinge * not_target).sum(1) / c
+    if input.dim() <= 1:
+        loss = loss.reshape(())
+    return reduce_loss(loss, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = reduction_of(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    return reduce_loss(softplus(-target * input), reduction)
+
