@@ -44,8 +44,9 @@ def compare(call, arrays, torch_mod, dtype="float64", rtol=None):
     assert a.shape == b.shape
     np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol)
     for x, y in zip(ga, gb):
-        if y is not None:
-            assert x is not None
+        if y is not None and x is None:
+            assert not y.any()   # an input outside the graph: PyTorch's zeros
+        elif y is not None:
             np.testing.assert_allclose(x, y, rtol=rtol * 10, atol=rtol * 10)
 
 
@@ -119,15 +120,17 @@ def test_loss_matches_torch(name, call, arrays, dtype, torch_mod):
     compare(call, arrays, torch_mod, dtype)
 
 
-GRADCHECK = ["poisson_full_sum", "gaussian_full_none_hetero", "cosine_emb", "triplet_p1_swap_none",
-             "multilabel_margin_none", "multi_margin_p2_w", "multilabel_soft_w_none"]
+GRADCHECK = ["poisson_full_sum", "gaussian_full_none_hetero", "cosine_emb",
+             "triplet_p1_swap_none", "multilabel_margin_none", "multi_margin_p2_w", "multilabel_soft_w_none"]
 
 
 @pytest.mark.parametrize("name", GRADCHECK)
 def test_loss_gradcheck(name):
     _, call, arrays = next(c for c in CASES if c[0] == name)
     arrays = [a[1] if isinstance(a, tuple) else a for a in arrays]
-    check_grad(lambda *ts: call(ember, *ts), arrays)
+    # multi_margin's class weight is a constant (PyTorch does not differentiate it).
+    idx = [0] if name == "multi_margin_p2_w" else None
+    check_grad(lambda *ts: call(ember, *ts), arrays, grad_indices=idx)
 
 
 def test_legacy_reduction_arguments(torch_mod):

@@ -328,3 +328,39 @@ def test_normalize_out_and_eps(torch_mod):
         assert r is out
         results.append(out.numpy())
     np.testing.assert_allclose(results[0], results[1])
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_layer_norm_retain_graph_and_inplace_output(torch_mod, affine):
+    # The fused VJP reuses buffers: a second backward (retain_graph) and an in-place op on
+    # the output must still give PyTorch's gradients.
+    x = _arr((3, 4, 5)).astype(np.float32)
+    grads = []
+    for lib in (ember, torch_mod):
+        t = lib.tensor(x, requires_grad=True)
+        m = lib.nn.LayerNorm(5, elementwise_affine=affine)
+        if affine:
+            with lib.no_grad():
+                m.weight.copy_(lib.linspace(0.5, 2, 5))
+        y = m(t).relu_()
+        loss = (y * lib.linspace(-1, 1, 60).reshape(3, 4, 5)).sum()
+        loss.backward(retain_graph=True)
+        first = t.grad.numpy().copy()
+        loss.backward()
+        grads.append((first, t.grad.numpy()))
+    np.testing.assert_allclose(grads[0][0], grads[1][0], rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(grads[0][1], grads[1][1], rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(grads[0][1], 2 * grads[0][0], rtol=1e-6)
+
+
+def test_norm_layers_float16_and_bfloat16_match_torch(torch_mod):
+    x = _arr((4, 3, 5)).astype(np.float32)
+    for dtype in ("float16", "bfloat16"):
+        outs = []
+        for lib in (ember, torch_mod):
+            t = lib.tensor(x).to(getattr(lib, dtype))
+            ln = lib.nn.LayerNorm(5).to(getattr(lib, dtype))
+            bn = lib.nn.BatchNorm1d(3).to(getattr(lib, dtype))
+            outs.append([ln(t).float().detach().numpy(), bn(t).float().detach().numpy()])
+        for a, b in zip(*outs):
+            np.testing.assert_allclose(a, b, rtol=2e-2, atol=2e-2)

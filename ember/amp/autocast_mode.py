@@ -47,6 +47,8 @@ def is_autocast_available(device_type):
 
 def _check_device(device_type):
     if device_type not in _SUPPORTED:
+        from .._device import device
+        device(device_type)   # PyTorch's error for a string that names no device type
         raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
 
 

@@ -162,12 +162,11 @@ class device:
 
     def __enter__(self):
         if self.idx is None or self.idx < 0:
-            return self
+            return
         if not _probe():
             raise RuntimeError("PyTorch was compiled without CUDA support")
         self.prev_idx = current_device()
         set_device(self.idx)
-        return self
 
     def __exit__(self, *exc):
         if self.prev_idx >= 0 and self.prev_idx != self.idx:
@@ -277,6 +276,6 @@ reset_max_memory_cached = reset_peak_memory_stats
 
 def __getattr__(name):
     if name == "amp":   # imported on first use: `import ember` stays light
-        from . import amp
-        return amp
+        import importlib
+        return importlib.import_module(__name__ + ".amp")
     raise AttributeError(f"module 'ember.cuda' has no attribute '{name}'")

@@ -7,7 +7,7 @@ options) or `ember run --nproc-per-node N train.py`, which also sets torchrun's 
 Importing this module does not start MPI; init_process_group does.
 """
 from . import distributed_c10d  # noqa: F401
-from .distributed_c10d import *  # noqa: F401,F403
+from ._objects import *  # noqa: F403
+from .collectives import *  # noqa: F403
+from .distributed_c10d import *  # noqa: F403
 from .distributed_c10d import ProcessGroup, Work  # noqa: F401
-from .collectives import *  # noqa: F401,F403
-from ._objects import *  # noqa: F401,F403

@@ -2,12 +2,17 @@
 
 An uncaught exception on any rank prints that rank's traceback (prefixed with its rank) and
 calls MPI_Abort, which the launcher (hydra) turns into the end of every process, non-zero.
+A rank leaving through sys.exit(n != 0) exits at once without MPI_Finalize (which would
+wait for the other ranks, perhaps forever); hydra then ends the job with that exit code.
+NOTE: `raise SystemExit(n)` by hand is not seen; use sys.exit(n).
 """
+import atexit
+import os
 import sys
 import threading
 import traceback
 
-_installed = {"rank": None, "prev": None, "prev_thread": None}
+_installed = {"rank": None, "prev": None, "prev_thread": None, "code": 0}
 
 
 def _abort(rank, exc_type, exc, tb):
@@ -39,6 +44,20 @@ def _thread_hook(args):
     _abort(_installed["rank"], args.exc_type, args.exc_value, args.exc_traceback)
 
 
+def _exit(status=None, _real=sys.exit):
+    _installed["code"] = status
+    _real(status)
+
+
+def _at_exit():
+    code = _installed["code"]
+    if code not in (None, 0) and _installed["rank"] is not None:
+        code = code if isinstance(code, int) else 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
 def install(pg):
     """Abort the job on an uncaught exception in this process (main thread or any thread)."""
     if _installed["prev"] is None:
@@ -46,6 +65,8 @@ def install(pg):
         _installed["prev_thread"] = threading.excepthook
         sys.excepthook = _excepthook
         threading.excepthook = _thread_hook
+        sys.exit = _exit
+        atexit.register(_at_exit)  # after mpi4py's import: runs before its MPI_Finalize
     from ._mpi import MPI
     _installed["rank"] = MPI().COMM_WORLD.Get_rank() if pg.size() > 1 or \
         MPI().COMM_WORLD.Get_size() > 1 else None

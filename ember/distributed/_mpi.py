@@ -12,11 +12,9 @@ def MPI():
     """mpi4py.MPI, imported (and MPI initialised) on first use."""
     global _MPI
     if _MPI is None:
-        import mpi4py
-        # NOTE: mpi4py calls MPI_Finalize at exit, which waits for the other ranks: a rank
-        # leaving with sys.exit(1) while the others sit in a collective would then hang the
-        # whole job. Without it, the launcher (hydra) sees the non-zero exit and ends the job.
-        mpi4py.rc.finalize = False
+        # NOTE: mpi4py calls MPI_Finalize at exit, which waits for the other ranks (a rank
+        # that leaves without it makes hydra kill the rest). _failure skips it on a non-zero
+        # exit, where waiting could hang the job.
         from mpi4py import MPI as mod
         _MPI = mod
     return _MPI
@@ -99,7 +97,7 @@ def mpi_op(code, array, fname="all_reduce", op_name=None):
     if kind == "b":
         return getattr(MPI(), _BOOL[code])
     if code in (BAND, BOR, BXOR) and kind not in "iu":
-        raise RuntimeError(f"Cannot use {op_name} with non-integral dtype")
+        raise RuntimeError(f"Cannot use ReduceOp.{op_name.name} with non-integral dtype")
     if _types().get(array.dtype) is None:
         return _half_op(array.dtype, code)
     return getattr(MPI(), _BUILTIN[code])

@@ -32,8 +32,8 @@ def _comm(pg):
 
 
 def _args(t, code=None):
-    from cupy.cuda import nccl
     import cupy
+    from cupy.cuda import nccl
     name = str(t.dtype).replace("ember.", "")
     dtype = getattr(nccl, _TYPES[name], None) if name in _TYPES else None
     if dtype is None:

@@ -14,8 +14,7 @@ import zlib
 import numpy as np
 
 from . import _mpi
-from .distributed_c10d import (ReduceOp, Work, _done_work, _group_peer,
-                               _op_code, _resolve)
+from .distributed_c10d import ReduceOp, Work, _done_work, _group_peer, _op_code, _resolve
 
 __all__ = ["all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor",
            "gather", "scatter", "reduce_scatter", "reduce_scatter_tensor", "all_to_all",
@@ -188,8 +187,8 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
         return None
     n = pg.size()
     if input._data.size != n * output._data.size:
-        raise ValueError("input tensor must be the same size as output size times world "
-                         "size")
+        raise RuntimeError("input tensor must be the same size as output size times world "
+                           "size")
     if input.dtype is not output.dtype:
         raise TypeError("input tensor must be the same type as the output tensor.")
     code, name = _op(op)
@@ -254,8 +253,8 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     if pg is None:
         return None
     if output_tensor._data.size != pg.size() * input_tensor._data.size:
-        raise ValueError("output tensor size must be equal to world_size times input tensor "
-                         "size")
+        raise RuntimeError("output tensor size must be equal to world_size times input tensor "
+                           "size")
     if input_tensor.dtype is not output_tensor.dtype:
         raise TypeError("output tensor must have the same type as input tensor")
     if _use_nccl(pg, (output_tensor,)):
@@ -433,8 +432,8 @@ def _peer(pg, rank, group_rank, what):
     peer = _group_peer(pg, rank, group_rank, what)
     if peer == pg.rank():
         word = "destination" if what == "dst" else "source"
-        raise ValueError(f"Invalid {word} rank: should not be the same as rank of the current "
-                         "process.")
+        raise ValueError(f"Invalid {word} rank: {word} rank should not be the same as the rank "
+                         "of the current process.")
     return peer
 
 

@@ -85,3 +85,11 @@ def binomial(count, prob, generator=None):
     return _wrap(_to_device(x, prob), prob.dtype, prob._device)
 
 
+
+
+def regularized_gammainc(a, x):
+    """P(a, x) of two broadcastable tensors, as a tensor of x's dtype (no gradient)."""
+    from scipy import special
+    a, x = a.detach(), x.detach()
+    out = special.gammainc(_host(a).astype(np.float64), _host(x).astype(np.float64))
+    return _wrap(_to_device(np.asarray(out).astype(x.dtype.np), x), x.dtype, x._device)

@@ -11,7 +11,7 @@ from numbers import Number, Real
 import ember
 
 from . import constraints
-from ._samplers import standard_gamma
+from ._samplers import regularized_gammainc, standard_gamma
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all, standard_normal
@@ -300,6 +300,13 @@ class Gamma(ExponentialFamily):
                 + ember.xlogy(self.concentration - 1, value)
                 - self.rate * value - ember.lgamma(self.concentration))
 
+    def cdf(self, value):
+        """The regularised lower incomplete gamma P(concentration, rate * value).
+        NOTE: computed on the host by SciPy: no gradient flows through it."""
+        if self._validate_args:
+            self._validate_sample(value)
+        return regularized_gammainc(self.concentration, self.rate * value)
+
     def entropy(self):
         c = self.concentration
         return c - ember.log(self.rate) + ember.lgamma(c) + (1.0 - c) * ember.digamma(c)
@@ -354,7 +361,10 @@ class Dirichlet(ExponentialFamily):
     @property
     def mode(self):
         cm1 = (self.concentration - 1).clamp(min=0.0)
-        mode = cm1 / cm1.sum(-1, keepdim=True)
+        total = cm1.sum(-1, keepdim=True)
+        # NOTE: no interior mode when all concentrations are <= 1 (0/0 is NaN, as in PyTorch)
+        mode = ember.where(total == 0, ember.full_like(cm1, math.nan),
+                           cm1 / ember.where(total == 0, ember.ones_like(total), total))
         # all concentrations < 1: the mode sits on the vertex of the largest one
         corner = ember.nn.functional.one_hot(self.concentration.argmax(-1),
                                              cm1.shape[-1]).to(mode.dtype)

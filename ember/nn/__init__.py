@@ -1,8 +1,7 @@
 """ember.nn (torch.nn): modules, functional ops, losses, init, utils."""
-from . import functional, init, utils  # noqa: F401
+from . import functional, init, parallel, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import Module  # noqa: F401
+from .parallel import DataParallel  # noqa: F401
 from .parameter import (Buffer, Parameter, UninitializedBuffer,  # noqa: F401
                         UninitializedParameter)
-from . import parallel  # noqa: F401,E402
-from .parallel import DataParallel  # noqa: F401,E402

@@ -1,5 +1,7 @@
 """ember.cdist and ember.pdist, composed of ember ops (gradients for free; the norm's VJP
 gives zero where a distance is zero, as PyTorch's)."""
+import numpy as np
+
 import ember
 from .. import _dtype as dt
 from .registry import export
@@ -51,6 +53,6 @@ def pdist(input, p=2):
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     n = input.shape[0]
-    i, j = ember.triu_indices(n, n, 1, device=input.device)
+    i, j = (ember.tensor(a, device=input.device) for a in np.triu_indices(n, 1))
     diff = input.index_select(0, i) - input.index_select(0, j)
     return ember.linalg.vector_norm(diff, p, dim=-1)

@@ -39,8 +39,11 @@ def _dtype_of(array):
 # ---------------------------------------------------------------------- layer norm
 @defop("native_layer_norm", node="NativeLayerNormBackward0", save=(0, 1), save_output=True,
        num_outputs=3)
-def _layer_norm(x, w, b, nd=1, eps=1e-5):
-    """Normalise over the last `nd` dims; returns (mean, rstd, y), stats in keepdim shape."""
+def _layer_norm(x, w, b, nd=1, eps=1e-5, saved=None):
+    """Normalise over the last `nd` dims; returns (mean, rstd, y), stats in keepdim shape.
+
+    With an affine part, the normalised input is appended to `saved` (a list the caller
+    passes): the VJP then skips recomputing it (two passes over the input)."""
     xp = array_module(x)
     shape = x.shape
     lead = shape[:x.ndim - nd]
@@ -52,13 +55,19 @@ def _layer_norm(x, w, b, nd=1, eps=1e-5):
         return _ln_outputs(mean, mean, x2, x, lead, nd)
     # NOTE: row sums as a matrix-vector product: BLAS beats a ufunc reduce over short rows.
     mean = (x2 @ xp.ones(n, x2.dtype))[:, None] / n
-    y = x2 - mean
-    rstd = 1 / xp.sqrt(xp.einsum("ij,ij->i", y, y)[:, None] / n + eps)
-    y *= rstd
+    xhat = x2 - mean
+    rstd = 1 / xp.sqrt(xp.einsum("ij,ij->i", xhat, xhat)[:, None] / n + eps)
+    xhat *= rstd
+    if w is None and b is None:
+        return _ln_outputs(mean, rstd, xhat, x, lead, nd)
+    if saved is not None:
+        saved.append(xhat)
     if w is not None:
-        y *= _opmath(xp, w.reshape(n))
-    if b is not None:
-        y += _opmath(xp, b.reshape(n))
+        y = xhat * _opmath(xp, w.reshape(n))
+        if b is not None:
+            y += _opmath(xp, b.reshape(n))
+    else:
+        y = xhat + _opmath(xp, b.reshape(n))
     return _ln_outputs(mean, rstd, y, x, lead, nd)
 
 
@@ -81,8 +90,12 @@ def _layer_norm_vjp(ctx, gmean, grstd, gy):
     mean2, rstd2 = mean._data.reshape(m, 1), rstd._data.reshape(m, 1)
     x2 = _opmath(xp, x._data.reshape(m, n))
     g2 = _opmath(xp, gy._data.reshape(m, n))
-    xhat = x2 - mean2
-    xhat *= rstd2
+    saved = ctx.params.get("saved")
+    if saved:
+        xhat = saved[0]
+    else:
+        xhat = x2 - mean2
+        xhat *= rstd2
     edges = ctx.edges
     dw = db = dx = None
     wv = _opmath(xp, w._data.reshape(n)) if w is not None else None
@@ -106,8 +119,12 @@ def _layer_norm_vjp(ctx, gmean, grstd, gy):
             gx *= rstd2
         else:
             xp.multiply(g2, rstd2, out=gx)
-        xhat *= c2
-        gx -= xhat
+        if saved:
+            # NOTE: the saved xhat may be read again (retain_graph=True): never write into it.
+            gx -= xhat * c2
+        else:
+            xhat *= c2
+            gx -= xhat
         gx += c1
         dx = _tensor(gx.reshape(x.shape), x)
     return dx, dw, db

@@ -9,7 +9,7 @@ import types
 import warnings
 from bisect import bisect_right
 from collections import Counter
-from functools import partial, wraps
+from functools import wraps
 from weakref import ref
 
 from .._tensor import Tensor

@@ -1,6 +1,7 @@
 """Every collective on every dtype and reduce op, run under mpiexec -n 2 and -n 3 by
 tests/test_distributed.py; each rank checks its results against NumPy references."""
 import sys
+import time
 
 import numpy as np
 
@@ -170,7 +171,16 @@ def point_to_point():
     try:
         dist.send(ember.ones(1), dst=rank)
     except ValueError as exc:
-        check("send to self", "should not be the same as rank" in str(exc))
+        check("send to self", str(exc) == "Invalid destination rank: destination rank should "
+              "not be the same as the rank of the current process.")
+    else:
+        check("send to self raises", False)
+    try:
+        dist.all_reduce(ember.ones(1), op=ReduceOp.BAND)
+    except RuntimeError as exc:
+        check("BAND on float", str(exc) == "Cannot use ReduceOp.BAND with non-integral dtype")
+    else:
+        check("BAND on float raises", False)
     # (a tag of its own: rank 0 may still be receiving from any source above)
     ops = [dist.P2POp(dist.isend, ember.ones(2) * rank, nxt, tag=5),
            dist.P2POp(dist.irecv, t := ember.zeros(2), prv, tag=5)]
@@ -241,5 +251,7 @@ if __name__ == "__main__":
     mismatch()
     dist.destroy_process_group()
     check("destroyed", not dist.is_initialized())
+    if rank == 0:
+        time.sleep(1)  # the other ranks leave first: rank 0 must not be killed for it
     print(f"rank {rank} ALL OK", flush=True)
     sys.stdout.flush()

@@ -43,11 +43,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     Rows whose every position is masked out give zeros (and zero gradients), as PyTorch's
     CPU kernels do, rather than the NaN a plain softmax would give."""
     _check_sdpa(query, key, value, attn_mask)
-    if is_causal and attn_mask is not None:
-        # (PyTorch's fused CPU kernel without grad combines the two instead; its documented
-        # behaviour, and that of every other path, is this error.)
-        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
-                           "set when is_causal=True")
     L, S = query.shape[-2], key.shape[-2]
     if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
         hq, hk = query.shape[-3], key.shape[-3]
@@ -62,9 +57,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     allowed = None  # bool: where attention may look
     if is_causal:
         allowed = ember.ones((L, S), dtype=dt.bool, device=query.device).tril()
-    elif attn_mask is not None:
+    # NOTE: with both is_causal and attn_mask, PyTorch's fused CPU kernel (the path equal
+    # head sizes take) applies both; its math fallback raises instead.  We apply both.
+    if attn_mask is not None:
         if attn_mask.dtype is dt.bool:
-            allowed = attn_mask
+            allowed = attn_mask if allowed is None else attn_mask & allowed
         else:
             scores = scores + attn_mask
     if allowed is not None:

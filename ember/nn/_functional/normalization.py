@@ -7,7 +7,7 @@ composed from them or from plain ember ops.
 import numbers
 
 import ember
-from ...autograd.grad_mode import no_grad
+from ...autograd.grad_mode import no_grad, state
 from ...ops.nn_ops import _batch_norm, _layer_norm
 from ...ops.registry import dispatch
 
@@ -139,7 +139,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Given normalized_shape={_shape_list(shape)}, expected input with "
                            f"shape [*, {', '.join(map(str, shape))}], but got input of size"
                            f"{_shape_list(input.shape)}")
-    return dispatch(_layer_norm, (input, weight, bias), {"nd": nd, "eps": eps})[2]
+    params = {"nd": nd, "eps": eps}
+    if state.enabled and (input.requires_grad or weight is not None and weight.requires_grad
+                          or bias is not None and bias.requires_grad):
+        params["saved"] = []
+    return dispatch(_layer_norm, (input, weight, bias), params)[2]
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):

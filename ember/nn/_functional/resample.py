@@ -82,7 +82,7 @@ def _cubic_taps(n_in, n_out, scale, align_corners, ftype):
 def _expand(name, value, dim, input):
     if isinstance(value, (list, tuple)):
         if len(value) != dim:
-            what = "output size" if name == "size" else "scale_factor of shape"
+            what = "output size of" if name == "size" else "scale_factor of shape"
             other = "output size in (o1, o2, ...,oK)" if name == "size" else \
                 "scale_factor in (s1, s2, ...,sK)"
             first = "output" if name == "size" else "scale_factor"

@@ -101,26 +101,29 @@ def _run_direction(step, xs, h, c, w, sizes, reverse):
     return outs, h, c
 
 
-def _project(x, w_ih, bias, sizes):
-    """x @ W_ih^T + bias for every step at once, split into per-step pieces."""
-    xp = x.matmul(w_ih.t())
-    if bias is not None:
-        xp = xp + bias
-    if sizes is None:
-        return list(xp.unbind(0))
-    return list(xp.split(sizes, 0))
+def _project(x, w_ih, bias, sizes, time_dim):
+    """x @ W_ih^T + bias for every step at once (one 2-D matmul), split into per-step
+    pieces."""
+    flat = x.reshape(-1, x.shape[-1])
+    xp = flat.mm(w_ih.t()) if bias is None else ember.addmm(bias, flat, w_ih.t())
+    if sizes is not None:
+        return list(xp.split(sizes, 0))
+    return list(xp.view(tuple(x.shape[:-1]) + (w_ih.shape[0],)).unbind(time_dim))
 
 
 def run_rnn(mode, x, hx, cx, weights, num_layers, bidirectional, dropout, training,
-            sizes=None):
+            sizes=None, batch_first=False):
     """The stacked, optionally bidirectional recurrence.
 
-    x: (T, B, I) time-major, or packed data (N, I) with `sizes` the per-step batch sizes.
+    x: (T, B, I) time-major ((B, T, I) with batch_first: every layer works in the caller's
+    layout, so nothing is transposed), or packed data (N, I) with `sizes` the per-step
+    batch sizes.
     hx: (L*D, B, H_out); cx: (L*D, B, H) for LSTM else None.
     weights: per layer-direction (w_ih, w_hh, b_ih, b_hh, w_hr) (absent ones None).
-    Returns (output, h_n, c_n) with output (T, B, D*H_out) or (N, D*H_out).
+    Returns (output, h_n, c_n) with output in x's layout ((T, B, D*H_out), ...).
     """
     step = step_function(mode)
+    time_dim = 1 if batch_first else 0
     dirs = 2 if bidirectional else 1
     h_n, c_n = [], []
     layer_input = x
@@ -136,10 +139,10 @@ def run_rnn(mode, x, hx, cx, weights, num_layers, bidirectional, dropout, traini
                 bias = b_ih if b_hh is None else (b_hh if b_ih is None else b_ih + b_hh)
                 # the fused LSTM step takes W_hh as stored; the others multiply by W_hh^T
                 w = (w_hh if mode == "LSTM" else w_hh.t(), None, _matmul_t(w_hr))
-            xs = _project(layer_input, w_ih, bias, sizes)
+            xs = _project(layer_input, w_ih, bias, sizes, time_dim)
             outs, h, c = _run_direction(step, xs, hx[k], None if cx is None else cx[k], w,
                                         sizes, reverse=d == 1)
-            outputs.append(ember.stack(outs) if sizes is None else ember.cat(outs))
+            outputs.append(ember.stack(outs, time_dim) if sizes is None else ember.cat(outs))
             h_n.append(h)
             if c is not None:
                 c_n.append(c)

@@ -103,6 +103,16 @@ class RNNBase(Module):
     def all_weights(self):
         return [[getattr(self, n) for n in names] for names in self._all_weights]
 
+    def _weight_slots(self):
+        """Per layer and direction, the names of (w_ih, w_hh, b_ih, b_hh, w_hr) or None."""
+        slots = self.__dict__.get("_slots_cache")
+        if slots is None or len(slots) != len(self._all_weights):
+            kinds = ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")
+            slots = [tuple(next((n for n in names if n.startswith(k + "_l")), None)
+                           for k in kinds) for names in self._all_weights]
+            self.__dict__["_slots_cache"] = slots
+        return slots
+
     def flatten_parameters(self):
         """Accepted for compatibility: ember's weights need no flattening."""
 
@@ -214,25 +224,18 @@ class RNNBase(Module):
         h0, c0 = hx if is_lstm else (hx, None)
         sizes = None if batch_sizes is None else batch_sizes.tolist()
         x = input
-        if sizes is None and self.batch_first:
-            x = x.transpose(0, 1)
-        dirs = 2 if self.bidirectional else 1
-        names = self._all_weights
-        weights = []
-        for k in range(self.num_layers * dirs):
-            params = dict((n.split("_l")[0], getattr(self, n)) for n in names[k])
-            weights.append(tuple(params.get(p) for p in ("weight_ih", "weight_hh", "bias_ih",
-                                                          "bias_hh", "weight_hr")))
+        params = self._parameters
+        weights = [tuple(None if n is None else params[n] for n in slots)
+                   for slots in self._weight_slots()]
         output, h_n, c_n = run_rnn(self.mode, x, h0, c0, weights, self.num_layers,
-                                   self.bidirectional, self.dropout, self.training, sizes)
+                                   self.bidirectional, self.dropout, self.training, sizes,
+                                   self.batch_first and sizes is None)
         if sizes is not None:
             output = PackedSequence(output, batch_sizes, sorted_idx, unsorted_idx)
             h_n = _permute(h_n, unsorted_idx)
             if c_n is not None:
                 c_n = _permute(c_n, unsorted_idx)
         else:
-            if self.batch_first:
-                output = output.transpose(0, 1)
             if not batched:
                 output = output.squeeze(0 if self.batch_first else 1)
                 h_n = h_n.squeeze(1)

@@ -6,6 +6,7 @@ when a bucket is full its all-reduce starts at once (non-blocking MPI Iallreduce
 in bucket order on every rank, so communication overlaps the rest of backward. The hook of
 the last parameter waits for every bucket and writes the averages back into `.grad`
 (with gradient_as_bucket_view=True, `.grad` becomes a view into the bucket: no copy back).
+After the first iteration the buckets are rebuilt in the order the gradients arrived.
 """
 import contextlib
 import weakref
@@ -67,16 +68,10 @@ class _Reducer:
     def __init__(self, params, pg, cap_bytes, find_unused, as_view):
         self.params, self.pg = params, pg
         self.find_unused, self.as_view = find_unused, as_view
-        self.buckets = self._assign(cap_bytes)
-        self.where = {}  # param index -> (bucket, position in bucket)
-        for b, bucket in enumerate(self.buckets):
-            for k, i in enumerate(bucket.indices):
-                self.where[i] = (b, k)
-        self.views = [None] * len(params)  # each gradient's place in its bucket
-        for bucket in self.buckets:
-            for k, i in enumerate(bucket.indices):
-                self.views[i] = bucket.flat[bucket.offsets[k]:bucket.offsets[k + 1]].reshape(
-                    params[i]._data.shape)
+        self.cap_bytes = cap_bytes
+        self._build(reversed(range(len(params))))
+        self.arrival = []  # the order gradients arrived in, during the first iteration
+        self.rebuilt = False
         self.armed = False
         self.seen = [False] * len(params)
         self.next = 0
@@ -86,12 +81,38 @@ class _Reducer:
         self.handles = [p.register_post_accumulate_grad_hook(self._hook(ref, i))
                         for i, p in enumerate(params)]
 
-    def _assign(self, cap_bytes):
-        """Buckets of parameters in reverse order (roughly the order gradients arrive),
-        one dtype and device per bucket, the first one small."""
+    def _build(self, order):
+        """Buckets of parameters taken in `order` (first: reverse order, the usual order of
+        gradients; after the first iteration: the order they really arrived in)."""
+        params = self.params
+        self.buckets = self._assign(self.cap_bytes, order)
+        self.where = {}  # param index -> (bucket, position in bucket)
+        self.views = [None] * len(params)  # each gradient's place in its bucket
+        for b, bucket in enumerate(self.buckets):
+            for k, i in enumerate(bucket.indices):
+                self.where[i] = (b, k)
+                self.views[i] = bucket.flat[bucket.offsets[k]:bucket.offsets[k + 1]].reshape(
+                    params[i]._data.shape)
+
+    def _rebuild(self):
+        """Rebuild the buckets in rank 0's arrival order (as PyTorch does after its first
+        iteration), so each bucket fills as early as backward allows."""
+        self.rebuilt = True
+        order = self.pg.comm.bcast(self.arrival, 0)
+        old = self.views
+        self._build(order)
+        if self.as_view:
+            for i, p in enumerate(self.params):
+                if p._grad is not None and p._grad._data is old[i]:
+                    self.views[i][...] = old[i]
+                    p._grad = _wrap(self.views[i], p.dtype, p._device)
+
+    def _assign(self, cap_bytes, order):
+        """Buckets of parameters in `order`, one dtype and device per bucket, the first one
+        small (its all-reduce starts early)."""
         buckets, open_ = [], {}
         limit = min(_FIRST_BUCKET_BYTES, cap_bytes)
-        for i in reversed(range(len(self.params))):
+        for i in order:
             p = self.params[i]
             key = (p.dtype, p._device)
             entry = open_.setdefault(key, [[], 0])
@@ -118,6 +139,8 @@ class _Reducer:
         """Arm for the backward of this forward's `outputs`."""
         if self.armed and any(self.seen):
             raise RuntimeError(_UNFINISHED)
+        if not self.rebuilt and len(self.arrival) == len(self.params):
+            self._rebuild()
         self.seen = [False] * len(self.params)
         for bucket in self.buckets:
             bucket.pending = len(bucket.indices)
@@ -146,6 +169,8 @@ class _Reducer:
                 f"function. 2) Reused parameters in multiple reentrant backward passes. "
                 f"Parameter at index {i} has been marked as ready twice.")
         self.seen[i] = True
+        if not self.rebuilt:
+            self.arrival.append(i)
         b, k = self.where[i]
         bucket = self.buckets[b]
         lo, hi = bucket.offsets[k], bucket.offsets[k + 1]

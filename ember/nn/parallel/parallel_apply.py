@@ -23,7 +23,7 @@ def parallel_apply(modules, inputs, kwargs_tup=None, devices=None):
             with grad_mode.set_grad_enabled(enabled):
                 args = inp if isinstance(inp, (list, tuple)) else (inp,)
                 results[i] = module(*args, **kwargs)
-        except Exception as exc:  # re-raised in the calling thread
+        except Exception as exc:  # noqa: BLE001  (re-raised in the calling thread)
             errors[i] = exc
 
     if len(modules) == 1:

@@ -1,0 +1,104 @@
+"""SqueezeNet 1.0 and 1.1 (torchvision.models.squeezenet)."""
+from typing import Optional
+
+import ember
+from ... import nn
+from ._api import WeightsEnum, register_model
+from ._utils import _imagenet, _load_weights, _ovewrite_named_param, handle_legacy_interface
+
+__all__ = ["SqueezeNet", "SqueezeNet1_0_Weights", "SqueezeNet1_1_Weights", "squeezenet1_0",
+           "squeezenet1_1"]
+
+
+class Fire(nn.Module):
+    """1x1 squeeze, then 1x1 and 3x3 expands side by side, concatenated on channels."""
+
+    def __init__(self, inplanes, squeeze_planes, expand1x1_planes, expand3x3_planes):
+        super().__init__()
+        self.inplanes = inplanes
+        self.squeeze = nn.Conv2d(inplanes, squeeze_planes, kernel_size=1)
+        self.squeeze_activation = nn.ReLU(inplace=True)
+        self.expand1x1 = nn.Conv2d(squeeze_planes, expand1x1_planes, kernel_size=1)
+        self.expand1x1_activation = nn.ReLU(inplace=True)
+        self.expand3x3 = nn.Conv2d(squeeze_planes, expand3x3_planes, kernel_size=3, padding=1)
+        self.expand3x3_activation = nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        x = self.squeeze_activation(self.squeeze(x))
+        return ember.cat([self.expand1x1_activation(self.expand1x1(x)),
+                          self.expand3x3_activation(self.expand3x3(x))], 1)
+
+
+def _pool():
+    return nn.MaxPool2d(kernel_size=3, stride=2, ceil_mode=True)
+
+
+class SqueezeNet(nn.Module):
+    def __init__(self, version="1_0", num_classes=1000, dropout=0.5):
+        super().__init__()
+        self.num_classes = num_classes
+        if version == "1_0":
+            self.features = nn.Sequential(
+                nn.Conv2d(3, 96, kernel_size=7, stride=2), nn.ReLU(inplace=True), _pool(),
+                Fire(96, 16, 64, 64), Fire(128, 16, 64, 64), Fire(128, 32, 128, 128), _pool(),
+                Fire(256, 32, 128, 128), Fire(256, 48, 192, 192), Fire(384, 48, 192, 192),
+                Fire(384, 64, 256, 256), _pool(), Fire(512, 64, 256, 256))
+        elif version == "1_1":
+            self.features = nn.Sequential(
+                nn.Conv2d(3, 64, kernel_size=3, stride=2), nn.ReLU(inplace=True), _pool(),
+                Fire(64, 16, 64, 64), Fire(128, 16, 64, 64), _pool(),
+                Fire(128, 32, 128, 128), Fire(256, 32, 128, 128), _pool(),
+                Fire(256, 48, 192, 192), Fire(384, 48, 192, 192), Fire(384, 64, 256, 256),
+                Fire(512, 64, 256, 256))
+        else:
+            raise ValueError(f"Unsupported SqueezeNet version {version}: 1_0 or 1_1 expected")
+        # the classifier is a 1x1 conv to one map per class, averaged over the image
+        final_conv = nn.Conv2d(512, self.num_classes, kernel_size=1)
+        self.classifier = nn.Sequential(nn.Dropout(p=dropout), final_conv,
+                                        nn.ReLU(inplace=True), nn.AdaptiveAvgPool2d((1, 1)))
+        for m in self.modules():
+            if isinstance(m, nn.Conv2d):
+                if m is final_conv:
+                    nn.init.normal_(m.weight, mean=0.0, std=0.01)
+                else:
+                    nn.init.kaiming_uniform_(m.weight)
+                if m.bias is not None:
+                    nn.init.constant_(m.bias, 0)
+
+    def forward(self, x):
+        return ember.flatten(self.classifier(self.features(x)), 1)
+
+
+def _squeezenet(version, weights, progress, **kwargs):
+    if weights is not None:
+        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
+    model = SqueezeNet(version, **kwargs)
+    if weights is not None:
+        _load_weights(model, weights, progress)
+    return model
+
+
+class SqueezeNet1_0_Weights(WeightsEnum):
+    IMAGENET1K_V1 = _imagenet("squeezenet1_0-b66bff10.pth", 1248424, (21, 21), 58.092, 80.42)
+    DEFAULT = IMAGENET1K_V1
+
+
+class SqueezeNet1_1_Weights(WeightsEnum):
+    IMAGENET1K_V1 = _imagenet("squeezenet1_1-b8a52dc0.pth", 1235496, (17, 17), 58.178, 80.624)
+    DEFAULT = IMAGENET1K_V1
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", SqueezeNet1_0_Weights.IMAGENET1K_V1))
+def squeezenet1_0(*, weights: Optional[SqueezeNet1_0_Weights] = None, progress: bool = True,
+                  **kwargs):
+    """SqueezeNet 1.0 ("AlexNet-level accuracy with 50x fewer parameters")."""
+    return _squeezenet("1_0", SqueezeNet1_0_Weights.verify(weights), progress, **kwargs)
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", SqueezeNet1_1_Weights.IMAGENET1K_V1))
+def squeezenet1_1(*, weights: Optional[SqueezeNet1_1_Weights] = None, progress: bool = True,
+                  **kwargs):
+    """SqueezeNet 1.1: 2.4x less computation than 1.0 at the same accuracy."""
+    return _squeezenet("1_1", SqueezeNet1_1_Weights.verify(weights), progress, **kwargs)
