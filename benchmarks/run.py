@@ -92,7 +92,8 @@ def print_table(rows, threads):
         tv = f"{t['median']:10.3g}" if t else f"{'-':>10}"
         ratio = "-"
         if t:
-            ratio = f"{(e['median'] / t['median']) if e['higher'] else (t['median'] / e['median']):.2f}"
+            faster = e["median"] / t["median"] if e["higher"] else t["median"] / e["median"]
+            ratio = f"{faster:.2f}"
         rss = f"{e['rss']:.0f}/{t['rss']:.0f}" if t else f"{e['rss']:.0f}/-"
         print(f"{name:22} {e['unit']:10} {e['median']:10.3g} {tv} {ratio:>6}  "
               f"{e['min']:8.3g}-{e['max']:<8.3g} {rss:>12}")

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from . import _dtype as dt
-from ._device import CPU, as_device
+from ._device import CPU
 from .autograd.grad_mode import state
 
 __all__ = ["Tensor", "Size"]

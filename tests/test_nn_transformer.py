@@ -44,9 +44,6 @@ def _weighted_sum(lib, out):
     return (out * lib.tensor(np.linspace(-1, 1, out.numel()).reshape(out.shape))).sum()
 
 
-ACTIVATIONS = {"relu": "relu", "gelu": "gelu", "callable": None, "module": None}
-
-
 def _activation(lib, kind):
     if kind == "callable":
         return lib.tanh
@@ -208,8 +205,11 @@ def test_warnings_and_errors_match_torch(torch_mod):
     cases = [
         lambda lib: lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(8, 2), 2),
         lambda lib: lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(
-            8, 3, batch_first=True) if False else lib.nn.TransformerEncoderLayer(
             9, 3, batch_first=True), 1),
+        lambda lib: lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(
+            8, 2, batch_first=True, activation=lib.tanh), 1),
+        lambda lib: lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(
+            8, 2, batch_first=True), 1),
         lambda lib: lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(
             8, 2, batch_first=True, norm_first=True), 1),
         lambda lib: lib.nn.TransformerEncoderLayer(8, 2, activation="tanh"),

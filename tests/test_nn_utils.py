@@ -363,8 +363,6 @@ def test_fuse_conv_bn_weights(torch_mod, transpose):
 
 
 def test_fuse_conv_bn_eval(torch_mod):
-    if not hasattr(ember.nn, "Conv2d"):
-        pytest.skip("ember.nn.Conv2d is not available")
     outs = []
     for lib in (ember, torch_mod):
         lib.manual_seed(2)

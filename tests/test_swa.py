@@ -166,8 +166,6 @@ def test_update_bn_recomputes_running_stats():
 
 
 def test_update_bn_matches_torch_batchnorm(torch_mod):
-    if not hasattr(ember.nn, "BatchNorm1d"):
-        pytest.skip("ember.nn has no BatchNorm1d yet")
     results = []
     for lib in (ember, torch_mod):
         model = lib.nn.Sequential(lib.nn.Linear(3, 3), lib.nn.BatchNorm1d(3)).double()

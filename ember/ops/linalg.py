@@ -307,7 +307,7 @@ def tensordot(a, b, dims=2, out=None):
         da = [da] if isinstance(da, int) else list(da)
         db = [db] if isinstance(db, int) else list(db)
         if len(da) != len(db):
-            raise RuntimeError(f"both dimension lists should have same length")
+            raise RuntimeError("both dimension lists should have same length")
     da = [wrap_dim(d, na) for d in da]
     db = [wrap_dim(d, nb) for d in db]
     if a.dtype is not b.dtype:
@@ -366,7 +366,7 @@ def _cross_call(a, b, dim):
 def linalg_cross(input, other, *, dim=-1, out=None):
     n = max(input._data.ndim, other._data.ndim)
     if input._data.ndim != other._data.ndim:
-        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     d = wrap_dim(dim, n)
     sa, sb = input._data.shape, other._data.shape
     if sa[d] != 3 or sb[d] != 3:
@@ -401,8 +401,8 @@ def _parse_einsum(equation, shapes):
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
     if len(terms) != len(shapes):
-        raise RuntimeError(f"einsum(): more operands were provided than specified in the "
-                           f"equation" if len(terms) < len(shapes) else
+        raise RuntimeError("einsum(): more operands were provided than specified in the "
+                           "equation" if len(terms) < len(shapes) else
                            "einsum(): fewer operands were provided than specified in the "
                            "equation")
     used = set(c for c in eq if c.isalpha())

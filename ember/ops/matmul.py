@@ -104,9 +104,9 @@ def matmul(input, other, *, out=None):
 @export
 def mm(input, mat2, *, out=None):
     if input._data.ndim != 2:
-        raise RuntimeError(f"self must be a matrix")
+        raise RuntimeError("self must be a matrix")
     if mat2._data.ndim != 2:
-        raise RuntimeError(f"mat2 must be a matrix")
+        raise RuntimeError("mat2 must be a matrix")
     sa, sb = input._data.shape, mat2._data.shape
     if sa[1] != sb[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_dims(sa)} and "
@@ -119,9 +119,9 @@ def mm(input, mat2, *, out=None):
 def bmm(input, mat2, *, out=None):
     sa, sb = input._data.shape, mat2._data.shape
     if len(sa) != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor")
     if len(sb) != 3:
-        raise RuntimeError(f"batch2 must be a 3D tensor")
+        raise RuntimeError("batch2 must be a 3D tensor")
     if sb[0] != sa[0] or sb[1] != sa[2]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{sa[0]}, {sa[2]}] but got: [{sb[0]}, {sb[1]}].")

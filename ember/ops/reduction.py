@@ -83,8 +83,12 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     dims = dims_of(dim, input._data.ndim)
     result = sum_dtype(input, dtype)
     acc = compute_dtype(result).np
-    r = dispatch(_sum, (input,), {"dims": dims, "keepdim": keepdim, "acc": acc}, result)
+    op = _sum if dim is None else _SUM_DIM
+    r = dispatch(op, (input,), {"dims": dims, "keepdim": keepdim, "acc": acc}, result)
     return _finish(r, out)
+
+
+_SUM_DIM = _sum.renamed("SumBackward1")
 
 
 @defop("nansum", save=(0,))
@@ -144,8 +148,9 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
             "mean(): could not infer output dtype. Input dtype must be either a floating "
             f"point or complex dtype. Got: {dt.type_name(result)}")
     dims = dims_of(dim, input._data.ndim)
-    r = dispatch(_mean, (input,), {"dims": dims, "keepdim": keepdim,
-                                   "acc": compute_dtype(result).np}, result)
+    op = _mean if dim is None else _mean.renamed("MeanBackward1")
+    r = dispatch(op, (input,), {"dims": dims, "keepdim": keepdim,
+                                "acc": compute_dtype(result).np}, result)
     return _finish(r, out)
 
 
@@ -196,7 +201,6 @@ def _prod_vjp(ctx, g):
     x = ctx.inputs[0]
     p = ctx.params
     dims, keepdim, shape = p["dims"], p["keepdim"], x._data.shape
-    xp = array_module(x._data)
     g = expand_reduced(g, shape, dims, keepdim)
     if not (x._data == 0).any():
         return g * expand_reduced(ctx.output, shape, dims, keepdim) / x

@@ -29,7 +29,7 @@ class Op:
     """
 
     __slots__ = ("name", "forward", "vjp", "node_name", "save_inputs", "save_output",
-                 "num_outputs", "saves", "view")
+                 "num_outputs", "saves", "view", "_renamed")
 
     def __init__(self, name, forward, node_name, save_inputs, save_output, num_outputs,
                  view=False):
@@ -42,10 +42,24 @@ class Op:
         self.save_output = save_output
         self.num_outputs = num_outputs
         self.saves = save_output or save_inputs is None or bool(save_inputs)
+        self._renamed = None
 
     def defvjp(self, fn):
         self.vjp = fn
         return fn
+
+    def renamed(self, node_name):
+        """This op recorded under another grad_fn name: PyTorch numbers the overloads of
+        one op (SumBackward0 for sum(), SumBackward1 for sum(dim)), ember shares the body."""
+        if self._renamed is None:
+            self._renamed = {}
+        twin = self._renamed.get(node_name)
+        if twin is None:
+            twin = Op(self.name, self.forward, node_name, self.save_inputs, self.save_output,
+                      self.num_outputs, self.view)
+            twin.vjp = self.vjp
+            self._renamed[node_name] = twin
+        return twin
 
     def __repr__(self):
         return f"<op {self.name}>"

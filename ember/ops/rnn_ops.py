@@ -7,7 +7,8 @@ step (the recurrent matmul and the gate arithmetic) is one op here.  Its VJP has
   kernel (grad mode is off there, so nothing is recorded);
 - `create_graph=True`: the same formulas in ember ops, so double backward works.
 The forward keeps the gate activations and tanh(c') (as PyTorch keeps its sigmoid and tanh
-outputs), so the plain backward does no transcendental functions.
+outputs), so the plain backward does no transcendental functions; the create_graph form
+recomputes them in ember ops from the saved inputs.
 """
 from ..autograd.grad_mode import state
 from ..backends import array_module
@@ -18,8 +19,9 @@ __all__ = ["lstm_cell_fused"]
 
 
 @quiet  # exp(-x) overflows to inf for very negative x; 1/(1+inf) is then exactly 0
-def _lstm_cell_kernel(gates_x, h, w_hh, c):
-    """h', c' and the (B, 5H) buffer [i, f, g, o, tanh(c')] the backward reads."""
+def _lstm_cell_kernel(gates_x, h, w_hh, c, stash):
+    """h' and c'; the (B, 5H) buffer [i, f, g, o, tanh(c')] the backward reads goes to
+    `stash`."""
     xp = array_module(gates_x)
     n = c.shape[1]
     gates = xp.matmul(h, w_hh.T)
@@ -35,13 +37,14 @@ def _lstm_cell_kernel(gates_x, h, w_hh, c):
     c_new += saved[:, :n] * saved[:, 2 * n:3 * n]
     tc = saved[:, 4 * n:]
     xp.tanh(c_new, out=tc)
-    return saved[:, 3 * n:4 * n] * tc, c_new, saved
+    stash.append(saved)
+    return saved[:, 3 * n:4 * n] * tc, c_new
 
 
-# NOTE: the third output (the saved activations) is internal: lstm_cell_fused drops it, so
-# its gradient is always zero and the VJP ignores it.
-_lstm_cell = defop("lstm_cell", node="LstmCellBackward0", save=None, save_output=True,
-                   num_outputs=3)(_lstm_cell_kernel)
+# NOTE: the activations travel in a list passed as a parameter (the node keeps its params),
+# not as a third output: an extra output would cost a wrap, a zero gradient and a check
+# per step, on the path that dominates small LSTMs.
+_lstm_cell = defop("lstm_cell", node="LstmCellBackward0", num_outputs=2)(_lstm_cell_kernel)
 
 
 @defop("lstm_cell_backward", node="LstmCellBackwardBackward0", num_outputs=4)
@@ -69,21 +72,21 @@ def _lstm_cell_backward(grad_h, grad_c, saved, h, w_hh, c, need_h, need_w):
 
 
 @_lstm_cell.defvjp
-def _lstm_cell_vjp(ctx, grad_h, grad_c, grad_saved):
+def _lstm_cell_vjp(ctx, grad_h, grad_c):
     h, w_hh, c = ctx.inputs[1:]
     need_h, need_w = ctx.edges[1] is not None, ctx.edges[2] is not None
     if not state.enabled:
-        d, dh, dw, dc = dispatch(_lstm_cell_backward, (grad_h, grad_c, ctx.outputs[2], h, w_hh,
-                                                        c), {"need_h": need_h, "need_w": need_w})
+        saved = ctx.params["stash"][0]
+        d, dh, dw, dc = dispatch(_lstm_cell_backward, (grad_h, grad_c, saved, h, w_hh, c),
+                                 {"need_h": need_h, "need_w": need_w})
         return d, (dh if need_h else None), (dw if need_w else None), dc
     # create_graph: the same gradients in ember ops, differentiable again.
     from .matmul import matmul
     from .shape import cat
     gates = ctx.inputs[0] + matmul(h, w_hh.t())
-    c_new = ctx.outputs[1]
     i, f, g, o = gates.chunk(4, 1)
     i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
-    tc = c_new.tanh()
+    tc = (f * c + i * g).tanh()
     grad_c = grad_c + grad_h * o * (1 - tc * tc)
     d = cat([grad_c * g * i * (1 - i), grad_c * c * f * (1 - f),
              grad_c * i * (1 - g * g), grad_h * tc * o * (1 - o)], 1)
@@ -94,5 +97,4 @@ def _lstm_cell_vjp(ctx, grad_h, grad_c, grad_saved):
 def lstm_cell_fused(gates_x, h, w_hh, c):
     """(h', c') of one LSTM step: gates = gates_x + h @ w_hh^T, ordered (input, forget, cell,
     output) as in PyTorch's weights; gates_x holds the input projection and the biases."""
-    h, c_new, _ = dispatch(_lstm_cell, (gates_x, h, w_hh, c))
-    return h, c_new
+    return dispatch(_lstm_cell, (gates_x, h, w_hh, c), {"stash": []})

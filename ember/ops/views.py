@@ -75,7 +75,7 @@ def reshape(input, *shape):
     shape = infer_shape(shape_arg(shape), input._data.size)
     if input._data.flags.c_contiguous or _reshape_is_view(input._data, shape):
         return dispatch(_view, (input,), {"shape": shape})
-    return dispatch(_view, (clone(input),), {"shape": shape})
+    return dispatch(_view.renamed("UnsafeViewBackward0"), (clone(input),), {"shape": shape})
 
 
 def _reshape_is_view(a, shape):
@@ -219,7 +219,9 @@ def t(input):
     n = input._data.ndim
     if n > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
-    return input if n < 2 else transpose(input, 0, 1)
+    if n < 2:
+        return input
+    return dispatch(_transpose.renamed("TBackward0"), (input,), {"dim0": 0, "dim1": 1})
 
 
 def _T(self):

@@ -68,7 +68,7 @@ def gelu(input, approximate="none"):
         inner = math.sqrt(2 / math.pi) * (input + 0.044715 * input * input * input)
         return 0.5 * input * (1 + ember.tanh(inner))
     if approximate != "none":
-        raise RuntimeError(f"approximate argument must be either none or tanh.")
+        raise RuntimeError("approximate argument must be either none or tanh.")
     return 0.5 * input * (1 + ember.erf(input * (1 / math.sqrt(2))))
 
 

@@ -132,10 +132,11 @@ class _Tracer:
     def __call__(self, op, inputs, params, result):
         sources, args = [], []
         for x in inputs:
-            for t in _flat_tensors(x):
-                sources.append(self.source(t))
-            if not _flat_tensors(x) and x is not None:
-                args.append(_short(x))
+            tensors = _flat_tensors(x)
+            if tensors:
+                sources += [self.source(t) for t in tensors]
+            elif x is not None:
+                args.append(_short(x))   # Python scalars go into the node's text
         args += [f"{k} : {_short(v)}" for k, v in params.items()]
         attr = "{ " + ", ".join(args) + " }" if args else "{}"
         name = self.add(f"{self.scope()}/{op.name}", f"aten::{op.name}", sources,

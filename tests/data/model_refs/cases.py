@@ -105,10 +105,15 @@ def build_forward_model(ember, name):
     ember.manual_seed(SEED)
     with no_init(ember):
         model = models.get_model(name, **kwargs)
+    return fill(ember, model).eval()
+
+
+def fill(ember, model):
+    """Load fill_values into `model` (strictly); returns it."""
     state = {k: v.numpy() for k, v in model.state_dict().items()}
     values = fill_values(state)
     model.load_state_dict({k: ember.from_numpy(values.get(k, v)) for k, v in state.items()})
-    return model.eval()
+    return model
 
 
 def build_init_model(module, name):
