@@ -183,3 +183,16 @@ def test_grad_scaler_unscale_values(torch_mod):
         np.testing.assert_allclose(w.grad.numpy(), [8.0, 16.0])
         s.unscale_(opt)
         np.testing.assert_allclose(w.grad.numpy(), [2.0, 4.0])
+
+
+def test_linear_and_losses_follow_torch_autocast_policy(torch_mod):
+    """Linear (bias included) runs in bfloat16, losses in float32, as torch's CPU autocast."""
+    dtypes = []
+    for lib in (ember, torch_mod):
+        lin = lib.nn.Linear(4, 3)
+        with lib.autocast("cpu", dtype=lib.bfloat16):
+            y = lin(lib.ones(2, 4))
+            mse = lib.nn.functional.mse_loss(y, lib.zeros(2, 3))
+            ce = lib.nn.functional.cross_entropy(y, lib.tensor([0, 2]))
+        dtypes.append([str(t.dtype).split(".")[-1] for t in (y, mse, ce)])
+    assert dtypes[0] == dtypes[1] == [["bfloat16", "float32", "float32"]][0]

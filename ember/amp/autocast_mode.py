@@ -246,3 +246,20 @@ def _cast_floats(value, dtype):
     if isinstance(value, (list, tuple)):
         return type(value)(_cast_floats(v, dtype) for v in value)
     return value
+
+
+def autocast_args(policy, *values):
+    """Cast the tensors among `values` as autocast's `policy` says ("lower": to the region's
+    low-precision dtype, "fp32": to float32), for composite ops (linear, losses) that the
+    registry's door cannot see whole. Returns `values` unchanged outside a region."""
+    from .._tensor import Tensor
+    device = next((v._device.type for v in values if isinstance(v, Tensor)), None)
+    if device is None or not _state.enabled.get(device, False):
+        return values
+    if policy == "lower":
+        target, eligible = _state.dtype[device], (dt.float32, dt.float16, dt.bfloat16)
+    else:
+        target, eligible = dt.float32, (dt.float16, dt.bfloat16)
+    cache = _state.cache_enabled
+    return tuple(_cast(v, target, cache) if isinstance(v, Tensor) and v.dtype in eligible
+                 and v.dtype is not target else v for v in values)

@@ -2,6 +2,7 @@
 import math
 
 import ember
+from ...amp import autocast_mode as _amp
 
 from ._util import check_same_size, reduce_loss, reduction_of
 from .activation import log_softmax, logsigmoid
@@ -12,6 +13,8 @@ __all__ = ["mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_ent
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    if _amp.active:  # autocast runs losses in float32
+        input, target = _amp.autocast_args("fp32", input, target)
     reduction = reduction_of(size_average, reduce, reduction)
     check_same_size(input, target, "mse_loss")
     diff = input - target
@@ -22,6 +25,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    if _amp.active:  # autocast runs losses in float32
+        input, target = _amp.autocast_args("fp32", input, target)
     reduction = reduction_of(size_average, reduce, reduction)
     check_same_size(input, target, "l1_loss")
     loss = ember.abs(input - target)
@@ -50,6 +55,8 @@ def _check_targets(input, target, class_dim):
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
+    if _amp.active:  # autocast runs losses in float32
+        input, target = _amp.autocast_args("fp32", input, target)
     """Negative log likelihood of `target` classes under log-probabilities `input`."""
     reduction = reduction_of(size_average, reduce, reduction)
     class_dim = 0 if input.dim() == 1 else 1
@@ -69,6 +76,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
                   reduce=None, reduction="mean", label_smoothing=0.0):
+    if _amp.active:  # autocast runs losses in float32
+        input, target = _amp.autocast_args("fp32", input, target)
     """log_softmax + nll_loss over class indices, or against class probabilities."""
     reduction = reduction_of(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
@@ -111,6 +120,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
+    if _amp.active:  # autocast runs losses in float32
+        input, target = _amp.autocast_args("fp32", input, target)
     reduction = reduction_of(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(f"Using a target size ({_torch_size(target)}) that is different to "
@@ -134,6 +145,8 @@ def _torch_size(t):
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
+    if _amp.active:  # autocast runs losses in float32
+        input, target = _amp.autocast_args("fp32", input, target)
     reduction = reduction_of(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({_torch_size(target)}) must be the same as input size "
@@ -149,6 +162,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    if _amp.active:  # autocast runs losses in float32
+        input, target = _amp.autocast_args("fp32", input, target)
     check_same_size(input, target, "huber_loss")
     diff = ember.abs(input - target)
     loss = ember.where(diff < delta, 0.5 * diff * diff, delta * (diff - 0.5 * delta))
@@ -158,6 +173,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    if _amp.active:  # autocast runs losses in float32
+        input, target = _amp.autocast_args("fp32", input, target)
     reduction = reduction_of(size_average, reduce, reduction)
     check_same_size(input, target, "smooth_l1_loss")
     diff = ember.abs(input - target)
@@ -168,6 +185,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if _amp.active:  # autocast runs losses in float32
+        input, target = _amp.autocast_args("fp32", input, target)
     reduction = reduction_of(size_average, reduce, reduction)
     if log_target:
         loss = ember.exp(target) * (target - input)
