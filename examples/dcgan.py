@@ -55,9 +55,9 @@ def generator(nz, ngf):
 def discriminator(ndf):
     return nn.Sequential(                                   # (1, 8, 8)
         nn.Conv2d(1, ndf, 4, 2, 1, bias=False),
-        nn.LeakyReLU(0.2, inplace=True),                    # (ndf, 4, 4)
+        nn.LeakyReLU(0.2),                                  # (ndf, 4, 4)
         nn.Conv2d(ndf, ndf * 2, 3, 1, 1, bias=False),
-        nn.BatchNorm2d(ndf * 2), nn.LeakyReLU(0.2, inplace=True),
+        nn.BatchNorm2d(ndf * 2), nn.LeakyReLU(0.2),
         nn.Conv2d(ndf * 2, 1, 4, 1, 0, bias=False),         # (1, 1, 1): a logit
         nn.Flatten(0))
 
