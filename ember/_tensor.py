@@ -591,15 +591,22 @@ def snapshot_for_inplace(self, args, kwargs):
     stands in the graph when autograd must see both the old and the new value."""
     if not state.enabled:
         return self
-    if self._requires_grad and self.grad_fn is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
-    if not (self._requires_grad or _any_requires_grad(args) or _any_requires_grad(kwargs
-                                                                                  .values())):
+    if self._requires_grad:
+        if self.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+        base = self._base
+        if base is not None and base._requires_grad and base.grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")
+    elif not (_any_requires_grad(args) or _any_requires_grad(kwargs.values())):
         return self
     old = _wrap(self._data.copy(), self.dtype, self._device)
     old._requires_grad = self._requires_grad
     old.grad_fn = self.grad_fn
+    if self._base is not None and old.grad_fn is not None:
+        from .ops.registry import current_grad_fn
+        old.grad_fn = current_grad_fn(self)
     old._output_nr = self._output_nr
     return old
 
@@ -628,10 +635,13 @@ def commit_inplace(self, result):
         self._data[...] = result._data
     self._version.v += 1
     if result._requires_grad and result.grad_fn is not None:
-        if self._base is not None and self._base._requires_grad:
-            raise RuntimeError(
-                "in-place operation on a view of a tensor that requires grad is not "
-                "supported by ember's autograd yet; use an out-of-place op instead")
+        if self._base is not None and (self.grad_fn is not None or
+                                       not self._base._requires_grad):
+            # NOTE: a view shares its root's memory: the root's graph must see the change
+            # too (CopySlices), and the view then reads from the new root.
+            from .ops.view_inplace import rebase_view
+            rebase_view(self, result)
+            return self
         self.grad_fn = result.grad_fn
         self._output_nr = result._output_nr
         self._requires_grad = True

@@ -104,7 +104,8 @@ def main():
         nn.utils.clip_grad_norm_(model.parameters(), args.clip)
         optimizer.step()
         if step % args.log_every == 0 or step == 1 or step == args.steps:
-            print(f"step {step:5d}  loss {loss.item():.10f}  perplexity {math.exp(loss.item()):.3f}")
+            value = loss.item()
+            print(f"step {step:5d}  loss {value:.10f}  perplexity {math.exp(value):.3f}")
 
     model.eval()
     with torch.no_grad():

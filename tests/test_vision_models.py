@@ -22,6 +22,13 @@ import cases  # noqa: E402
 SLOW = bool(os.environ.get("EMBER_SLOW_TESTS"))
 # initialisation checks that build in a few seconds (ember's exact RNG is ~0.5 us/value)
 FAST_INIT = {"resnet18", "squeezenet1_1", "mobilenet_v3_small", "vit_tiny"}
+# NOTE: torch >= 2.13 draws nn.init.trunc_normal_ by rejection sampling; ember.nn.init still
+# uses the older inverse-CDF method, so models initialised with it differ (strict: an XPASS
+# fails, to drop this once init.py catches up)
+TRUNC_NORMAL = pytest.mark.xfail(strict=True, reason="ember.nn.init.trunc_normal_ is not "
+                                 "torch 2.13's rejection sampler yet")
+INIT_CASES = [pytest.param(n, marks=TRUNC_NORMAL) if n in ("googlenet", "vit_tiny") else n
+              for n in sorted(cases.INIT)]
 
 
 def _ref(name):
@@ -52,7 +59,7 @@ def test_forward_matches_torchvision(name):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * scale)
 
 
-@pytest.mark.parametrize("name", sorted(cases.INIT))
+@pytest.mark.parametrize("name", INIT_CASES)
 def test_init_matches_torchvision(name):
     if name not in FAST_INIT and not SLOW:
         pytest.skip("slow initialisation check (set EMBER_SLOW_TESTS=1)")

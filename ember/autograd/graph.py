@@ -31,8 +31,10 @@ class Node:
 
     # `saved_versions`: the version of each saved input at record time, aligned with
     # `inputs` (None where nothing was saved).
+    # `view_version` (set on the nodes of view ops only): the shared version counter when the
+    # view was made; a later in-place change of its memory makes the node stale.
     __slots__ = ("op", "inputs", "params", "edges", "in_meta", "saved_versions", "out_meta",
-                 "__weakref__", "__dict__")
+                 "view_version", "__weakref__", "__dict__")
     # NOTE: rarely-set fields are class defaults, not slots: recording (every op) then skips
     # six attribute writes; the few nodes with hooks get an instance dict instead.
     _out = None

@@ -46,7 +46,8 @@ def _fan_in_and_fan_out(tensor):
 def _calculate_correct_fan(tensor, mode):
     mode = mode.lower()
     if mode not in ("fan_in", "fan_out"):
-        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+        raise ValueError(f"Mode {mode} not supported, please use one of ['fan_in', "
+                         "'fan_out']")
     fan_in, fan_out = _fan_in_and_fan_out(tensor)
     return fan_in if mode == "fan_in" else fan_out
 
@@ -62,7 +63,10 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Normal values redrawn inside [a, b] by the inverse-CDF method, as PyTorch."""
+    """Normal values, those outside [a, b] redrawn; PyTorch's two rejection samplers (so the
+    same seed gives the same values)."""
+    import ember
+
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
@@ -70,12 +74,38 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
                       "distribution of values may be incorrect.", stacklevel=2)
     with no_grad():
-        lo, hi = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
-        tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
-        tensor.erfinv_()
-        tensor.mul_(std * math.sqrt(2.0))
-        tensor.add_(mean)
-        tensor.clamp_(min=a, max=b)
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            # Most draws land inside: redraw the outliers from the normal itself.
+            # NOTE: the bounds are rounded to the tensor's dtype first, as PyTorch does.
+            lo, hi = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                mask = (result < lo) | (result > hi)
+                if not mask.any():
+                    break
+                fresh = ember.empty_like(result).normal_(mean, std, generator=generator)
+                result = ember.where(mask, fresh, result)
+            if result is not tensor:
+                tensor.copy_(result)
+            return tensor
+        # A narrow window: uniform proposals on [a, b], accepted with the normal's density
+        # relative to its peak inside the window.
+        log_peak = -0.5 * ((max(a, min(mean, b)) - mean) / std) ** 2
+
+        def log_density(x):
+            return ((x - mean) / std) ** 2 * -0.5 - log_peak
+
+        tensor.uniform_(a, b, generator=generator)
+        accept = ember.empty_like(tensor)
+        pending = accept.uniform_(generator=generator).log_().gt(log_density(tensor))
+        result = tensor
+        while pending.any():
+            candidates = ember.empty_like(tensor).uniform_(a, b, generator=generator)
+            result = ember.where(pending, candidates, result)
+            redraw = accept.uniform_(generator=generator).log_().gt(log_density(candidates))
+            pending = ember.where(pending, redraw, pending)
+        if result is not tensor:
+            tensor.copy_(result)
         return tensor
 
 
@@ -138,8 +168,8 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
         warnings.warn("Initializing zero-element tensors is a no-op")
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
-    gain = calculate_gain(nonlinearity, a)
-    bound = math.sqrt(3.0) * gain / math.sqrt(fan)
+    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    bound = math.sqrt(3.0) * std  # NOTE: PyTorch's rounding order, for bit-equal draws
     return uniform_(tensor, -bound, bound, generator)
 
 
@@ -203,3 +233,6 @@ xavier_normal = _legacy("xavier_normal", xavier_normal_)
 kaiming_uniform = _legacy("kaiming_uniform", kaiming_uniform_)
 kaiming_normal = _legacy("kaiming_normal", kaiming_normal_)
 orthogonal = _legacy("orthogonal", orthogonal_)
+eye = _legacy("eye", eye_)
+dirac = _legacy("dirac", dirac_)
+sparse = _legacy("sparse", sparse_)

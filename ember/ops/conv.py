@@ -102,6 +102,9 @@ def _convolution_transpose(y, w, x_shape, stride, padding, dilation, groups):
     wm = w.reshape(groups, og, -1)
     x_shape = (n,) + tuple(x_shape[1:])
     if _unit(stride):
+        pads = _flipped_padding(y.shape, x_shape, w.shape, padding, dilation, groups)
+        if pads is not None:
+            return _transpose_as_conv(xp, y, w, pads, dilation, groups)
         ext = K.flat_geometry(x_shape[2:], w.shape[2:], padding, dilation)[4]
         gy = K.extend(xp, y, ext).reshape(n, groups, og, -1)
         cols = xp.matmul(wm.swapaxes(-1, -2), gy)
@@ -110,6 +113,42 @@ def _convolution_transpose(y, w, x_shape, stride, padding, dilation, groups):
     cols = xp.matmul(wm.swapaxes(-1, -2), gy)
     return K.col2im(xp, cols, (n,) + tuple(x_shape[1:]), w.shape[2:], stride, padding,
                     dilation, groups)
+
+
+def _flipped_padding(y_shape, x_shape, w_shape, padding, dilation, groups):
+    """Padding for computing a unit-stride transpose as a convolution of y with the flipped
+    kernel, or None when the GEMM + col2im form is cheaper (or the padding would be negative).
+
+    x[i] = sum_k y[i + lo - d*k] w[k] = sum_k' ypad[i + d*k'] w[K-1-k'], ypad = y padded by
+    lo' = d*(K-1) - lo in front and hi' = X - Y + lo behind. The im2col copy of y (Og*K rows
+    over the extended x grid) replaces col2im's strided adds (Cg*K rows over the y grid):
+    NOTE: an add costs about twice a copy, so take the conv form while its columns are at
+    most twice as many."""
+    pads = []
+    span_x, span_y = x_shape[2], y_shape[2]
+    for i, (xs, ys, k, d, (lo, hi)) in enumerate(zip(x_shape[2:], y_shape[2:], w_shape[2:],
+                                                      dilation, padding)):
+        lo2, hi2 = d * (k - 1) - lo, xs - ys + lo
+        if lo2 < 0 or hi2 < 0:
+            return None
+        pads.append((lo2, hi2))
+        if i:
+            span_x *= xs + d * (k - 1)
+            span_y *= xs + lo + hi
+    og, cg = w_shape[0] // groups, w_shape[1]
+    return tuple(pads) if og * span_x <= 2 * cg * span_y else None
+
+
+def _transpose_as_conv(xp, y, w, pads, dilation, groups):
+    """The unit-stride transpose as conv(y, flipped w with in/out channels swapped)."""
+    og, cg = w.shape[0] // groups, w.shape[1]
+    nd = w.ndim - 2
+    flip = (slice(None),) * 3 + (slice(None, None, -1),) * nd
+    wf = w.reshape((groups, og, cg) + w.shape[2:])[flip].swapaxes(1, 2)
+    wm = xp.ascontiguousarray(wf).reshape(groups, cg, -1)
+    cols, out, ext = K.im2col_flat(xp, y, w.shape[2:], pads, dilation, groups)
+    x = xp.matmul(wm, cols).reshape(y.shape[0], groups * cg, -1)
+    return K.crop_ext(xp, x, out, ext)
 
 
 @_convolution_transpose.defvjp

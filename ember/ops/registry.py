@@ -134,7 +134,9 @@ def dispatch(op, inputs, params=_EMPTY, dtype=None, arrays=None):
             result._version = base._version
             result._base = base if base._base is None else base._base
         if needs_grad and state.enabled and result.dtype.category >= 2:
-            _record(op, inputs, params, (result,), device)
+            node = _record(op, inputs, params, (result,), device)
+            if op.view:
+                node.view_version = result._version.v
         if instruments:
             for instrument in instruments:
                 instrument(op, inputs, params, result)
@@ -176,6 +178,8 @@ def _record(op, inputs, params, results, device):
             if x._requires_grad:
                 fn = x.grad_fn
                 if fn is not None:
+                    if x._base is not None:
+                        fn = current_grad_fn(x)
                     edges.append((fn, x._output_nr))
                 else:
                     acc = x._accumulator
@@ -242,6 +246,17 @@ def _record(op, inputs, params, results, device):
 
 
 _new = object.__new__
+
+
+def current_grad_fn(view):
+    """A view's grad_fn, regenerated first when its memory changed in place since it was
+    recorded (through its root or another view): the old node would read stale values."""
+    fn = view.grad_fn
+    version = getattr(fn, "view_version", None)
+    if version is not None and version != view._version.v:
+        from .view_inplace import refresh_view
+        fn = refresh_view(view)
+    return fn
 
 
 def make_inplace(fn, name):

@@ -67,6 +67,8 @@ def _views(input, kind, n, params):
     for t in out:
         t._version = input._version
         t._base = base
+    if out[0].grad_fn is not None:
+        out[0].grad_fn.view_version = input._version.v
     return out
 
 

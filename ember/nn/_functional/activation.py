@@ -5,15 +5,22 @@ import warnings
 import ember
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu",
-           "celu", "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_",
-           "hardsigmoid", "hardswish", "hardshrink", "softshrink", "tanhshrink", "threshold",
-           "threshold_", "softplus", "softsign", "logsigmoid", "glu", "softmax", "softmin",
-           "log_softmax", "prelu", "rrelu", "gumbel_softmax"]
+           "selu_", "celu", "celu_", "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh",
+           "hardtanh_", "hardsigmoid", "hardswish", "hardshrink", "softshrink", "tanhshrink",
+           "threshold", "threshold_", "softplus", "softsign", "logsigmoid", "glu", "softmax",
+           "softmin", "log_softmax", "prelu", "rrelu", "rrelu_", "gumbel_softmax"]
 
 
 def _inplace(input, result):
     """Write `result` into `input` for the inplace=True forms."""
     return input.copy_(result)
+
+
+def _source(input, inplace):
+    """What an inplace=True form computes from.
+    NOTE: the composed graph saves its input for backward; writing the result back into that
+    same tensor would fail backward's version check, so a graph input is copied first."""
+    return input.clone() if inplace and input.requires_grad else input
 
 
 def relu(input, inplace=False):
@@ -29,7 +36,8 @@ def relu6(input, inplace=False):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    out = ember.where(input > 0, input, input * negative_slope)
+    x = _source(input, inplace)
+    out = ember.where(x > 0, x, x * negative_slope)
     return _inplace(input, out) if inplace else out
 
 
@@ -38,7 +46,8 @@ def leaky_relu_(input, negative_slope=0.01):
 
 
 def elu(input, alpha=1.0, inplace=False):
-    out = ember.where(input > 0, input, alpha * ember.expm1(ember.clamp(input, max=0)))
+    x = _source(input, inplace)
+    out = ember.where(x > 0, x, alpha * ember.expm1(ember.clamp(x, max=0)))
     return _inplace(input, out) if inplace else out
 
 
@@ -51,16 +60,24 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def selu(input, inplace=False):
-    out = _SELU_SCALE * elu(input, _SELU_ALPHA)
+    out = _SELU_SCALE * elu(_source(input, inplace), _SELU_ALPHA)
     return _inplace(input, out) if inplace else out
+
+
+def selu_(input):
+    return selu(input, True)
 
 
 def celu(input, alpha=1.0, inplace=False):
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
-    out = ember.where(input > 0, input,
-                      alpha * ember.expm1(ember.clamp(input, max=0) / alpha))
+    x = _source(input, inplace)
+    out = ember.where(x > 0, x, alpha * ember.expm1(ember.clamp(x, max=0) / alpha))
     return _inplace(input, out) if inplace else out
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, True)
 
 
 def gelu(input, approximate="none"):
@@ -73,12 +90,14 @@ def gelu(input, approximate="none"):
 
 
 def silu(input, inplace=False):
-    out = input * ember.sigmoid(input)
+    x = _source(input, inplace)
+    out = x * ember.sigmoid(x)
     return _inplace(input, out) if inplace else out
 
 
 def mish(input, inplace=False):
-    out = input * ember.tanh(softplus(input))
+    x = _source(input, inplace)
+    out = x * ember.tanh(softplus(x))
     return _inplace(input, out) if inplace else out
 
 
@@ -93,7 +112,7 @@ def tanh(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    out = ember.clamp(input, min_val, max_val)
+    out = ember.clamp(_source(input, inplace), min_val, max_val)
     return _inplace(input, out) if inplace else out
 
 
@@ -102,12 +121,13 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 
 
 def hardsigmoid(input, inplace=False):
-    out = ember.clamp(input / 6 + 0.5, 0, 1)
+    out = ember.clamp(_source(input, inplace) / 6 + 0.5, 0, 1)
     return _inplace(input, out) if inplace else out
 
 
 def hardswish(input, inplace=False):
-    out = input * ember.clamp(input + 3, 0, 6) / 6
+    x = _source(input, inplace)
+    out = x * ember.clamp(x + 3, 0, 6) / 6
     return _inplace(input, out) if inplace else out
 
 
@@ -201,11 +221,20 @@ def prelu(input, weight):
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     if training:
-        slope = ember.empty_like(input).uniform_(lower, upper)
-        out = ember.where(input >= 0, input, input * slope)
+        # NOTE: PyTorch draws one double-precision uniform per non-positive element, in order,
+        # so the same seed gives the same slopes only if exactly those are drawn.
+        negative = input.detach() <= 0
+        draws = ember.empty(int(negative.sum()), dtype=ember.float64).uniform_(lower, upper)
+        slope = ember.ones_like(input, requires_grad=False)
+        slope[negative] = draws.to(input.dtype)
+        out = _source(input, inplace) * slope
     else:
-        out = leaky_relu(input, (lower + upper) / 2)
+        out = leaky_relu(_source(input, inplace), (lower + upper) / 2)
     return _inplace(input, out) if inplace else out
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, True)
 
 
 def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):

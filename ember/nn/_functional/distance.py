@@ -15,6 +15,8 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """Sum of the products of the unit vectors; each norm is floored at eps."""
+    # NOTE: PyTorch broadcasts first, so a size-1 `dim` counts once per broadcast copy.
+    x1, x2 = ember.broadcast_tensors(x1, x2)
     n1 = ember.linalg.vector_norm(x1, 2, dim=dim, keepdim=True).clamp_min(eps)
     n2 = ember.linalg.vector_norm(x2, 2, dim=dim, keepdim=True).clamp_min(eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)

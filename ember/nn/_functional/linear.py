@@ -1,5 +1,6 @@
 """linear, bilinear."""
 import ember
+from ..._dtype import type_name
 from ...amp import autocast_mode as _amp
 
 __all__ = ["linear", "bilinear"]
@@ -14,11 +15,33 @@ def linear(input, weight, bias=None):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x"
                            f"{input.shape[-1] if input.dim() else 1} and {weight.shape[-1]}x"
                            f"{weight.shape[0]})")
-    out = ember.matmul(input, weight.t())
-    return out if bias is None else out + bias
+    if bias is None:
+        return ember.matmul(input, weight.t())
+    # With a bias PyTorch runs addmm, whose dtype checks word the error differently.
+    if input.dtype != weight.dtype:
+        raise RuntimeError("mat1 and mat2 must have the same dtype, but got "
+                           f"{type_name(input.dtype)} and {type_name(weight.dtype)}")
+    if bias.dtype != weight.dtype:
+        raise RuntimeError("self and mat2 must have the same dtype, but got "
+                           f"{type_name(bias.dtype)} and {type_name(weight.dtype)}")
+    return ember.matmul(input, weight.t()) + bias
 
 
 def bilinear(input1, input2, weight, bias=None):
     """y = x1^T A x2 + b for each output feature."""
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} "
+                           f"and {input2.dim()}")
+    for d in range(input1.dim() - 1):
+        if input1.shape[d] != input2.shape[d]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: "
+                               f"got {input1.shape[d]} and {input2.shape[d]}")
+    for i, (x, expected) in enumerate(((input1, weight.shape[1]), (input2, weight.shape[2]))):
+        if x.shape[-1] != expected:
+            raise RuntimeError(f"bilinear(): input{i + 1} size does not match weight size: "
+                               f"got {x.shape[-1]} but expected {expected}")
+    if bias is not None and bias.shape[-1] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias.shape[-1]} but expected {weight.shape[0]}")
     out = ember.einsum("...i,oij,...j->...o", input1, weight, input2)
     return out if bias is None else out + bias

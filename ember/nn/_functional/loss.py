@@ -36,13 +36,31 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 
 def _check_targets(input, target, class_dim):
-    if input.dim() == 0:
-        raise ValueError("Expected input batch_size (1) to match target batch_size (0).")
-    if input.dim() >= 2 and target.dim() >= 1 and input.shape[0] != target.shape[0]:
+    """PyTorch's nll_loss shape and dtype checks; returns an out-of-range class, if any."""
+    nd, td = input.dim(), target.dim()
+    if nd < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
+    if nd != 1 and input.shape[0] != (target.shape[0] if td else 0):
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
-                         f"batch_size ({target.shape[0]}).")
-    if target.dtype.category != 1:
-        raise RuntimeError(f"expected scalar type Long but found "
+                         f"batch_size ({target.shape[0] if td else 0}).")
+    if nd <= 2:
+        if td > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if nd == 1 and td == 1 and target.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{target.shape[0]}")
+    elif nd == 4:  # PyTorch's nll_loss2d path words these differently
+        if td != 3:
+            raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                               f"targets of dimension: {td}")
+        if tuple(target.shape[1:]) != tuple(input.shape[2:]):
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
+                               f"{list(target.shape)}")
+    elif tuple(target.shape) != (input.shape[0],) + tuple(input.shape[2:]):
+        raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, "
+                           f"got {list(target.shape)}")
+    if target.dtype not in (ember.int64, ember.uint8):
+        raise RuntimeError("expected target dtype to be Long or Byte, but got "
                            f"{ember._dtype.type_name(target.dtype)}")
     n_classes = input.shape[class_dim]
     if target.numel():
@@ -64,14 +82,23 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     valid = target != ignore_index
     if bad is not None and (bad != ignore_index):
         raise IndexError(f"Target {bad} is out of bounds.")
-    safe_target = ember.where(valid, target, ember.zeros_like(target))
+    safe_target = ember.where(valid, target, ember.zeros_like(target)).long()
     picked = ember.gather(input, class_dim, safe_target.unsqueeze(class_dim)).squeeze(class_dim)
     w = ember.ones_like(picked) if weight is None else weight[safe_target]
     w = w * valid.to(w.dtype)
     loss = -picked * w
     if reduction == "mean":
-        return loss.sum() / w.sum()
+        return _weighted_mean(loss.sum(), w.sum())
     return reduce_loss(loss, reduction)
+
+
+def _weighted_mean(total, weight_sum):
+    """total / weight_sum.
+    NOTE: with every target ignored this is 0/0 = nan, as in PyTorch, whose backward still
+    gives zero gradients: the nan is added apart from the division so none flows back."""
+    empty = weight_sum == 0
+    return (total / ember.where(empty, 1, weight_sum) +
+            ember.where(empty, math.nan, 0).to(total.dtype))
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
@@ -88,10 +115,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     n_classes = input.shape[class_dim]
     wshape = [1] * input.dim()
     wshape[class_dim] = n_classes
-    if target.dtype.is_floating_point:  # class probabilities
-        if target.shape != input.shape:
-            raise RuntimeError("Expected target size " + str(list(input.shape)) +
-                               ", got " + str(list(target.shape)))
+    if target.shape == input.shape:  # class probabilities
+        if not target.dtype.is_floating_point:
+            raise RuntimeError("Expected floating point type for target with class "
+                               f"probabilities, got {ember._dtype.type_name(target.dtype)}")
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / n_classes
         terms = logp * target
@@ -109,10 +136,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     smooth = -terms.sum(class_dim) * valid.to(logp.dtype)
     if reduction == "mean":
         if weight is None:
-            smooth = smooth.sum() / valid.sum()
+            smooth = _weighted_mean(smooth.sum(), valid.sum())
         else:
             safe = ember.where(valid, target, ember.zeros_like(target))
-            smooth = smooth.sum() / (weight[safe] * valid.to(weight.dtype)).sum()
+            smooth = _weighted_mean(smooth.sum(), (weight[safe] * valid.to(weight.dtype)).sum())
     else:
         smooth = reduce_loss(smooth, reduction)
     return (1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)

@@ -45,9 +45,15 @@ class Mish(_Inplace):
 class Hardswish(_Inplace):
     fn = staticmethod(F.hardswish)
 
+    def extra_repr(self):  # PyTorch shows no inplace flag for this one
+        return ""
+
 
 class Hardsigmoid(_Inplace):
     fn = staticmethod(F.hardsigmoid)
+
+    def extra_repr(self):  # PyTorch shows no inplace flag for this one
+        return ""
 
 
 class SELU(_Inplace):

@@ -65,6 +65,41 @@ class Sequential(Module):
             ret.append(layer)
         return ret
 
+    def __iadd__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        for layer in list(other):
+            self.append(layer)
+        return self
+
+    def __mul__(self, other):
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and "
+                            f"{type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+        ret = Sequential()
+        for _ in range(other):
+            for layer in self:
+                ret.append(layer)
+        return ret
+
+    def __rmul__(self, other):
+        return self.__mul__(other)
+
+    def __imul__(self, other):
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and "
+                            f"{type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+        layers = list(self)
+        for _ in range(other - 1):
+            for layer in layers:
+                self.append(layer)
+        return self
+
     def __iter__(self):
         return iter(self._modules.values())
 

@@ -1,4 +1,4 @@
-"""Conv1d/2d/3d, ConvTranspose1d/2d/3d, LazyConv1d/2d/3d."""
+"""Conv1d/2d/3d, ConvTranspose1d/2d/3d, LazyConv1d/2d/3d, LazyConvTranspose1d/2d/3d."""
 import math
 
 from ... import _dtype as dt
@@ -10,7 +10,8 @@ from .lazy import LazyModuleMixin
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-           "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d"]
+           "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+           "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -191,11 +192,16 @@ class ConvTranspose3d(_ConvTransposeNd):
 # ---------------------------------------------------------------------- lazy
 class _LazyConvMixin(LazyModuleMixin):
     def _lazy_init(self, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                   padding_mode, dtype):
+                   padding_mode, dtype, output_padding=None):
         # Built as PyTorch does: a 0-channel conv (the lazy reset_parameters draws nothing
         # then, keeping the RNG stream aligned), whose parameters then become uninitialized.
-        self.cls_to_become.__init__(self, 0, 0, kernel_size, stride, padding, dilation, groups,
-                                    bias, padding_mode, dtype=dtype)
+        if output_padding is None:
+            self.cls_to_become.__init__(self, 0, 0, kernel_size, stride, padding, dilation,
+                                        groups, bias, padding_mode, dtype=dtype)
+        else:
+            self.cls_to_become.__init__(self, 0, 0, kernel_size, stride, padding,
+                                        output_padding, groups, bias, dilation, padding_mode,
+                                        dtype=dtype)
         self.out_channels = out_channels
         self.weight = UninitializedParameter(dtype=dtype)
         if bias:
@@ -215,8 +221,12 @@ class _LazyConvMixin(LazyModuleMixin):
         self.in_channels = input.shape[1] if input.dim() == nd + 2 else input.shape[0]
         if self.in_channels % self.groups != 0:
             raise ValueError("in_channels must be divisible by groups")
-        self.weight.materialize((self.out_channels, self.in_channels // self.groups)
-                                + self.kernel_size)
+        if self.transposed:
+            self.weight.materialize((self.in_channels, self.out_channels // self.groups)
+                                    + self.kernel_size)
+        else:
+            self.weight.materialize((self.out_channels, self.in_channels // self.groups)
+                                    + self.kernel_size)
         if self.bias is not None:
             self.bias.materialize((self.out_channels,))
         self.reset_parameters()
@@ -247,3 +257,23 @@ class LazyConv3d(_LazyConvMixin, Conv3d):
                  bias=True, padding_mode="zeros", device=None, dtype=None):
         self._lazy_init(out_channels, kernel_size, stride, padding, dilation, groups, bias,
                         padding_mode, dtype)
+
+
+class _LazyConvTranspose(_LazyConvMixin):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                 dtype=None):
+        self._lazy_init(out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                        padding_mode, dtype, output_padding)
+
+
+class LazyConvTranspose1d(_LazyConvTranspose, ConvTranspose1d):
+    cls_to_become = ConvTranspose1d
+
+
+class LazyConvTranspose2d(_LazyConvTranspose, ConvTranspose2d):
+    cls_to_become = ConvTranspose2d
+
+
+class LazyConvTranspose3d(_LazyConvTranspose, ConvTranspose3d):
+    cls_to_become = ConvTranspose3d

@@ -4,6 +4,8 @@ Full backward hooks follow PyTorch's design: the module's tensor inputs and outp
 through one identity node each side, so the gradients w.r.t. the outputs (grad_output) and
 w.r.t. the inputs (grad_input) can be seen, and replaced, in one place.
 """
+import warnings
+
 from ..._tensor import Tensor
 from ...autograd.grad_mode import state
 from ...ops.registry import Op, dispatch
@@ -120,6 +122,13 @@ class _BackwardHookState:
                 if r is not None:
                     self.grad_outputs = tuple(r)
             if not self.inputs_need_grad:
+                if self.module._backward_hooks:
+                    warnings.warn("Full backward hook is firing when gradients are computed "
+                                  "with respect to module outputs since no inputs require "
+                                  "gradients. See https://docs.pytorch.org/docs/main/"
+                                  "generated/torch.nn.Module.html#torch.nn.Module."
+                                  "register_full_backward_hook for more details.",
+                                  stacklevel=5)
                 self._call_hooks(tuple(None for _ in range(self.n_inputs)))
             return self.grad_outputs
 

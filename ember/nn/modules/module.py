@@ -38,6 +38,15 @@ def register_module_forward_hook(hook):
     return handle
 
 
+def _typename(obj):
+    """PyTorch's torch.typename: 'torch.FloatTensor' for tensors, 'int' for builtins."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = type(obj).__module__
+    name = type(obj).__qualname__
+    return name if module in (None, "builtins") else f"{module}.{name}"
+
+
 def _addindent(text, spaces):
     lines = text.split("\n")
     if len(lines) == 1:
@@ -90,8 +99,8 @@ class Module:
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{type(tensor).__module__}.{type(tensor).__name__}"
-                            f"' object to buffer '{name}' (torch Tensor or None required)")
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+                            "(torch Tensor or None required)")
         if isinstance(tensor, Buffer):
             persistent = tensor.persistent
             tensor = tensor.detach()
@@ -111,9 +120,8 @@ class Module:
             self._parameters[name] = None
             return
         if not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{type(param).__module__}.{type(param).__name__}' "
-                            f"object to parameter '{name}' (torch.nn.Parameter or None "
-                            "required)")
+            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                            "(torch.nn.Parameter or None required)")
         if param.grad_fn is not None:
             raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model "
                              f"parameters must be created explicitly. To express '{name}' as "
@@ -123,8 +131,7 @@ class Module:
 
     def add_module(self, name, module):
         if not isinstance(module, Module) and module is not None:
-            raise TypeError(f"{type(module).__module__}.{type(module).__name__} is not a "
-                            "Module subclass")
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
         self._check_name(name, "module")
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
@@ -139,7 +146,9 @@ class Module:
         if name == "":
             raise KeyError(f'{kind} name can\'t be empty string ""')
         if "." in name:
-            raise KeyError(f'{kind} name can\'t contain "."')
+            # NOTE: PyTorch names the offending module name, but not a parameter's or buffer's.
+            got = f", got: {name}" if kind == "module" else ""
+            raise KeyError(f'{kind} name can\'t contain "."{got}')
 
     def get_submodule(self, target):
         if target == "":
@@ -205,8 +214,7 @@ class Module:
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__module__}."
-                                f"{type(value).__name__}' as parameter '{name}' "
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
                                 "(torch.nn.Parameter or None expected)")
             self.register_parameter(name, value)
         elif isinstance(value, Module):
@@ -217,16 +225,14 @@ class Module:
             modules[name] = value
         elif d.get("_modules") is not None and name in d["_modules"]:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__module__}."
-                                f"{type(value).__name__}' as child module '{name}' "
+                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
             d["_modules"][name] = value
         elif isinstance(value, Buffer) or (d.get("_buffers") is not None and
                                            name in d["_buffers"]):
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{type(value).__module__}."
-                                f"{type(value).__name__}' as buffer '{name}' (torch.nn.Buffer, "
-                                "torch.Tensor or None expected)")
+                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                                "(torch.nn.Buffer, torch.Tensor or None expected)")
             if isinstance(value, Buffer):
                 persistent = value.persistent
             else:
@@ -381,6 +387,10 @@ class Module:
             target = dtype if (dtype is not None and t.dtype.category >= 2) else None
             return t.to(device=device, dtype=target)
         return self._apply(convert)
+
+    def to_empty(self, *, device, recurse=True):
+        from ..._creation import empty_like
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def cpu(self):
         return self._apply(lambda t: t.cpu())

@@ -74,6 +74,17 @@ def no_init(ember):
             setattr(init, name, fn)
 
 
+def _draw(rng, shape, kind, scale, dtype):
+    """`kind` ("normal" or "uniform") values of `shape` times `scale`, as `dtype`. Big
+    tensors repeat a block of a prime length (rows never line up with it): drawing 100M values
+    would dominate CI."""
+    n = int(np.prod(shape))
+    block = min(n, 65521)
+    base = rng.standard_normal(block) if kind == "normal" else rng.uniform(0.5, 1.5, block)
+    base = (base * scale).astype(dtype)
+    return np.tile(base, -(-n // block))[:n].reshape(shape)
+
+
 def fill_values(state):
     """NumPy values for every float entry of `state` (name -> ndarray), drawn in order: He
     scale for weights, around 1 for norm scales and variances, small for the rest."""
@@ -84,13 +95,12 @@ def fill_values(state):
             continue
         shape = value.shape
         if name.endswith("running_var") or (len(shape) == 1 and name.endswith("weight")):
-            a = rng.uniform(0.5, 1.5, shape)
+            kind, scale = "uniform", 1.0
         elif len(shape) >= 2 and "embedding" not in name and "token" not in name:
-            fan_in = int(np.prod(shape[1:])) or 1
-            a = rng.standard_normal(shape) * np.sqrt(2.0 / fan_in)
+            kind, scale = "normal", np.sqrt(2.0 / (int(np.prod(shape[1:])) or 1))
         else:
-            a = rng.standard_normal(shape) * 0.1
-        out[name] = a.astype(value.dtype)
+            kind, scale = "normal", 0.1
+        out[name] = _draw(rng, shape, kind, scale, value.dtype)
     return out
 
 
@@ -112,7 +122,9 @@ def fill(ember, model):
     """Load fill_values into `model` (strictly); returns it."""
     state = {k: v.numpy() for k, v in model.state_dict().items()}
     values = fill_values(state)
-    model.load_state_dict({k: ember.from_numpy(values.get(k, v)) for k, v in state.items()})
+    # assign: the fresh arrays become the parameters (no copy into the untouched memory)
+    model.load_state_dict({k: ember.from_numpy(values.get(k, v)) for k, v in state.items()},
+                          assign=True)
     return model
 
 

@@ -1,0 +1,122 @@
+"""Autograd for in-place ops through views (PyTorch's CopySlices and view regeneration).
+
+`y[1:].mul_(2)` writes into y's memory: y's graph must learn that part of it changed, and the
+view's own grad_fn must then read from the new y. Both are expressed with the view's
+positions in its root tensor (C-order flat indices, computed from the strides), so one pair of
+ops serves every view however it was made (slices, transposes, diagonals, view chains):
+`as_strided` (AsStridedBackward0) reads those positions, `copy_view_slices` (CopySlices)
+writes them. A view made before its root changed is regenerated the same way the next time it
+feeds an op (the engine compares the shared version counter with the one its node recorded).
+"""
+from .._tensor import _wrap
+from ..backends import array_module, numpy_backend
+from .registry import _record, defop, dispatch
+
+_UNSUPPORTED = ("in-place operation on a view of a tensor that requires grad is not "
+                "supported by ember's autograd when the base's memory is not dense; use an "
+                "out-of-place op instead")
+
+
+def _address(a):
+    return a.__array_interface__["data"][0] if hasattr(a, "__array_interface__") else \
+        a.data.ptr
+
+
+def _dense(a):
+    """True when `a` covers its memory block exactly (C, F or any permuted order)."""
+    expect = a.itemsize
+    for stride, n in sorted((s, n) for s, n in zip(a.strides, a.shape) if n != 1):
+        if stride != expect:
+            return False
+        expect *= n
+    return True
+
+
+def flat_positions(root, view):
+    """The C-order flat index into `root` of each element of `view` (an array aliasing
+    root's memory), or None when root's layout does not allow it."""
+    xp = array_module(root)
+    if view.size == 0:
+        return xp.zeros(view.shape, dtype=xp.int64)
+    if not _dense(root):
+        return None
+    item = root.itemsize
+    mem = xp.empty(max(root.size, 1), dtype=xp.int64)
+    # `lin` lays the int64 buffer out as root is laid out: lin[i] = C position of i
+    lin = xp.lib.stride_tricks.as_strided(mem, root.shape, [s // item * 8 for s in
+                                                            root.strides])
+    lin[...] = xp.arange(root.size).reshape(root.shape)
+    offset = (_address(view) - _address(root)) // item
+    strides = [s // item * 8 for s in view.strides]
+    return xp.lib.stride_tricks.as_strided(mem[offset:], view.shape, strides).copy()
+
+
+@defop("as_strided", node="AsStridedBackward0", save=())
+def _gather(a, idx, shape):
+    return a.reshape(-1)[idx]
+
+
+@_gather.defvjp
+def _gather_vjp(ctx, g):
+    return dispatch(_scatter, (g,), {"idx": ctx.params["idx"], "shape": ctx.in_meta[0][0]})
+
+
+@defop("as_strided_scatter", node="AsStridedScatterBackward0", save=())
+def _scatter(g, idx, shape):
+    out = array_module(g).zeros(shape, dtype=g.dtype)
+    numpy_backend.scatter_add(out.reshape(-1), idx, g)
+    return out
+
+
+@_scatter.defvjp
+def _scatter_vjp(ctx, g):
+    return dispatch(_gather, (g,), {"idx": ctx.params["idx"], "shape": None})
+
+
+@defop("copy_view_slices", node="CopySlices", save=())
+def _copy_view(base, value, idx, shape):
+    out = base.copy()
+    out.reshape(-1)[idx] = value
+    return out
+
+
+@_copy_view.defvjp
+def _copy_view_vjp(ctx, g):
+    p = ctx.params
+    g_base = dispatch(_copy_view, (g, 0), p) if ctx.edges[0] is not None else None
+    g_value = dispatch(_gather, (g,), p) if ctx.edges[1] is not None else None
+    return g_base, g_value
+
+
+def _view_node(view, root, idx):
+    """Give `view` a grad_fn that reads its elements from `root`'s current graph."""
+    node = _record(_gather, (root,), {"idx": idx, "shape": None}, (view,), view._device)
+    node.view_version = view._version.v
+    return node
+
+
+def rebase_view(view, result):
+    """`view` (sharing memory with its root) was just overwritten with `result`: the root's
+    graph becomes CopySlices(old root, result) and the view reads from the new root."""
+    root = view._base
+    idx = flat_positions(root._data, view._data)
+    if idx is None:
+        raise RuntimeError(_UNSUPPORTED)
+    old = _wrap(root._data, root.dtype, root._device)  # the old root's place in the graph
+    old._requires_grad = root._requires_grad
+    old.grad_fn = root.grad_fn
+    old._output_nr = root._output_nr
+    old._accumulator = root._accumulator
+    _record(_copy_view, (old, result), {"idx": idx, "shape": root._data.shape}, (root,),
+            root._device)
+    _view_node(view, root, idx)
+
+
+def refresh_view(view):
+    """The grad_fn of a view whose root changed in place since the view was made."""
+    root = view._base
+    if root._requires_grad:
+        idx = flat_positions(root._data, view._data)
+        if idx is not None:
+            return _view_node(view, root, idx)
+    return view.grad_fn
