@@ -240,6 +240,10 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, flag):
+        if flag and self.dtype.category < 2 and self.grad_fn is None:
+            # NOTE: PyTorch words this one differently from requires_grad_()'s
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
         self.requires_grad_(flag)
 
     def requires_grad_(self, requires_grad=True):
@@ -445,6 +449,13 @@ class Tensor:
             raise TypeError("iteration over a 0-d tensor")
         return iter(_fn["unbind"](self, 0))
 
+    def __contains__(self, element):
+        if isinstance(element, (Tensor, builtins.int, builtins.float, builtins.complex,
+                                np.number, np.bool_)):
+            return builtins.bool((self == element).any())
+        raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed "
+                           f"in a {type(element)}.")
+
     def __format__(self, spec):
         # PyTorch: a plain 0-dim tensor formats as its Python number (f"{t}" gives "1.5");
         # anything else is its str, and a format spec then raises TypeError.
@@ -596,9 +607,11 @@ def snapshot_for_inplace(self, args, kwargs):
             raise RuntimeError("a leaf Variable that requires grad is being used in an "
                                "in-place operation.")
         base = self._base
-        if base is not None and base._requires_grad and base.grad_fn is None:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
-                               "an in-place operation.")
+        if base is not None:
+            if base._requires_grad and base.grad_fn is None:
+                raise RuntimeError("a view of a leaf Variable that requires grad is being "
+                                   "used in an in-place operation.")
+            _check_multi_view(self)
     elif not (_any_requires_grad(args) or _any_requires_grad(kwargs.values())):
         return self
     old = _wrap(self._data.copy(), self.dtype, self._device)
@@ -609,6 +622,18 @@ def snapshot_for_inplace(self, args, kwargs):
         old.grad_fn = current_grad_fn(self)
     old._output_nr = self._output_nr
     return old
+
+
+def _check_multi_view(view):
+    fn = view.grad_fn
+    if fn.op.num_outputs > 1 and getattr(fn, "view_version", None) is not None:
+        import re
+        name = re.sub(r"Backward\d*$", "", fn.name())
+        raise RuntimeError(
+            f"Output {view._output_nr} of {name} is a view and is being modified inplace. This "
+            "view is the output of a function that returns multiple views. Such functions do "
+            "not allow the output views to be modified inplace. You should replace the "
+            "inplace operation by an out-of-place one.")
 
 
 def _any_requires_grad(values):
@@ -650,6 +675,10 @@ def commit_inplace(self, result):
 
 def write_out(result, out):
     """Honour `out=`: resize `out` if needed (as PyTorch does) and copy `result` into it."""
+    if state.enabled and result._requires_grad:
+        raise RuntimeError(f"{result.grad_fn.op.name}(): functions with out=... arguments "
+                           "don't support automatic differentiation, but one of the arguments "
+                           "requires grad.")
     if out._requires_grad and state.enabled and (out.grad_fn is None):
         raise RuntimeError("out=... arguments don't support automatic differentiation, but "
                            "one of the arguments requires grad.")

@@ -2,8 +2,7 @@
 
 The references in tests/data/model_refs/ come from scripts/make_model_refs.py: ember's weights
 (saved with ember.save) loaded into torchvision with strict=True and run there, and
-torchvision's initial weights for a fixed seed. Set EMBER_SLOW_TESTS=1 to also check the
-initialisation of the larger models.
+torchvision's initial weights for a fixed seed.
 """
 import os
 import sys
@@ -19,16 +18,6 @@ REFS = os.path.join(os.path.dirname(__file__), "data", "model_refs")
 sys.path.insert(0, REFS)
 import cases  # noqa: E402
 
-SLOW = bool(os.environ.get("EMBER_SLOW_TESTS"))
-# initialisation checks that build in a few seconds (ember's exact RNG is ~0.5 us/value)
-FAST_INIT = {"resnet18", "squeezenet1_1", "mobilenet_v3_small", "vit_tiny"}
-# NOTE: torch >= 2.13 draws nn.init.trunc_normal_ by rejection sampling; ember.nn.init still
-# uses the older inverse-CDF method, so models initialised with it differ (strict: an XPASS
-# fails, to drop this once init.py catches up)
-TRUNC_NORMAL = pytest.mark.xfail(strict=True, reason="ember.nn.init.trunc_normal_ is not "
-                                 "torch 2.13's rejection sampler yet")
-INIT_CASES = [pytest.param(n, marks=TRUNC_NORMAL) if n in ("googlenet", "vit_tiny") else n
-              for n in sorted(cases.INIT)]
 
 
 def _ref(name):
@@ -59,10 +48,8 @@ def test_forward_matches_torchvision(name):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * scale)
 
 
-@pytest.mark.parametrize("name", INIT_CASES)
+@pytest.mark.parametrize("name", sorted(cases.INIT))
 def test_init_matches_torchvision(name):
-    if name not in FAST_INIT and not SLOW:
-        pytest.skip("slow initialisation check (set EMBER_SLOW_TESTS=1)")
     ref = _ref(name)
     ember.manual_seed(cases.SEED)
     with warnings.catch_warnings():
@@ -151,9 +138,12 @@ def test_missing_weights_name_the_file(hub_dir):
     with pytest.raises(RuntimeError, match="squeezenet1_1-b8a52dc0.pth") as info:
         models.squeezenet1_1(weights=models.SqueezeNet1_1_Weights.IMAGENET1K_V1)
     assert expected in str(info.value)
-    with pytest.warns(UserWarning, match="'pretrained' is deprecated"):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         with pytest.raises(RuntimeError, match="squeezenet1_1-b8a52dc0.pth"):
             models.squeezenet1_1(pretrained=True)
+    assert "'pretrained' is deprecated" in str(caught[0].message)
+    assert "`weights=SqueezeNet1_1_Weights.IMAGENET1K_V1`" in str(caught[1].message)
     with pytest.raises(RuntimeError, match="squeezenet1_1-b8a52dc0.pth"):
         models.get_model("squeezenet1_1", weights="DEFAULT")
 
@@ -177,10 +167,16 @@ def test_weights_load_from_the_cache(hub_dir, monkeypatch):
 
 
 def test_legacy_interface():
-    with pytest.warns(UserWarning, match="'pretrained' is deprecated"):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         m = models.squeezenet1_1(pretrained=False, num_classes=7)
     assert m.classifier[1].out_channels == 7
-    with pytest.warns(UserWarning, match="as positional parameter"):
+    assert [str(w.message)[:60] for w in caught] == [
+        "The parameter 'pretrained' is deprecated since 0.13 and may ",
+        "Arguments other than a weight enum or `None` for 'weights' a"]
+    assert "equivalent to passing `weights=None`." in str(caught[1].message)
+    with pytest.warns(UserWarning, match="Using 'weights' and 'progress' as positional "
+                                         "parameter"):
         models.squeezenet1_1(None, True, num_classes=3)
     with pytest.raises(ValueError, match="expected value 1000 but got 10"):
         models.squeezenet1_1(weights="DEFAULT", num_classes=10)

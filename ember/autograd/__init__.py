@@ -106,6 +106,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     inputs = _as_tuple(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if outputs:
+        _check_roots(outputs)  # PyTorch complains about the outputs first
     for t in inputs:
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
@@ -152,14 +154,22 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
                  for i in range(len(inputs)))
 
 
-def Variable(data, requires_grad=False, volatile=False):
-    """Deprecated: Variables and Tensors merged; this returns a Tensor sharing `data`."""
-    if not isinstance(data, _tensor.Tensor):
-        raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
-    t = _tensor._wrap(data._data, data.dtype, data._device)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+class _VariableMeta(type):
+    def __instancecheck__(cls, other):
+        return isinstance(other, _tensor.Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """Deprecated: Variables and Tensors merged. `Variable(t)` returns a Tensor sharing t's
+    data, and every Tensor is an instance of Variable (as in PyTorch)."""
+
+    def __new__(cls, data, requires_grad=False, volatile=False):
+        if not isinstance(data, _tensor.Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        t = _tensor._wrap(data._data, data.dtype, data._device)
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
 
 
 # ---------------------------------------------------------------------- anomaly mode

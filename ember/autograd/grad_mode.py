@@ -65,7 +65,16 @@ class _DecoratorContextManager:
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):
+class _NoParamDecorator(_DecoratorContextManager):
+    """Also usable bare: `@no_grad` as well as `@no_grad()` (PyTorch accepts both)."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecorator):
     """Disable gradient recording inside the block."""
 
     def __init__(self):
@@ -80,7 +89,7 @@ class no_grad(_DecoratorContextManager):
         return False
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoParamDecorator):
     """Enable gradient recording inside the block (inside a no_grad block, say)."""
 
     def __init__(self):

@@ -22,6 +22,9 @@ _FREED_MESSAGE = (
     "calling backward.")
 
 
+# Nodes PyTorch implements in C++ by hand report a namespaced name() (their repr does not).
+_CPP_NAMES = {n: "torch::autograd::" + n for n in ("CopySlices", "CopyBackwards")}
+
 _FREED = ("freed",)  # saved_versions of a node whose saved values backward released
 
 
@@ -54,7 +57,8 @@ class Node:
 
     # --- what PyTorch shows of a node
     def name(self):
-        return self.op.node_name
+        n = self.op.node_name
+        return _CPP_NAMES.get(n, n)
 
     def __repr__(self):
         return f"<{self.op.node_name} object at {hex(id(self))}>"

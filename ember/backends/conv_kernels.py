@@ -107,11 +107,13 @@ def scatter_flat(xp, g, indices, n_positions, overlap):
     Non-overlapping windows hit each position at most once, so plain assignment is exact;
     overlapping ones need an accumulating scatter (bincount on NumPy)."""
     b = g.shape[0]
-    if not overlap:
-        res = xp.zeros((b, n_positions), dtype=g.dtype)
-        xp.put_along_axis(res, indices, g, axis=1)
-        return res
     flat = (indices + (xp.arange(b) * n_positions)[:, None]).ravel()
+    if not overlap:
+        # NOTE: one fancy assignment on the flat array: several times faster than
+        # put_along_axis, which loops over the rows.
+        res = xp.zeros(b * n_positions, dtype=g.dtype)
+        res[flat] = g.ravel()
+        return res.reshape(b, n_positions)
     if xp is np:
         res = np.bincount(flat, weights=g.ravel().astype(np.float64),
                           minlength=b * n_positions)

@@ -1,5 +1,7 @@
 """The op registry and every op family. Importing this registers all ops and binds the
 Tensor methods they export."""
+import warnings
+
 from .._tensor import Tensor
 from . import registry
 from . import (arithmetic, conversion, indexing, linalg, linalg_decomp,  # noqa: F401
@@ -12,7 +14,14 @@ from . import comparison, rounding, select, unary  # noqa: F401
 from . import conv, pooling  # noqa: F401
 from . import rnn_ops  # noqa: F401
 from . import distance, nn_resample  # noqa: F401
+from . import view_inplace  # noqa: F401
 from .registry import METHODS, OPS, PUBLIC  # noqa: F401
+
+
+# NOTE: PyTorch computes 1/0, log(0) or an overflowing cast silently (inf, nan, wrapped
+# values); NumPy would print a RuntimeWarning from inside ember for each. Only warnings raised
+# by ember's own modules are silenced: a user's NumPy code keeps its warnings.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ember\.")
 
 
 def _bind_methods():

@@ -4,6 +4,8 @@ Each op is a registry entry (forward on arrays, VJP in ember ops) plus a public 
 prepares operands with PyTorch's promotion. Broadcast gradients are summed back centrally by
 the engine (`unbroadcast`), never here.
 """
+import numpy as np
+
 from .. import _dtype as dt
 from .._tensor import FAST_TYPES, Tensor, write_out
 from ..backends import array_module
@@ -55,11 +57,26 @@ def _add_vjp(ctx, g):
     return g, (g if alpha == 1 else g * alpha)
 
 
+def _alpha_params(input, other, alpha):
+    """{"alpha": alpha}, or None for the default; PyTorch's checks of alpha's type against
+    the result dtype."""
+    if alpha.__class__ is int and alpha == 1:
+        return None
+    d = result_dtype(input, other)
+    if isinstance(alpha, bool) and d is not dt.bool:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, float) and d.category < 2:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    if isinstance(alpha, complex) and d.category < 3:
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a "
+                           "complex number.")
+    return None if alpha == 1 else {"alpha": alpha}
+
+
 @export(inplace=True)
 def add(input, other, *, alpha=1, out=None):
-    if alpha != 1 and isinstance(input, Tensor) and input.dtype is dt.bool:
-        raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    return binary(_add, input, other, {"alpha": alpha} if alpha != 1 else None, out)
+    return binary(_add, input, other, _alpha_params(input, other, alpha), out)
 
 
 @defop("sub", save=())
@@ -73,17 +90,25 @@ def _sub_vjp(ctx, g):
     return g, -g if alpha == 1 else g * (-alpha)
 
 
+def _is_bool(x):
+    return x.dtype is dt.bool if isinstance(x, Tensor) else isinstance(x, (bool, np.bool_))
+
+
 def _check_bool_sub(input, other):
-    if (isinstance(input, Tensor) and input.dtype is dt.bool) and \
-            (not isinstance(other, Tensor) or other.dtype is dt.bool):
+    a, b = _is_bool(input), _is_bool(other)
+    if a and b:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
+    if a or b:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
+                           "supported. If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.")
 
 
 @export(inplace=True, aliases=("subtract",))
 def sub(input, other, *, alpha=1, out=None):
     _check_bool_sub(input, other)
-    return binary(_sub, input, other, {"alpha": alpha} if alpha != 1 else None, out)
+    return binary(_sub, input, other, _alpha_params(input, other, alpha), out)
 
 
 @export(method=False)

@@ -158,7 +158,16 @@ def _convolution_transpose_vjp(ctx, g):
     geo = (p["stride"], p["padding"], p["dilation"], p["groups"])
     gy = conv_nd(g, w, None, *geo) if ctx.edges[0] is not None else None
     gw = conv_weight_nd(g, y, ctx.in_meta[0][1], *geo) if ctx.edges[1] is not None else None
-    return gy, gw
+    return _crop_to(gy, ctx.in_meta[0][0]), gw
+
+
+def _crop_to(t, shape):
+    """t cut to `shape`: with output_padding (unit stride, dilation > 1) the transpose's
+    output has trailing positions no window reaches, and the adjoint conv of its gradient
+    yields one output per such position, beyond y's extent."""
+    if t is None or tuple(t.shape) == tuple(shape):
+        return t
+    return t[(slice(None), slice(None)) + tuple(slice(0, s) for s in shape[2:])]
 
 
 def conv_transpose_nd(y, w, x_shape, stride, padding, dilation, groups):
@@ -196,7 +205,7 @@ def _convolution_weight_vjp(ctx, g):
     gx = conv_transpose_nd(y, g, ctx.in_meta[0][0], *geo) if ctx.edges[0] is not None \
         else None
     gy = conv_nd(x, g, None, *geo) if ctx.edges[1] is not None else None
-    return gx, gy
+    return gx, _crop_to(gy, ctx.in_meta[0][1])
 
 
 def conv_weight_nd(x, y, w_shape, stride, padding, dilation, groups):

@@ -2,7 +2,7 @@
 from .. import _dtype as dt
 from .._tensor import Tensor, write_out
 from ..backends import array_module
-from ._promote import compute_dtype
+from ._promote import broadcast_error, compute_dtype
 from .registry import defop, dispatch, export
 
 
@@ -83,6 +83,11 @@ def matmul(input, other, *, out=None):
         if len(sb) == 1:
             raise RuntimeError(f"size mismatch, got input ({sa[-2] if len(sa) > 1 else 1}), "
                                f"mat ({_dims(sa)}), vec ({sb[0]})")
+        if len(sa) > 2 or len(sb) > 2:  # PyTorch checks the batch dims first
+            ba, bb = sa[:-2], sb[:-2] if len(sb) > 1 else ()
+            for x, y in zip(reversed(ba), reversed(bb)):
+                if x != y and x != 1 and y != 1:
+                    raise broadcast_error(ba, bb)
         rows = 1
         for s in sa[:-1]:
             rows *= s
@@ -148,13 +153,21 @@ def dot(input, tensor, *, out=None):
     return matmul(input, tensor, out=out)
 
 
+def _matmul_operator(self, other):
+    if not isinstance(other, Tensor):
+        return NotImplemented  # Python then raises its TypeError, as with PyTorch
+    return matmul(self, other)
+
+
 def _rmatmul(self, other):
+    if not isinstance(other, Tensor):
+        return NotImplemented
     return matmul(other, self)
 
 
 def _install():
     from .registry import METHODS
-    METHODS["__matmul__"] = matmul
+    METHODS["__matmul__"] = _matmul_operator
     METHODS["__rmatmul__"] = _rmatmul
 
 

@@ -40,15 +40,68 @@ def _plane_index(xp, offsets, out, ksize_map, spatial):
 
 
 # ---------------------------------------------------------------------- max pooling
+def _floating(dtype):
+    return dtype.kind in "fc" or dtype.name == "bfloat16"
+
+
+def _tiled(ksize, stride, padding, dilation):
+    """Whether the windows tile the input (kernel == stride, no padding or dilation): the
+    common MaxPool2d(2) case, pooled offset by offset without copying windows."""
+    return (ksize == stride and all(d == 1 for d in dilation)
+            and not any(lo or hi for lo, hi in padding) and int(np.prod(ksize)) <= 16)
+
+
+def _tile_offsets(ksize, spatial, out):
+    """Per kernel offset: the strided slice of x it reads and its flat offset in the plane;
+    and the flat index of each window's first element (broadcastable to out)."""
+    fs = [int(np.prod(spatial[d + 1:])) for d in range(len(spatial))]
+    offsets = []
+    for off in np.ndindex(*ksize):
+        sl = tuple(slice(o, o + k * m, k) for o, k, m in zip(off, ksize, out))
+        offsets.append(((Ellipsis,) + sl, sum(o * f for o, f in zip(off, fs))))
+    base = np.zeros((1,) * len(out), dtype=np.int64)
+    for d in range(len(out)):
+        shape = [1] * len(out)
+        shape[d] = out[d]
+        base = base + (np.arange(out[d]) * ksize[d] * fs[d]).reshape(shape)
+    return offsets, base
+
+
+def _max_pool_tiled(xp, x, ksize, out):
+    """Values and plane indices for tiling windows: an elementwise max over the offsets' slices
+    (NaN propagates), then the first offset equal to the max (PyTorch: the last NaN)."""
+    offsets, base = _tile_offsets(ksize, x.shape[2:], out)
+    values = None
+    for sl, _ in offsets:
+        values = x[sl].copy() if values is None else xp.maximum(values, x[sl], out=values)
+    index = xp.full(values.shape, offsets[-1][1], dtype=xp.int64)
+    for sl, flat in offsets[-2::-1]:
+        index = xp.where(x[sl] == values, flat, index)
+    if _floating(values.dtype) and xp.isnan(values).any():
+        for sl, flat in offsets:
+            index = xp.where(xp.isnan(x[sl]), flat, index)
+    index += xp.asarray(base)
+    return values, index
+
+
 @defop("max_pool", node="MaxPool2DWithIndicesBackward0", save=(), num_outputs=2)
 def _max_pool(x, ksize, stride, padding, dilation, out, overlap, saved):
     xp = array_module(x)
+    if _tiled(ksize, stride, padding, dilation) and x.dtype.kind != "b":
+        values, index = _max_pool_tiled(xp, x, ksize, out)
+        saved.append(index)
+        return values, index
     n, c = x.shape[:2]
     xpad = K.pad(xp, x, padding, _lowest(xp, x.dtype))
     win = K.windows(xp, xpad, ksize, stride, dilation, out)
     flat = win.reshape((n, c) + tuple(out) + (-1,))
     arg = flat.argmax(-1)
     values = xp.take_along_axis(flat, arg[..., None], -1)[..., 0]
+    if _floating(values.dtype):
+        nan = xp.isnan(values)
+        if nan.any():  # NOTE: PyTorch's window scan keeps the last NaN, argmax the first
+            last = flat.shape[-1] - 1 - xp.isnan(flat[..., ::-1]).argmax(-1)
+            arg = xp.where(nan, last, arg)
     # flat index = window start (per output position) + offset of the arg inside the window
     spatial = x.shape[2:]
     fs = [int(np.prod(spatial[d + 1:])) for d in range(len(spatial))]

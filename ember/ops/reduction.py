@@ -368,8 +368,13 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {dt.type_name(input.dtype)}")
     if isinstance(p, str):
+        if p == "nuc":
+            from .linalg_norms import matrix_norm
+            r = matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim,
+                            dtype=dtype)
+            return _finish(r, out)
         if p != "fro":
-            raise NotImplementedError(f"norm(p='{p}') is not supported by ember yet")
+            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
         p = 2
     if dtype is not None:
         input = input.to(dtype)

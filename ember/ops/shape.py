@@ -416,8 +416,9 @@ def repeat(self, *sizes):
 
 
 @export
-def tile(input, dims):
-    dims = tuple(dims) if isinstance(dims, (list, tuple, Size)) else (dims,)
+def tile(input, dims, *more):
+    # Tensor.tile(2, 3) takes the dims unpacked, torch.tile(t, (2, 3)) as one sequence
+    dims = tuple(dims) if isinstance(dims, (list, tuple, Size)) else (dims,) + more
     if len(dims) < input._data.ndim:
         dims = (1,) * (input._data.ndim - len(dims)) + dims
     return repeat(input, dims)

@@ -9,8 +9,9 @@ writes them. A view made before its root changed is regenerated the same way the
 feeds an op (the engine compares the shared version counter with the one its node recorded).
 """
 from .._tensor import _wrap
+from ..autograd.grad_mode import state
 from ..backends import array_module, numpy_backend
-from .registry import _record, defop, dispatch
+from .registry import METHODS, PUBLIC, _record, defop, dispatch
 
 _UNSUPPORTED = ("in-place operation on a view of a tensor that requires grad is not "
                 "supported by ember's autograd when the base's memory is not dense; use an "
@@ -120,3 +121,46 @@ def refresh_view(view):
         if idx is not None:
             return _view_node(view, root, idx)
     return view.grad_fn
+
+
+# ---------------------------------------------------------------------- in-place view ops
+def _inplace_view(name, node, nodes=None):
+    """`x.t_()`, `x.squeeze_()`...: x itself takes the view's shape and strides (same memory);
+    its grad_fn becomes the view op's node under PyTorch's in-place overload name."""
+    def method(self, *args, **kwargs):
+        if self._requires_grad and self.grad_fn is None and state.enabled:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+        out = METHODS[name](self, *args, **kwargs)
+        if out is self:
+            return self
+        self._data = out._data
+        self._version.v += 1
+        fn = out.grad_fn
+        if fn is not None:
+            fn.op = fn.op.renamed(node if nodes is None else nodes(*args, **kwargs))
+            fn.view_version = self._version.v
+            self.grad_fn = fn
+            self._output_nr = out._output_nr
+        return self
+    method.__name__ = name + "_"
+    return method
+
+
+def _squeeze_node(dim=None):
+    return ("SqueezeBackward3" if dim is None else
+            "SqueezeBackward5" if isinstance(dim, (tuple, list)) else "SqueezeBackward4")
+
+
+METHODS["squeeze_"] = _inplace_view("squeeze", None, _squeeze_node)
+METHODS["unsqueeze_"] = _inplace_view("unsqueeze", "UnsqueezeBackward1")
+METHODS["t_"] = _inplace_view("t", "TBackward1")
+for _name in ("transpose", "swapaxes", "swapdims"):
+    METHODS[_name + "_"] = _inplace_view(_name, "TransposeBackward1")
+
+
+def detach(input):
+    return input.detach()
+
+
+PUBLIC["detach"] = detach

@@ -1,7 +1,7 @@
 """Op-table entries for ops/arithmetic.py."""
 import numpy as np
 
-from . import ALL_NUMERIC, FLOATS, OpInfo, binary_samples
+from . import ALL_NUMERIC, FLOATS, OpInfo, binary_samples, unary_samples
 
 OPS = [
     OpInfo("add", lambda m, a, b, **k: m.add(a, b, **k), np.add,
@@ -20,4 +20,12 @@ OPS = [
     OpInfo("div_trunc", lambda m, a, b: m.div(a, b, rounding_mode="trunc"),
            lambda a, b: np.trunc(a / b).astype(np.result_type(a, b)),
            binary_samples(low=0.5, high=5), dtypes=FLOATS, grad=False),
+    OpInfo("true_divide", lambda m, a, b: m.true_divide(a, b), np.divide,
+           binary_samples(low=0.5, high=3.0, scalar=2.0), dtypes=FLOATS,
+           inplace="true_divide_"),
+    OpInfo("floor_divide", lambda m, a, b: m.floor_divide(a, b), np.floor_divide,
+           binary_samples(low=1, high=5, scalar=2), dtypes=("int64", "float32", "float64"),
+           grad=False, inplace="floor_divide_"),
+    OpInfo("neg", lambda m, a: m.neg(a), np.negative, unary_samples(),
+           dtypes=("int8", "int64", "float16", "float32", "float64"), inplace="neg_"),
 ]

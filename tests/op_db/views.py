@@ -13,6 +13,14 @@ def _shape_samples(*shapes_and_args):
     return samples
 
 
+def _like_samples(*pairs):
+    """(input shape, other shape): ops shaped like `other` (only input is differentiated)."""
+    def samples(rng, dtype):
+        return [Sample((make_array(rng, tuple(a), dtype, noncontiguous=isinstance(a, list)),
+                        make_array(rng, b, dtype)), grad=(0,)) for a, b in pairs]
+    return samples
+
+
 OPS = [
     OpInfo("reshape", lambda m, x, *s: m.reshape(x, s), lambda x, *s: np.reshape(x, s),
            _shape_samples(((3, 4), (2, 6)), ((3, 4), (-1,)), ((), (1, 1)), ((0, 3), (3, 0)),
@@ -67,4 +75,16 @@ OPS = [
            _shape_samples(((2, 3, 4), (1, 0)),)),
     OpInfo("swapaxes", lambda m, x: m.swapaxes(x, 0, -1), lambda x: np.swapaxes(x, 0, -1),
            _shape_samples(((2, 3, 4), ()), ((3,), ()))),
+    OpInfo("view_as", lambda m, x, o: x.view_as(o), lambda x, o: x.reshape(o.shape),
+           _like_samples(((3, 4), (2, 6)), ((2, 3, 4), (24,)), ((), (1, 1)))),
+    OpInfo("reshape_as", lambda m, x, o: x.reshape_as(o), lambda x, o: x.reshape(o.shape),
+           _like_samples(([3, 4], (2, 6)), ((2, 3, 4), (4, 6)), ((0, 3), (3, 0)))),
+    OpInfo("expand_as", lambda m, x, o: x.expand_as(o),
+           lambda x, o: np.broadcast_to(x, o.shape),
+           _like_samples(((3, 1), (2, 3, 4)), ((), (2, 2)), ((4,), (3, 4)))),
+    OpInfo("unflatten", lambda m, x, d, s: m.unflatten(x, d, s),
+           lambda x, d, s: x.reshape(x.shape[:d % x.ndim] + s + x.shape[d % x.ndim + 1:]),
+           _shape_samples(((3, 4), 1, (2, 2)), ((2, 6, 2), 1, (3, -1)), ([3, 4], -1, (4, 1)),
+                          ((0, 4), 0, (0, 1)))),
 ]
+

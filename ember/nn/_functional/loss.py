@@ -110,15 +110,15 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
                            f"{label_smoothing}")
+    if target.shape == input.shape and not target.dtype.is_floating_point:
+        raise RuntimeError("Expected floating point type for target with class "
+                           f"probabilities, got {ember._dtype.type_name(target.dtype)}")
     class_dim = 0 if input.dim() == 1 else 1
     logp = log_softmax(input, class_dim)
     n_classes = input.shape[class_dim]
     wshape = [1] * input.dim()
     wshape[class_dim] = n_classes
     if target.shape == input.shape:  # class probabilities
-        if not target.dtype.is_floating_point:
-            raise RuntimeError("Expected floating point type for target with class "
-                               f"probabilities, got {ember._dtype.type_name(target.dtype)}")
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / n_classes
         terms = logp * target

@@ -4,6 +4,7 @@ from ...autograd.grad_mode import no_grad
 from .._functional.normalization import normalize
 from ..modules.module import Module
 from . import parametrize
+from ._orthogonal import orthogonal  # noqa: F401
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
@@ -115,8 +116,3 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     parametrize.register_parametrization(module, name,
                                          _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module
-
-
-def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
-    raise NotImplementedError("nn.utils.parametrizations.orthogonal is not implemented in ember "
-                              "yet")

@@ -46,8 +46,11 @@ FORWARD = {
 # initialisers after manual_seed(SEED); torchvision's weights for the same seed are the reference
 INIT = {
     "resnet18": ("resnet18", {}),
+    "resnet50": ("resnet50", {}),
     "squeezenet1_1": ("squeezenet1_1", {}),
+    "mobilenet_v2": ("mobilenet_v2", {}),
     "mobilenet_v3_small": ("mobilenet_v3_small", {}),
+    "mobilenet_v3_large": ("mobilenet_v3_large", {}),
     "efficientnet_b0": ("efficientnet_b0", {}),
     "densenet121": ("densenet121", {}),
     "googlenet": ("googlenet", {"init_weights": True}),
