@@ -275,11 +275,11 @@ def save_load(torch, quick):
 
 @workload("ms/batch: resnet18 inference, batch 8 at 3x224x224")
 def resnet18_inference(torch, quick):
-    try:
-        import torchvision
-        models = torchvision.models
-    except ImportError:
+    if torch.__name__ == "ember":
         models = torch.vision.models
+    else:
+        import torchvision  # the PyTorch side needs torchvision beside torch
+        models = torchvision.models
     torch.manual_seed(0)
     model = models.resnet18().eval()
     size = 64 if quick else 224

@@ -265,3 +265,60 @@ def test_safetensors_interop(tmp_path, torch_mod):
     ours = ember.serialization.load_safetensors(tmp_path / "t.safetensors")
     for k in tensors:
         _same(ours[k], theirs[k])
+
+
+def _resnet_like(lib):
+    """A small torchvision-style ResNet (conv/bn/relu blocks with a downsampling shortcut),
+    written once for either library."""
+    nn = lib.nn
+
+    class Block(nn.Module):
+        def __init__(self, cin, cout, stride):
+            super().__init__()
+            self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+            self.bn1 = nn.BatchNorm2d(cout)
+            self.relu = nn.ReLU(inplace=True)
+            self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+            self.bn2 = nn.BatchNorm2d(cout)
+            self.downsample = None if stride == 1 and cin == cout else nn.Sequential(
+                nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+        def forward(self, x):
+            identity = x if self.downsample is None else self.downsample(x)
+            out = self.relu(self.bn1(self.conv1(x)))
+            return self.relu(self.bn2(self.conv2(out)) + identity)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(3, 8, 3, 1, 1, bias=False)
+            self.bn1 = nn.BatchNorm2d(8)
+            self.relu = nn.ReLU(inplace=True)
+            self.layer1 = nn.Sequential(Block(8, 8, 1), Block(8, 16, 2))
+            self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
+            self.fc = nn.Linear(16, 10)
+
+        def forward(self, x):
+            x = self.layer1(self.relu(self.bn1(self.conv1(x))))
+            return self.fc(lib.flatten(self.avgpool(x), 1))
+    return Net()
+
+
+def test_torch_resnet_state_dict_loads_and_agrees(tmp_path, torch_mod):
+    torch_mod.manual_seed(0)
+    theirs = _resnet_like(torch_mod)
+    theirs.train()
+    with torch_mod.no_grad():  # give the BatchNorm running statistics non-trivial values
+        for _ in range(3):
+            theirs(torch_mod.randn(4, 3, 16, 16))
+    theirs.eval()
+    torch_mod.save(theirs.state_dict(), tmp_path / "resnet.pt")
+    ours = _resnet_like(ember)
+    ours.load_state_dict(ember.load(tmp_path / "resnet.pt"), strict=True)
+    ours.eval()
+    x = np.random.default_rng(0).standard_normal((2, 3, 16, 16)).astype(np.float32)
+    with torch_mod.no_grad():
+        expected = theirs(torch_mod.tensor(x)).numpy()
+    with ember.no_grad():
+        actual = ours(ember.tensor(x)).numpy()
+    np.testing.assert_allclose(actual, expected, rtol=1e-4, atol=1e-5)

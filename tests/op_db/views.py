@@ -84,7 +84,7 @@ OPS = [
            _like_samples(((3, 1), (2, 3, 4)), ((), (2, 2)), ((4,), (3, 4)))),
     OpInfo("unflatten", lambda m, x, d, s: m.unflatten(x, d, s),
            lambda x, d, s: x.reshape(x.shape[:d % x.ndim] + s + x.shape[d % x.ndim + 1:]),
-           _shape_samples(((3, 4), 1, (2, 2)), ((2, 6, 2), 1, (3, -1)), ([3, 4], -1, (4, 1)),
-                          ((0, 4), 0, (0, 1)))),
+           _shape_samples(((3, 4), (1, (2, 2))), ((2, 6, 2), (1, (3, -1))),
+                          ([3, 4], (-1, (4, 1))), ((0, 4), (0, (0, 1))))),
 ]
 
