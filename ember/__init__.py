@@ -20,6 +20,8 @@ from . import ops as _ops
 from .ops.registry import PUBLIC as _PUBLIC
 from . import autograd, cuda, nn, optim, utils  # noqa: F401
 from . import serialization  # noqa: F401
+from . import _nn_aliases
+_nn_aliases.install(globals())
 from . import debug  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from ._random import (Generator, default_generator, get_rng_state,  # noqa: F401

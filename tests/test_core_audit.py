@@ -2,6 +2,7 @@
 wording), in-place ops through views (CopySlices / AsStridedBackward0), in-place view methods,
 and the small API gaps the audit found (detach(), Tensor.tile(*dims), `in`, bare @no_grad,
 Variable, alpha/bool-subtraction checks, silent NumPy warnings)."""
+import os
 import warnings
 
 import numpy as np
@@ -292,8 +293,9 @@ def test_no_numpy_runtime_warnings_from_ember(torch_mod):
         "    np.log(np.zeros(1))\n"
         "print(n_ember, len(w) - n_ember)\n"
         "print('|'.join(str(x) for x in r))\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.splitlines()
+                         check=True, cwd=root).stdout.splitlines()
     assert out[0] == "0 1"  # none from ember; the user's own NumPy call keeps its warning
     want = [torch_mod.tensor([1.0, 0.0, -1.0]) / 0, torch_mod.log(torch_mod.tensor([0.0, -1.0])),
             torch_mod.tensor([1e5]).half() * 1e5, torch_mod.tensor([300.0]).to(torch_mod.int8)]

@@ -163,3 +163,24 @@ def test_ember_run_guard_flag(tmp_path):
     out = subprocess.run([sys.executable, "-m", "ember", "run", "--guard=raise", str(script)],
                          capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 1 and "PitfallError" in out.stderr
+
+
+def test_examples_run_clean_under_the_guard(tmp_path):
+    """No false positives: every example trains under `ember run --guard=raise`."""
+    import glob
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(HERE))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    scripts = sorted(glob.glob(os.path.join(root, "examples", "*.py")))
+    assert scripts
+    for script in scripts:
+        args = [] if script.endswith("fit_line.py") else ["--tiny", "--steps", "3"]
+        out = subprocess.run([sys.executable, "-m", "ember", "run", "--guard=raise", script]
+                             + args, capture_output=True, text=True, env=env, cwd=tmp_path,
+                             timeout=300)
+        assert out.returncode == 0, (script, out.stderr[-2000:])
+        assert "PitfallWarning" not in out.stderr and "[" not in out.stderr.split(
+            "Traceback")[0][:0], script

@@ -285,3 +285,17 @@ def test_checkpoint_sequential_matches_plain():
     checkpoint_sequential(seq, 2, x, use_reentrant=False).pow(2).sum().backward()
     for p, r in zip(seq.parameters(), ref):
         np.testing.assert_allclose(p.grad.numpy(), r.numpy(), rtol=1e-5, atol=1e-7)
+
+
+def test_softmax_family_outside_functional(torch_mod):
+    import numpy as np
+    x = np.random.default_rng(0).standard_normal((3, 4))
+    for make in (lambda lib, t: t.softmax(1), lambda lib, t: t.log_softmax(0),
+                 lambda lib, t: lib.softmax(t, -1), lambda lib, t: lib.log_softmax(t, 1),
+                 lambda lib, t: t.softmax(1, dtype=lib.float32),
+                 lambda lib, t: lib.conv1d(t[None], lib.ones(2, 3, 2, dtype=lib.float64)),
+                 lambda lib, t: lib.dropout(t, 0.5, False)):
+        ours = make(ember, ember.tensor(x))
+        theirs = make(torch_mod, torch_mod.tensor(x))
+        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, atol=1e-7)

@@ -3,7 +3,7 @@ Tensor methods they export."""
 import warnings
 
 from .._tensor import Tensor
-from . import registry
+from . import registry  # noqa: F401
 from . import (arithmetic, conversion, indexing, linalg, linalg_decomp,  # noqa: F401
                linalg_norms, matmul, pointwise, random, reduction, scatter, shape,
                sorting, views)

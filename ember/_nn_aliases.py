@@ -1,0 +1,57 @@
+"""Top-level functions and Tensor methods that PyTorch exposes outside torch.nn.functional
+(torch.softmax, Tensor.log_softmax, torch.conv2d, ...), bound to the nn implementations."""
+from . import _tensor
+from .nn import functional as F
+
+
+def softmax(input, dim, dtype=None):
+    return F.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim, dtype=None):
+    return F.log_softmax(input, dim, dtype=dtype)
+
+
+def _tensor_softmax(self, dim, dtype=None):
+    return F.softmax(self, dim, dtype=dtype)
+
+
+def _tensor_log_softmax(self, dim, dtype=None):
+    return F.log_softmax(self, dim, dtype=dtype)
+
+
+def dropout(input, p, train):
+    return F.dropout(input, p, train)
+
+
+def _tensor_hardshrink(self, lambd=0.5):
+    return F.hardshrink(self, lambd)
+
+
+# Same signature in torch.* as in torch.nn.functional.*.
+SAME_AS_FUNCTIONAL = ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                      "conv_transpose3d", "max_pool1d", "max_pool2d", "max_pool3d",
+                      "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
+                      "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "cosine_similarity",
+                      "pairwise_distance", "pdist", "prelu", "selu", "celu", "rrelu",
+                      "threshold", "hardshrink", "embedding", "layer_norm", "group_norm",
+                      "instance_norm", "alpha_dropout", "feature_alpha_dropout", "bilinear",
+                      "pixel_shuffle", "ctc_loss", "kl_div", "poisson_nll_loss",
+                      "binary_cross_entropy_with_logits", "cosine_embedding_loss",
+                      "hinge_embedding_loss", "margin_ranking_loss", "triplet_margin_loss")
+
+
+def install(namespace):
+    namespace["softmax"] = softmax
+    namespace["log_softmax"] = log_softmax
+    namespace["dropout"] = dropout
+    for name in SAME_AS_FUNCTIONAL:
+        if name not in namespace and hasattr(F, name):
+            namespace[name] = getattr(F, name)
+    T = _tensor.Tensor
+    T.softmax = _tensor_softmax
+    T.log_softmax = _tensor_log_softmax
+    T.hardshrink = _tensor_hardshrink
+    for name in ("prelu", "selu", "celu", "rrelu"):
+        if not hasattr(T, name) and hasattr(F, name):
+            setattr(T, name, getattr(F, name))
