@@ -286,3 +286,42 @@ def resnet18_inference(torch, quick):
     x = torch.randn(2 if quick else 8, 3, size, size)
     with torch.no_grad():
         return _timeit(lambda: model(x), quick=quick, min_runs=2) * 1e3, "ms/batch", False
+
+
+def _rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+@workload("MB: growth of each worker's resident memory over an epoch of a list-of-objects "
+          "dataset (copy-on-read of refcounts), 2 workers")
+def dataloader_worker_rss(torch, quick):
+    n = 2000 if quick else 60000
+    data = torch.utils.data
+
+    class ListDataset(data.Dataset):
+        def __init__(self):
+            rng = np.random.default_rng(0)
+            self.items = [(rng.random(64).tolist(), i % 10) for i in range(n)]
+
+        def __len__(self):
+            return n
+
+        def __getitem__(self, i):
+            values, label = self.items[i]
+            return torch.tensor(values), label
+
+    loader = data.DataLoader(ListDataset(), batch_size=64, num_workers=2)
+    it = iter(loader)
+    next(it)
+    pids = [w.pid for w in it._workers]
+    start = {pid: _rss_mb(pid) for pid in pids}
+    peak = dict(start)
+    for step, _ in enumerate(it):
+        if step % 50 == 0:
+            for pid in pids:
+                peak[pid] = max(peak[pid], _rss_mb(pid))
+    return max(peak[p] - start[p] for p in pids), "MB", False
