@@ -1,7 +1,9 @@
 """Train a word-level LSTM language model with truncated backpropagation through time.
 
 Plain PyTorch: runs with `python lstm_lm.py` (real PyTorch) and with
-`ember run lstm_lm.py` (ember). The text is examples/data/tiny_corpus.txt.
+`ember run lstm_lm.py` (ember). The text is examples/data/tiny_corpus.txt: so little that
+the model learns it by heart, and the validation perplexity (on the last tenth of the text,
+never trained on) rises while the training perplexity falls towards 1: overfitting, shown.
 """
 import argparse
 import math
