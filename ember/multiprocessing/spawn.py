@@ -66,6 +66,11 @@ class ProcessContext:
                 failed = i
                 break
         if failed is None:
+            # NOTE: a child may have died after wait() returned: check every exit code, not
+            # only the ready ones, before calling the job a success.
+            failed = next((i for i, p in enumerate(self.processes)
+                           if p.exitcode not in (None, 0)), None)
+        if failed is None:
             return all(not p.is_alive() for p in self.processes)
         for p in self.processes:
             if p.is_alive():

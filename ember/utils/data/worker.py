@@ -61,6 +61,18 @@ class IterableStop:
         self.worker_id = worker_id
 
 
+def _alive(pid):
+    """Whether the loader's process still exists. NOTE: not os.getppid(): a forkserver
+    worker's parent is the fork server, not the process that iterates the loader."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _seed_everything(seed):
     import numpy as np
 
@@ -97,7 +109,7 @@ def worker_loop(dataset_kind, dataset, index_queue, result_queue, auto_collation
             try:
                 task = index_queue.get(timeout=_POLL_SECONDS)
             except queue.Empty:
-                if os.getppid() != owner_pid:
+                if not _alive(owner_pid):
                     break  # the main process died: do not linger
                 continue
             if task is None:
