@@ -184,3 +184,19 @@ def test_examples_run_clean_under_the_guard(tmp_path):
         assert out.returncode == 0, (script, out.stderr[-2000:])
         assert "PitfallWarning" not in out.stderr and "[" not in out.stderr.split(
             "Traceback")[0][:0], script
+
+
+def test_lossy_writes_into_integer_tensors():
+    a = ember.zeros(3, dtype=ember.int64)
+
+    def copy():
+        a.copy_(ember.tensor([1.5, 2.0, 3.0]))  # MARK-copy
+    _one(_caught(copy), "lossy cast", "1.5", marker="MARK-copy")
+
+    def assign():
+        a[0] = 2.7  # MARK-set
+    _one(_caught(assign), "lossy cast", "2.7", marker="MARK-set")
+
+    def exact():
+        a[1] = 2.0
+    assert _caught(exact) == []

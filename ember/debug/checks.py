@@ -126,9 +126,10 @@ def _check_lossy_cast(inputs, out, result):
             f"{value} to {out[pos] if out.ndim else out[()]}")
 
 
-def check_inplace_cast(target, source):
-    """Called by the in-place protocol: float values written into an integer tensor."""
-    src = source._host()
+def check_inplace_cast(target, source, value=None):
+    """Called where values are written into a tensor (the in-place protocol, copy_,
+    __setitem__): float values truncated into an integer tensor."""
+    src = source._host() if source is not None else np.asarray(value)
     if src.dtype.kind == "f" and target.dtype.category == 1:
         lossy = np.trunc(src) != src
         if lossy.any():

@@ -333,6 +333,9 @@ def scalar_for(dtype, value):
 
 
 def _value_array(self, value):
+    if _guard.enabled and self.dtype.category == 1:
+        from ..debug.checks import check_inplace_cast
+        check_inplace_cast(self, value if isinstance(value, Tensor) else None, value)
     if isinstance(value, Tensor):
         a = value._data
         if value._device != self._device:
@@ -612,3 +615,6 @@ def count_nonzero(input, dim=None):
 
 
 METHODS.update({"__getitem__": getitem, "__setitem__": setitem})
+
+
+from ..debug.state import state as _guard  # noqa: E402
