@@ -291,3 +291,54 @@ def test_bad_arguments():
         DataLoader(Squares(), sampler=SequentialSampler(range(3)), shuffle=True)
     with pytest.raises(ValueError, match="expected unspecified shuffle"):
         DataLoader(Stream(3), shuffle=True)
+
+
+def _init_marks_worker(worker_id):
+    import numpy as _np
+    _np.random.seed(1000 + worker_id)
+
+
+class WorkerSeeded(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        return get_worker_info().id, float(np.random.rand())
+
+
+def test_worker_init_fn_runs_in_each_worker():
+    loader = DataLoader(WorkerSeeded(), batch_size=None, num_workers=2,
+                        worker_init_fn=_init_marks_worker)
+    got = {}
+    for wid, value in loader:
+        got.setdefault(int(wid), []).append(float(value))
+    for wid, values in got.items():
+        expected = np.random.RandomState(1000 + wid).rand(len(values))
+        np.testing.assert_allclose(values, expected)
+
+
+def test_interpreter_exit_mid_epoch_leaves_nothing_behind(tmp_path):
+    import subprocess
+    import sys
+    script = tmp_path / "leave.py"
+    script.write_text(
+        "import os, sys\n"
+        f"sys.path.insert(0, {os.path.dirname(__file__)!r})\n"
+        "import ember\n"
+        "from test_data import Squares\n"
+        "from ember.utils.data import DataLoader\n"
+        "it = iter(DataLoader(Squares(200), batch_size=2, num_workers=2))\n"
+        "next(it)\n"
+        "print(os.getpid(), ' '.join(str(w.pid) for w in it._workers), flush=True)\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + \
+        os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    pid, *workers = (int(p) for p in out.stdout.split())
+    time.sleep(0.5)
+    assert [n for n in os.listdir("/dev/shm") if n.startswith(f"ember_{pid}_")] == []
+    for w in workers:
+        assert not os.path.exists(f"/proc/{w}") or \
+            open(f"/proc/{w}/status").read().find("State:\tZ") >= 0
