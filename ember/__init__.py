@@ -3,7 +3,7 @@ __version__ = "0.1.0"
 
 import builtins as _builtins
 
-from . import _dtype
+from . import _dtype  # noqa: F401
 from ._dtype import (bfloat16, bool, can_cast, cdouble, cfloat, chalf, complex64,  # noqa
                      complex128, double, dtype, finfo, float, float16, float32, float64,
                      get_default_dtype, half, iinfo, int, int8, int16, int32, int64, long,
@@ -16,20 +16,20 @@ from ._creation import *  # noqa: F401,F403
 from ._creation import complex, polar, range  # noqa: F401
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
-from . import ops as _ops
+from . import ops as _ops  # noqa: F401  (registers every op)
 from .ops.registry import PUBLIC as _PUBLIC
 from . import autograd, cuda, nn, optim, utils  # noqa: F401
 from . import serialization  # noqa: F401
 from . import _nn_aliases
-_nn_aliases.install(globals())
 from . import debug  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from ._random import (Generator, default_generator, get_rng_state,  # noqa: F401
                       initial_seed, manual_seed, seed, set_rng_state)
+_nn_aliases.install(globals())
 
 globals().update({k: v for k, v in _PUBLIC.items() if not k.startswith("_")})
 _tensor_module._fn.update(_PUBLIC)
-from . import linalg  # noqa: E402  (after the op table: no public function shadows it)
+from . import linalg  # noqa: E402,F401  (after the op table: no function shadows it)
 from . import accelerator, amp, backends, version  # noqa: E402,F401
 from ._threads import (are_deterministic_algorithms_enabled,  # noqa: E402,F401
                        get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
@@ -59,7 +59,8 @@ def is_nonzero(input):
     return _builtins.bool(input.item())
 
 
-_LAZY_SUBMODULES = ("vision", "distributions", "hub", "jit")  # heavy and rarely needed: imported on first use
+# Heavy and rarely needed: imported on first use.
+_LAZY_SUBMODULES = ("vision", "distributions", "hub", "jit")
 
 
 def __getattr__(name):

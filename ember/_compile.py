@@ -8,7 +8,7 @@ call torch.compile already run unchanged. A Module comes back wrapped as PyTorch
 import builtins
 import functools
 
-__all__ = ["compile", "OptimizedModule"]
+__all__ = ["compile", "OptimizedModule"]  # noqa: F822 (module __getattr__)
 
 _MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
 _BACKENDS = ("inductor", "eager", "aot_eager", "cudagraphs", "onnxrt", "openxla", "tvm")

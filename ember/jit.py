@@ -6,7 +6,8 @@ import warnings
 
 __all__ = ["script", "trace", "trace_module", "save", "load", "ignore", "unused", "export",
            "is_scripting", "is_tracing", "annotate", "Final", "fork", "wait", "freeze",
-           "optimize_for_inference", "interface", "ScriptModule", "ScriptFunction",
+           "optimize_for_inference", "interface", "ScriptModule",  # noqa: F822
+           "ScriptFunction",
            "Attribute", "enable_onednn_fusion", "onednn_fusion_enabled", "strict_fusion",
            "set_fusion_strategy", "optimized_execution", "fuser", "export_opnames"]
 
