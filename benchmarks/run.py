@@ -91,7 +91,7 @@ def print_table(rows, threads):
             continue
         tv = f"{t['median']:10.3g}" if t else f"{'-':>10}"
         ratio = "-"
-        if t:
+        if t and e["median"] and t["median"]:
             faster = e["median"] / t["median"] if e["higher"] else t["median"] / e["median"]
             ratio = f"{faster:.2f}"
         rss = f"{e['rss']:.0f}/{t['rss']:.0f}" if t else f"{e['rss']:.0f}/-"
