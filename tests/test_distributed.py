@@ -89,14 +89,16 @@ def test_rank_exiting_nonzero_ends_the_job():
     assert elapsed < 30
 
 
-def test_launcher_runs_torchrun_program_unchanged():
+def test_launcher_runs_torchrun_program_unchanged(tmp_path):
     _mpiexec()
     cmd = [sys.executable, "-m", "ember", "run", "--nproc-per-node", "2",
            os.path.join(SCRIPTS, "torchrun_style.py")]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=120,
+    env = _env()
+    env["EMBER_TEST_OUT"] = str(tmp_path)  # NOTE: the ranks' stdout can interleave mid-line
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120,
                           cwd=ROOT)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    lines = sorted(line for line in proc.stdout.splitlines() if line.startswith("rank "))
+    lines = sorted((tmp_path / f"rank{r}.txt").read_text() for r in (0, 1))
     # grad of sum(Linear(ones(2, 3))) w.r.t. the weight: 2 per element on every rank
     assert lines == [f"rank {r}/2 local {r} sum 3 grad [[2.0, 2.0, 2.0]]" for r in (0, 1)]
 
@@ -107,12 +109,16 @@ def test_launcher_option_forms(tmp_path):
     assert main(["run", "--nproc_per_node=", "s.py"]) == 2
     _mpiexec()
     script = tmp_path / "env.py"
-    script.write_text("import os\nprint('W', os.environ['RANK'], os.environ['WORLD_SIZE'])\n")
+    script.write_text(
+        "import os\n"
+        "line = 'W ' + os.environ['RANK'] + ' ' + os.environ['WORLD_SIZE']\n"
+        f"open(os.path.join({str(tmp_path)!r}, 'w' + os.environ['RANK']), 'w').write(line)\n")
     proc = subprocess.run([sys.executable, "-m", "ember", "run", "--nproc_per_node=3",
                            str(script)], capture_output=True, text=True, env=_env(),
                           timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert sorted(proc.stdout.split("\n"))[-3:] == ["W 0 3", "W 1 3", "W 2 3"]
+    got = sorted((tmp_path / f"w{r}").read_text() for r in range(3))
+    assert got == ["W 0 3", "W 1 3", "W 2 3"]
 
 
 # ----------------------------------------------------------------------------- one process

@@ -18,6 +18,10 @@ t = torch.tensor([float(rank + 1)])
 dist.all_reduce(t, op=dist.ReduceOp.SUM)
 model = DDP(nn.Linear(3, 1))
 model(torch.ones(2, 3)).sum().backward()
-print(f"rank {rank}/{world_size} local {local_rank} sum {t.item():g} "
-      f"grad {model.module.weight.grad.tolist()}", flush=True)
+line = (f"rank {rank}/{world_size} local {local_rank} sum {t.item():g} "
+        f"grad {model.module.weight.grad.tolist()}")
+print(line, flush=True)
+if os.environ.get("EMBER_TEST_OUT"):  # ranks' stdout may interleave inside mpiexec
+    with open(os.path.join(os.environ["EMBER_TEST_OUT"], f"rank{rank}.txt"), "w") as f:
+        f.write(line)
 dist.destroy_process_group()
