@@ -37,7 +37,7 @@ def numel(input):
 def _finish(array, dtype, device, requires_grad):
     """Move a host array to `device` and wrap it; the end of every constructor."""
     if device.type != "cpu":
-        array = backends.get(device.type).from_host(array)
+        array = backends.to_device(device, array)
     t = _wrap(array, dtype, device)
     if requires_grad:
         if dtype.category < 2:
@@ -189,18 +189,29 @@ def _check_shape(shape, zeros=False):
                                f"{list(shape)}")
 
 
+def _filled_array(xp, shape, value, dtype):
+    if value is None:
+        return xp.empty(shape, dtype=dtype.np)
+    if value == 0:
+        return xp.zeros(shape, dtype=dtype.np)
+    if value == 1:
+        return xp.ones(shape, dtype=dtype.np)
+    return xp.full(shape, value, dtype=dtype.np)
+
+
 def _filled(shape, value, dtype, device, requires_grad, out=None):
     dtype = dtype or dt.get_default_dtype()
     device = placement(device)
-    xp = backends.get(device.type).xp
-    if value is None:
-        array = xp.empty(shape, dtype=dtype.np)
-    elif value == 0:
-        array = xp.zeros(shape, dtype=dtype.np)
-    elif value == 1:
-        array = xp.ones(shape, dtype=dtype.np)
+    if device.type == "cpu":
+        array = _filled_array(np, shape, value, dtype)
     else:
-        array = xp.full(shape, value, dtype=dtype.np)
+        backend = backends.get(device.type)
+        try:
+            with backends.on(device):
+                array = _filled_array(backend.xp, shape, value, dtype)
+        except backend.oom_errors as exc:
+            nbytes = math.prod(shape) * dtype.itemsize
+            raise backend.out_of_memory(exc, device.index, nbytes) from None
     t = _wrap(array, dtype, device)
     if requires_grad:
         if dtype.category < 2:

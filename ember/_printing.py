@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from . import _dtype as dt
+from . import backends
 
 __all__ = ["set_printoptions", "get_printoptions", "printoptions", "tensor_repr"]
 
@@ -146,7 +147,7 @@ def _tensor_str(tensor, indent):
     for axis, is_cut in enumerate(cut):
         if is_cut:
             data = _ends(data, axis, edge)
-    host = tensor._host() if data is tensor._data else _to_host(data, tensor._device)
+    host = tensor._host() if data is tensor._data else backends.to_host(tensor._device, data)
     if tensor.dtype is dt.bfloat16:
         host = host.astype(np.float32)
     flat = host.reshape(-1)
@@ -176,13 +177,6 @@ def _ends(data, axis, edge):
     n = data.shape[axis]
     return array_module(data).concatenate(
         (data[head + (slice(0, edge),)], data[head + (slice(n - edge, n),)]), axis=axis)
-
-
-def _to_host(array, device):
-    if device.type == "cpu":
-        return array
-    from . import backends
-    return backends.get(device.type).to_host(array)
 
 
 def _float_strings(values):

@@ -253,7 +253,10 @@ default_generator = Generator()
 
 
 def manual_seed(seed):
-    """Seed the default generator; returns it (as torch.manual_seed does)."""
+    """Seed the default generator and the CUDA ones; returns the default generator (as
+    torch.manual_seed does)."""
+    from .cuda._random import seed_all_lazily
+    seed_all_lazily(_seed_value(seed))
     return default_generator.manual_seed(seed)
 
 

@@ -499,7 +499,7 @@ class Tensor:
         if self._device.type == "cpu":
             return self._data
         from . import backends
-        return backends.get(self._device.type).to_host(self._data)
+        return backends.to_host(self._device, self._data)
 
     def numpy(self, *, force=False):
         """The array itself (shared memory); `force=True` also detaches and copies to the
@@ -592,7 +592,8 @@ def _zeros_like_meta(node, nr):
     shape, dtype = node.out_meta[nr]
     from . import backends
     xp = backends.get(node.device.type).xp
-    return _wrap(xp.zeros(shape, dtype=dtype.np), dtype, node.device)
+    with backends.on(node.device):
+        return _wrap(xp.zeros(shape, dtype=dtype.np), dtype, node.device)
 
 
 from ._inplace import (_any_requires_grad, _check_multi_view,  # noqa: E402,F401

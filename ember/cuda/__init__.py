@@ -1,58 +1,86 @@
-"""ember.cuda: CUDA through CuPy. Without CuPy or a GPU, is_available() is False."""
+"""ember.cuda (torch.cuda): CUDA through CuPy. Without CuPy or a GPU, is_available() is False
+and the calls that need a device raise PyTorch's error, saying which of the two is missing.
+
+Every call goes through the installed 'cuda' backend (ember/backends/cupy_backend.py, or the
+NumPy stand-in that ember's own tests install), so this file names neither CuPy nor NumPy.
+"""
+from .. import backends as _backends
+from ._memory import (OutOfMemoryError, empty_cache, max_memory_allocated, max_memory_cached,
+                      max_memory_reserved, mem_get_info, memory_allocated, memory_cached,
+                      memory_reserved, memory_stats, memory_summary, reset_max_memory_allocated,
+                      reset_max_memory_cached, reset_peak_memory_stats)
+from ._random import (get_rng_state, get_rng_state_all, initial_seed,
+                      manual_seed, manual_seed_all, seed, seed_all, set_rng_state,
+                      set_rng_state_all)
+from .streams import (Event, Stream, StreamContext, current_stream, default_stream,
+                      set_stream, stream)
 
 __all__ = ["is_available", "device_count", "is_initialized", "init", "is_bf16_supported",
            "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed",
-           "get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all",
-           "synchronize", "empty_cache", "ipc_collect", "current_device", "set_device",
-           "device", "device_of", "get_device_name", "get_device_properties",
+           "default_generators", "get_rng_state", "set_rng_state", "get_rng_state_all",
+           "set_rng_state_all", "synchronize", "empty_cache", "ipc_collect", "current_device",
+           "set_device", "device", "device_of", "get_device_name", "get_device_properties",
            "get_device_capability", "get_arch_list", "mem_get_info", "memory_allocated",
            "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_cached",
-           "max_memory_cached", "memory_stats", "reset_peak_memory_stats",
-           "reset_max_memory_allocated", "reset_max_memory_cached", "amp"]
+           "max_memory_cached", "memory_stats", "memory_summary", "reset_peak_memory_stats",
+           "reset_max_memory_allocated", "reset_max_memory_cached", "OutOfMemoryError",
+           "Stream", "Event", "StreamContext", "stream", "current_stream", "default_stream",
+           "set_stream", "amp"]
 
-_available = None
+_cupy_state = None   # None: not probed yet; else (has_gpu, reason when not)
 
 
-def _probe():
-    global _available
-    if _available is None:
+def _probe_cupy():
+    global _cupy_state
+    if _cupy_state is None:
         try:
             import cupy
-            _available = cupy.cuda.runtime.getDeviceCount() > 0
-        except Exception:
-            _available = False
-    return _available
+        except ImportError:
+            _cupy_state = (False, "CuPy is not installed (pip install 'ember[cuda]')")
+        else:
+            try:
+                count = cupy.cuda.runtime.getDeviceCount()
+            except Exception as exc:   # no driver, an old driver, no device: all mean no GPU
+                _cupy_state = (False, f"CuPy found no usable CUDA GPU ({exc})")
+            else:
+                _cupy_state = (count > 0, "CuPy found no CUDA GPU")
+    return _cupy_state
 
 
 def is_available():
-    """True when CuPy imports and sees a GPU; never raises."""
-    return _probe()
-
-
-def device_count():
-    if not _probe():
-        return 0
-    import cupy
-    return cupy.cuda.runtime.getDeviceCount()
+    """True when CuPy imports and sees a GPU (or the test stand-in is on); never raises."""
+    if "cuda" in _backends.BACKENDS or _backends.standin_requested():
+        return True
+    return _probe_cupy()[0]
 
 
 def _lazy_init():
-    """Install the CuPy backend, or raise PyTorch's error where CUDA is unavailable."""
-    if not _probe():
-        raise AssertionError("Torch not compiled with CUDA enabled")
+    """Install the 'cuda' backend, or raise PyTorch's error naming what is missing."""
+    if "cuda" in _backends.BACKENDS:
+        return
+    count = _backends.standin_requested()
+    if count:
+        from ..backends.standin import StandinBackend
+        _backends.register("cuda", StandinBackend(count))
+        return
+    ok, reason = _probe_cupy()
+    if not ok:
+        raise AssertionError(f"Torch not compiled with CUDA enabled\n(ember: {reason})")
     from ..backends import cupy_backend
     cupy_backend.install()
 
 
-def _require():
-    """PyTorch's CPU build raises this from every call that needs a device."""
-    if not _probe():
-        raise AssertionError("Torch not compiled with CUDA enabled")
+def _backend():
+    _lazy_init()
+    return _backends.BACKENDS["cuda"]
+
+
+def device_count():
+    return _backend().device_count() if is_available() else 0
 
 
 def is_initialized():
-    from ..backends import BACKENDS
-    return _probe() and "cuda" in BACKENDS
+    return "cuda" in _backends.BACKENDS
 
 
 def init():
@@ -60,97 +88,51 @@ def init():
 
 
 def is_bf16_supported(including_emulation=True):
-    return is_available()
+    if not is_available():
+        return False
+    return including_emulation or _backend().properties(current_device())["major"] >= 8
 
 
 def get_arch_list():
-    return []
-
-
-# ---------------------------------------------------------------------- random
-# NOTE: CuPy's generator is not PyTorch's CUDA stream; seeding it still makes GPU runs
-# repeatable. Without a GPU, seeding is silently ignored, as in PyTorch.
-def manual_seed(seed):
-    if is_available():
-        import cupy
-        cupy.random.seed(int(seed) & 0xFFFFFFFF)
-
-
-manual_seed_all = manual_seed
-
-
-def seed():
-    if is_available():
-        import cupy
-        cupy.random.seed()
-
-
-seed_all = seed
-
-
-def initial_seed():
-    _require()
-    raise RuntimeError("ember.cuda.initial_seed: CuPy's generator does not report its seed")
-
-
-def get_rng_state(device="cuda"):
-    _require()
-    raise RuntimeError("ember.cuda.get_rng_state: CuPy's generator state cannot be saved")
-
-
-def set_rng_state(new_state, device="cuda"):
-    if is_available():
-        raise RuntimeError("ember.cuda.set_rng_state: CuPy's generator state cannot be set")
-
-
-def get_rng_state_all():
-    return [get_rng_state(i) for i in range(device_count())]
-
-
-def set_rng_state_all(new_states):
-    for i, state in enumerate(new_states):
-        set_rng_state(state, i)
-
-
-# ---------------------------------------------------------------------- devices
-def synchronize(device=None):
-    _require()
-    import cupy
-    cupy.cuda.Device().synchronize()
-
-
-def empty_cache():
-    if is_available():
-        import cupy
-        cupy.get_default_memory_pool().free_all_blocks()
+    if not is_available():
+        return []
+    major, minor = get_device_capability()
+    return [f"sm_{major}{minor}"]
 
 
 def ipc_collect():
-    _require()
+    _lazy_init()
+
+
+# ---------------------------------------------------------------------- devices
+def _index(device, optional=True):
+    """A device index from an int, a string, an ember.device or None (the current one)."""
+    from .._device import device as device_cls
+    if device is None or device == "cuda":
+        return None if optional else current_device()
+    if isinstance(device, int) and not isinstance(device, bool):
+        return device
+    d = device if isinstance(device, device_cls) else device_cls(device)
+    if d.type != "cuda":
+        raise ValueError(f"Expected a cuda device, but got: {d}")
+    return d.index
 
 
 def current_device():
-    _lazy_init()
-    import cupy
-    return cupy.cuda.Device().id
-
-
-def _index(device):
-    from .._device import device as dev
-    if device is None:
-        return None
-    if isinstance(device, int):
-        return device
-    return dev(device).index
+    return _backend().current_index()
 
 
 def set_device(device):
+    """Make `device` current; a negative index does nothing, as in PyTorch."""
     idx = _index(device)
     if idx is None or idx < 0:
         return
-    _require()
-    import cupy
-    cupy.cuda.Device(idx).use()
+    _backend().set_current(idx)
+
+
+def synchronize(device=None):
+    backend = _backend()
+    backend.synchronize(backend.check_index(_index(device)))
 
 
 class device:
@@ -163,7 +145,7 @@ class device:
     def __enter__(self):
         if self.idx is None or self.idx < 0:
             return
-        if not _probe():
+        if not is_available():
             raise RuntimeError("PyTorch was compiled without CUDA support")
         self.prev_idx = current_device()
         set_device(self.idx)
@@ -182,100 +164,38 @@ class device_of(device):
         super().__init__(d.index if d.type == "cuda" else -1)
 
 
-def _props(device):
-    _lazy_init()
-    import cupy
-    idx = _index(device)
-    return cupy.cuda.runtime.getDeviceProperties(current_device() if idx is None else idx)
+class _CudaDeviceProperties:
+    """What get_device_properties returns: name, major, minor, total_memory,
+    multi_processor_count, with PyTorch's repr."""
 
+    def __init__(self, props):
+        self.__dict__.update(props)
 
-def get_device_name(device=None):
-    name = _props(device)["name"]
-    return name.decode() if isinstance(name, bytes) else name
-
-
-def get_device_capability(device=None):
-    p = _props(device)
-    return p["major"], p["minor"]
+    def __repr__(self):
+        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, "
+                f"minor={self.minor}, total_memory={self.total_memory // 2**20}MB, "
+                f"multi_processor_count={self.multi_processor_count})")
 
 
 def get_device_properties(device=None):
-    """CuPy's property dict exposed as attributes (name, total_memory, major, minor...)."""
-    from types import SimpleNamespace
-    p = dict(_props(device))
-    name = p.get("name", b"")
-    p["name"] = name.decode() if isinstance(name, bytes) else name
-    p["total_memory"] = p.get("totalGlobalMem", 0)
-    p["multi_processor_count"] = p.get("multiProcessorCount", 0)
-    return SimpleNamespace(**p)
+    backend = _backend()
+    return _CudaDeviceProperties(backend.properties(backend.check_index(_index(device))))
 
 
-def mem_get_info(device=None):
-    _require()
-    import cupy
-    return cupy.cuda.runtime.memGetInfo()
+def get_device_name(device=None):
+    return get_device_properties(device).name
 
 
-# ---------------------------------------------------------------------- memory statistics
-# Without a GPU these report 0 (an empty dict for memory_stats), as PyTorch's CPU build does.
-_peak = {"allocated": 0, "reserved": 0}
-
-
-def memory_allocated(device=None):
-    if not is_available():
-        return 0
-    import cupy
-    used = cupy.get_default_memory_pool().used_bytes()
-    _peak["allocated"] = max(_peak["allocated"], used)
-    return used
-
-
-def memory_reserved(device=None):
-    if not is_available():
-        return 0
-    import cupy
-    total = cupy.get_default_memory_pool().total_bytes()
-    _peak["reserved"] = max(_peak["reserved"], total)
-    return total
-
-
-def max_memory_allocated(device=None):
-    return max(memory_allocated(device), _peak["allocated"])
-
-
-def max_memory_reserved(device=None):
-    return max(memory_reserved(device), _peak["reserved"])
-
-
-def memory_cached(device=None):
-    return memory_reserved(device)
-
-
-def max_memory_cached(device=None):
-    return max_memory_reserved(device)
-
-
-def memory_stats(device=None):
-    from collections import OrderedDict
-    if not is_available():
-        return OrderedDict()
-    return OrderedDict([("allocated_bytes.all.current", memory_allocated(device)),
-                        ("allocated_bytes.all.peak", max_memory_allocated(device)),
-                        ("reserved_bytes.all.current", memory_reserved(device)),
-                        ("reserved_bytes.all.peak", max_memory_reserved(device))])
-
-
-def reset_peak_memory_stats(device=None):
-    _require()
-    _peak["allocated"] = _peak["reserved"] = 0
-
-
-reset_max_memory_allocated = reset_peak_memory_stats
-reset_max_memory_cached = reset_peak_memory_stats
+def get_device_capability(device=None):
+    p = get_device_properties(device)
+    return p.major, p.minor
 
 
 def __getattr__(name):
     if name == "amp":   # imported on first use: `import ember` stays light
         import importlib
         return importlib.import_module(__name__ + ".amp")
+    if name == "default_generators":   # one per device, so it depends on the machine
+        from ._random import generator
+        return tuple(generator(i) for i in range(device_count()))
     raise AttributeError(f"module 'ember.cuda' has no attribute '{name}'")

@@ -41,10 +41,10 @@ def _buffer(t):
             a[...] = c
         return c, writeback
     from .. import backends
-    h = np.ascontiguousarray(backends.get(t._device.type).to_host(a))
+    h = np.ascontiguousarray(backends.to_host(t._device, a))
 
     def writeback():
-        a[...] = backends.get(t._device.type).from_host(h)
+        a[...] = backends.to_device(t._device, h)
     return h, writeback
 
 
@@ -273,18 +273,14 @@ def _unstack_into(outputs, flat):
     """Copy the blocks of `flat` (len(outputs) x block) into `outputs`."""
     from .. import backends
     for t, block in zip(outputs, flat):
-        if t._device.type == "cpu":
-            t._data[...] = block.reshape(t._data.shape)
-        else:
-            t._data[...] = backends.get(t._device.type).from_host(block.reshape(t._data.shape))
+        t._data[...] = backends.to_device(t._device, block.reshape(t._data.shape))
         _bump(t)
 
 
 def _stacked(tensors):
     """One contiguous host array (len x elements) holding `tensors` (a copy)."""
     from .. import backends
-    rows = [t._data if t._device.type == "cpu" else
-            backends.get(t._device.type).to_host(t._data) for t in tensors]
+    rows = [backends.to_host(t._device, t._data) for t in tensors]
     return np.stack([np.asarray(r).reshape(-1) for r in rows])
 
 

@@ -24,8 +24,7 @@ def _to_copy_vjp(ctx, g):
 
 @defop("_to_device", node="ToCopyBackward0", save=())
 def _to_device(a, source, target):
-    host = backends.get(source).to_host(a)
-    return backends.get(target).from_host(host)
+    return backends.to_device(target, backends.to_host(source, a))
 
 
 @_to_device.defvjp
@@ -45,8 +44,8 @@ def move(input, device, copy=False):
     if device == input._device and not copy:
         return input
     backends.get(device.type)  # PyTorch's error for an unavailable device, before any work
-    out = dispatch(_to_device, (input,), {"source": input._device.type,
-                                          "target": device.type}, input.dtype)
+    out = dispatch(_to_device, (input,), {"source": input._device, "target": device},
+                   input.dtype)
     out._device = device
     return out
 

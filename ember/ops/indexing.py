@@ -49,7 +49,7 @@ def _index_array(k, device):
             raise _tensor_index_error()
         a = k._data
         if k._device != device:
-            a = backends.get(device.type).from_host(k._host())
+            a = backends.to_device(device, k._host())
         return a
     a = np.asarray(k)
     if a.dtype.kind == "f" and a.size == 0:
@@ -57,7 +57,7 @@ def _index_array(k, device):
     elif a.dtype.kind not in "biu":
         raise _tensor_index_error() if isinstance(k, np.ndarray) else _bad_index(k)
     if device.type != "cpu":
-        a = backends.get(device.type).from_host(a)
+        a = backends.to_device(device, a)
     return a
 
 
@@ -339,7 +339,7 @@ def _value_array(self, value):
     if isinstance(value, Tensor):
         a = value._data
         if value._device != self._device:
-            a = backends.get(self._device.type).from_host(value._host())
+            a = backends.to_device(self._device, value._host())
         if value.dtype is not self.dtype:
             a = a.astype(self.dtype.np)
         return a

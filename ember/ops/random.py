@@ -16,7 +16,7 @@ from .. import _dtype as dt
 from .. import _random_dist as rd
 from .. import backends
 from .._creation import _size_args
-from .._device import as_device
+from .._device import CPU, as_device, placement
 from .._random import Generator, default_generator
 from .._tensor import Tensor, _wrap, write_out
 from ..autograd.grad_mode import state
@@ -25,12 +25,39 @@ from .registry import export
 _F64 = np.float64
 
 
-def _gen(generator):
+class _Checked:
+    """A generator already resolved for the device its numbers go to: constructors draw on
+    the host and then move, so the host sampler must not check it against the cpu."""
+    __slots__ = ("generator",)
+
+    def __init__(self, generator):
+        self.generator = generator
+
+
+def _gen(generator, device=CPU):
+    """The generator drawing numbers for `device`: `generator`, or the device's default (the
+    CPU one, or that of the CUDA device), with PyTorch's error for a mismatched device."""
     if generator is None:
-        return default_generator
+        if device.type == "cpu":
+            return default_generator
+        from ..cuda._random import generator as cuda_generator
+        return cuda_generator(device.index or 0)
+    if type(generator) is _Checked:
+        return generator.generator
     if not isinstance(generator, Generator):
         raise TypeError(f"expected a Generator, but got {type(generator).__name__}")
+    if generator.device.type != device.type:
+        raise RuntimeError(f"Expected a '{device.type}' device type for generator but found "
+                           f"'{generator.device.type}'")
     return generator
+
+
+def _for(generator, device):
+    """`generator=` for a host sampler whose numbers end on `device` (None: the cpu)."""
+    device = placement(device) if device is not None else CPU
+    if device.type == "cpu":
+        return generator
+    return _Checked(_gen(generator, device))
 
 
 def _not_implemented(kernel, dtype):
@@ -59,8 +86,8 @@ def _commit(self, values):
     if values.dtype == _F64 and self.dtype in (dt.float16, dt.bfloat16):
         values = values.astype(np.float32)   # NOTE: PyTorch's double -> float -> half
     if self._device.type != "cpu":
-        values = backends.get(self._device.type).from_host(
-            np.ascontiguousarray(values).astype(self.dtype.np, copy=False))
+        values = backends.to_device(
+            self._device, np.ascontiguousarray(values).astype(self.dtype.np, copy=False))
         target = data
     else:
         target = data.transpose(_order_perm(data))
@@ -94,7 +121,8 @@ def uniform_(self, from_=0, to=1, *, generator=None, **kwargs):
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={_fmt(from_)} > to={_fmt(to)}")
-    return _commit(self, _uniform_values(_gen(generator), self._data.size, self.dtype,
+    gen = _gen(generator, self._device)
+    return _commit(self, _uniform_values(gen, self._data.size, self.dtype,
                                          from_, to))
 
 
@@ -118,7 +146,7 @@ def normal_(self, mean=0, std=1, *, generator=None):
     _check_std(std)
     if self.dtype.category != 2:
         raise _not_implemented("normal_kernel_cpu", self.dtype)
-    return _commit(self, _normal_values(_gen(generator), self, mean, std))
+    return _commit(self, _normal_values(_gen(generator, self._device), self, mean, std))
 
 
 # ---------------------------------------------------------------------- other samplers
@@ -129,14 +157,14 @@ def exponential_(self, lambd=1, *, generator=None):
                            f"{dt.type_name(self.dtype)}")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
-    u = _gen(generator).uniform_double(self._data.size)
+    u = _gen(generator, self._device).uniform_double(self._data.size)
     return _commit(self, (-1.0 / lambd) * np.log1p(-u))
 
 
 def geometric_(self, p, *, generator=None):
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
-    u = _gen(generator).uniform_double(self._data.size)
+    u = _gen(generator, self._device).uniform_double(self._data.size)
     with np.errstate(divide="ignore", invalid="ignore"):
         return _commit(self, np.ceil(np.log(u) / np.log1p(-p)))
 
@@ -145,7 +173,7 @@ def log_normal_(self, mean=1, std=2, *, generator=None):
     _check_float(self, "log_normal_cpu")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
-    z = _gen(generator).normal_double(self._data.size)
+    z = _gen(generator, self._device).normal_double(self._data.size)
     with np.errstate(over="ignore"):
         return _commit(self, np.exp(rd.affine(z, float(std), float(mean), _F64)))
 
@@ -154,7 +182,7 @@ def cauchy_(self, median=0, sigma=1, *, generator=None):
     _check_float(self, "cauchy_cpu")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
-    u = _gen(generator).uniform_double(self._data.size)
+    u = _gen(generator, self._device).uniform_double(self._data.size)
     t = np.tan(np.pi * (u - 0.5))
     return _commit(self, rd.affine(t, float(sigma), float(median), _F64))
 
@@ -162,7 +190,7 @@ def cauchy_(self, median=0, sigma=1, *, generator=None):
 def _bernoulli_scalar(self, p, generator):
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
-    return _commit(self, _gen(generator).uniform_double(self._data.size) < p)
+    return _commit(self, _gen(generator, self._device).uniform_double(self._data.size) < p)
 
 
 def _bernoulli_tensor(self, p, generator):
@@ -183,7 +211,7 @@ def _bernoulli_tensor(self, p, generator):
     if self._device.type == "cpu":
         pa = pa.transpose(_order_perm(self._data))
     n = self._data.size
-    gen = _gen(generator)
+    gen = _gen(generator, self._device)
     if p.dtype is dt.float64:
         u = gen.uniform_double(n)
     else:
@@ -234,7 +262,7 @@ def random_(self, *args, generator=None, **kwargs):
     random_(from, to): [from, to); random_(from, None): [from, dtype's largest]."""
     if "from" in kwargs or "to" in kwargs:
         args = (kwargs.pop("from", 0), kwargs.pop("to", None))
-    gen = _gen(generator)
+    gen = _gen(generator, self._device)
     dtype = self.dtype
     n = self._data.size
     if dtype.category == 3:
@@ -287,7 +315,7 @@ def _new(name, size, dtype, device, default=None):
 def _finish(t, device, requires_grad, out):
     device = as_device(device) if device is not None else None
     if device is not None and device.type != "cpu":
-        t = _wrap(backends.get(device.type).from_host(t._data), t.dtype, device)
+        t = _wrap(backends.to_device(device, t._data), t.dtype, device)
     if requires_grad:
         t.requires_grad_(True)
     if out is not None:
@@ -305,14 +333,16 @@ def _size_from(size, kwargs):
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False, **kwargs):
     t = _new("rand", _size_from(size, kwargs), dtype, device)
-    return _finish(uniform_(t, 0, 1, generator=generator), device, requires_grad, out)
+    return _finish(uniform_(t, 0, 1, generator=_for(generator, device)), device,
+                   requires_grad, out)
 
 
 @export(method=False)
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False, **kwargs):
     t = _new("randn", _size_from(size, kwargs), dtype, device)
-    return _finish(normal_(t, 0, 1, generator=generator), device, requires_grad, out)
+    return _finish(normal_(t, 0, 1, generator=_for(generator, device)), device,
+                   requires_grad, out)
 
 
 def _like(input, dtype):
@@ -327,15 +357,17 @@ def _like_device(input, device):
 @export(method=False)
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
-    t = uniform_(_like(input, dtype), 0, 1, generator=generator)
-    return _finish(t, _like_device(input, device), requires_grad, None)
+    device = _like_device(input, device)
+    t = uniform_(_like(input, dtype), 0, 1, generator=_for(generator, device))
+    return _finish(t, device, requires_grad, None)
 
 
 @export(method=False)
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=None):
-    t = normal_(_like(input, dtype), 0, 1, generator=generator)
-    return _finish(t, _like_device(input, device), requires_grad, None)
+    device = _like_device(input, device)
+    t = normal_(_like(input, dtype), 0, 1, generator=_for(generator, device))
+    return _finish(t, device, requires_grad, None)
 
 
 def _randint_args(args, kwargs, fn):
@@ -361,8 +393,8 @@ def randint(*args, generator=None, out=None, dtype=None, layout=None, device=Non
     if size is None:
         raise TypeError("randint() missing required argument 'size'")
     t = _new("randint", (size,), dtype, device, default=dt.int64)
-    return _finish(random_(t, int(low), int(high), generator=generator), device,
-                   requires_grad, out)
+    return _finish(random_(t, int(low), int(high), generator=_for(generator, device)),
+                   device, requires_grad, out)
 
 
 @export(method=False)
@@ -377,8 +409,10 @@ def randint_like(input, *args, generator=None, dtype=None, layout=None, device=N
             raise TypeError("randint_like() missing required argument 'high'")
         if args:
             low = args.pop()
-    t = random_(_like(input, dtype), int(low or 0), int(high), generator=generator)
-    return _finish(t, _like_device(input, device), requires_grad, None)
+    device = _like_device(input, device)
+    t = random_(_like(input, dtype), int(low or 0), int(high),
+                generator=_for(generator, device))
+    return _finish(t, device, requires_grad, None)
 
 
 @export(method=False)
@@ -388,7 +422,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dtype = dtype or dt.int64
-    gen = _gen(generator)
+    gen = _gen(generator, placement(device) if device is not None else CPU)
     if n < 0xFFFFFFFF // 20:
         z = (gen.random_uint32(builtins.max(n - 1, 0)).astype(np.int64)
              % np.arange(n, 1, -1, dtype=np.int64))
@@ -415,7 +449,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
             raise TypeError("normal() missing required argument 'size'")
         _check_std(std)
         t = _new("normal", (size,), dtype, device)
-        return _finish(normal_(t, mean, std, generator=generator), device, requires_grad, out)
+        return _finish(normal_(t, mean, std, generator=_for(generator, device)), device,
+                       requires_grad, out)
     if st:
         sa = std._host()
         if sa.size and not (sa >= 0).all():
@@ -423,6 +458,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     else:
         _check_std(std)
     ref = mean if mt else std
+    generator = _for(generator, ref._device)
     shape = np.broadcast_shapes(mean.shape if mt else (), std.shape if st else ())
     t = _wrap(np.empty(shape, dtype=ref.dtype.np), ref.dtype)
     # NOTE: PyTorch samples N(0, std) (or N(0, 1)), then scales and shifts in place in the
@@ -453,11 +489,11 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     if p is None:
         t = _like(input, None)
         if input._device.type != "cpu":
-            t = _wrap(backends.get(input._device.type).from_host(t._data), t.dtype,
+            t = _wrap(backends.to_device(input._device, t._data), t.dtype,
                       input._device)
         _bernoulli_tensor(t, input, generator)
     else:
-        t = bernoulli_(_like(input, None), p, generator=generator)
+        t = bernoulli_(_like(input, None), p, generator=_for(generator, input._device))
     return write_out(t, out) if out is not None else t
 
 
@@ -476,7 +512,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
                            "replacement")
     if n_cat > (1 << 24):
         raise RuntimeError("number of categories cannot exceed 2^24")
-    gen = _gen(generator)
+    gen = _gen(generator, input._device)
     probs = input._host()
     rows = probs.reshape(-1, n_cat)
     if not replacement or num_samples == 1:
@@ -499,7 +535,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     idx = idx.astype(np.int64).reshape(probs.shape[:-1] + (num_samples,))
     t = _wrap(idx, dt.int64)
     if input._device.type != "cpu":
-        t = _wrap(backends.get(input._device.type).from_host(idx), dt.int64, input._device)
+        t = _wrap(backends.to_device(input._device, idx), dt.int64, input._device)
     return write_out(t, out) if out is not None else t
 
 

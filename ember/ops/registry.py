@@ -7,6 +7,7 @@ graph node; optional instruments (the pitfall guard, anomaly mode) hook in there
 """
 import numpy as np
 
+from .. import backends
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import get_accumulator
 from .._dtype import from_numpy_dtype
@@ -122,11 +123,18 @@ def dispatch(op, inputs, params=_EMPTY, dtype=None, arrays=None):
                 raise _device_error(device, x._device)
             if x._requires_grad:
                 needs_grad = True
+    if device is not None and device.index is not None and \
+            device.index != backends.current_gpu[0]:
+        with backends.get(device.type).guard(device.index):   # a GPU other than the current
+            return dispatch(op, inputs, params, dtype, arrays)
     if _autocast.active:   # a module int: zero cost when no autocast region is open
         inputs, arrays, dtype = _autocast.apply(op, inputs, arrays, dtype)
     if arrays is None:
         arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
-    out = op.forward(*arrays, **params)
+    try:
+        out = op.forward(*arrays, **params)
+    except backends.oom_errors as exc:   # (evaluated only when something was raised)
+        raise _out_of_memory(exc, device) from None
     if op.num_outputs == 1:
         result = _wrap_out(out, dtype, device)
         if op.view:
@@ -150,6 +158,13 @@ def dispatch(op, inputs, params=_EMPTY, dtype=None, arrays=None):
         for instrument in instruments:
             instrument(op, inputs, params, results[0])
     return results
+
+
+def _out_of_memory(exc, device):
+    """A GPU allocation failure as ember.cuda.OutOfMemoryError; anything else unchanged."""
+    if device is None or device.type == "cpu":
+        return exc
+    return backends.get(device.type).out_of_memory(exc, device.index)
 
 
 def _wrap_out(out, dtype, device):
