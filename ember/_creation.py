@@ -67,7 +67,15 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     else:
         dev = CPU if device is None else placement(device)
     array, dtype = data_to_array(data, dtype)
-    return _finish(array, dtype, dev, requires_grad)
+    return _pinned(_finish(array, dtype, dev, requires_grad), pin_memory)
+
+
+def _pinned(t, pin_memory):
+    """`pin_memory=True` of a constructor (see ops/conversion.py)."""
+    if not pin_memory:
+        return t
+    from .ops.conversion import pinned_if
+    return pinned_if(t, pin_memory)
 
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -240,21 +248,21 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
           pin_memory=False, **kwargs):
     shape = _sized("zeros", size, kwargs)
     _check_shape(shape, zeros=True)
-    return _filled(shape, 0, dtype, device, requires_grad, out)
+    return _pinned(_filled(shape, 0, dtype, device, requires_grad, out), pin_memory)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False, **kwargs):
     shape = _sized("ones", size, kwargs)
     _check_shape(shape)
-    return _filled(shape, 1, dtype, device, requires_grad, out)
+    return _pinned(_filled(shape, 1, dtype, device, requires_grad, out), pin_memory)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None, **kwargs):
     shape = _sized("empty", size, kwargs)
     _check_shape(shape)
-    return _filled(shape, None, dtype, device, requires_grad, out)
+    return _pinned(_filled(shape, None, dtype, device, requires_grad, out), pin_memory)
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -262,7 +270,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     # NOTE: ember tensors are NumPy arrays; the strides asked for are not honoured.
     shape = _size_args("empty_strided", (size,))
     _check_shape(shape)
-    return _filled(shape, None, dtype, device, requires_grad)
+    return _pinned(_filled(shape, None, dtype, device, requires_grad), pin_memory)
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,

@@ -559,9 +559,10 @@ def _as_subclass(t, cls):
 
 
 def _rebuild(array, dtype_name, device, requires_grad):
-    t = _wrap(array, dt._BY_NAME[dtype_name])
-    if device != "cpu":
-        t = _fn["_to_device"](t, device)
+    from . import backends
+    from ._device import device as device_cls
+    where = device_cls(device)
+    t = _wrap(backends.to_device(where, array), dt._BY_NAME[dtype_name], where)
     t._requires_grad = requires_grad
     return t
 

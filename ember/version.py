@@ -3,9 +3,9 @@ from . import __version__  # noqa: F401
 
 __all__ = ["__version__", "cuda", "hip", "xpu", "rocm", "debug", "git_version"]
 
-# NOTE: None as on PyTorch's CPU build: programs test `torch.version.cuda is not None` to
-# decide whether CUDA code paths exist. ember's CUDA support (CuPy) is an optional extra.
-cuda = None
+# NOTE: `cuda` (below, computed on first use) is the CUDA runtime version of the installed
+# CuPy ('12.8'), or None without CuPy, as on PyTorch's CPU build: programs test
+# `torch.version.cuda is not None` to decide whether CUDA code paths exist.
 hip = None
 xpu = None
 rocm = None
@@ -30,3 +30,22 @@ def _git_version():
 
 
 git_version = _git_version()
+
+
+def _cuda_version():
+    from . import backends
+    backend = backends.BACKENDS.get("cuda")
+    if backend is not None:
+        return backend.runtime_version
+    try:
+        import cupy
+        version = cupy.cuda.runtime.runtimeGetVersion()
+    except Exception:   # no CuPy, or no CUDA runtime library it can load
+        return None
+    return f"{version // 1000}.{version % 1000 // 10}"
+
+
+def __getattr__(name):
+    if name == "cuda":
+        return _cuda_version()
+    raise AttributeError(f"module 'ember.version' has no attribute '{name}'")

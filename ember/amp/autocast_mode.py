@@ -23,9 +23,19 @@ __all__ = ["autocast", "is_autocast_available", "custom_fwd", "custom_bwd"]
 
 active = 0   # open enabled regions over all threads: the registry's cheap check
 
-LOWER = frozenset({"matmul", "convolution", "convolution_transpose", "einsum"})
-FP32 = frozenset({"prod", "prod_dim", "trace", "linalg_inv", "linalg_cholesky", "linalg_pinv",
-                  "linalg_solve", "linalg_svd", "linalg_qr", "linalg_eigh"})
+# PyTorch's autocast op lists, per device type, in ember's registry names (linear, mm, bmm,
+# addmm... are `matmul`; conv1d/2d/3d `convolution`; softmax, log_softmax and the losses are
+# built from exp/log/logsumexp/sum, which CUDA's list keeps in float32).
+_LOWER_CPU = frozenset({"matmul", "convolution", "convolution_transpose", "einsum"})
+_FP32_CPU = frozenset({"prod", "prod_dim", "trace", "linalg_inv", "linalg_cholesky",
+                       "linalg_pinv", "linalg_solve", "linalg_svd", "linalg_qr", "linalg_eigh"})
+LOWER = {"cpu": _LOWER_CPU, "cuda": _LOWER_CPU | {"lstm_cell"}}
+FP32 = {"cpu": _FP32_CPU,
+        "cuda": _FP32_CPU | {"acos", "asin", "cosh", "sinh", "tan", "erfinv", "exp", "expm1",
+                             "log", "log10", "log1p", "log2", "pow", "pow_scalar_base",
+                             "pow_tensor", "reciprocal", "rsqrt", "sum", "cumsum", "cumprod",
+                             "norm", "linalg_vector_norm", "logsumexp", "native_layer_norm"}}
+_LISTED = frozenset().union(*LOWER.values(), *FP32.values())
 
 
 class _State(threading.local):
@@ -166,12 +176,14 @@ def apply(op, inputs, arrays, dtype):
     """(inputs, arrays, dtype) for `op` under the thread's autocast state (unchanged when the
     op has no policy or no region is open on this thread)."""
     name = op.name
-    lower = name in LOWER
-    if not lower and name not in FP32:
+    if name not in _LISTED:
         return inputs, arrays, dtype
     from .._tensor import Tensor
     device = next((x._device.type for x in inputs if isinstance(x, Tensor)), None)
     if device is None or not _state.enabled.get(device, False):
+        return inputs, arrays, dtype
+    lower = name in LOWER[device]
+    if not lower and name not in FP32[device]:
         return inputs, arrays, dtype
     if lower:
         target = _state.dtype[device]

@@ -5,6 +5,7 @@ streams and events are ember.cuda's, and pinned host memory comes from CuPy's pi
 """
 import numpy as np
 
+from . import current_gpu
 from .gpu import GPUBackend
 
 
@@ -59,9 +60,9 @@ class CupyBackend(GPUBackend):
         super().__init__()
         self.xp = cupy
         self.oom_errors = (cupy.cuda.memory.OutOfMemoryError,)
-        version = cupy.cuda.runtime.runtimeGetVersion()
-        self.runtime_version = f"{version // 1000}.{version % 1000 // 10}"
-        self._current = cupy.cuda.runtime.getDevice()
+        from ..version import _cuda_version
+        self.runtime_version = _cuda_version()
+        self._current = current_gpu[0] = cupy.cuda.runtime.getDevice()
 
     def device_count(self):
         return self.xp.cuda.runtime.getDeviceCount()

@@ -162,3 +162,59 @@ def view_as_dtype(self, dtype):
         raise RuntimeError("self.dim() cannot be 0 to view " + str(self.dtype) + " as " +
                            str(dtype) + " (different element sizes)")
     return dispatch(_view_dtype, (self,), {"dtype": dtype.np}, dtype)
+
+
+# ---------------------------------------------------------------------- pinned host memory
+def _accelerator_available():
+    from .. import accelerator
+    return accelerator.is_available()
+
+
+def _pinning_backend():
+    """The accelerator backend that allocates pinned memory (PyTorch's error without one)."""
+    if not _accelerator_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    return backends.get("cuda")
+
+
+@defop("_pin_memory", node="PinMemoryBackward0", save=())
+def _pin_memory(a, backend):
+    return backend.pin(a)
+
+
+@_pin_memory.defvjp
+def _pin_memory_vjp(ctx, g):
+    return g
+
+
+@export(function=False)
+def pin_memory(self, device=None):
+    """A copy of this CPU tensor in page-locked memory (itself when already pinned)."""
+    backend = _pinning_backend()
+    if self._device.type != "cpu":
+        name = _TYPE_NAMES[self.dtype].replace("torch.", "torch.cuda.")
+        raise RuntimeError(f"cannot pin '{name}' only dense CPU tensors can be pinned")
+    if backend.is_pinned(self._data):
+        return self
+    return dispatch(_pin_memory, (self,), {"backend": backend}, self.dtype)
+
+
+@export(function=False)
+def is_pinned(self, device=None):
+    if self._device.type != "cpu" or "cuda" not in backends.BACKENDS:
+        return False
+    return backends.BACKENDS["cuda"].is_pinned(self._data)
+
+
+def pinned_if(t, pin):
+    """Constructors' `pin_memory=True`: the new tensor `t` moved into pinned memory (still
+    a leaf), or PyTorch's error without a GPU."""
+    if not pin:
+        return t
+    if not _accelerator_available():
+        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no "
+                           "pinned memory allocator is available on this system.")
+    if t._device.type != "cpu":
+        raise RuntimeError("Only dense CPU tensors can be pinned")
+    t._data = _pinning_backend().pin(t._data)
+    return t

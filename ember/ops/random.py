@@ -312,7 +312,10 @@ def _new(name, size, dtype, device, default=None):
     return _wrap(np.empty(shape, dtype=dtype.np), dtype)
 
 
-def _finish(t, device, requires_grad, out):
+def _finish(t, device, requires_grad, out, pin_memory=False):
+    if pin_memory:
+        from .conversion import pinned_if
+        t = pinned_if(t, pin_memory)
     device = as_device(device) if device is not None else None
     if device is not None and device.type != "cpu":
         t = _wrap(backends.to_device(device, t._data), t.dtype, device)
@@ -334,7 +337,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False, **kwargs):
     t = _new("rand", _size_from(size, kwargs), dtype, device)
     return _finish(uniform_(t, 0, 1, generator=_for(generator, device)), device,
-                   requires_grad, out)
+                   requires_grad, out, pin_memory)
 
 
 @export(method=False)
@@ -342,7 +345,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False, **kwargs):
     t = _new("randn", _size_from(size, kwargs), dtype, device)
     return _finish(normal_(t, 0, 1, generator=_for(generator, device)), device,
-                   requires_grad, out)
+                   requires_grad, out, pin_memory)
 
 
 def _like(input, dtype):
@@ -394,7 +397,7 @@ def randint(*args, generator=None, out=None, dtype=None, layout=None, device=Non
         raise TypeError("randint() missing required argument 'size'")
     t = _new("randint", (size,), dtype, device, default=dt.int64)
     return _finish(random_(t, int(low), int(high), generator=_for(generator, device)),
-                   device, requires_grad, out)
+                   device, requires_grad, out, pin_memory)
 
 
 @export(method=False)

@@ -181,18 +181,28 @@ def _contiguous(shape):
 
 
 # ---------------------------------------------------------------------- load
-def _location_mapper(map_location):
-    from .._device import as_device
+def _placer(map_location):
+    """`place(location, array, dtype)`: the device a storage saved at `location` ('cpu',
+    'cuda:1') loads onto under `map_location` (None, a device or string, a dict of location
+    strings, or PyTorch's `fn(storage, location)`, given the storage as a 1-D CPU tensor and
+    returning it moved, or None for the saved location)."""
+    from .._device import as_device, placement
+    from .._tensor import Tensor, _wrap
 
-    def target(location):
-        if map_location is None:
-            return location
-        if callable(map_location) and not isinstance(map_location, (str, dict)):
-            return None  # applied to the tensors afterwards
+    def place(location, array, d):
+        target = location
         if isinstance(map_location, dict):
-            return map_location.get(location, location)
-        return str(as_device(map_location))
-    return target
+            target = map_location.get(location, location)
+        elif callable(map_location) and not isinstance(map_location, str):
+            moved = map_location(_wrap(array, d), location)
+            if isinstance(moved, Tensor):
+                target = moved._device
+        elif map_location is not None:
+            target = map_location
+        target = as_device(target)
+        _check_location(str(target))
+        return placement(target)
+    return place
 
 
 def _check_location(location):
@@ -217,13 +227,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     owned = isinstance(f, (str, os.PathLike))
     handle = open(f, "rb") if owned else f
     try:
-        mapper = _location_mapper(map_location)
-
-        def check(location):
-            mapped = mapper(location)
-            if mapped is not None:
-                _check_location(mapped)
-
+        place = _placer(map_location)
         if not is_zipfile(handle):
             if mmap:
                 raise RuntimeError("mmap can only be used with files saved with "
@@ -231,18 +235,16 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                                    "torch.save your checkpoint with this option in order to "
                                    "use mmap.")
             result = load_legacy(handle, lambda fh, pl: _Unpickler(fh, weights_only, pl),
-                                 check)
+                                 place)
         else:
-            result = _load_zip(handle, weights_only, check, mmap, f if owned else None)
+            result = _load_zip(handle, weights_only, place, mmap, f if owned else None)
     finally:
         if owned and not mmap:
             handle.close()
-    if callable(map_location) and not isinstance(map_location, (str, dict)):
-        result = _apply_map_callable(result, map_location)
     return result
 
 
-def _load_zip(handle, weights_only, check, mmap, path):
+def _load_zip(handle, weights_only, place, mmap, path):
     reader = CheckpointReader(handle)
     mapped = None
     if mmap:
@@ -257,7 +259,6 @@ def _load_zip(handle, weights_only, check, mmap, path):
         if not isinstance(pid, tuple) or pid[0] != "storage":
             raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
         _, storage_type, key, location, numel = pid
-        check(location)
         if not isinstance(storage_type, _pickling.StorageType):
             raise pickle.UnpicklingError(f"unknown storage type {storage_type!r}")
         d = storage_type.dtype
@@ -269,7 +270,7 @@ def _load_zip(handle, weights_only, check, mmap, path):
                 array = np.frombuffer(mapped, dtype=d.np, count=numel, offset=offset)
             else:
                 array = reader.read_array(name, d.np, numel)
-            loaded[key] = (array, d)
+            loaded[key] = (array, d, place(location, array, d))
         return loaded[key]
 
     data = io.BytesIO(reader.read("data.pkl"))
@@ -279,16 +280,3 @@ def _load_zip(handle, weights_only, check, mmap, path):
         if isinstance(exc, pickle.UnpicklingError) and "Weights only" in str(exc):
             raise
         raise pickle.UnpicklingError(f"the checkpoint's data.pkl is corrupt: {exc}") from None
-
-
-def _apply_map_callable(obj, fn):
-    from .._tensor import Tensor
-    if isinstance(obj, Tensor):
-        return obj
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            obj[k] = _apply_map_callable(v, fn)
-        return obj
-    if isinstance(obj, list):
-        return [_apply_map_callable(v, fn) for v in obj]
-    return obj

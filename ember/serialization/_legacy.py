@@ -4,11 +4,13 @@ import struct
 
 import numpy as np
 
+from .._device import CPU
+
 MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 PROTOCOL_VERSION = 1001
 
 
-def load_legacy(f, make_unpickler, check_location):
+def load_legacy(f, make_unpickler, place):
     """Read the magic, protocol and sys-info pickles, the object (its storages allocated
     empty as they are met), the storage key list, then fill each storage in place from its
     raw data (an int64 element count, then the bytes)."""
@@ -31,15 +33,17 @@ def load_legacy(f, make_unpickler, check_location):
         kind, storage_type, key, location, numel, view = pid
         if kind != "storage":
             raise pickle.UnpicklingError(f"unknown persistent id kind {kind!r}")
-        check_location(location)
         d = storage_type.dtype
         if key not in roots:
             roots[key] = np.empty(numel, dtype=d.np)
         array = roots[key]
+        # NOTE: the storages are filled only after the object is unpickled, so legacy
+        # checkpoints load on the CPU (a mapped location is still checked).
+        place(location, array, d)
         if view is not None:
             _, offset, size = view
             array = array[offset:offset + size]
-        return array, d
+        return array, d, CPU
 
     result = read_pickle(persistent_load)
     keys = read_pickle()

@@ -134,8 +134,9 @@ class _Rebuilt:
 def rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False,
                       backward_hooks=None, metadata=None):
     """A tensor viewing `storage` (a 1-D array) at offset/size/stride, checked to fit."""
+    from .. import backends
     from .._tensor import _wrap
-    array, d = storage
+    array, d, device = storage
     import numpy as np
     size, stride = tuple(size), tuple(stride)
     needed = storage_offset + (sum((s - 1) * st for s, st in zip(size, stride)) + 1
@@ -148,7 +149,10 @@ def rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False
     item = array.itemsize
     view = np.lib.stride_tricks.as_strided(array[storage_offset:] if array.size else array,
                                            shape=size, strides=[s * item for s in stride])
-    t = _wrap(view, d)
+    if device.type == "cpu":
+        t = _wrap(view, d)
+    else:
+        t = _wrap(backends.to_device(device, np.ascontiguousarray(view)), d, device)
     if requires_grad:
         t.requires_grad_(True)
     return t

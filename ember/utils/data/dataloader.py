@@ -7,11 +7,13 @@ import itertools
 import multiprocessing as python_mp
 import os
 import queue
+import warnings
 
 from . import shm_batches
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
 from .fetch import make_fetcher
+from .pin import pin_memory
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 from .worker import ExceptionWrapper, IterableStop, worker_loop
 
@@ -148,9 +150,14 @@ class _BaseIter:
         self._sampler_iter = iter(self._index_sampler)
         self._base_seed = _base_seed(loader.generator)
         self._num_yielded = 0
+        self._pin_memory = loader.pin_memory and _can_pin()
 
     def __iter__(self):
         return self
+
+    def __next__(self):
+        data = self._next_data()
+        return pin_memory(data) if self._pin_memory else data
 
     def __len__(self):
         return len(self._index_sampler)
@@ -158,6 +165,15 @@ class _BaseIter:
     def _reset(self, loader):
         self._sampler_iter = iter(self._index_sampler)
         self._num_yielded = 0
+
+
+def _can_pin():
+    from ... import accelerator
+    if accelerator.is_available():
+        return True
+    warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then "
+                  "device pinned memory won't be used.")
+    return False
 
 
 def _base_seed(generator):
@@ -171,7 +187,7 @@ class _SingleProcessIter(_BaseIter):
         self._fetcher = make_fetcher(self._dataset_kind, self._dataset, self._auto_collation,
                                      self._collate_fn, self._drop_last)
 
-    def __next__(self):
+    def _next_data(self):
         index = next(self._sampler_iter)
         data = self._fetcher.fetch(index)
         self._num_yielded += 1
@@ -266,7 +282,7 @@ class _MultiProcessIter(_BaseIter):
                     raise RuntimeError(f"DataLoader timed out after {self._timeout} "
                                        "seconds") from None
 
-    def __next__(self):
+    def _next_data(self):
         while True:
             while self._rcvd_idx < self._send_idx:
                 info = self._task_info.get(self._rcvd_idx)
