@@ -1,7 +1,7 @@
 """ember.version (torch.version): what programs print and branch on."""
 from . import __version__  # noqa: F401
 
-__all__ = ["__version__", "cuda", "hip", "xpu", "rocm", "debug", "git_version"]
+__all__ = ["__version__", "cuda", "hip", "xpu", "rocm", "debug", "git_version"]  # noqa: F822 (cuda comes from __getattr__)
 
 # NOTE: `cuda` (below, computed on first use) is the CUDA runtime version of the installed
 # CuPy ('12.8'), or None without CuPy, as on PyTorch's CPU build: programs test

@@ -6,6 +6,7 @@ inputs with `array_module`, so one body serves NumPy and CuPy. The 'cuda' backen
 """
 import contextlib
 import os
+import threading
 
 import numpy as np
 
@@ -13,7 +14,15 @@ from . import numpy_backend  # noqa: F401  (imported here: ops reach it as backe
 
 _cupy = None  # set by the CUDA backend once CuPy is imported
 oom_errors = ()     # the installed GPU backend's out-of-memory exceptions
-current_gpu = [0]   # the GPU index kernels run on now (kept by GPUBackend.set_current)
+
+
+class _CurrentGPU(threading.local):
+    """The GPU index kernels run on now, per thread as CUDA's current device is (kept by
+    GPUBackend.set_current; DataParallel's threads each work on their own device)."""
+    index = 0
+
+
+current_gpu = _CurrentGPU()
 _NOTHING = contextlib.nullcontext()
 STANDIN_VARIABLE = "EMBER_CUDA_STANDIN"   # set by tests/conftest.py's fixture only
 
@@ -72,7 +81,7 @@ def unregister(device_type):
         raise ValueError("the cpu backend cannot be unregistered")
     global oom_errors
     oom_errors = ()
-    current_gpu[0] = 0
+    current_gpu.index = 0
     return BACKENDS.pop(device_type, None)
 
 
@@ -100,7 +109,7 @@ def get(device_type):
 def on(device):
     """A context in which kernels and allocations run on `device`: nothing to do for the CPU
     or the current GPU (the common cases), the backend's device guard otherwise."""
-    if device.index is None or device.index == current_gpu[0]:
+    if device.index is None or device.index == current_gpu.index:
         return _NOTHING
     return get(device.type).guard(device.index)
 

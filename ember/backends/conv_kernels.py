@@ -11,6 +11,8 @@ import itertools
 
 import numpy as np
 
+from .numpy_backend import scatter_add
+
 
 def out_size(size, k, s, d, lo, hi, ceil_mode=False):
     """Output length of one spatial dim (PyTorch's formula, incl. ceil_mode's rule that the
@@ -105,7 +107,7 @@ def scatter_flat(xp, g, indices, n_positions, overlap):
     """out[b, indices[b, j]] += g[b, j] for (B, L) arrays into a (B, n_positions) array.
 
     Non-overlapping windows hit each position at most once, so plain assignment is exact;
-    overlapping ones need an accumulating scatter (bincount on NumPy)."""
+    overlapping ones need an accumulating scatter (bincount on NumPy, atomics on CuPy)."""
     b = g.shape[0]
     flat = (indices + (xp.arange(b) * n_positions)[:, None]).ravel()
     if not overlap:
@@ -119,7 +121,7 @@ def scatter_flat(xp, g, indices, n_positions, overlap):
                           minlength=b * n_positions)
         return res.astype(g.dtype, copy=False).reshape(b, n_positions)
     res = xp.zeros(b * n_positions, dtype=g.dtype)
-    xp.add.at(res, flat, g.ravel())
+    scatter_add(res, flat, g.ravel())   # NOTE: not xp.add.at: CuPy's lacks some dtypes
     return res.reshape(b, n_positions)
 
 

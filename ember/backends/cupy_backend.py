@@ -62,7 +62,7 @@ class CupyBackend(GPUBackend):
         self.oom_errors = (cupy.cuda.memory.OutOfMemoryError,)
         from ..version import _cuda_version
         self.runtime_version = _cuda_version()
-        self._current = current_gpu[0] = cupy.cuda.runtime.getDevice()
+        current_gpu.index = cupy.cuda.runtime.getDevice()
 
     def device_count(self):
         return self.xp.cuda.runtime.getDeviceCount()

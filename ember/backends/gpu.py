@@ -21,27 +21,24 @@ def _gib(n):
 class GPUBackend(Backend):
     name = "cuda"
 
-    def __init__(self):
-        self._current = 0
-
     # ------------------------------------------------------------------ device indices
     def check_index(self, index):
         """PyTorch's error for a device index this machine does not have."""
         if index is not None and not 0 <= index < self.device_count():
             raise RuntimeError(_ORDINAL_TEXT)
-        return self._current if index is None else index
+        return current_gpu.index if index is None else index
 
     def current_index(self):
-        return self._current
+        return current_gpu.index
 
     def set_current(self, index):
         index = self.check_index(index)
         self._use(index)
-        self._current = current_gpu[0] = index
+        current_gpu.index = index
 
     @contextlib.contextmanager
     def guard(self, index):
-        previous = self._current
+        previous = current_gpu.index
         if index is None or index == previous:
             yield
             return
@@ -55,7 +52,7 @@ class GPUBackend(Backend):
     def out_of_memory(self, exc, index, requested=None):
         """ember.cuda.OutOfMemoryError for a backend's allocation failure `exc`."""
         from ..cuda import OutOfMemoryError
-        index = self._current if index is None else index
+        index = current_gpu.index if index is None else index
         total = self.properties(index)["total_memory"]
         allocated, reserved = self.memory(index)
         tried = f"Tried to allocate {_gib(requested)}. " if requested else ""

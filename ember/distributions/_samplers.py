@@ -25,7 +25,7 @@ def _host(t):
 
 def _to_device(array, like):
     if like._device.type != "cpu":
-        array = backends.to_device(like._device, np.ascontiguousarray(array))
+        array = backends.to_device(like._device, np.asarray(array))
     return array
 
 

@@ -107,7 +107,8 @@ def combinations(input, r=2, with_replacement=False):
     steps = np.diff(grid, axis=0)
     keep = (steps >= 0).all(axis=0) if with_replacement else (steps > 0).all(axis=0)
     chosen = grid[:, keep]
-    to_device = backends.get(input._device.type).from_host
-    cols = [index_select(input, 0, _wrap(to_device(np.ascontiguousarray(c)), dt.int64,
-                                         input._device)) for c in chosen]
+    # NOTE: to_device places the indices on input's own GPU (from_host alone: the current one)
+    cols = [index_select(input, 0, _wrap(backends.to_device(input._device,
+                                                            np.ascontiguousarray(c)),
+                                         dt.int64, input._device)) for c in chosen]
     return stack(cols, 1)

@@ -95,7 +95,9 @@ def parse_key(self, key):
             items.append(k)
             consumed += tk is slice
         elif tk is builtins.bool or isinstance(k, np.bool_):
-            items.append(np.asarray(builtins.bool(k)))
+            mask = np.asarray(builtins.bool(k))   # a 0-d mask, on the tensor's device
+            items.append(mask if self._device.type == "cpu" else
+                         backends.to_device(self._device, mask))
         elif isinstance(k, (Tensor, list, tuple, np.ndarray)):
             a = _index_array(k, self._device)
             if a is None:

@@ -4,7 +4,7 @@ the standard formulas written in ember ops, so they differentiate again.
 """
 from .. import _dtype as dt
 from .._tensor import _wrap
-from ..backends import array_module
+from ..backends import array_module, numpy_backend
 from .linalg import (conj, const, diag_matrix, diagonal, embed, extract, eye_like, mh, return_type,
                      tril, triu)
 from .matmul import matmul
@@ -95,7 +95,8 @@ def _inv(a):
     if a.shape[-1] == 0:
         return a.copy()
     try:
-        return xp.linalg.inv(a)
+        with numpy_backend.linalg_raises(a):
+            return xp.linalg.inv(a)
     except _linalg_error(xp):
         raise _singular("linalg.inv", a) from None
 
@@ -192,7 +193,8 @@ def logdet(A):
 def _solve(a, b):
     xp = array_module(a, b)
     try:
-        return xp.linalg.solve(a, b)
+        with numpy_backend.linalg_raises(a):
+            return xp.linalg.solve(a, b)
     except _linalg_error(xp):
         raise _singular("linalg.solve", a) from None
 
@@ -243,7 +245,8 @@ def _solve_triangular(a, b, upper, unitriangular):
         t = t + xp.eye(n, dtype=a.dtype)
     with _errstate(xp):
         try:
-            return xp.linalg.solve(t, b)
+            with numpy_backend.linalg_raises(t):
+                return xp.linalg.solve(t, b)
         except _linalg_error(xp):
             # a zero on the diagonal: LAPACK's trtrs would divide by it; so do we
             return xp.matmul(_tri_inverse(xp, t), b)
@@ -307,7 +310,8 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
 def _cholesky(a):
     xp = array_module(a)
     try:
-        return xp.linalg.cholesky(a)
+        with numpy_backend.linalg_raises(a):
+            return xp.linalg.cholesky(a)
     except _linalg_error(xp):
         raise _not_pd(a) from None
 
@@ -611,12 +615,7 @@ def _legacy_name(d):
 # ---------------------------------------------------------------------- matrix_exp
 @defop("linalg_matrix_exp", node="LinalgMatrixExpBackward0", save=(0,))
 def _matrix_exp(a):
-    xp = array_module(a)
-    if xp.__name__ != "numpy":
-        raise NotImplementedError("ember: matrix_exp runs on CPU tensors only")
-    # NOTE: SciPy's expm takes batches; it is the CPU kernel, named here as the only one.
-    from scipy.linalg import expm
-    return expm(a) if a.shape[-1] else a.copy()
+    return numpy_backend.matrix_exp(a) if a.shape[-1] else a.copy()
 
 
 @_matrix_exp.defvjp

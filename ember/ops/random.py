@@ -16,7 +16,7 @@ from .. import _dtype as dt
 from .. import _random_dist as rd
 from .. import backends
 from .._creation import _size_args
-from .._device import CPU, as_device, placement
+from .._device import CPU, placement
 from .._random import Generator, default_generator
 from .._tensor import Tensor, _wrap, write_out
 from ..autograd.grad_mode import state
@@ -316,7 +316,7 @@ def _finish(t, device, requires_grad, out, pin_memory=False):
     if pin_memory:
         from .conversion import pinned_if
         t = pinned_if(t, pin_memory)
-    device = as_device(device) if device is not None else None
+    device = placement(device) if device is not None else None
     if device is not None and device.type != "cpu":
         t = _wrap(backends.to_device(device, t._data), t.dtype, device)
     if requires_grad:

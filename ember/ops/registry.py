@@ -124,7 +124,7 @@ def dispatch(op, inputs, params=_EMPTY, dtype=None, arrays=None):
             if x._requires_grad:
                 needs_grad = True
     if device is not None and device.index is not None and \
-            device.index != backends.current_gpu[0]:
+            device.index != backends.current_gpu.index:
         with backends.get(device.type).guard(device.index):   # a GPU other than the current
             return dispatch(op, inputs, params, dtype, arrays)
     if _autocast.active:   # a module int: zero cost when no autocast region is open

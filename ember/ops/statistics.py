@@ -9,7 +9,7 @@ import math
 
 from .. import _dtype as dt
 from .._tensor import Tensor, _wrap, write_out
-from ..backends import array_module
+from ..backends import array_module, numpy_backend
 from . import return_types
 from ._promote import compute_dtype
 from ._reduce_ops import const, gather_dim, nan_count, stable_argsort
@@ -177,7 +177,7 @@ def _mode_position(xp, s, dim):
     starts = xp.ones(s.shape, dtype=bool)
     starts[..., 1:] = s[..., 1:] != s[..., :-1]
     ar = xp.arange(n)
-    run_start = xp.maximum.accumulate(xp.where(starts, ar, 0), axis=-1)
+    run_start = numpy_backend.accumulate("maximum", xp.where(starts, ar, 0), -1)
     pos = xp.argmax(ar - run_start, axis=-1)[..., None]
     return xp.moveaxis(pos, -1, dim)
 

@@ -44,15 +44,16 @@ def infer_shape(shape, numel):
 
 @defop("view", save=(), view=True)
 def _view(a, shape):
-    if isinstance(a, np.ndarray):
-        try:
+    try:
+        if isinstance(a, np.ndarray):
             return np.reshape(a, shape, copy=False)
-        except ValueError:
-            raise RuntimeError(
-                "view size is not compatible with input tensor's size and stride (at least one "
-                "dimension spans across two contiguous subspaces). Use .reshape(...) "
-                "instead.") from None
-    return a.view().reshape(shape)
+        # NOTE: copy=False: CuPy's plain reshape copies silently when strides forbid a view
+        return a.view().reshape(shape, copy=False)
+    except ValueError:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) "
+            "instead.") from None
 
 
 @_view.defvjp
@@ -80,7 +81,7 @@ def reshape(input, *shape):
 
 def _reshape_is_view(a, shape):
     try:
-        np.reshape(a, shape, copy=False)
+        a.reshape(shape, copy=False)   # the method: NumPy's and CuPy's both take copy=False
         return True
     except (ValueError, TypeError):
         return False

@@ -152,7 +152,7 @@ def rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False
     if device.type == "cpu":
         t = _wrap(view, d)
     else:
-        t = _wrap(backends.to_device(device, np.ascontiguousarray(view)), d, device)
+        t = _wrap(backends.to_device(device, view), d, device)
     if requires_grad:
         t.requires_grad_(True)
     return t
