@@ -1,5 +1,7 @@
 """Devices against real PyTorch (CPU build): device objects, CUDA-unavailable errors, and the
 device semantics of tensors on a test-only second device backed by NumPy."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -76,7 +78,30 @@ NO_CUDA = {
     "xpu": lambda m: m.zeros(2, device="xpu"),
     "cpu is same": lambda m: (lambda t: t.cpu() is t and t.to("cpu") is t)(m.zeros(2)),
     "cpu:0 placement": lambda m: m.zeros(2, device="cpu:0").device,
+    "pin_memory()": lambda m: m.zeros(2).pin_memory(),
+    "is_pinned()": lambda m: m.zeros(2).is_pinned(),
+    "zeros pin_memory": lambda m: m.zeros(2, pin_memory=True),
+    "rand pin_memory": lambda m: m.rand(2, pin_memory=True),
+    "cuda.synchronize": lambda m: m.cuda.synchronize(),
+    "cuda.memory_allocated": lambda m: m.cuda.memory_allocated(),
+    "cuda.memory_stats": lambda m: dict(m.cuda.memory_stats()),
+    "cuda.manual_seed": lambda m: m.cuda.manual_seed(1),
+    "cuda.is_bf16_supported": lambda m: m.cuda.is_bf16_supported(),
+    "cuda.empty_cache": lambda m: m.cuda.empty_cache(),
+    "version.cuda": lambda m: m.version.cuda,
+    "cudnn.version": lambda m: m.backends.cudnn.version(),
+    "accelerator.current": lambda m: m.accelerator.current_accelerator(),
 }
+
+
+def test_dataloader_pin_memory_without_accelerator(torch_mod):
+    def run(m):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            batches = list(m.utils.data.DataLoader(m.arange(4.0), batch_size=2,
+                                                   pin_memory=True))
+        return [b.tolist() for b in batches], [str(w.message) for w in seen]
+    assert run(ember) == run(torch_mod)
 
 
 @pytest.mark.parametrize("case", list(NO_CUDA), ids=list(NO_CUDA))
