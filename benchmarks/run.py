@@ -1,6 +1,10 @@
 """Measure ember against PyTorch side by side.
 
     python benchmarks/run.py [--only NAME,...] [--threads N] [--repeat K] [--quick] [--json F]
+                             [--torch-python PATH]
+
+`--torch-python` runs the PyTorch side with another interpreter: one whose environment has
+torchvision (which pins its own torch), for the resnet18 workloads.
 
 Each workload runs in a fresh process per library, alternating ember and PyTorch (A B A B)
 for K rounds, with the same thread count forced on both. The table gives medians, the ratio
@@ -19,12 +23,12 @@ sys.path.insert(0, HERE)
 from workloads import WORKLOADS  # noqa: E402
 
 
-def run_one(lib, name, threads, quick):
+def run_one(lib, name, threads, quick, python=sys.executable):
     env = dict(os.environ)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         env[var] = str(threads)
     env["PYTHONPATH"] = os.path.dirname(HERE) + os.pathsep + env.get("PYTHONPATH", "")
-    cmd = [sys.executable, os.path.join(HERE, "worker.py"), "--lib", lib, "--workload", name,
+    cmd = [python, os.path.join(HERE, "worker.py"), "--lib", lib, "--workload", name,
            "--threads", str(threads)] + (["--quick"] if quick else [])
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
     if proc.returncode != 0:
@@ -48,19 +52,24 @@ def main():
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--quick", action="store_true", help="tiny sizes, one round")
     p.add_argument("--json")
+    p.add_argument("--torch-python", default=None,
+                   help="interpreter for the PyTorch side (e.g. a venv with torchvision)")
     args = p.parse_args()
     names = [n for n in args.only.split(",") if n] or list(WORKLOADS)
     unknown = [n for n in names if n not in WORKLOADS]
     if unknown:
         p.error(f"unknown workloads: {', '.join(unknown)}")
-    libs = ["ember"] + (["torch"] if importlib.util.find_spec("torch") else [])
+    libs = ["ember"] + (["torch"] if args.torch_python or importlib.util.find_spec("torch")
+                        else [])
+    python = {"ember": sys.executable, "torch": args.torch_python or sys.executable}
     rounds = 1 if args.quick else args.repeat
     rows, failures = [], []
     for name in names:
         results = {lib: [] for lib in libs}
         for _ in range(rounds):
             for lib in libs:
-                results[lib].append(run_one(lib, name, args.threads, args.quick))
+                results[lib].append(run_one(lib, name, args.threads, args.quick,
+                                            python[lib]))
         for lib in libs:
             for r in results[lib]:
                 if "error" in r:

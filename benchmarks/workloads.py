@@ -273,19 +273,34 @@ def save_load(torch, quick):
     return _timeit(roundtrip, quick=quick, min_runs=2) * 1e3, "ms", False
 
 
+def _vision_models(torch):
+    if torch.__name__ == "ember":
+        return torch.vision.models
+    import torchvision  # the PyTorch side needs torchvision beside torch (--torch-python)
+    return torchvision.models
+
+
 @workload("ms/batch: resnet18 inference, batch 8 at 3x224x224")
 def resnet18_inference(torch, quick):
-    if torch.__name__ == "ember":
-        models = torch.vision.models
-    else:
-        import torchvision  # the PyTorch side needs torchvision beside torch
-        models = torchvision.models
+    models = _vision_models(torch)
     torch.manual_seed(0)
     model = models.resnet18().eval()
     size = 64 if quick else 224
     x = torch.randn(2 if quick else 8, 3, size, size)
     with torch.no_grad():
         return _timeit(lambda: model(x), quick=quick, min_runs=2) * 1e3, "ms/batch", False
+
+
+@workload("ms/step: resnet18 training, batch 32 at 3x32x32, SGD momentum")
+def resnet18_train(torch, quick):
+    models = _vision_models(torch)
+    torch.manual_seed(0)
+    model = models.resnet18(num_classes=10)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    b = 4 if quick else 32
+    return _train_steps(torch, model, lambda: (torch.randn(b, 3, 32, 32),
+                                               torch.randint(0, 10, (b,))),
+                        torch.nn.CrossEntropyLoss(), opt, quick)
 
 
 def _rss_mb(pid):

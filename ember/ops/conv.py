@@ -46,6 +46,21 @@ def _cache_take(x, key):
     return entry[2]
 
 
+def _weight_matmul(xp, wm, cols):
+    """wm (G, A, B) applied to every sample's columns (N, G, B, L): (N, G, A, L).
+
+    NOTE: per-sample GEMMs read the weights once per sample, which dominates when positions
+    are few (deep layers on small images: L of 1 to 16 against B of thousands); then fold
+    the batch into one GEMM over N*L columns and regroup the (small) result."""
+    n, groups, b, length = cols.shape
+    a = wm.shape[1]
+    if n == 1 or a * b <= length * (a + b):
+        return xp.matmul(wm, cols)
+    folded = cols.transpose(1, 2, 0, 3).reshape(groups, b, n * length)
+    y = xp.matmul(wm, folded).reshape(groups, a, n, length)
+    return y.transpose(2, 0, 1, 3)
+
+
 def _unit(stride):
     return all(s == 1 for s in stride)
 
@@ -62,11 +77,11 @@ def _convolution(x, w, b, stride, padding, dilation, groups, cache=False):
     wm = w.reshape(groups, w.shape[0] // groups, -1)
     if _unit(stride):
         cols, out, ext = K.im2col_flat(xp, x, ksize, padding, dilation, groups)
-        y = xp.matmul(wm, cols).reshape(x.shape[0], w.shape[0], -1)
+        y = _weight_matmul(xp, wm, cols).reshape(x.shape[0], w.shape[0], -1)
         y = K.crop_ext(xp, y, out, ext)
     else:
         cols, out = K.im2col(xp, x, ksize, stride, padding, dilation, groups)
-        y = xp.matmul(wm, cols).reshape((x.shape[0], w.shape[0]) + out)
+        y = _weight_matmul(xp, wm, cols).reshape((x.shape[0], w.shape[0]) + out)
     if b is not None:
         y += b.reshape((-1,) + (1,) * len(out))
     if cache:
@@ -107,10 +122,10 @@ def _convolution_transpose(y, w, x_shape, stride, padding, dilation, groups):
             return _transpose_as_conv(xp, y, w, pads, dilation, groups)
         ext = K.flat_geometry(x_shape[2:], w.shape[2:], padding, dilation)[4]
         gy = K.extend(xp, y, ext).reshape(n, groups, og, -1)
-        cols = xp.matmul(wm.swapaxes(-1, -2), gy)
+        cols = _weight_matmul(xp, wm.swapaxes(-1, -2), gy)
         return K.col2im_flat(xp, cols, x_shape, w.shape[2:], padding, dilation, groups)
     gy = y.reshape(n, groups, og, -1)
-    cols = xp.matmul(wm.swapaxes(-1, -2), gy)
+    cols = _weight_matmul(xp, wm.swapaxes(-1, -2), gy)
     return K.col2im(xp, cols, (n,) + tuple(x_shape[1:]), w.shape[2:], stride, padding,
                     dilation, groups)
 
@@ -147,7 +162,7 @@ def _transpose_as_conv(xp, y, w, pads, dilation, groups):
     wf = w.reshape((groups, og, cg) + w.shape[2:])[flip].swapaxes(1, 2)
     wm = xp.ascontiguousarray(wf).reshape(groups, cg, -1)
     cols, out, ext = K.im2col_flat(xp, y, w.shape[2:], pads, dilation, groups)
-    x = xp.matmul(wm, cols).reshape(y.shape[0], groups * cg, -1)
+    x = _weight_matmul(xp, wm, cols).reshape(y.shape[0], groups * cg, -1)
     return K.crop_ext(xp, x, out, ext)
 
 
@@ -191,9 +206,20 @@ def _convolution_weight(x, y, w_shape, stride, padding, dilation, groups):
         y = K.extend(xp, y, ext)
     elif cols is None:
         cols, _ = K.im2col(xp, x, ksize, stride, padding, dilation, groups)
-    gy = y.reshape(n, groups, w_shape[0] // groups, -1)
-    gw = xp.matmul(gy, cols.swapaxes(-1, -2))
-    gw = gw.sum(0) if n != 1 else gw[0]
+    og = w_shape[0] // groups
+    gy = y.reshape(n, groups, og, -1)
+    ck, length = cols.shape[-2], cols.shape[-1]
+    if n == 1:
+        gw = xp.matmul(gy[0], cols[0].swapaxes(-1, -2))
+    elif og * ck > length * (og + ck):
+        # NOTE: per-sample products would be N (Og x CK) blocks summed afterwards, larger than
+        # the operands when positions are few (deep layers on small images): fold the batch
+        # into the contraction instead, one GEMM over N*L after regrouping both operands.
+        gy = gy.transpose(1, 2, 0, 3).reshape(groups, og, n * length)
+        cols = cols.transpose(1, 2, 0, 3).reshape(groups, ck, n * length)
+        gw = xp.matmul(gy, cols.swapaxes(-1, -2))
+    else:
+        gw = xp.matmul(gy, cols.swapaxes(-1, -2)).sum(0)
     return gw.reshape(w_shape)
 
 
