@@ -106,6 +106,13 @@ def _wrap(array, dtype, device=CPU):
 _new = object.__new__
 
 
+def _address(array):
+    """The address of an array's first element (host or device memory)."""
+    if isinstance(array, np.ndarray):
+        return array.__array_interface__["data"][0]
+    return array.data.ptr
+
+
 class Tensor:
     """An n-dimensional array on a device, with autograd."""
 
@@ -184,20 +191,18 @@ class Tensor:
         return builtins.bool(self._data.flags.c_contiguous)
 
     def storage_offset(self):
-        base = self._data
-        while getattr(base, "base", None) is not None and hasattr(base.base, "ctypes"):
+        # NOTE: the base chain ends at the array owning the memory (NumPy's may end in bytes
+        # or an mmap, which count as the start of storage too); CuPy arrays have no ctypes.
+        a = base = self._data
+        while getattr(base, "base", None) is not None and (
+                hasattr(base.base, "ctypes") or not isinstance(a, np.ndarray)):
             base = base.base
-        if base is self._data or not isinstance(base, np.ndarray):
+        if base is a:
             return 0
-        return (self._data.__array_interface__["data"][0] -
-                base.__array_interface__["data"][0]) // self.dtype.itemsize
+        return (_address(a) - _address(base)) // self.dtype.itemsize
 
     def data_ptr(self):
-        if self._data.size == 0:
-            return 0
-        if isinstance(self._data, np.ndarray):
-            return self._data.__array_interface__["data"][0]
-        return self._data.data.ptr
+        return 0 if self._data.size == 0 else _address(self._data)
 
     def _wrap_dim(self, dim):
         n = self._data.ndim

@@ -1,5 +1,6 @@
 """Shared test helpers: comparisons, finite-difference gradient checks, torch bridges."""
 import numpy as np
+import pytest
 
 import ember
 
@@ -118,3 +119,13 @@ def check_gradgrad(fn, arrays, grad_indices=None, atol=1e-4, rtol=1e-3, seed=1):
         return total if total is not None else ember.tensor(0.0, dtype=ember.float64)
 
     check_grad(first_grad_dot, arrays, grad_indices, atol=atol, rtol=rtol, seed=seed)
+
+
+def _has_real_gpu():
+    import ember.cuda
+    return ember.cuda._probe_cupy()[0]
+
+
+# Tests that compare ember's CUDA-less behaviour with PyTorch's CPU build run wherever CuPy sees
+# no GPU (CI and most machines); on a GPU machine scripts/gpu_check.sh covers the device.
+without_gpu = pytest.mark.skipif(_has_real_gpu(), reason="this machine has a CUDA GPU")

@@ -6,7 +6,8 @@ Skipped without CuPy and an NVIDIA GPU, and never run on the NumPy stand-in
 (EMBER_CUDA_STANDIN), where it would only compare NumPy with itself. Run it with
 scripts/gpu_check.sh. EMBER_GPU_ALL_DTYPES=1 sweeps every dtype of every entry (slower: CuPy
 compiles each new kernel on first use); by default each entry runs float32, one
-low-precision float and one integer dtype, as listed for it.
+low-precision float and one integer dtype, as listed for it. The whole-model checks come
+first, so a run cut short by a time limit has already done them.
 """
 import io
 import os
@@ -103,74 +104,6 @@ def _host(info, t):
     if info.name in UNORDERED:
         a = np.sort_complex(a.reshape(-1)) if a.dtype.kind == "c" else np.sort(a.reshape(-1))
     return a
-
-
-# ---------------------------------------------------------------------- the op table
-@pytest.mark.parametrize("info,dtype", _cases())
-def test_op_matches_cpu(info, dtype):
-    """The op on cuda tensors gives the cpu result: dtype, shape, values, on cuda:0."""
-    rng = np.random.default_rng(1)
-    for sample in info.samples(rng, dtype):
-        try:
-            expected = _outputs(info.op(ember, *[to_ember(a) for a in sample.args],
-                                        **sample.kwargs))
-        except Exception as exc:  # noqa: BLE001 - the cpu error is the expected outcome
-            with pytest.raises(type(exc)):
-                info.op(ON_CUDA, *_on_cuda(sample.args), **sample.kwargs)
-            continue
-        actual = _outputs(info.op(ON_CUDA, *_on_cuda(sample.args), **sample.kwargs))
-        assert len(actual) == len(expected), info.name
-        for a, e in zip(actual, expected):
-            if not isinstance(e, ember.Tensor):
-                assert a == e, info.name
-                continue
-            assert a.device == CUDA, f"{info.name}: result on {a.device}"
-            assert a.dtype is e.dtype, f"{info.name}: {a.dtype} != {e.dtype}"
-            assert tuple(a.shape) == tuple(e.shape), info.name
-            assert_close(_host(info, a), _host(info, e), **_tol(info, dtype))
-
-
-def _grads(info, sample, device):
-    """Gradients of sum_k <output_k, w_k> (fixed random w_k) w.r.t. the float inputs."""
-    args = sample.args
-    wrt = sample.grad if sample.grad is not None else [
-        i for i, a in enumerate(args) if isinstance(a, np.ndarray) and a.dtype == np.float32]
-    if device == CPU:
-        inputs = [to_ember(a, requires_grad=i in wrt) for i, a in enumerate(args)]
-        outs = info.op(ember, *inputs, **sample.kwargs)
-    else:
-        inputs = _on_cuda(args, wrt)
-        outs = info.op(ON_CUDA, *inputs, **sample.kwargs)
-    outs = [o for o in _outputs(outs) if isinstance(o, ember.Tensor)
-            and o.dtype.is_floating_point and o.requires_grad]
-    if not outs:
-        return None
-    rng = np.random.default_rng(7)
-    loss = sum((o * ember.tensor(rng.standard_normal(tuple(o.shape)).astype(np.float32),
-                                 device=device)).sum() for o in outs)
-    return list(ember.autograd.grad(loss, [inputs[i] for i in wrt], allow_unused=True))
-
-
-@pytest.mark.parametrize("info", [pytest.param(i, id=i.name) for i in OPS
-                                  if i.grad and "float32" in i.dtypes])
-def test_grad_matches_cpu(info):
-    """float32 gradients through the cuda op equal those through the cpu op."""
-    rng = np.random.default_rng(2)
-    for sample in info.samples(rng, "float32"):
-        try:
-            expected = _grads(info, sample, CPU)
-        except Exception:  # noqa: BLE001 - the forward test checks error agreement
-            continue
-        actual = _grads(info, sample, CUDA)
-        if expected is None:
-            assert actual is None, info.name
-            continue
-        for a, e in zip(actual, expected):
-            assert (a is None) == (e is None), info.name
-            if e is not None:
-                assert a.device == CUDA and a.dtype is e.dtype, info.name
-                tol = max(info.grad_atol, 1e-4)
-                assert_close(as_numpy(a.cpu()), as_numpy(e), atol=tol, rtol=tol)
 
 
 # ---------------------------------------------------------------------- training runs
@@ -336,3 +269,71 @@ def test_grad_scaler_cuda_step():
     for p, b, g in zip(model.parameters(), before, grads):
         assert p.device == CUDA
         assert_close(as_numpy(p.detach().cpu()), b - 0.1 * g, atol=1e-6, rtol=1e-5)
+
+
+# ---------------------------------------------------------------------- the op table
+@pytest.mark.parametrize("info,dtype", _cases())
+def test_op_matches_cpu(info, dtype):
+    """The op on cuda tensors gives the cpu result: dtype, shape, values, on cuda:0."""
+    rng = np.random.default_rng(1)
+    for sample in info.samples(rng, dtype):
+        try:
+            expected = _outputs(info.op(ember, *[to_ember(a) for a in sample.args],
+                                        **sample.kwargs))
+        except Exception as exc:  # noqa: BLE001 - the cpu error is the expected outcome
+            with pytest.raises(type(exc)):
+                info.op(ON_CUDA, *_on_cuda(sample.args), **sample.kwargs)
+            continue
+        actual = _outputs(info.op(ON_CUDA, *_on_cuda(sample.args), **sample.kwargs))
+        assert len(actual) == len(expected), info.name
+        for a, e in zip(actual, expected):
+            if not isinstance(e, ember.Tensor):
+                assert a == e, info.name
+                continue
+            assert a.device == CUDA, f"{info.name}: result on {a.device}"
+            assert a.dtype is e.dtype, f"{info.name}: {a.dtype} != {e.dtype}"
+            assert tuple(a.shape) == tuple(e.shape), info.name
+            assert_close(_host(info, a), _host(info, e), **_tol(info, dtype))
+
+
+def _grads(info, sample, device):
+    """Gradients of sum_k <output_k, w_k> (fixed random w_k) w.r.t. the float inputs."""
+    args = sample.args
+    wrt = sample.grad if sample.grad is not None else [
+        i for i, a in enumerate(args) if isinstance(a, np.ndarray) and a.dtype == np.float32]
+    if device == CPU:
+        inputs = [to_ember(a, requires_grad=i in wrt) for i, a in enumerate(args)]
+        outs = info.op(ember, *inputs, **sample.kwargs)
+    else:
+        inputs = _on_cuda(args, wrt)
+        outs = info.op(ON_CUDA, *inputs, **sample.kwargs)
+    outs = [o for o in _outputs(outs) if isinstance(o, ember.Tensor)
+            and o.dtype.is_floating_point and o.requires_grad]
+    if not outs:
+        return None
+    rng = np.random.default_rng(7)
+    loss = sum((o * ember.tensor(rng.standard_normal(tuple(o.shape)).astype(np.float32),
+                                 device=device)).sum() for o in outs)
+    return list(ember.autograd.grad(loss, [inputs[i] for i in wrt], allow_unused=True))
+
+
+@pytest.mark.parametrize("info", [pytest.param(i, id=i.name) for i in OPS
+                                  if i.grad and "float32" in i.dtypes])
+def test_grad_matches_cpu(info):
+    """float32 gradients through the cuda op equal those through the cpu op."""
+    rng = np.random.default_rng(2)
+    for sample in info.samples(rng, "float32"):
+        try:
+            expected = _grads(info, sample, CPU)
+        except Exception:  # noqa: BLE001 - the forward test checks error agreement
+            continue
+        actual = _grads(info, sample, CUDA)
+        if expected is None:
+            assert actual is None, info.name
+            continue
+        for a, e in zip(actual, expected):
+            assert (a is None) == (e is None), info.name
+            if e is not None:
+                assert a.device == CUDA and a.dtype is e.dtype, info.name
+                tol = max(info.grad_atol, 1e-4)
+                assert_close(as_numpy(a.cpu()), as_numpy(e), atol=tol, rtol=tol)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import ember
+from checks import without_gpu
 from ember import nn
 
 pytestmark = pytest.mark.usefixtures("cuda_standin")
@@ -326,6 +327,7 @@ def test_map_location_places_tensors():
     assert fresh[0].weight.device == ember.device("cuda:1")
 
 
+@without_gpu
 def test_gpu_checkpoint_on_a_cpu_only_machine(torch_mod, monkeypatch, tmp_path):
     model, buf = _checkpoint()
     path = tmp_path / "gpu.pt"

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import ember
+from checks import without_gpu
 from ember import backends
 
 
@@ -94,6 +95,7 @@ NO_CUDA = {
 }
 
 
+@without_gpu
 def test_dataloader_pin_memory_without_accelerator(torch_mod):
     def run(m):
         with warnings.catch_warnings(record=True) as seen:
@@ -104,6 +106,7 @@ def test_dataloader_pin_memory_without_accelerator(torch_mod):
     assert run(ember) == run(torch_mod)
 
 
+@without_gpu
 @pytest.mark.parametrize("case", list(NO_CUDA), ids=list(NO_CUDA))
 def test_without_cuda(case, torch_mod):
     assert not ember.cuda.is_available()
@@ -178,6 +181,7 @@ def test_gradient_crosses_devices(cuda_standin):
     assert x.grad.device == x.device and x.grad.tolist() == [3.0, 3.0]
 
 
+@without_gpu
 def test_unregister_restores_error(torch_mod):
     from ember.backends.standin import StandinBackend
     backends.register("cuda", StandinBackend(1))

@@ -13,13 +13,6 @@ def identity(array):
     return array
 
 
-def _xp(array):
-    if isinstance(array, np.ndarray):
-        return np
-    import cupy
-    return cupy
-
-
 def scatter_add(target, index, values):
     """target[index] += values with repeated indices accumulating (np.add.at)."""
     if isinstance(target, np.ndarray):

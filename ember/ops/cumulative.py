@@ -6,6 +6,7 @@ so they differentiate again.
 from .. import _dtype as dt
 from .._tensor import write_out
 from ..backends import array_module
+from ..backends.numpy_backend import accumulate
 from . import return_types
 from ._promote import compute_dtype
 from ._reduce_ops import const, exp_, gather_dim, log_, scatter_dim
@@ -115,14 +116,14 @@ def products_of_others(x, dim):
 def _cum_extreme(a, dim, ufunc):
     xp = array_module(a)
     a1 = _scan_input(a)
-    values = getattr(xp, ufunc).accumulate(a1, axis=dim)
+    values = accumulate(ufunc, a1, dim)
     # the latest position holding the running extreme (PyTorch picks the last of ties and
     # the latest NaN once NaN has propagated)
     hit = a1 == values
     if a1.dtype.kind == "f" or a1.dtype.kind == "V":
         hit |= xp.isnan(a1)
     pos = xp.arange(a1.shape[dim]).reshape((-1,) + (1,) * (a1.ndim - dim - 1))
-    index = xp.maximum.accumulate(xp.where(hit, pos, 0), axis=dim).astype(xp.int64)
+    index = accumulate("maximum", xp.where(hit, pos, 0), dim).astype(xp.int64)
     return _scan_output(values, a), _scan_output(index, a)
 
 
@@ -164,9 +165,8 @@ cummin = export(_cum_extreme_fn("cummin", _cummin))
 # ---------------------------------------------------------------------- logcumsumexp
 @defop("logcumsumexp", save=(0,), save_output=True)
 def _logcumsumexp(a, dim):
-    xp = array_module(a)
     compute = compute_dtype(dt.from_numpy_dtype(a.dtype)).np
-    r = xp.logaddexp.accumulate(_scan_input(a).astype(compute, copy=False), axis=dim)
+    r = accumulate("logaddexp", _scan_input(a).astype(compute, copy=False), dim)
     return _scan_output(r, a)
 
 

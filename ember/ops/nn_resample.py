@@ -10,6 +10,7 @@ import builtins
 
 from .._tensor import Tensor
 from ..backends import array_module
+from ..backends.numpy_backend import scatter_add
 from .registry import defop, dispatch, export
 
 
@@ -65,7 +66,7 @@ def _sorted_scatter_add(xp, res, index, vals):
         res[index] += vals
         return
     if longest > 16 or (n > 1 and bool((index[1:] < index[:-1]).any())):
-        xp.add.at(res, index, vals)
+        scatter_add(res, index, vals)
         return
     rank = xp.arange(n) - starts[xp.cumsum(change) - 1]
     for j in range(longest):

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# ember's GPU check, for a machine with an NVIDIA GPU, CuPy and PyTorch's CUDA build installed
+# (Python 3.12, no network needed):
+#
+#     bash scripts/gpu_check.sh            # PYTHON=/path/to/python to pick the interpreter
+#
+# Sections: environment; tests/test_cuda_gpu.py; benchmarks/gpu_bench.py
+# (ember against torch on the GPU). Each section has its own time limit (all together under 8
+# minutes) and runs whatever happened before it; a failing section prints its error and the
+# script goes on. The exit status is 1 when any section failed.
+set -u
+set +e
+cd "$(dirname "$0")/.." || exit 1
+PY=${PYTHON:-python}
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+failed=()
+
+# run LIMIT_SECONDS NAME COMMAND...: one section, timed, its failure recorded and reported.
+run() {
+    local limit=$1 name=$2
+    shift 2
+    echo
+    echo "=== $name (limit ${limit}s) ==="
+    local start=$SECONDS rc
+    if command -v timeout >/dev/null 2>&1; then
+        timeout --kill-after=5 "$limit" "$@"
+    else
+        "$@"
+    fi
+    rc=$?
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+        echo "--- $name: TIMED OUT after ${limit}s (rc=$rc)"
+        failed+=("$name")
+    elif [ "$rc" -ne 0 ]; then
+        echo "--- $name: FAILED (rc=$rc)"
+        failed+=("$name")
+    else
+        echo "--- $name: ok ($((SECONDS - start))s)"
+    fi
+}
+
+VERSIONS_PY=$(cat <<'EOF'
+import platform
+import sys
+
+print("python", sys.version.split()[0], "on", platform.platform())
+for name in ("numpy", "cupy", "torch"):
+    try:
+        mod = __import__(name)
+    except Exception as exc:  # noqa: BLE001 - report and go on
+        print(f"{name}: not importable ({type(exc).__name__}: {exc})")
+        continue
+    extra = ""
+    try:
+        if name == "cupy":
+            rt = mod.cuda.runtime
+            extra = (f" (CUDA runtime {rt.runtimeGetVersion()}, driver {rt.driverGetVersion()},"
+                     f" {rt.getDeviceCount()} device(s))")
+        elif name == "torch":
+            extra = f" (CUDA {mod.version.cuda}, cuda available: {mod.cuda.is_available()})"
+    except Exception as exc:  # noqa: BLE001
+        extra = f" ({type(exc).__name__}: {exc})"
+    print(name, mod.__version__ + extra)
+import ember
+
+print("ember", ember.__version__, "from", ember.__file__)
+print("ember.cuda.is_available():", ember.cuda.is_available())
+if ember.cuda.is_available():
+    print("ember device 0:", ember.cuda.get_device_name(0))
+EOF
+)
+
+# Limits: 15 + 35 + 290 + 100 s, plus at most 5 s per section to kill a hung one: < 8 minutes.
+run 15 "nvidia-smi -L" nvidia-smi -L
+run 35 "versions" "$PY" -c "$VERSIONS_PY"
+run 290 "tests" "$PY" -m pytest -q -p no:cacheprovider tests/test_cuda_gpu.py
+run 100 "benchmark" "$PY" benchmarks/gpu_bench.py
+
+echo
+if [ ${#failed[@]} -eq 0 ]; then
+    echo "gpu_check: all sections passed (${SECONDS}s)"
+    exit 0
+fi
+echo "gpu_check: failed sections: ${failed[*]} (${SECONDS}s)"
+exit 1
