@@ -3,6 +3,7 @@ __version__ = "0.1.0"
 
 import builtins as _builtins
 
+from . import _allocator  # noqa: F401  (sets the allocator policy: see _allocator.py)
 from . import _dtype  # noqa: F401
 from ._dtype import (bfloat16, bool, can_cast, cdouble, cfloat, chalf, complex64,  # noqa
                      complex128, double, dtype, finfo, float, float16, float32, float64,

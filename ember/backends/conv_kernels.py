@@ -2,10 +2,10 @@
 
 Every function takes `xp` (numpy or cupy) and N-d spatial arguments as tuples
 (`ksize`, `stride`, `dilation`; `padding` as ((lo, hi), ...) pairs). Arrays are
-(N, C, *spatial). Columns are laid out (N, G, Cg * prod(ksize), L): per sample and group,
-channel-major then kernel offsets (PyTorch's unfold order), L = prod(output spatial), so
-that one batched GEMM against the (G, Og, Cg * prod(ksize)) weight gives NCHW output with
-no transpose.
+(N, C, *spatial). Strided im2col lays columns out (N, G, Cg * prod(ksize), L): per sample
+and group, channel-major then kernel offsets (PyTorch's unfold order), L = prod(output
+spatial), so that one batched GEMM against the (G, Og, Cg * prod(ksize)) weight gives NCHW
+output with no transpose. The stride-1 path below folds the batch into the columns instead.
 """
 import itertools
 
@@ -131,6 +131,10 @@ def scatter_flat(xp, g, indices, n_positions, overlap):
 # constant shift of the flat index, so im2col copies and col2im adds whole contiguous rows
 # (Ho * Wp elements) instead of Wo-long pieces. The extra positions (wo >= Wo) read
 # neighbouring data and are cropped from outputs; gradients entering there are zero.
+# The planes are stored channel-major, (C, N, *padded), and columns are (G, Cg*K, N*L_ext):
+# the batch runs along the GEMM's long side, so a convolution, its transpose and its weight
+# gradient are each one GEMM per group (no per-sample products to sum, no narrow GEMMs on
+# small images); the (N, C) swap rides on copies made anyway (padding in, cropping out).
 def flat_geometry(spatial, ksize, padding, dilation):
     padded = tuple(s + lo + hi for s, (lo, hi) in zip(spatial, padding))
     out = tuple(p - d * (k - 1) for p, k, d in zip(padded, ksize, dilation))
@@ -143,55 +147,57 @@ def flat_geometry(spatial, ksize, padding, dilation):
     return padded, out, tuple(fstride), plane, ext, tail
 
 
+def _inner(spatial, padding):
+    return tuple(slice(lo, lo + s) for s, (lo, _) in zip(spatial, padding))
+
+
 def im2col_flat(xp, x, ksize, padding, dilation, groups):
-    """(N, G, Cg*K, L_ext) columns over the extended grid, the true output shape and ext."""
+    """(G, Cg*K, N*L_ext) columns over the extended grid, the true output shape and ext."""
     n, c = x.shape[:2]
     padded, out, fs, plane, ext, tail = flat_geometry(x.shape[2:], ksize, padding, dilation)
-    buf = xp.zeros(n * c * plane + tail, dtype=x.dtype)
-    view = buf[:n * c * plane].reshape((n, c) + padded)
-    inner = tuple(slice(lo, lo + s) for s, (lo, _) in zip(x.shape[2:], padding))
-    view[(Ellipsis,) + inner] = x
+    buf = xp.zeros(c * n * plane + tail, dtype=x.dtype)
+    view = buf[:c * n * plane].reshape((c, n) + padded)
+    view[(Ellipsis,) + _inner(x.shape[2:], padding)] = x.swapaxes(0, 1)
     isz = buf.itemsize
     l_ext = int(np.prod(ext))
     cg = c // groups
-    shape = (n, groups, cg) + tuple(ksize) + (l_ext,)
-    strides = (c * plane * isz, cg * plane * isz, plane * isz) + tuple(
-        d * f * isz for d, f in zip(dilation, fs)) + (isz,)
+    shape = (groups, cg) + tuple(ksize) + (n, l_ext)
+    strides = (cg * n * plane * isz, n * plane * isz) + tuple(
+        d * f * isz for d, f in zip(dilation, fs)) + (plane * isz, isz)
     win = xp.lib.stride_tricks.as_strided(buf, shape, strides)
-    cols = win.reshape(n, groups, cg * int(np.prod(ksize)), l_ext)
+    cols = win.reshape(groups, cg * int(np.prod(ksize)), n * l_ext)
     return cols, out, ext
 
 
-def crop_ext(xp, y, out, ext):
-    """(N, C, L_ext) extended-grid values -> contiguous (N, C, *out)."""
-    y = y.reshape(y.shape[:2] + tuple(ext))
-    return xp.ascontiguousarray(y[(Ellipsis,) + tuple(slice(0, o) for o in out)])
+def crop_ext(xp, y, n, out, ext):
+    """(C, N*L_ext) extended-grid values -> contiguous (N, C, *out)."""
+    y = y.reshape((-1, n) + tuple(ext))
+    crop = (slice(None), slice(None)) + tuple(slice(0, o) for o in out)
+    return xp.ascontiguousarray(y[crop].swapaxes(0, 1))
 
 
 def extend(xp, g, ext):
-    """(N, C, *out) gradient -> (N, C, L_ext) with zeros at the extended positions."""
-    res = xp.zeros(g.shape[:2] + tuple(ext), dtype=g.dtype)
-    res[(Ellipsis,) + tuple(slice(0, o) for o in g.shape[2:])] = g
-    return res.reshape(g.shape[0], g.shape[1], -1)
+    """(N, C, *out) gradient -> (C, N*L_ext) with zeros at the extended positions."""
+    n, c = g.shape[:2]
+    res = xp.zeros((c, n) + tuple(ext), dtype=g.dtype)
+    res[(Ellipsis,) + tuple(slice(0, o) for o in g.shape[2:])] = g.swapaxes(0, 1)
+    return res.reshape(c, -1)
 
 
 def col2im_flat(xp, cols, x_shape, ksize, padding, dilation, groups):
-    """Adjoint of im2col_flat: (N, G, Cg*K, L_ext) columns summed into an x_shape array."""
+    """Adjoint of im2col_flat: (G, Cg*K, N*L_ext) columns summed into an x_shape array."""
     n, c = x_shape[:2]
     spatial = tuple(x_shape[2:])
     padded, out, fs, plane, ext, tail = flat_geometry(spatial, ksize, padding, dilation)
-    buf = xp.zeros(n * c * plane + tail, dtype=cols.dtype)
+    buf = xp.zeros(c * n * plane + tail, dtype=cols.dtype)
     isz = buf.itemsize
     cg = c // groups
-    l_ext = cols.shape[-1]
-    g = cols.reshape((n, groups, cg) + tuple(ksize) + (l_ext,))
-    st = (c * plane * isz, cg * plane * isz, plane * isz, isz)
+    l_ext = cols.shape[-1] // n
+    g = cols.reshape((groups, cg) + tuple(ksize) + (n, l_ext))
+    st = (cg * n * plane * isz, n * plane * isz, plane * isz, isz)
     for off in itertools.product(*(range(k) for k in ksize)):
         shift = sum(o * d * f for o, d, f in zip(off, dilation, fs))
-        dst = xp.lib.stride_tricks.as_strided(buf[shift:], (n, groups, cg, l_ext), st)
-        dst += g[(slice(None),) * 3 + off]
-    res = buf[:n * c * plane].reshape((n, c) + padded)
-    if any(lo or hi for lo, hi in padding):
-        inner = tuple(slice(lo, lo + s) for s, (lo, _) in zip(spatial, padding))
-        res = xp.ascontiguousarray(res[(Ellipsis,) + inner])
-    return res
+        dst = xp.lib.stride_tricks.as_strided(buf[shift:], (groups, cg, n, l_ext), st)
+        dst += g[(slice(None),) * 2 + off]
+    res = buf[:c * n * plane].reshape((c, n) + padded)
+    return xp.ascontiguousarray(res[(Ellipsis,) + _inner(spatial, padding)].swapaxes(0, 1))

@@ -77,8 +77,7 @@ def _convolution(x, w, b, stride, padding, dilation, groups, cache=False):
     wm = w.reshape(groups, w.shape[0] // groups, -1)
     if _unit(stride):
         cols, out, ext = K.im2col_flat(xp, x, ksize, padding, dilation, groups)
-        y = _weight_matmul(xp, wm, cols).reshape(x.shape[0], w.shape[0], -1)
-        y = K.crop_ext(xp, y, out, ext)
+        y = K.crop_ext(xp, xp.matmul(wm, cols), x.shape[0], out, ext)
     else:
         cols, out = K.im2col(xp, x, ksize, stride, padding, dilation, groups)
         y = _weight_matmul(xp, wm, cols).reshape((x.shape[0], w.shape[0]) + out)
@@ -121,8 +120,8 @@ def _convolution_transpose(y, w, x_shape, stride, padding, dilation, groups):
         if pads is not None:
             return _transpose_as_conv(xp, y, w, pads, dilation, groups)
         ext = K.flat_geometry(x_shape[2:], w.shape[2:], padding, dilation)[4]
-        gy = K.extend(xp, y, ext).reshape(n, groups, og, -1)
-        cols = _weight_matmul(xp, wm.swapaxes(-1, -2), gy)
+        gy = K.extend(xp, y, ext).reshape(groups, og, -1)
+        cols = xp.matmul(wm.swapaxes(-1, -2), gy)
         return K.col2im_flat(xp, cols, x_shape, w.shape[2:], padding, dilation, groups)
     gy = y.reshape(n, groups, og, -1)
     cols = _weight_matmul(xp, wm.swapaxes(-1, -2), gy)
@@ -162,8 +161,7 @@ def _transpose_as_conv(xp, y, w, pads, dilation, groups):
     wf = w.reshape((groups, og, cg) + w.shape[2:])[flip].swapaxes(1, 2)
     wm = xp.ascontiguousarray(wf).reshape(groups, cg, -1)
     cols, out, ext = K.im2col_flat(xp, y, w.shape[2:], pads, dilation, groups)
-    x = _weight_matmul(xp, wm, cols).reshape(y.shape[0], groups * cg, -1)
-    return K.crop_ext(xp, x, out, ext)
+    return K.crop_ext(xp, xp.matmul(wm, cols), y.shape[0], out, ext)
 
 
 @_convolution_transpose.defvjp
@@ -199,14 +197,15 @@ def _convolution_weight(x, y, w_shape, stride, padding, dilation, groups):
     ksize = tuple(w_shape[2:])
     cols = _cache_take(x, _key(ksize, stride, padding, dilation, groups))
     n = x.shape[0]
-    if _unit(stride):
+    og = w_shape[0] // groups
+    if _unit(stride):   # channel-major columns: one GEMM over every sample's positions
         if cols is None:
             cols = K.im2col_flat(xp, x, ksize, padding, dilation, groups)[0]
         ext = K.flat_geometry(x.shape[2:], ksize, padding, dilation)[4]
-        y = K.extend(xp, y, ext)
-    elif cols is None:
+        gy = K.extend(xp, y, ext).reshape(groups, og, -1)
+        return xp.matmul(gy, cols.swapaxes(-1, -2)).reshape(w_shape)
+    if cols is None:
         cols, _ = K.im2col(xp, x, ksize, stride, padding, dilation, groups)
-    og = w_shape[0] // groups
     gy = y.reshape(n, groups, og, -1)
     ck, length = cols.shape[-2], cols.shape[-1]
     if n == 1:
