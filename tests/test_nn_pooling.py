@@ -161,3 +161,25 @@ def test_functional_forms(torch_mod, rng):
         tr, er = (tr, er) if isinstance(tr, tuple) else ((tr,), (er,))
         for t, e in zip(tr, er):
             np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-10, err_msg=name)
+
+
+MAX_CASES = [c for c in CASES if type(c[0](nn)).__name__.startswith("MaxPool")]
+
+
+@pytest.mark.parametrize("make,shape", MAX_CASES)
+def test_max_pool_inference_matches_torch(torch_mod, rng, make, shape):
+    """Without a gradient (the inference path, which skips the argmax): values equal torch's,
+    NaN and -inf included."""
+    x = rng.standard_normal(shape).astype(np.float32)
+    flat = x.reshape(-1)
+    flat[::7] = np.nan
+    flat[3::11] = -np.inf
+    tm, em = make(torch_mod.nn), make(nn)
+    with torch_mod.no_grad():
+        ty = tm(torch_mod.tensor(x))
+    with ember.no_grad():
+        ey = em(ember.tensor(x))
+    if isinstance(ty, tuple):
+        np.testing.assert_array_equal(ey[1].numpy(), ty[1].numpy())
+        ty, ey = ty[0], ey[0]
+    np.testing.assert_array_equal(ey.numpy(), ty.numpy())

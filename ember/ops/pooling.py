@@ -126,6 +126,27 @@ def _max_pool_vjp(ctx, g, _gi):
     return (max_pool_backward(g, indices, ctx.in_meta[0][0], p["overlap"]),)
 
 
+@defop("max_pool_values", save=())
+def _max_pool_values(x, ksize, stride, padding, dilation, out):
+    """The maxima alone (inference): an elementwise max over one strided slice of the padded
+    input per kernel offset, never the windows' copy and argmax the indices need."""
+    xp = array_module(x)
+    xpad = K.pad(xp, x, padding, _lowest(xp, x.dtype))
+    values = None
+    for off in np.ndindex(*ksize):
+        sl = (Ellipsis,) + tuple(slice(o * d, o * d + s * (m - 1) + 1, s)
+                                 for o, d, s, m in zip(off, dilation, stride, out))
+        values = xpad[sl].copy() if values is None else xp.maximum(values, xpad[sl], out=values)
+    return values
+
+
+def max_pool_values_nd(x, ksize, stride, padding, dilation, out):
+    """The values of max_pool_nd, for callers that need no indices and no gradient."""
+    return dispatch(_max_pool_values, (x,), {"ksize": ksize, "stride": stride,
+                                             "padding": padding, "dilation": dilation,
+                                             "out": out}, x.dtype)
+
+
 def max_pool_nd(x, ksize, stride, padding, dilation, out):
     """(values, indices) of max pooling a batched tensor."""
     overlap = any(s < d * (k - 1) + 1 for k, s, d in zip(ksize, stride, dilation))

@@ -2,9 +2,11 @@
 import numpy as np
 
 import ember
+from ... import _dtype as dt
+from ...autograd.grad_mode import state
 from ...backends.conv_kernels import out_size
 from ...ops.pooling import adaptive_bounds, adaptive_max_pool_nd, avg_divisor, avg_pool_nd
-from ...ops.pooling import max_pool_nd
+from ...ops.pooling import max_pool_nd, max_pool_values_nd
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
            "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
@@ -70,14 +72,19 @@ def _geometry(x, kernel_size, stride, padding, dilation, ceil_mode, nd):
 
 
 # ---------------------------------------------------------------------- max pooling
-def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, nd):
+def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, nd, indices=True):
+    """(values, indices), or the values alone when `indices` is False (then, with no
+    gradient to compute, the argmax is skipped too)."""
     x, unbatched = _batched(input, nd, "max1d" if nd == 1 else "max")
     ksize, stride, pads, dil, out, _ = _geometry(x, kernel_size, stride, padding, dilation,
                                                  ceil_mode, nd)
-    values, indices = max_pool_nd(x, ksize, stride, pads, dil, out)
+    if not indices and not (state.enabled and x.requires_grad) and x.dtype is not dt.bool:
+        values = max_pool_values_nd(x, ksize, stride, pads, dil, out)
+        return values.squeeze(0) if unbatched else values
+    values, found = max_pool_nd(x, ksize, stride, pads, dil, out)
     if unbatched:
-        return values.squeeze(0), indices.squeeze(0)
-    return values, indices
+        values, found = values.squeeze(0), found.squeeze(0)
+    return (values, found) if indices else values
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
@@ -97,20 +104,20 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    r = _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 1)
-    return r if return_indices else r[0]
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 1,
+                     return_indices)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    r = _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 2)
-    return r if return_indices else r[0]
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 2,
+                     return_indices)
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    r = _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 3)
-    return r if return_indices else r[0]
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 3,
+                     return_indices)
 
 
 # ---------------------------------------------------------------------- average pooling
