@@ -39,11 +39,11 @@ def _mpiexec():
         pytest.skip("mpiexec is not installed (pip install mpich)")
 
 
-def _launch(n, script, timeout=240):
+def _launch(n, script, timeout=240, **env):
     cmd = [_mpiexec(), "-n", str(n), sys.executable, os.path.join(SCRIPTS, script)]
     start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=timeout,
-                          cwd=ROOT)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env={**_env(), **env},
+                          timeout=timeout, cwd=ROOT)
     return proc, time.perf_counter() - start
 
 
@@ -152,6 +152,16 @@ def test_distributed_sampler_module_path():
     import ember.utils.data.distributed as mod
     s = mod.DistributedSampler(list(range(10)), num_replicas=2, rank=1, shuffle=False)
     assert list(s) == [1, 3, 5, 7, 9]
+
+
+def test_ddp_on_cuda_devices_with_nccl_backend():
+    """A torchrun-style GPU program (backend 'nccl', a device per rank, device_ids) on the
+    NumPy stand-in for CUDA: collectives keep tensors on their devices, DDP equals CPU
+    training."""
+    from ember.backends import STANDIN_VARIABLE
+    proc, _ = _launch(2, "ddp_cuda.py", **{STANDIN_VARIABLE: "2"})
+    _assert_all_ok(proc, 2)
+    assert "10 steps equal single-process CPU training" in proc.stdout
 
 
 def test_ddp_requires_init():

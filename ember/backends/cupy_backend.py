@@ -56,6 +56,8 @@ class _Event:
 
 
 class CupyBackend(GPUBackend):
+    nccl = True   # 'nccl' process groups run NCCL on these arrays (ember/distributed/_nccl.py)
+
     def __init__(self, cupy):
         super().__init__()
         self.xp = cupy

@@ -51,6 +51,7 @@ class StandinBackend(GPUBackend):
     xp = np
     oom_errors = (MemoryError,)
     runtime_version = "12.0"    # what the stand-in reports as ember.version.cuda
+    nccl = False                # 'nccl' process groups carry its tensors over MPI
 
     def __init__(self, count):
         super().__init__()

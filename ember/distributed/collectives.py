@@ -65,9 +65,12 @@ def _run(pg, async_op, blocking, nonblocking, finish=None, result=None):
 
 
 def _use_nccl(pg, tensors):
-    if pg._backend != "nccl":
+    """NCCL for CUDA tensors of an 'nccl' group when the CUDA backend has NCCL (CuPy's);
+    otherwise (CPU tensors, or the test suite's NumPy stand-in for CUDA) MPI carries them."""
+    if pg._backend != "nccl" or not any(t._device.type == "cuda" for t in tensors):
         return False
-    return any(t._device.type == "cuda" for t in tensors)
+    from .. import backends
+    return backends.get("cuda").nccl
 
 
 # --------------------------------------------------------------------------- checks
