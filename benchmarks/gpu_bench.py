@@ -10,10 +10,14 @@ The ratio column is torch_time / ember_time: > 1 means ember is faster. Without 
 without its CUDA build) only ember's numbers are printed; a workload that fails prints its
 error and the others still run.
 """
+import os
 import statistics
 import sys
 import time
 import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from workloads import gpt_block  # noqa: E402
 
 RUNS, WARMUP = 5, 3
 
@@ -71,28 +75,9 @@ mlp_step.unit = "ms/step"
 def gpt_block_step(torch):
     """One AdamW step of a GPT block (pre-LN, causal self-attention, GELU MLP), the block of
     benchmarks/workloads.py's `gpt` at d=256, 4 heads, sequence 128, batch 16."""
-    nn = torch.nn
-    F = nn.functional
     d, heads, T, B = 256, 4, 128, 16
-
-    class Block(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
-            self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
-            self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
-            self.register_buffer("mask", torch.tril(torch.ones(T, T)) == 0)
-
-        def forward(self, x):
-            q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
-            q, k, v = (t.view(B, T, heads, d // heads).transpose(1, 2) for t in (q, k, v))
-            att = (q @ k.transpose(-2, -1)) / (d // heads) ** 0.5
-            att = F.softmax(att.masked_fill(self.mask, float("-inf")), dim=-1)
-            x = x + self.proj((att @ v).transpose(1, 2).reshape(B, T, d))
-            return x + self.mlp(self.ln2(x))
-
     torch.manual_seed(0)
-    block = Block().to("cuda")
+    block = gpt_block(torch, d, heads, T).to("cuda")
     opt = torch.optim.AdamW(block.parameters(), lr=1e-3)
     x = torch.randn(B, T, d, device="cuda")
 

@@ -173,11 +173,11 @@ def lstm(torch, quick):
                         nn.CrossEntropyLoss(), opt, quick)
 
 
-@workload("ms/step: 2-layer GPT-style transformer (d=128, 4 heads, T=64, batch 16), AdamW")
-def gpt(torch, quick):
+def gpt_block(torch, d, heads, T):
+    """A pre-LN transformer block (causal self-attention, GELU MLP) on (B, T, d) inputs; also
+    benchmarks/gpu_bench.py's GPU workload."""
     nn = torch.nn
     F = nn.functional
-    d, heads, T, V = 128, 4, (16 if quick else 64), 256
 
     class Block(nn.Module):
         def __init__(self):
@@ -185,22 +185,30 @@ def gpt(torch, quick):
             self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
             self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
             self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+            self.register_buffer("mask", torch.tril(torch.ones(T, T)) == 0)
 
         def forward(self, x):
             B = x.shape[0]
             q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
             q, k, v = (t.view(B, T, heads, d // heads).transpose(1, 2) for t in (q, k, v))
             att = (q @ k.transpose(-2, -1)) / (d // heads) ** 0.5
-            mask = torch.tril(torch.ones(T, T)) == 0
-            att = F.softmax(att.masked_fill(mask, float("-inf")), dim=-1)
+            att = F.softmax(att.masked_fill(self.mask, float("-inf")), dim=-1)
             x = x + self.proj((att @ v).transpose(1, 2).reshape(B, T, d))
             return x + self.mlp(self.ln2(x))
+    return Block()
+
+
+@workload("ms/step: 2-layer GPT-style transformer (d=128, 4 heads, T=64, batch 16), AdamW")
+def gpt(torch, quick):
+    nn = torch.nn
+    d, heads, T, V = 128, 4, (16 if quick else 64), 256
 
     class GPT(nn.Module):
         def __init__(self):
             super().__init__()
             self.tok, self.pos = nn.Embedding(V, d), nn.Embedding(T, d)
-            self.blocks = nn.Sequential(Block(), Block())
+            self.blocks = nn.Sequential(gpt_block(torch, d, heads, T),
+                                        gpt_block(torch, d, heads, T))
             self.head = nn.Linear(d, V)
 
         def forward(self, idx):

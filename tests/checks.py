@@ -129,3 +129,15 @@ def _has_real_gpu():
 # Tests that compare ember's CUDA-less behaviour with PyTorch's CPU build run wherever CuPy sees
 # no GPU (CI and most machines); on a GPU machine scripts/gpu_check.sh covers the device.
 without_gpu = pytest.mark.skipif(_has_real_gpu(), reason="this machine has a CUDA GPU")
+
+
+LOW_PRECISION = ("float16", "bfloat16")
+
+
+def op_tolerance(info, dtype):
+    """assert_close's tolerances for an op-table entry at `dtype` (loosest for half types)."""
+    if dtype in LOW_PRECISION:
+        return dict(atol=info.low_precision_tol, rtol=info.low_precision_tol)
+    if dtype == "float32":
+        return dict(atol=max(info.atol, 1e-5), rtol=max(info.rtol, 1e-5))
+    return dict(atol=info.atol, rtol=info.rtol)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import ember
-from checks import as_numpy, assert_close, to_ember
+from checks import LOW_PRECISION, op_tolerance, as_numpy, assert_close, to_ember
 from op_db import all_ops
 
 
@@ -33,7 +33,7 @@ pytestmark = pytest.mark.skipif(_no_gpu_reason() is not None,
 
 CPU, CUDA = ember.device("cpu"), ember.device("cuda", 0)
 OPS = all_ops()
-LOW = ("float16", "bfloat16")
+LOW = LOW_PRECISION
 INTS = ("int64", "int32", "int16", "int8", "uint8", "bool")
 # Outputs defined up to order (eigenvalues of a general matrix): compared sorted.
 UNORDERED = ("linalg.eigvals",)
@@ -80,14 +80,6 @@ def _dtypes(info):
 
 def _cases():
     return [pytest.param(info, d, id=f"{info.name}-{d}") for info in OPS for d in _dtypes(info)]
-
-
-def _tol(info, dtype):
-    if dtype in LOW:
-        return dict(atol=info.low_precision_tol, rtol=info.low_precision_tol)
-    if dtype == "float32":
-        return dict(atol=max(info.atol, 1e-5), rtol=max(info.rtol, 1e-5))
-    return dict(atol=info.atol, rtol=info.rtol)
 
 
 def _outputs(out):
@@ -293,7 +285,7 @@ def test_op_matches_cpu(info, dtype):
             assert a.device == CUDA, f"{info.name}: result on {a.device}"
             assert a.dtype is e.dtype, f"{info.name}: {a.dtype} != {e.dtype}"
             assert tuple(a.shape) == tuple(e.shape), info.name
-            assert_close(_host(info, a), _host(info, e), **_tol(info, dtype))
+            assert_close(_host(info, a), _host(info, e), **op_tolerance(info, dtype))
 
 
 def _grads(info, sample, device):

@@ -4,25 +4,16 @@ import numpy as np
 import pytest
 
 import ember
-from checks import (as_numpy, assert_close, check_grad, check_gradgrad, to_ember, to_torch,
-                    torch_to_numpy)
+from checks import (LOW_PRECISION as LOW, as_numpy, assert_close, check_grad, check_gradgrad,
+                    op_tolerance, to_ember, to_torch, torch_to_numpy)
 from op_db import all_ops
 
 OPS = all_ops()
-LOW = ("float16", "bfloat16")
 
 
 def _cases(predicate=lambda info, dtype: True):
     return [pytest.param(info, d, id=f"{info.name}-{d}") for info in OPS for d in info.dtypes
             if predicate(info, d)]
-
-
-def _tol(info, dtype):
-    if dtype in LOW:
-        return dict(atol=info.low_precision_tol, rtol=info.low_precision_tol)
-    if dtype == "float32":
-        return dict(atol=max(info.atol, 1e-5), rtol=max(info.rtol, 1e-5))
-    return dict(atol=info.atol, rtol=info.rtol)
 
 
 def _ref_args(args, dtype):
@@ -45,7 +36,7 @@ def test_forward_matches_numpy(info, dtype):
         with np.errstate(all="ignore"):
             expected = _outputs(info.ref(*_ref_args(sample.args, dtype), **sample.kwargs))
         for a, e in zip(actual, expected):
-            assert_close(a, e, **_tol(info, dtype))
+            assert_close(a, e, **op_tolerance(info, dtype))
 
 
 @pytest.mark.parametrize("info,dtype", _cases())
@@ -69,7 +60,7 @@ def test_matches_torch(info, dtype, torch_mod):
                 continue
             assert str(a.dtype).replace("ember", "torch") == str(e.dtype), info.name
             assert tuple(a.shape) == tuple(e.shape)
-            assert_close(a, torch_to_numpy(e), **_tol(info, dtype))
+            assert_close(a, torch_to_numpy(e), **op_tolerance(info, dtype))
 
 
 def _float64_samples(info):
@@ -114,4 +105,4 @@ def test_inplace_variant(info, dtype):
                                             **sample.kwargs)
         assert out is target
         assert target._version.v == version + 1
-        assert_close(alias, as_numpy(expected), **_tol(info, dtype))
+        assert_close(alias, as_numpy(expected), **op_tolerance(info, dtype))
