@@ -68,7 +68,7 @@ def commit_inplace(self, result):
             from .debug.checks import check_inplace_cast
             check_inplace_cast(self, result)
         self._data[...] = result._data
-    self._version.v += 1
+    self._vc.v += 1
     if result._requires_grad and result.grad_fn is not None:
         if self._base is not None and (self.grad_fn is not None or
                                        not self._base._requires_grad):
@@ -99,5 +99,5 @@ def write_out(result, out):
         from .backends import array_module
         out._data = array_module(out._data).empty(result._data.shape, dtype=out.dtype.np)
     out._data[...] = result._data
-    out._version.v += 1
+    out._vc.v += 1
     return out

@@ -96,7 +96,7 @@ def _wrap(array, dtype, device=CPU):
     t._output_nr = 0
     version = _new(_Version)  # NOTE: no __init__ frame: this runs for every op's result
     version.v = 0
-    t._version = version
+    t._vc = version
     t._base = None
     t._accumulator = None
     t._retains_grad = False
@@ -117,7 +117,7 @@ class Tensor:
     """An n-dimensional array on a device, with autograd."""
 
     __slots__ = ("_data", "dtype", "_device", "_requires_grad", "_grad", "grad_fn",
-                 "_output_nr", "_version", "_base", "_accumulator", "_retains_grad",
+                 "_output_nr", "_vc", "_base", "_accumulator", "_retains_grad",
                  "__dict__", "__weakref__")
     __array_priority__ = 1000
     __array_ufunc__ = None  # make NumPy defer to our reflected operators
@@ -300,8 +300,10 @@ class Tensor:
         self._grad = None
 
     @property
-    def _version_value(self):
-        return self._version.v
+    def _version(self):
+        """How many times this tensor's storage was modified in place (an int, as PyTorch's);
+        views share the counter `_vc`."""
+        return self._vc.v
 
     @property
     def data(self):
@@ -319,7 +321,7 @@ class Tensor:
 
     def detach(self):
         t = _wrap(self._data, self.dtype, self._device)
-        t._version = self._version
+        t._vc = self._vc
         t._base = self if self._base is None else self._base
         return t
 

@@ -275,11 +275,11 @@ def test_detach_and_data(torch_mod, data):
     assert not d.requires_grad and d.is_leaf and d.grad_fn is None
     d.add_(1)  # shares storage and version counter with y
     assert_close(y, data[0] * 2 + 1)
-    assert y._version_value == d._version_value == 1
+    assert y._version == d._version == 1
     z = x.data
     assert not z.requires_grad
     z.mul_(0)
-    assert x._version_value == 0 and z._version_value == 1  # .data: a separate counter
+    assert x._version == 0 and z._version == 1  # .data: a separate counter
     assert_close(x, np.zeros((2, 3)))
     w = x * 3
     assert w.detach_() is w and not w.requires_grad and w.is_leaf
@@ -444,7 +444,7 @@ def test_inplace_on_leaf_error(torch_mod):
     x = ember.ones(2, requires_grad=True)
     with ember.no_grad():
         x.mul_(2)  # allowed outside grad mode
-    assert x._version_value == 1
+    assert x._version == 1
 
 
 def _modified_saved(lib, case, x):
@@ -487,7 +487,7 @@ def test_version_counter_shared_by_views():
     v = x.view(6)
     t = x.transpose(0, 1)
     v.add_(1)
-    assert x._version_value == v._version_value == t._version_value == 1
+    assert x._version == v._version == t._version == 1
 
 
 def test_inplace_on_non_leaf_rewires_graph(torch_mod, data):

@@ -186,8 +186,7 @@ def test_double_backward_through_view_inplace(torch_mod):
 
 
 def _version(m, t):
-    # ember's counter is an object shared by views; PyTorch's attribute is its int value
-    return t._version if m.__name__ == "torch" else t._version.v
+    return t._version   # an int in both (ember's views share the counter object `_vc`)
 
 
 def _strides(t):
@@ -302,3 +301,41 @@ def test_no_numpy_runtime_warnings_from_ember(torch_mod):
     want = [torch_mod.tensor([1.0, 0.0, -1.0]) / 0, torch_mod.log(torch_mod.tensor([0.0, -1.0])),
             torch_mod.tensor([1e5]).half() * 1e5, torch_mod.tensor([300.0]).to(torch_mod.int8)]
     assert out[1].replace("ember", "torch") == "|".join(str(x) for x in want)
+
+
+# ---------------------------------------------------------------------- PyTorch-visible details
+ARRAY_OPERANDS = {
+    "add": lambda t, a: t + a, "sub": lambda t, a: t - a, "mul 2-D": lambda t, a: t * a[:, None],
+    "div": lambda t, a: t / a, "pow": lambda t, a: t ** a, "floordiv": lambda t, a: t // a,
+    "mod": lambda t, a: t % a, "eq": lambda t, a: t == a, "float32 array": lambda t, a:
+    t + a.astype(np.float32), "int array": lambda t, a: t * a.astype(np.int64),
+    "0-d array": lambda t, a: t + np.array(2.0),
+}
+
+
+@pytest.mark.parametrize("case", list(ARRAY_OPERANDS))
+def test_numpy_array_operands_as_pytorch(case, torch_mod):
+    """A Tensor's operators read a NumPy array as a tensor (dtype promotion included)."""
+    a = np.array([1.5, 2.0, 3.0])
+    got = ARRAY_OPERANDS[case](ember.tensor([1.0, 4.0, -2.0]), a)
+    want = ARRAY_OPERANDS[case](torch_mod.tensor([1.0, 4.0, -2.0]), a)
+    assert str(got.dtype).replace("ember", "torch") == str(want.dtype)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_version_counter_and_grad_fn_class_as_pytorch(torch_mod):
+    def run(m):
+        x = m.zeros(4)
+        v = x[1:]
+        versions = [x._version]
+        v.add_(1)
+        x.mul_(2)
+        versions += [x._version, v._version, type(x._version).__name__]
+        w = m.ones(3, requires_grad=True)
+        y = ((w * 2).exp().sum(0) + 1).sigmoid()
+        names, fn = [], y.grad_fn
+        while fn is not None and fn.next_functions:
+            names.append(type(fn).__name__)
+            fn = fn.next_functions[0][0]
+        return versions, names
+    assert run(ember) == run(torch_mod)

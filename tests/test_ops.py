@@ -100,9 +100,9 @@ def test_inplace_variant(info, dtype):
             continue
         target = to_ember(x)
         alias = target.view(target.shape) if target.is_contiguous() else target
-        version = target._version.v
+        version = target._vc.v
         out = getattr(target, info.inplace)(*[to_ember(a) for a in sample.args[1:]],
                                             **sample.kwargs)
         assert out is target
-        assert target._version.v == version + 1
+        assert target._vc.v == version + 1
         assert_close(alias, as_numpy(expected), **op_tolerance(info, dtype))

@@ -315,7 +315,7 @@ def test_inplace_on_leaf_requiring_grad():
         x.normal_()
     with ember.no_grad():
         x.uniform_()
-    assert x.requires_grad and x._version.v == 1
+    assert x.requires_grad and x._vc.v == 1
     assert ember.rand(2, requires_grad=True).requires_grad
 
 

@@ -117,7 +117,7 @@ def test_views_share_memory_and_version(torch_mod, expr):
     for a, e in zip(actual, expected):
         assert_close(a, torch_to_numpy(e))
         is_view = e._base is t or e is t
-        assert (a._version is x._version) == is_view, expr
+        assert (a._vc is x._vc) == is_view, expr
     # writing through the first piece reaches the base, as in PyTorch (expanded views are
     # read-only in ember: NumPy's broadcast views)
     if expected[0].numel() and expected[0]._base is t and 0 not in expected[0].stride():

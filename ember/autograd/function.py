@@ -251,7 +251,7 @@ def _finish(ctx, args, outputs, record):
             if record and o._requires_grad and o.grad_fn is None:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an "
                                    "in-place operation.")
-            o._version.v += 1
+            o._vc.v += 1
         elif id(o) in input_ids:
             # An input returned unchanged is a new tensor (a view of it), as in PyTorch.
             o = outs[nr] = o.detach()
@@ -265,7 +265,7 @@ def _finish(ctx, args, outputs, record):
     if saved is not None:
         ctx._saved = tuple(saved)
         if record:
-            ctx.saved_versions = [None if t is None else t._version.v for t in saved]
+            ctx.saved_versions = [None if t is None else t._vc.v for t in saved]
     if record:
         from . import anomaly
         if anomaly.enabled:

@@ -120,7 +120,7 @@ class Node:
                 t._requires_grad = True
                 t.grad_fn = self
                 t._output_nr = nr
-            t._version = version
+            t._vc = version
             outs.append(t)
         return tuple(outs)
 
@@ -145,10 +145,10 @@ class Node:
             raise RuntimeError(_FREED_MESSAGE)
         if self.saved_versions:
             for t, v in zip(self._saved_inputs(), self.saved_versions):
-                if v is not None and t._version.v != v:
+                if v is not None and t._vc.v != v:
                     fn = t.grad_fn
                     raise RuntimeError(_inplace_message(
-                        t._data.shape, t.dtype, t._version.v, v,
+                        t._data.shape, t.dtype, t._vc.v, v,
                         None if fn is None else (t._output_nr, fn.name())))
         if self._out is not None:
             arrays, dtypes, version, v = self._out
@@ -259,7 +259,7 @@ class AccumulateGrad:
             # PyTorch accumulates in place: a reference the user holds to .grad sees the sum.
             g = t._grad
             g._data += grad._data.astype(g._data.dtype, copy=False)
-            g._version.v += 1
+            g._vc.v += 1
         if _guard.enabled:
             from ..debug.checks import on_accumulate
             on_accumulate(t, fresh)

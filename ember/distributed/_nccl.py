@@ -52,7 +52,7 @@ def _work(pairs, stream, async_op):
         for t, a in pairs:
             if a is not t._data:
                 t._data[...] = a
-            t._version.v += 1
+            t._vc.v += 1
     if async_op:
         return Work(finish=finish, result=[t for t, _ in pairs])
     finish()

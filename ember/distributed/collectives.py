@@ -26,7 +26,7 @@ CHECKS = os.environ.get("EMBER_DISTRIBUTED_CHECKS", "1") != "0"
 
 # --------------------------------------------------------------------------- buffers
 def _bump(t):
-    t._version.v += 1
+    t._vc.v += 1
 
 
 def _buffer(t):

@@ -23,6 +23,26 @@ def result_dtype(a, b):
     return dt.result_type_of((a, b))
 
 
+def tensor_operands(a, b):
+    """(a, b) with a NumPy array operand made a tensor on the other's device.
+
+    NOTE: PyTorch's operators hand an array operand to NumPy, which computes and wraps the
+    result, so the result dtype follows NumPy's rules (float32 tensor * int64 array is
+    float64; a 0-d float64 array counts fully). Both operands are cast to that dtype here,
+    giving the same dtype and values, with autograd kept."""
+    if type(a) is np.ndarray and isinstance(b, Tensor):
+        b, a = _as_numpy_would(b, a)
+    elif type(b) is np.ndarray and isinstance(a, Tensor):
+        a, b = _as_numpy_would(a, b)
+    return a, b
+
+
+def _as_numpy_would(t, array):
+    from .._creation import as_tensor
+    common = dt.from_numpy_dtype(np.result_type(t.dtype.np, array.dtype))
+    return t.to(common), as_tensor(array, dtype=common, device=t._device)
+
+
 def compute_dtype(dtype):
     """float16/bfloat16 math runs in float32 and rounds once, as PyTorch's CPU kernels do."""
     return dt.float32 if dtype in _LOW_PRECISION else dtype

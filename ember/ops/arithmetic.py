@@ -10,7 +10,7 @@ from .. import _dtype as dt
 from .._tensor import FAST_TYPES, Tensor, write_out
 from ..backends import array_module
 from ._promote import (broadcast_error, compute_dtype, operand_array, result_dtype,
-                       shape_of)
+                       shape_of, tensor_operands)
 from .registry import defop, dispatch, export
 
 
@@ -29,6 +29,7 @@ def binary(op, a, b, params=None, out=None, dtype=None):
             elif (b.__class__ is float or b.__class__ is int) and d.category == 2:
                 arrays, dtype = (a._data, b), d
     if arrays is None:
+        a, b = tensor_operands(a, b)
         if not isinstance(a, Tensor) and not isinstance(b, Tensor):
             raise TypeError(f"{op.name}(): argument 'input' (position 1) must be Tensor, not "
                             f"{type(a).__name__}")
@@ -213,6 +214,7 @@ def _true_div_dtype(a, b):
 @export(inplace=True, aliases=("divide",))
 def div(input, other, *, rounding_mode=None, out=None):
     if rounding_mode is None:
+        input, other = tensor_operands(input, other)
         return binary(_div, input, other, None, out, _true_div_dtype(input, other))
     if rounding_mode == "floor":
         return binary(_div_floor, input, other, None, out)

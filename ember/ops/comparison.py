@@ -5,12 +5,14 @@ Results are bool (never differentiable). Comparisons run in the promoted dtype, 
 0.1 compared with a float16 tensor is rounded to float16 first and integer scalars wrap into
 an unsigned tensor's range (uint8 == -56 matches 200), as in PyTorch.
 """
+import numpy as np
+
 from .. import _dtype as dt
 from .._tensor import Tensor, write_out
 from ..backends import array_module
 from ._elementwise import (EMPTY, LOW, NUMBER_TYPES, binary, check_tensor, defpointwise,
                            exact_operands, not_implemented, not_tensor, public, result_of)
-from ._promote import broadcast_error, operand_array, shape_of
+from ._promote import broadcast_error, operand_array, shape_of, tensor_operands
 from .registry import METHODS, defop, dispatch, export
 
 
@@ -54,6 +56,8 @@ def _operator(fn):
     def operator(self, other):
         if isinstance(other, (Tensor, *NUMBER_TYPES)):
             return fn(self, other)
+        if type(other) is np.ndarray:   # elementwise against the array, as PyTorch
+            return fn(*tensor_operands(self, other))
         return NotImplemented
     return operator
 

@@ -59,7 +59,7 @@ def fill_(self, value):
                                                   value._requires_grad)):
         return apply_inplace(self, _filled, (value,), {})
     self._data[...] = _value_array(self, value)
-    self._version.v += 1
+    self._vc.v += 1
     return self
 
 
@@ -67,7 +67,7 @@ def zero_(self):
     if state.enabled and self._requires_grad:
         return apply_inplace(self, lambda s: dispatch(_zero, (s,)), (), {})
     self._data[...] = 0
-    self._version.v += 1
+    self._vc.v += 1
     return self
 
 
@@ -113,7 +113,7 @@ def copy_(self, src, non_blocking=False):
         self._data[...] = a
     except ValueError:
         raise _copy_error(self, src) from None
-    self._version.v += 1
+    self._vc.v += 1
     return self
 
 

@@ -396,7 +396,7 @@ def setitem(self, key, value):
         raise _value_error(self, basic, adv, value) from None
     except IndexError:
         raise _advanced_error(target.shape, adv) from None
-    self._version.v += 1
+    self._vc.v += 1
 
 
 def _setitem_out_of_place(source, basic, adv, value):
@@ -469,7 +469,7 @@ def index_put_(self, indices, values, accumulate=False):
         _put_in_place(self._data[basic], adv, values._data, accumulate)
     except ValueError:
         raise _value_error(self, basic, adv, values) from None
-    self._version.v += 1
+    self._vc.v += 1
     return self
 
 
@@ -579,7 +579,7 @@ def put_(self, index, source, accumulate=False):
         _put_flat(self._data, index._data, source._data, accumulate)
     else:
         self._data[...] = _put(self._data, source._data, index._data, accumulate)
-    self._version.v += 1
+    self._vc.v += 1
     return self
 
 

@@ -478,12 +478,37 @@ def _einsum_vjp(ctx, g):
     return tuple(grads)
 
 
+def _sublist_letters(sublist):
+    letters = []
+    for i in sublist:
+        if i is Ellipsis:
+            letters.append("...")
+        elif not 0 <= i < 52:
+            raise ValueError("einsum(): subscript in subscript list is not within the valid "
+                             "range [0, 52)")
+        else:
+            letters.append(chr(ord("A") + i) if i < 26 else chr(ord("a") + i - 26))
+    return "".join(letters)
+
+
+def _from_sublists(args):
+    """einsum(op0, sublist0, op1, sublist1, ..., [sublist_out]): the equation and operands,
+    integer subscripts 0-51 read as letters A-Z, a-z (PyTorch's label order, so an implicit
+    output comes out in the same order) and Ellipsis as '...'."""
+    pairs = len(args) // 2
+    operands = tuple(args[2 * k] for k in range(pairs))
+    equation = ",".join(_sublist_letters(args[2 * k + 1]) for k in range(pairs))
+    if len(args) % 2:
+        equation += "->" + _sublist_letters(args[-1])
+    return equation, operands
+
+
 @export(method=False)
 def einsum(equation, *operands):
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
     if not isinstance(equation, str):
-        raise NotImplementedError("einsum(): the sublist form is not supported by ember")
+        equation, operands = _from_sublists((equation,) + operands)
+    elif len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
     for o in operands[1:]:
         if o.dtype is not operands[0].dtype:
             raise RuntimeError(f"expected scalar type {dt.type_name(operands[0].dtype)} but "

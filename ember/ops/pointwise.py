@@ -14,7 +14,7 @@ from .._tensor import Tensor, write_out
 from ..backends import array_module
 from ._elementwise import (EMPTY, NUMBER_TYPES, binary, check_tensor, defpointwise,
                            float_result, not_implemented, not_tensor, public, result_of, unary)
-from ._promote import compute_dtype, operand_array
+from ._promote import compute_dtype, operand_array, tensor_operands
 from .registry import METHODS, defop, dispatch, export
 from .select import where
 
@@ -97,6 +97,7 @@ def _integer_op(op, kernel, input, other, out, scalar_self=None):
 
 @export(inplace=True)
 def remainder(input, other, *, out=None):
+    input, other = tensor_operands(input, other)
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise TypeError("remainder() received an invalid combination of arguments - got "
                         f"({type(input).__name__}, {type(other).__name__})")
@@ -186,6 +187,7 @@ def _pow_dtype(input, exponent):
 
 @export(inplace=True)
 def pow(input, exponent, *, out=None):
+    input, exponent = tensor_operands(input, exponent)
     if isinstance(input, Tensor):
         result = _pow_dtype(input, exponent)
         if isinstance(exponent, Tensor):

@@ -92,7 +92,7 @@ def _commit(self, values):
     else:
         target = data.transpose(_order_perm(data))
     target[...] = values.reshape(target.shape)
-    self._version.v += 1
+    self._vc.v += 1
     return self
 
 

@@ -22,6 +22,19 @@ instruments = []  # callables(op, inputs, params, result) run after each op when
 _EMPTY = {}
 
 
+_NODE_CLASSES = {}
+
+
+def node_class(name):
+    """The Node subclass named like PyTorch's grad_fn class (MulBackward0), one per name, so
+    `type(t.grad_fn).__name__` reads as in PyTorch."""
+    cls = _NODE_CLASSES.get(name)
+    if cls is None:
+        cls = _NODE_CLASSES[name] = type(name, (Node,), {"__slots__": (),
+                                                          "__module__": "ember.autograd.graph"})
+    return cls
+
+
 class Op:
     """One primitive: `forward(*arrays, **params)` and `vjp(ctx, *grads)`.
 
@@ -29,8 +42,8 @@ class Op:
     `save_output` keeps the output for VJPs that prefer it (exp, tanh, sigmoid).
     """
 
-    __slots__ = ("name", "forward", "vjp", "node_name", "save_inputs", "save_output",
-                 "num_outputs", "saves", "view", "_renamed")
+    __slots__ = ("name", "forward", "vjp", "_node_name", "node_class", "save_inputs",
+                 "save_output", "num_outputs", "saves", "view", "_renamed")
 
     def __init__(self, name, forward, node_name, save_inputs, save_output, num_outputs,
                  view=False):
@@ -44,6 +57,15 @@ class Op:
         self.num_outputs = num_outputs
         self.saves = save_output or save_inputs is None or bool(save_inputs)
         self._renamed = None
+
+    @property
+    def node_name(self):
+        return self._node_name
+
+    @node_name.setter
+    def node_name(self, name):
+        self._node_name = name
+        self.node_class = node_class(name)
 
     def defvjp(self, fn):
         self.vjp = fn
@@ -139,12 +161,12 @@ def dispatch(op, inputs, params=_EMPTY, dtype=None, arrays=None):
         result = _wrap_out(out, dtype, device)
         if op.view:
             base = inputs[0]
-            result._version = base._version
+            result._vc = base._vc
             result._base = base if base._base is None else base._base
         if needs_grad and state.enabled and result.dtype.category >= 2:
             node = _record(op, inputs, params, (result,), device)
             if op.view:
-                node.view_version = result._version.v
+                node.view_version = result._vc.v
         if instruments:
             for instrument in instruments:
                 instrument(op, inputs, params, result)
@@ -204,14 +226,14 @@ def _record(op, inputs, params, results, device):
             shapes.append(x._data.shape)
             dtypes.append(x.dtype)
             if versions is not None:
-                versions.append(x._version.v)
+                versions.append(x._vc.v)
         else:
             edges.append(None)
             shapes.append(None)
             dtypes.append(None)
             if versions is not None:
                 versions.append(None)
-    node = _new(Node)
+    node = _new(op.node_class)
     if save is None:
         node.inputs = inputs
     elif save:
@@ -220,7 +242,7 @@ def _record(op, inputs, params, results, device):
         for i, x in enumerate(inputs):
             if isinstance(x, Tensor):
                 if i in save:
-                    versions[i] = x._version.v
+                    versions[i] = x._vc.v
                 else:
                     kept[i] = None
         node.inputs = kept
@@ -236,7 +258,7 @@ def _record(op, inputs, params, results, device):
         r = results[0]
         node.out_meta = ((r._data.shape, r.dtype),)
         if op.save_output:
-            node.save_output([r._data], [r.dtype], r._version)
+            node.save_output([r._data], [r.dtype], r._vc)
         r._requires_grad = True
         r.grad_fn = node
         r._output_nr = 0
@@ -244,7 +266,7 @@ def _record(op, inputs, params, results, device):
         node.out_meta = tuple((r._data.shape, r.dtype) for r in results)
         if op.save_output:
             node.save_output([r._data for r in results], [r.dtype for r in results],
-                             results[0]._version)
+                             results[0]._vc)
         for nr, r in enumerate(results):
             if r.dtype.category >= 2:
                 r._requires_grad = True
@@ -268,7 +290,7 @@ def current_grad_fn(view):
     recorded (through its root or another view): the old node would read stale values."""
     fn = view.grad_fn
     version = getattr(fn, "view_version", None)
-    if version is not None and version != view._version.v:
+    if version is not None and version != view._vc.v:
         from .view_inplace import refresh_view
         fn = refresh_view(view)
     return fn

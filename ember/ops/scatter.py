@@ -47,7 +47,7 @@ def _fill_inplace(fn):
             raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
                                f"broadcast shape {list(r._data.shape)}")
         self._data[...] = r._data
-        self._version.v += 1
+        self._vc.v += 1
         return self
     inplace.__name__ = fn.__name__ + "_"
     return inplace

@@ -65,10 +65,10 @@ def _views(input, kind, n, params):
         return (out,)
     base = input if input._base is None else input._base
     for t in out:
-        t._version = input._version
+        t._vc = input._vc
         t._base = base
     if out[0].grad_fn is not None:
-        out[0].grad_fn.view_version = input._version.v
+        out[0].grad_fn.view_version = input._vc.v
     return out
 
 

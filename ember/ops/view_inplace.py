@@ -92,7 +92,7 @@ def _copy_view_vjp(ctx, g):
 def _view_node(view, root, idx):
     """Give `view` a grad_fn that reads its elements from `root`'s current graph."""
     node = _record(_gather, (root,), {"idx": idx, "shape": None}, (view,), view._device)
-    node.view_version = view._version.v
+    node.view_version = view._vc.v
     return node
 
 
@@ -135,11 +135,11 @@ def _inplace_view(name, node, nodes=None):
         if out is self:
             return self
         self._data = out._data
-        self._version.v += 1
+        self._vc.v += 1
         fn = out.grad_fn
         if fn is not None:
             fn.op = fn.op.renamed(node if nodes is None else nodes(*args, **kwargs))
-            fn.view_version = self._version.v
+            fn.view_version = self._vc.v
             self.grad_fn = fn
             self._output_nr = out._output_nr
         return self

@@ -109,7 +109,7 @@ def adam(params, grads, states, *, amsgrad, beta1, beta2, lr, weight_decay, eps,
         denom /= bias_correction2_sqrt
         denom += eps
         w -= step_size * (exp_avg / denom)
-        p._version.v += 1
+        p._vc.v += 1
         for key in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq", "step"):
             if key in state:
-                state[key]._version.v += 1
+                state[key]._vc.v += 1

@@ -150,7 +150,7 @@ class LBFGS(Optimizer):
         for p in self._params:
             n = p._data.size
             p._data += step_size * update[offset:offset + n].reshape(p._data.shape)
-            p._version.v += 1
+            p._vc.v += 1
             offset += n
 
     def _evaluate(self, closure):

@@ -256,7 +256,7 @@ def new_scalar(value):
 def bump(*tensors):
     """Mark tensors whose arrays a kernel wrote in place (autograd's version counter)."""
     for t in tensors:
-        t._version.v += 1
+        t._vc.v += 1
 
 
 def check_betas(betas):

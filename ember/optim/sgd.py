@@ -61,8 +61,8 @@ def sgd(params, grads, momentum_buffers, *, weight_decay, momentum, lr, dampenin
                     b += (1 - dampening) * g
                 else:
                     b += g
-                buf._version.v += 1
+                buf._vc.v += 1
             g = g + momentum * buf._data if nesterov else buf._data
         if lr != 0:
             w -= lr * g if lr != 1 else g
-        p._version.v += 1
+        p._vc.v += 1

@@ -48,7 +48,7 @@ def _update_stats(running, value, momentum):
     new = value._data.astype("float64") * momentum + \
         running._data.astype("float64") * (1 - momentum)
     running._data[...] = new.astype(running._data.dtype)
-    running._version.v += 1
+    running._vc.v += 1
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,

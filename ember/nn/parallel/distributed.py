@@ -224,7 +224,7 @@ class _Reducer:
                     p._grad = _wrap(view.copy(), p.dtype, p._device)
                 else:
                     g._data[...] = view
-                    g._version.v += 1
+                    g._vc.v += 1
 
 
 class DistributedDataParallel(Module):
@@ -341,5 +341,5 @@ def _broadcast_coalesced(pg, tensors):
         for t in ts:
             n = t._data.size
             t._data[...] = flat[pos:pos + n].reshape(t._data.shape)
-            t._version.v += 1
+            t._vc.v += 1
             pos += n

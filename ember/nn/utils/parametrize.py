@@ -50,7 +50,7 @@ def _maybe_set(dest, src):
     dest._data = src._data
     dest.dtype = src.dtype
     dest._device = src._device
-    dest._version.v += 1
+    dest._vc.v += 1
 
 
 class ParametrizationList(ModuleList):
