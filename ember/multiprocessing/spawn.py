@@ -1,6 +1,5 @@
 """spawn / start_processes: run fn(i, *args) in N processes, re-raising a child's error."""
 import multiprocessing
-import queue
 import signal
 import traceback
 
@@ -78,13 +77,8 @@ class ProcessContext:
                 p.terminate()
             p.join()
         proc = self.processes[failed]
-        try:
-            # NOTE: get with a timeout, not empty(): on a loaded machine the traceback the
-            # child flushed at exit can reach the pipe a moment after its exit is seen.
-            tb = self.error_queues[failed].get(timeout=5)
-        except queue.Empty:
-            tb = None
-        if tb is not None:
+        if not self.error_queues[failed].empty():
+            tb = self.error_queues[failed].get()
             msg = f"\n\n-- Process {failed} terminated with the following error:\n{tb}"
             raise ProcessRaisedException(msg, failed, proc.pid)
         code = proc.exitcode
