@@ -4,10 +4,10 @@
 #
 #     bash scripts/gpu_check.sh            # PYTHON=/path/to/python to pick the interpreter
 #
-# Sections: environment; tests/test_cuda_gpu.py; benchmarks/gpu_bench.py
-# (ember against torch on the GPU). Each section has its own time limit (all together under 8
-# minutes) and runs whatever happened before it; a failing section prints its error and the
-# script goes on. The exit status is 1 when any section failed.
+# Sections: environment; tests/test_cuda_gpu.py; benchmarks/gpu_bench.py (ember against torch
+# on the GPU); NCCL (tests/dist_scripts/nccl_check.py). Each section has its own time limit
+# (all together under 9 minutes) and runs whatever happened before it; a failing section
+# prints its error and the script goes on. The exit status is 1 when any section failed.
 set -u
 set +e
 cd "$(dirname "$0")/.." || exit 1
@@ -70,11 +70,20 @@ if ember.cuda.is_available():
 EOF
 )
 
-# Limits: 15 + 35 + 290 + 100 s, plus at most 5 s per section to kill a hung one: < 8 minutes.
+# Limits: 15 + 35 + 290 + 100 + 60 s, plus at most 5 s per section to kill a hung one: < 9
+# minutes.
 run 15 "nvidia-smi -L" nvidia-smi -L
 run 35 "versions" "$PY" -c "$VERSIONS_PY"
 run 290 "tests" "$PY" -m pytest -q -p no:cacheprovider tests/test_cuda_gpu.py
 run 100 "benchmark" "$PY" benchmarks/gpu_bench.py
+# NCCL (ember.distributed, backend 'nccl'): one rank per GPU, through mpiexec (mpi4py + mpich,
+# the `distributed` extra); the script says so and passes where they are missing.
+NGPU=$("$PY" -c "import ember; print(max(ember.cuda.device_count(), 1))" 2>/dev/null || echo 1)
+if command -v mpiexec >/dev/null 2>&1; then
+    run 60 "nccl" mpiexec -n "$NGPU" "$PY" tests/dist_scripts/nccl_check.py
+else
+    run 60 "nccl" "$PY" tests/dist_scripts/nccl_check.py
+fi
 
 echo
 if [ ${#failed[@]} -eq 0 ]; then

@@ -164,6 +164,15 @@ def test_ddp_on_cuda_devices_with_nccl_backend():
     assert "10 steps equal single-process CPU training" in proc.stdout
 
 
+def test_gpu_checks_nccl_script_on_the_standin():
+    """scripts/gpu_check.sh's NCCL script (every collective on CUDA tensors, DDP) runs here on
+    the stand-in, where 'nccl' groups carry CUDA tensors over MPI: the script itself is right."""
+    from ember.backends import STANDIN_VARIABLE
+    proc, _ = _launch(2, "nccl_check.py", **{STANDIN_VARIABLE: "2"})
+    _assert_all_ok(proc, 2)
+    assert "OK DDP keeps replicas equal" in proc.stdout
+
+
 def test_ddp_requires_init():
     with pytest.raises(ValueError, match="Default process group has not been initialized"):
         nn.parallel.DistributedDataParallel(nn.Linear(2, 2))
