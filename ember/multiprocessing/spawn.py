@@ -66,12 +66,14 @@ class ProcessContext:
                 failed = i
                 break
         if failed is None:
-            # NOTE: a child may have died after wait() returned: check every exit code, not
-            # only the ready ones, before calling the job a success.
-            failed = next((i for i, p in enumerate(self.processes)
-                           if p.exitcode not in (None, 0)), None)
-        if failed is None:
-            return all(not p.is_alive() for p in self.processes)
+            # NOTE: a child may die at any moment, even between two checks here: first see
+            # whether any is still running (is_alive() also reaps it), then read every exit
+            # code, so that a failure is never taken for success.
+            if any(p.is_alive() for p in self.processes):
+                return False
+            failed = next((i for i, p in enumerate(self.processes) if p.exitcode != 0), None)
+            if failed is None:
+                return True
         for p in self.processes:
             if p.is_alive():
                 p.terminate()
