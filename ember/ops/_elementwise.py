@@ -63,8 +63,10 @@ result_of = result_dtype  # promoted dtype of two operands, with fast paths
 # ---------------------------------------------------------------------- runners
 def unary(op, input, result, out=None, params=EMPTY):
     """Run a unary op whose result has dtype `result`; low precision computes in float32."""
-    compute = compute_dtype(result)
     a = input._data
+    if result.fast and out is None and a.dtype is result.np:
+        return dispatch(op, (input,), params, result, (a,))   # the common case, no casts
+    compute = compute_dtype(result)
     if a.dtype != compute.np and a.dtype.kind != "c":  # complex -> real (abs) reads complex
         a = a.astype(compute.np)
     if result in LOW:
