@@ -10,7 +10,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor, _wrap, write_out
 from ..backends import array_module
 from ._dims import wrap_dim
-from .matmul import bmm, mm, mv
+from .matmul import addmm_fused, bmm, mm, mv
 from .registry import PUBLIC, defop, dispatch, export
 
 
@@ -228,8 +228,24 @@ def _add_scaled(input, prod, beta, alpha, name):
 
 @export(inplace=True)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    if (beta == 1 and alpha == 1 and out is None and isinstance(input, Tensor)
+            and _fusable(input, mat1, mat2)):
+        return addmm_fused(input, mat1, mat2)
     r = _add_scaled(input, mm(mat1, mat2), beta, alpha, "addmm")
     return r if out is None else write_out(r, out)
+
+
+def _fusable(input, mat1, mat2):
+    """Plain addmm on matrices that multiply, of one dtype and device, with `input`
+    broadcasting to the product (everything else takes the composite path and its errors)."""
+    a, b, c = mat1._data.shape, mat2._data.shape, input._data.shape
+    if len(a) != 2 or len(b) != 2 or a[1] != b[0] or len(c) > 2:
+        return False
+    if not (mat1.dtype is mat2.dtype is input.dtype and mat1._device == mat2._device ==
+            input._device):
+        return False
+    out = (a[0], b[1])
+    return all(s in (1, o) for s, o in zip(c[::-1], out[::-1]))
 
 
 @export(inplace=True)

@@ -106,6 +106,37 @@ def matmul(input, other, *, out=None):
     return r if out is None else write_out(r, out)
 
 
+@defop("addmm", node="AddmmBackward0", save=(1, 2))
+def _addmm(bias, a, b, acc):
+    """bias + a @ b in one output buffer (nn.Linear's forward: no second pass allocating the
+    sum). `acc` is the float32 compute dtype of half-precision inputs, else None."""
+    xp = array_module(a, b)
+    if acc is not None:
+        y = xp.matmul(a.astype(acc), b.astype(acc))
+        y += bias.astype(acc)
+        return y
+    y = xp.matmul(a, b)
+    y += bias
+    return y
+
+
+@_addmm.defvjp
+def _addmm_vjp(ctx, g):
+    _, a, b = ctx.inputs
+    e = ctx.edges
+    return (g if e[0] is not None else None,   # the engine sums it back to bias's shape
+            matmul(g, b.mT) if e[1] is not None else None,
+            matmul(a.mT, g) if e[2] is not None else None)
+
+
+def addmm_fused(bias, mat1, mat2):
+    """bias + mat1 @ mat2 for validated 2-D matrices of one dtype, bias broadcasting to the
+    product's shape (the caller checks)."""
+    compute = compute_dtype(mat1.dtype)
+    acc = compute.np if compute is not mat1.dtype else None
+    return dispatch(_addmm, (bias, mat1, mat2), {"acc": acc}, mat1.dtype)
+
+
 @export
 def mm(input, mat2, *, out=None):
     if input._data.ndim != 2:

@@ -24,7 +24,12 @@ def linear(input, weight, bias=None):
     if bias.dtype != weight.dtype:
         raise RuntimeError("self and mat2 must have the same dtype, but got "
                            f"{type_name(bias.dtype)} and {type_name(weight.dtype)}")
-    return ember.matmul(input, weight.t()) + bias
+    # NOTE: PyTorch's graph: addmm on the rows (AddmmBackward0), viewed back for N-d inputs.
+    if input.dim() == 2:
+        return ember.addmm(bias, input, weight.t())
+    rows = input.reshape(-1, input.shape[-1]) if input.dim() else input.reshape(1, 1)
+    return ember.addmm(bias, rows, weight.t()).view(tuple(input.shape[:-1]) +
+                                                    (weight.shape[0],))
 
 
 def bilinear(input1, input2, weight, bias=None):
