@@ -303,9 +303,18 @@ def _owned(grad):
     if _BASELINE is None:
         _BASELINE = _calibrate()
     a = grad._data
-    if getattr(a, "base", 0) is not None:
+    if sys.getrefcount(grad) > _BASELINE[0] or sys.getrefcount(a) > _BASELINE[1]:
         return False
-    return sys.getrefcount(grad) <= _BASELINE[0] and sys.getrefcount(a) <= _BASELINE[1]
+    base = getattr(a, "base", 0)
+    if base is None:
+        return True
+    # A contiguous view of a buffer nobody else holds (the weight gradient of a Linear: the
+    # matmul wrote W's gradient transposed so that TBackward's transpose lands contiguous):
+    # the view's own reference and getrefcount's argument are the only ones on the buffer,
+    # and on the Tensor that owned it.
+    return (getattr(base, "base", 0) is None and a.flags.c_contiguous
+            and sys.getrefcount(base) <= 2
+            and (grad._base is None or sys.getrefcount(grad._base) <= 2))
 
 
 class RemovableHandle:

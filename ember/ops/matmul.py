@@ -50,10 +50,22 @@ def _matmul_vjp(ctx, g):
         if a.ndim == 1:
             ga = ga.squeeze(-2)
     if ctx.edges[1] is not None:
-        gb = matmul(a1.mT, g1)
+        gb = _mat2_grad(a1, g1, b1)
         if b.ndim == 1:
             gb = gb.squeeze(-1)
     return ga, gb
+
+
+def _mat2_grad(a, g, b):
+    """a^T @ g, the gradient of the second factor, laid out like it: when b is a transposed
+    view (`x @ W.t()` in nn.Linear) the product is computed transposed, so that W's gradient
+    after TBackward's transpose is contiguous and AccumulateGrad keeps it without a copy (as
+    PyTorch's mm_mat2_backward does)."""
+    data = b._data
+    if data.ndim == 2 and g.ndim == 2 and data.flags.f_contiguous and \
+            not data.flags.c_contiguous:
+        return matmul(g.mT, a).mT
+    return matmul(a.mT, g)
 
 
 def _product(a, b, name):
@@ -126,7 +138,7 @@ def _addmm_vjp(ctx, g):
     e = ctx.edges
     return (g if e[0] is not None else None,   # the engine sums it back to bias's shape
             matmul(g, b.mT) if e[1] is not None else None,
-            matmul(a.mT, g) if e[2] is not None else None)
+            _mat2_grad(a, g, b) if e[2] is not None else None)
 
 
 def addmm_fused(bias, mat1, mat2):
