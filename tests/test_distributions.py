@@ -302,7 +302,8 @@ def test_transforms_and_independent(torch_mod):
         np.testing.assert_allclose(_np(et.inv(et(ex))), x, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(_np(et.log_abs_det_jacobian(ex, et(ex))),
                                    _np(tt.log_abs_det_jacobian(tx, tt(tx))), rtol=1e-6)
-    base = (lambda m: m.distributions.Normal(m.zeros(2, 3), m.ones(2, 3)))
+    def base(m):
+        return m.distributions.Normal(m.zeros(2, 3), m.ones(2, 3))
     ei = D.Independent(base(ember), 1)
     ti = torch_mod.distributions.Independent(base(torch_mod), 1)
     assert tuple(ei.batch_shape) == (2,) and tuple(ei.event_shape) == (3,)

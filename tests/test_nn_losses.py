@@ -104,7 +104,8 @@ CASES = [
         x, y, weight=w, reduction="none"), [_x((5, 4)), _x((5, 4), 1, 0, 1), _x((4,), 2, 0, 2)]),
     ("multi_margin", lambda L, x, y: _F(L).multi_margin_loss(x, y), [_x((5, 4)), Y]),
     ("multi_margin_p2_w", lambda L, x, y, w: _F(L).multi_margin_loss(
-        x, y, p=2, margin=0.7, weight=w.detach(), reduction="sum"), [_x((5, 4)), Y, _x((4,), 2, 0, 2)]),
+        x, y, p=2, margin=0.7, weight=w.detach(), reduction="sum"),
+     [_x((5, 4)), Y, _x((4,), 2, 0, 2)]),
     ("multi_margin_1d_none", lambda L, x, y: _F(L).multi_margin_loss(x, y, reduction="none"),
      [_x((4,)), _int(np.array(1))]),
     ("soft_margin", lambda L, x, y: _F(L).soft_margin_loss(x * 30, y.detach()),
@@ -121,7 +122,8 @@ def test_loss_matches_torch(name, call, arrays, dtype, torch_mod):
 
 
 GRADCHECK = ["poisson_full_sum", "gaussian_full_none_hetero", "cosine_emb",
-             "triplet_p1_swap_none", "multilabel_margin_none", "multi_margin_p2_w", "multilabel_soft_w_none"]
+             "triplet_p1_swap_none", "multilabel_margin_none", "multi_margin_p2_w",
+             "multilabel_soft_w_none"]
 
 
 @pytest.mark.parametrize("name", GRADCHECK)

@@ -205,21 +205,21 @@ def test_low_precision_accumulates_in_float32(torch_mod):
 
 # ---------------------------------------------------------------------- errors
 E = np.zeros((0, 3), np.float32)
-I = np.ones((2, 3), np.int64)
+INT = np.ones((2, 3), np.int64)
 F = np.ones((2, 3), np.float32)
 ERRORS = [
     ("max", E, (), {}), ("max", E, (0,), {}), ("min", E, (), {}), ("amax", E, (0,), {}),
     ("amin", E, (), {}), ("argmax", E, (), {}), ("argmin", E, (0,), {}),
     ("aminmax", E, (), {}), ("aminmax", E, (), {"dim": 0}), ("median", E, (0,), {}),
     ("mode", E, (0,), {}), ("kthvalue", F, (4,), {}), ("kthvalue", F, (0,), {}),
-    ("topk", F, (4,), {}), ("mean", I, (), {}), ("nanmean", I, (), {}), ("std", I, (), {}),
-    ("var", I, (1,), {}), ("max", I, (5,), {}), ("sum", I, ((0, 0),), {}),
-    ("cumsum", I, (2,), {}), ("quantile", F, (1.5,), {}), ("quantile", I, (0.5,), {}),
+    ("topk", F, (4,), {}), ("mean", INT, (), {}), ("nanmean", INT, (), {}), ("std", INT, (), {}),
+    ("var", INT, (1,), {}), ("max", INT, (5,), {}), ("sum", INT, ((0, 0),), {}),
+    ("cumsum", INT, (2,), {}), ("quantile", F, (1.5,), {}), ("quantile", INT, (0.5,), {}),
     ("quantile", F, (0.5,), {"interpolation": "foo"}), ("quantile", E, (0.5,), {}),
-    ("norm", I, (), {}), ("histc", I, (), {}), ("bincount", F[0], (), {}),
-    ("bincount", I, (), {}), ("logcumsumexp", I, (0,), {}), ("argmax", F > 0, (), {}),
+    ("norm", INT, (), {}), ("histc", INT, (), {}), ("bincount", F[0], (), {}),
+    ("bincount", INT, (), {}), ("logcumsumexp", INT, (0,), {}), ("argmax", F > 0, (), {}),
     ("histc", F, (), {"bins": 0}), ("histc", F, (), {"min": 2, "max": 1}),
-    ("prod", I, ((0, 1),), {}), ("var", F, (), {"unbiased": True, "correction": 1}),
+    ("prod", INT, ((0, 1),), {}), ("var", F, (), {"unbiased": True, "correction": 1}),
     ("norm", E, (INF,), {}),
 ]
 

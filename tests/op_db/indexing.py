@@ -349,7 +349,8 @@ OPS = [
     OpInfo("take", lambda m, x, i: m.take(x, i), _ref(lambda x, i: x.reshape(-1)[i], None, "i"),
            _take_samples, dtypes=NUMERIC),
     OpInfo("put", lambda m, x, i, s: m.put(x, i, s),
-           _ref(lambda x, i, s: _put_ref(x, i, s, False), None, "i"), lambda rng, d: _put_samples(rng, d, True),
+           _ref(lambda x, i, s: _put_ref(x, i, s, False), None, "i"),
+           lambda rng, d: _put_samples(rng, d, True),
            dtypes=NUMERIC),
     OpInfo("put_accumulate", lambda m, x, i, s: m.put(x, i, s, accumulate=True),
            lambda x, i, s: _put_ref(x, i, s, True), lambda rng, d: _put_samples(rng, d, False)),
@@ -409,7 +410,8 @@ OPS = [
                np.broadcast_to(mask, np.broadcast_shapes(x.shape, mask.shape))], None, "b"),
            _mask_samples, dtypes=NUMERIC),
     OpInfo("masked_scatter", lambda m, x, mask, s: m.masked_scatter(x, mask, s),
-           _ref(_masked_scatter_ref, None, "b"), lambda rng, d: _mask_samples(rng, d, lambda r, dd: _a(
+           _ref(_masked_scatter_ref, None, "b"),
+           lambda rng, d: _mask_samples(rng, d, lambda r, dd: _a(
                r, (25,), dd)), dtypes=NUMERIC),
     OpInfo("nonzero", lambda m, x: m.nonzero(x), np.argwhere,
            lambda rng, d: [Sample((make_array(rng, s, d, -1, 1),))
