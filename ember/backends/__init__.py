@@ -37,8 +37,8 @@ def array_module(*arrays):
 
 
 class Backend:
-    """What a device type needs: its array module, host transfers (both copy) and, for an
-    accelerator, the device index that kernels run on."""
+    """What a device type needs: its array module, host transfers (copies, except for the
+    CPU's own arrays) and, for an accelerator, the device index that kernels run on."""
 
     name = "cpu"
     xp = np
