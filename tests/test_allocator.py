@@ -15,14 +15,25 @@ import ember
 import numpy as np
 
 
+FIELDS = ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+          "fordblks", "keepcost")
+
+
 class MallInfo2(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_size_t) for name in (
-        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
-        "fordblks", "keepcost")]
+    _fields_ = [(name, ctypes.c_size_t) for name in FIELDS]
 
 
-mallinfo2 = ctypes.CDLL(None).mallinfo2
-mallinfo2.restype = MallInfo2
+class MallInfo(ctypes.Structure):   # glibc < 2.33: int fields (enough below 2 GiB)
+    _fields_ = [(name, ctypes.c_int) for name in FIELDS]
+
+
+libc = ctypes.CDLL(None)
+try:
+    mallinfo2 = libc.mallinfo2
+    mallinfo2.restype = MallInfo2
+except AttributeError:
+    mallinfo2 = libc.mallinfo
+    mallinfo2.restype = MallInfo
 a = np.ones(3 << 20)     # 24 MiB: above glibc's default mmap threshold
 del a
 print(ember._allocator.APPLIED, mallinfo2().fordblks)   # free bytes kept in the heap
