@@ -2,9 +2,9 @@
 from .ops.linalg import diagonal as _diagonal
 from .ops.linalg import linalg_cross as cross  # noqa: F401
 from .ops.linalg import multi_dot, vecdot  # noqa: F401
-from .ops.linalg_decomp import (LinAlgError, cholesky, cholesky_ex, det, eig, eigh,  # noqa
-                                eigvals, eigvalsh, inv, inv_ex, matrix_exp, pinv, qr, slogdet,
-                                solve, solve_triangular, svd, svdvals)
+from .ops.linalg_decomp import (LinAlgError, cholesky, cholesky_ex, det, inv,  # noqa: F401
+                                inv_ex, qr, slogdet, solve, solve_triangular, svd, svdvals)
+from .ops.linalg_spectral import eig, eigh, eigvals, eigvalsh, matrix_exp, pinv  # noqa: F401
 from .ops.linalg_norms import (lstsq, matrix_norm, matrix_power, matrix_rank, norm,  # noqa
                                vector_norm)
 from .ops.matmul import matmul  # noqa: F401

@@ -8,6 +8,7 @@ from ..backends import array_module
 from ._dims import reduce_dims
 from . import linalg as prod
 from . import linalg_decomp as dec
+from . import linalg_spectral as spec
 from .linalg import abs_pow, const, sgn_pow, return_type
 from .matmul import matmul
 from .reduction import expand_reduced
@@ -157,7 +158,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None)
         xp.linalg.svd(a, compute_uv=False)
     atol = atol.item() if isinstance(atol, Tensor) else atol
     rtol = rtol.item() if isinstance(rtol, Tensor) else rtol
-    cut = dec._cutoff(xp, s, atol, rtol, a.shape)
+    cut = spec._cutoff(xp, s, atol, rtol, a.shape)
     r = _wrap(xp.sum(s > cut, axis=-1).astype(xp.int64), dt.int64, A._device)
     return r if out is None else write_out(r, out)
 
@@ -220,14 +221,14 @@ def lstsq(A, B, rcond=None, *, driver=None):
     # NOTE: the minimum-norm solution through the pseudoinverse: what gelsy/gelsd/gelss
     # return, and gels on full-rank inputs; it differentiates through pinv's VJP.
     rtol = rcond if rcond is not None and rcond > 0 else None
-    X = matmul(dec.pinv(A, rtol=rtol), B)
+    X = matmul(spec.pinv(A, rtol=rtol), B)
     xp = array_module(A._data)
     real = A.dtype.to_real()
     s = xp.linalg.svd(A._data, compute_uv=False)
     if driver == "gels":
         rank = _wrap(xp.zeros((0,), xp.int64), dt.int64, A._device)
     else:
-        cut = dec._cutoff(xp, s, None, rtol, A._data.shape)
+        cut = spec._cutoff(xp, s, None, rtol, A._data.shape)
         rank = _wrap(xp.sum(s > cut, axis=-1).astype(xp.int64), dt.int64, A._device)
     full_rank = driver == "gels" or bool((rank._data == min(m, n)).all())
     if m > n and driver != "gelsy" and full_rank:
@@ -260,7 +261,7 @@ def _legacy_cholesky(input, upper=False, *, out=None):
 
 
 def _pinverse(input, rcond=1e-15):
-    return dec.pinv(input, rtol=rcond)
+    return spec.pinv(input, rtol=rcond)
 
 
 def _cholesky_inverse(input, upper=False, *, out=None):
@@ -273,7 +274,7 @@ def _install():
                      ("inverse", dec.inv), ("pinverse", _pinverse),
                      ("cholesky", _legacy_cholesky), ("qr", _legacy_qr),
                      ("svd", dec.svd_legacy), ("matrix_power", matrix_power),
-                     ("matrix_exp", dec.matrix_exp), ("cholesky_solve", dec.cholesky_solve),
+                     ("matrix_exp", spec.matrix_exp), ("cholesky_solve", dec.cholesky_solve),
                      ("cholesky_inverse", _cholesky_inverse),
                      ("triangular_solve", dec.triangular_solve)):
         _method(name, fn)
