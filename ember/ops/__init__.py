@@ -6,7 +6,7 @@ from .._tensor import Tensor
 from . import registry  # noqa: F401
 from . import (arithmetic, conversion, einsum, indexing, linalg, linalg_decomp,  # noqa: F401
                linalg_norms, linalg_spectral, matmul, pointwise, random, reduction, scatter,
-               shape, sorting, views)
+               shape, sorting, take_put, views)
 from . import filling, grids, index_ops, masked, splitting  # noqa: F401
 from . import nn_ops  # noqa: F401
 from . import cumulative, minmax, statistics  # noqa: F401
