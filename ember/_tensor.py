@@ -11,64 +11,11 @@ import numpy as np
 
 from . import _dtype as dt
 from ._device import CPU
+from ._size import Size, _size  # noqa: F401  (ember.Size; Tensor.shape builds one)
 
 __all__ = ["Tensor", "Size"]
 
 _fn = {}  # ember's public functions, filled in by ember/__init__ (ops import this module)
-
-
-class Size(tuple):
-    """`ember.Size`: the shape of a tensor, a tuple of ints."""
-
-    __slots__ = ()
-
-    def __new__(cls, sizes=()):
-        items = []
-        for i, s in enumerate(sizes):
-            if type(s) is not builtins.int:
-                if isinstance(s, builtins.bool) or not hasattr(s, "__index__") or (
-                        isinstance(s, Tensor) and s.dtype.category != 1):
-                    raise TypeError(f"ember.Size() takes an iterable of 'int' (item {i} is "
-                                    f"'{type(s).__name__}')")
-                s = builtins.int(s.__index__())
-            items.append(s)
-        return tuple.__new__(cls, items)
-
-    def numel(self):
-        n = 1
-        for s in self:
-            n *= s
-        return n
-
-    def __getitem__(self, key):
-        item = tuple.__getitem__(self, key)
-        return _size(item) if isinstance(key, slice) else item
-
-    def __add__(self, other):
-        if not isinstance(other, tuple):
-            return NotImplemented
-        return _size(tuple.__add__(self, other))
-
-    def __radd__(self, other):
-        if not isinstance(other, tuple):
-            return NotImplemented
-        return _size(tuple.__add__(other, self))
-
-    def __mul__(self, n):
-        return _size(tuple.__mul__(self, n))
-
-    __rmul__ = __mul__
-
-    def __repr__(self):
-        return f"ember.Size([{', '.join(map(str, self))}])"
-
-    def __reduce__(self):
-        return (Size, (tuple(self),))
-
-
-def _size(shape):
-    """A Size from a tuple of Python ints, unchecked (the hot path: `.shape`)."""
-    return tuple.__new__(Size, shape)
 
 
 class _Version:
