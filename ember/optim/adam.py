@@ -79,24 +79,34 @@ def _lerp_(start, end, weight):
         start[...] = end - (end - start) * (1 - weight)
 
 
+def adam_moments(p, g_t, state, beta1, beta2, lr, weight_decay, decoupled_weight_decay,
+                 maximize):
+    """What Adam, RAdam and NAdam share, in place: count the step, apply weight decay (to the
+    weights when decoupled, else to the gradient) and update both moment estimates.
+    Returns the weights' array, the step, the gradient used and the two moments' arrays."""
+    w, g = p._data, g_t._data
+    if maximize:
+        g = -g
+    state["step"]._data += 1
+    step = float(state["step"]._data)
+    if weight_decay != 0:
+        if decoupled_weight_decay:
+            w *= 1 - lr * weight_decay
+        else:
+            g = g + weight_decay * w
+    exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+    _lerp_(exp_avg, g, 1 - beta1)
+    exp_avg_sq *= beta2
+    exp_avg_sq += (1 - beta2) * (g * g)
+    return w, step, g, exp_avg, exp_avg_sq
+
+
 def adam(params, grads, states, *, amsgrad, beta1, beta2, lr, weight_decay, eps, maximize,
          decoupled_weight_decay):
     """The Adam kernel on arrays: PyTorch's single-tensor algorithm, step by step."""
     for p, g_t, state in zip(params, grads, states):
-        w, g = p._data, g_t._data
-        if maximize:
-            g = -g
-        state["step"]._data += 1
-        step = float(state["step"]._data)
-        if weight_decay != 0:
-            if decoupled_weight_decay:
-                w *= 1 - lr * weight_decay
-            else:
-                g = g + weight_decay * w
-        exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        _lerp_(exp_avg, g, 1 - beta1)
-        exp_avg_sq *= beta2
-        exp_avg_sq += (1 - beta2) * (g * g)
+        w, step, _, exp_avg, exp_avg_sq = adam_moments(
+            p, g_t, state, beta1, beta2, lr, weight_decay, decoupled_weight_decay, maximize)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)
         step_size = lr / bias_correction1

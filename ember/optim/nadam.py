@@ -1,6 +1,6 @@
 """NAdam: Adam with Nesterov momentum (Dozat), optionally with decoupled weight decay."""
 from .. import _creation
-from .adam import _lerp_
+from .adam import adam_moments
 from .optimizer import Optimizer, bump, check_betas, check_lr, check_nonneg, grads_of, \
     new_scalar
 
@@ -54,17 +54,9 @@ def nadam(params, grads, states, *, beta1, beta2, lr, weight_decay, momentum_dec
           decoupled_weight_decay, maximize):
     """PyTorch's single-tensor NAdam on arrays, in place."""
     for p, g_t, state in zip(params, grads, states):
-        w, g = p._data, g_t._data
-        if maximize:
-            g = -g
-        state["step"]._data += 1
-        step = float(state["step"]._data)
+        w, step, g, exp_avg, exp_avg_sq = adam_moments(
+            p, g_t, state, beta1, beta2, lr, weight_decay, decoupled_weight_decay, maximize)
         bias_correction2 = 1 - beta2 ** step
-        if weight_decay != 0:
-            if decoupled_weight_decay:
-                w *= 1 - lr * weight_decay
-            else:
-                g = g + weight_decay * w
         mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
         mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
         # NOTE: mu_product is a float32 tensor (unless the default dtype is float64), so the
@@ -72,10 +64,6 @@ def nadam(params, grads, states, *, beta1, beta2, lr, weight_decay, momentum_dec
         mu_product = state["mu_product"]._data
         mu_product *= mu
         mu_product_value = float(mu_product)
-        exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        _lerp_(exp_avg, g, 1 - beta1)
-        exp_avg_sq *= beta2
-        exp_avg_sq += (1 - beta2) * (g * g)
         denom = exp_avg_sq / bias_correction2
         denom **= 0.5
         denom += eps

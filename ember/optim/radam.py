@@ -1,6 +1,6 @@
 """RAdam: Adam with a rectified adaptive learning rate (Liu et al.)."""
 from .. import _creation
-from .adam import _lerp_
+from .adam import adam_moments
 from .optimizer import Optimizer, bump, check_betas, check_lr, check_nonneg, grads_of, \
     new_scalar
 
@@ -52,20 +52,8 @@ def radam(params, grads, states, *, beta1, beta2, lr, weight_decay, eps,
     """PyTorch's single-tensor RAdam on arrays, in place."""
     rho_inf = 2 / (1 - beta2) - 1
     for p, g_t, state in zip(params, grads, states):
-        w, g = p._data, g_t._data
-        if maximize:
-            g = -g
-        state["step"]._data += 1
-        step = float(state["step"]._data)
-        if weight_decay != 0:
-            if decoupled_weight_decay:
-                w *= 1 - lr * weight_decay
-            else:
-                g = g + weight_decay * w
-        exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        _lerp_(exp_avg, g, 1 - beta1)
-        exp_avg_sq *= beta2
-        exp_avg_sq += (1 - beta2) * (g * g)
+        w, step, _, exp_avg, exp_avg_sq = adam_moments(
+            p, g_t, state, beta1, beta2, lr, weight_decay, decoupled_weight_decay, maximize)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
         update = exp_avg / bias_correction1
