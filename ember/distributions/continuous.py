@@ -22,11 +22,12 @@ __all__ = ["Normal", "Uniform", "Exponential", "Laplace", "Gamma", "Chi2", "Beta
 _Size = ember.Size
 
 
-def _shape_of(*params):
-    """batch_shape: () when every parameter was a Python number, else the broadcast shape."""
+def _batch_shape(params, broadcast):
+    """batch_shape of a distribution with `params` as given, `broadcast` one of them after
+    broadcast_all: () when every parameter was a Python number, else the broadcast shape."""
     if all(isinstance(p, Number) for p in params):
         return _Size()
-    return None
+    return broadcast.size()
 
 
 class Normal(ExponentialFamily):
@@ -37,8 +38,7 @@ class Normal(ExponentialFamily):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        batch = _shape_of(loc, scale)
-        super().__init__(self.loc.size() if batch is None else batch,
+        super().__init__(_batch_shape((loc, scale), self.loc),
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -101,8 +101,7 @@ class Uniform(Distribution):
 
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = broadcast_all(low, high)
-        batch = _shape_of(low, high)
-        super().__init__(self.low.size() if batch is None else batch,
+        super().__init__(_batch_shape((low, high), self.low),
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -211,8 +210,7 @@ class Laplace(Distribution):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        batch = _shape_of(loc, scale)
-        super().__init__(self.loc.size() if batch is None else batch,
+        super().__init__(_batch_shape((loc, scale), self.loc),
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -268,8 +266,7 @@ class Gamma(ExponentialFamily):
 
     def __init__(self, concentration, rate, validate_args=None):
         self.concentration, self.rate = broadcast_all(concentration, rate)
-        batch = _shape_of(concentration, rate)
-        super().__init__(self.concentration.size() if batch is None else batch,
+        super().__init__(_batch_shape((concentration, rate), self.concentration),
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
