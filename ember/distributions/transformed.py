@@ -11,8 +11,7 @@ from .distribution import Distribution
 from .independent import Independent
 from .transforms import (AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform,
                          Transform)
-from .utils import (_sum_rightmost, broadcast_all, clamp_probs, euler_constant, lazy_property,
-                    logits_to_probs, probs_to_logits)
+from .utils import BinaryProbs, _sum_rightmost, broadcast_all, clamp_probs, euler_constant
 
 __all__ = ["TransformedDistribution", "LogNormal", "Gumbel", "LogitRelaxedBernoulli",
            "RelaxedBernoulli"]
@@ -222,7 +221,7 @@ class Gumbel(TransformedDistribution):
         return self.scale.log() + (1 + euler_constant)
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(BinaryProbs, Distribution):
     """The logit of a RelaxedBernoulli draw (Concrete / Gumbel-softmax, binary case)."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -248,14 +247,6 @@ class LogitRelaxedBernoulli(Distribution):
         new.temperature = self.temperature
         new._param = new.probs if "probs" in self.__dict__ else new.logits
         return new
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self):

@@ -71,6 +71,19 @@ class lazy_property:
         return value
 
 
+class BinaryProbs:
+    """The two-class parameter pair of Bernoulli-like distributions: whichever of `probs` and
+    `logits` was not given is computed from the other on first use."""
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+
 class _lazy_property_and_property(lazy_property, property):
     def __init__(self, wrapped):
         property.__init__(self, wrapped)
