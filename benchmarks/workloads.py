@@ -150,7 +150,7 @@ def resnet_blocks(torch, quick):
                         nn.CrossEntropyLoss(), opt, quick)
 
 
-@workload("ms/step: LSTM (1 layer, 128 hidden) over 32 steps, batch 32, Adam")
+@workload("ms/step: LSTM (1 layer, 128 hidden) over 35 steps, batch 32, Adam")
 def lstm(torch, quick):
     nn = torch.nn
 
@@ -167,7 +167,7 @@ def lstm(torch, quick):
     torch.manual_seed(0)
     model = Model()
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    t = 4 if quick else 32
+    t = 4 if quick else 35
     return _train_steps(torch, model, lambda: (torch.randn(32, t, 32),
                                                torch.randint(0, 10, (32,))),
                         nn.CrossEntropyLoss(), opt, quick)

@@ -345,18 +345,61 @@ def test_pack_sequence_and_packed_sequence_methods(torch_mod):
 
 
 # ---------------------------------------------------------------------- long sequences
-def test_lstm_backward_over_1000_steps_has_no_recursion_limit(torch_mod):
+@pytest.mark.parametrize("packed", [False, True])
+def test_lstm_backward_over_1000_steps_has_no_recursion_limit(packed, torch_mod):
+    """Unpacked, a layer is one op; packed, the graph runs through the 1000 cell steps."""
     rng = np.random.default_rng(9)
     ours, theirs = _pair(torch_mod, "LSTM", 2, 3)
     x = rng.standard_normal((1000, 1, 2)) * 0.5
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(400)  # a recursive engine would need thousands of frames
-    try:
-        out, (h, c) = ours(_leaf(ember, x))
-        out.sum().backward()
-    finally:
-        sys.setrecursionlimit(limit)
-    tout, _ = theirs(_leaf(torch_mod, x))
-    tout.sum().backward()
-    _close(out, tout, 1e-9)
+    outs = []
+    for lib, ru, module in ((ember, eru, ours), (torch_mod, torch_mod.nn.utils.rnn, theirs)):
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(400)  # a recursive engine would need thousands of frames
+        try:
+            inp = ru.pack_padded_sequence(_leaf(lib, x), [1000]) if packed else _leaf(lib, x)
+            out, (h, c) = module(inp)
+            out = out.data if packed else out
+            out.sum().backward()
+        finally:
+            sys.setrecursionlimit(limit)
+        outs.append(out)
+    _close(*outs, 1e-9)
     _compare_grads(ours, theirs, [], [], 1e-8)
+
+
+# ---------------------------------------------------------------------- the graph
+@pytest.mark.parametrize("batch_first,bidirectional", [(False, False), (True, True)])
+def test_lstm_graph_and_output_layout_match_torch(batch_first, bidirectional, torch_mod):
+    """grad_fn names (one node per layer and direction, as PyTorch's float32 CPU LSTM) and
+    the output's strides (a batch_first output is a transposed time-major buffer)."""
+    ours, theirs = _pair(torch_mod, "LSTM", 3, 4, num_layers=2, batch_first=batch_first,
+                         bidirectional=bidirectional, dtype="float32")
+    x = np.random.default_rng(5).standard_normal((2, 5, 3)).astype(np.float32)
+    res = []
+    for lib, module in ((ember, ours), (torch_mod, theirs)):
+        out, (h, c) = module(_leaf(lib, x))
+        fn = out.grad_fn if not batch_first else out.grad_fn.next_functions[0][0]
+        res.append((type(out.grad_fn).__name__, type(fn).__name__, out.stride(),
+                    type(h.grad_fn).__name__,
+                    type(c.grad_fn).__name__,
+                    [type(e[0]).__name__ for e in h.grad_fn.next_functions]))
+    assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_lstm_double_backward_matches_torch(bidirectional, torch_mod):
+    """create_graph=True through a whole LSTM layer: the gradient is differentiable again."""
+    rng = np.random.default_rng(6)
+    ours, theirs = _pair(torch_mod, "LSTM", 2, 3, bidirectional=bidirectional)
+    x = rng.standard_normal((4, 2, 2))
+    h0 = rng.standard_normal((2 if bidirectional else 1, 2, 3))
+    res = []
+    for lib, module in ((ember, ours), (torch_mod, theirs)):
+        xs, hs = _leaf(lib, x), _leaf(lib, h0)
+        out, (h, c) = module(xs, (hs, hs * 0.5))
+        loss = (out * out).sum() + (h * c).sum()
+        gx, gh = lib.autograd.grad(loss, [xs, hs], create_graph=True)
+        ((gx * gx).sum() + gh.sum()).backward()
+        res.append([gx, gh, xs.grad, hs.grad] + [p.grad for p in module.parameters()])
+    for a, b in zip(*res):
+        _close(a, b, 1e-9)

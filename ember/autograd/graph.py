@@ -452,14 +452,15 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
         reach = _reaching(order, [e[0] for e in capture])
 
     check_nan = anomaly.enabled and anomaly.check_nan
-    node = g = in_grads = None
+    node = g = in_grads = op = None
     global _running
     outer = _running
     prev_mode = state.enabled
     state.enabled = create_graph
+    pop, get = grads.pop, grads.get
     try:
         for node in order:
-            node_grads = grads.pop(node, None)
+            node_grads = pop(node, None)
             if node_grads is None:
                 continue
             if node.pre_hooks is not None or node.retains is not None:
@@ -487,14 +488,19 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                     continue
             if node.pre_hooks and -1 in node.pre_hooks:
                 node_grads = list(_run_hooks(node.pre_hooks[-1], tuple(node_grads)))
-            if node.saved_versions or node._out is not None:  # (_FREED is truthy)
+            if node.saved_versions is not None or node._out is not None:
                 node.check_saved()
-            for g in node_grads:
-                if g is None:
-                    node.fill_missing(node_grads)
-                    break
+            if len(node_grads) > 1:  # (a single output's slot is never None)
+                for g in node_grads:
+                    if g is None:
+                        node.fill_missing(node_grads)
+                        break
             _running = node
-            in_grads = node.op.vjp(node, *node_grads)
+            op = node.op
+            if create_graph or op.fast_vjp is None:
+                in_grads = op.vjp(node, *node_grads)
+            else:
+                in_grads = op.fast_vjp(node, *node_grads)
             _running = None
             if type(in_grads) is not tuple:
                 in_grads = (in_grads,)
@@ -514,15 +520,18 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 if check_nan:
                     anomaly.check_grad(node, i, g)
                 nxt, nr = e
-                slot = grads.get(nxt)
+                slot = get(nxt)
                 if slot is None:
-                    slot = grads[nxt] = [None] * len(nxt.out_meta)
-                    slot[nr] = g
+                    if len(nxt.out_meta) == 1:
+                        grads[nxt] = [g]
+                    else:
+                        slot = grads[nxt] = [None] * len(nxt.out_meta)
+                        slot[nr] = g
                 elif slot[nr] is None:
                     slot[nr] = g
                 else:
                     slot[nr] = slot[nr] + g
-            if not retain_graph and node.op.saves:
+            if not retain_graph and op.saves:
                 node.free()
     except Exception as exc:
         if anomaly.enabled and node is not None and type(node) is not AccumulateGrad:

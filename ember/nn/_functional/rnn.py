@@ -3,7 +3,9 @@
 One layer and direction at a time: the input projection of every time step is one matmul
 up front (x @ W_ih^T + biases over the whole sequence), then each step does one matmul
 against W_hh and the gate arithmetic.  The backward is plain autograd through the steps (one
-graph; the engine is iterative, so long sequences are fine).
+graph; the engine is iterative, so long sequences are fine), except for the common LSTM
+(not packed, no projection), whose whole layer is one op with its own VJP; its create_graph
+form differentiates the step-by-step graph.
 
 Packed sequences (decreasing batch sizes per step) run the same loop: in the forward
 direction the finished sequences' states drop out of the batch (and are kept as their final
@@ -11,7 +13,7 @@ states); in the reverse direction the batch grows and new sequences start from t
 initial state.
 """
 import ember
-from ...ops.rnn_ops import lstm_cell_fused
+from ...ops.rnn_ops import lstm_cell_fused, lstm_layer
 
 __all__ = []
 
@@ -101,29 +103,30 @@ def _run_direction(step, xs, h, c, w, sizes, reverse):
     return outs, h, c
 
 
-def _project(x, w_ih, bias, sizes, time_dim):
-    """x @ W_ih^T + bias for every step at once (one 2-D matmul), split into per-step
-    pieces."""
+def _project(x, w_ih, bias, sizes):
+    """x @ W_ih^T + bias for every step at once (one 2-D matmul): in x's layout, or split
+    into per-step pieces for packed data."""
     flat = x.reshape(-1, x.shape[-1])
     xp = flat.mm(w_ih.t()) if bias is None else ember.addmm(bias, flat, w_ih.t())
     if sizes is not None:
         return list(xp.split(sizes, 0))
-    return list(xp.view(tuple(x.shape[:-1]) + (w_ih.shape[0],)).unbind(time_dim))
+    return xp.view(tuple(x.shape[:-1]) + (w_ih.shape[0],))
 
 
 def run_rnn(mode, x, hx, cx, weights, num_layers, bidirectional, dropout, training,
             sizes=None, batch_first=False):
     """The stacked, optionally bidirectional recurrence.
 
-    x: (T, B, I) time-major ((B, T, I) with batch_first: every layer works in the caller's
-    layout, so nothing is transposed), or packed data (N, I) with `sizes` the per-step
-    batch sizes.
+    x: (T, B, I) time-major ((B, T, I) with batch_first: as in PyTorch, the layers run on
+    its time-major transpose and the output is transposed back), or packed data (N, I) with
+    `sizes` the per-step batch sizes.
     hx: (L*D, B, H_out); cx: (L*D, B, H) for LSTM else None.
     weights: per layer-direction (w_ih, w_hh, b_ih, b_hh, w_hr) (absent ones None).
     Returns (output, h_n, c_n) with output in x's layout ((T, B, D*H_out), ...).
     """
     step = step_function(mode)
-    time_dim = 1 if batch_first else 0
+    if batch_first:
+        x = x.transpose(0, 1)
     dirs = 2 if bidirectional else 1
     h_n, c_n = [], []
     layer_input = x
@@ -139,10 +142,17 @@ def run_rnn(mode, x, hx, cx, weights, num_layers, bidirectional, dropout, traini
                 bias = b_ih if b_hh is None else (b_hh if b_ih is None else b_ih + b_hh)
                 # the fused LSTM step takes W_hh as stored; the others multiply by W_hh^T
                 w = (w_hh if mode == "LSTM" else w_hh.t(), None, _matmul_t(w_hr))
-            xs = _project(layer_input, w_ih, bias, sizes, time_dim)
-            outs, h, c = _run_direction(step, xs, hx[k], None if cx is None else cx[k], w,
-                                        sizes, reverse=d == 1)
-            outputs.append(ember.stack(outs, time_dim) if sizes is None else ember.cat(outs))
+            xs = _project(layer_input, w_ih, bias, sizes)
+            if mode == "LSTM" and sizes is None and w_hr is None and xs.shape[0]:
+                # the common LSTM: the whole layer is one op (see ops/rnn_ops.py)
+                out, h, c = lstm_layer(xs, hx[k], cx[k], w_hh, reverse=d == 1)
+                outputs.append(out)
+            else:
+                if sizes is None:
+                    xs = list(xs.unbind(0))
+                outs, h, c = _run_direction(step, xs, hx[k], None if cx is None else cx[k],
+                                            w, sizes, reverse=d == 1)
+                outputs.append(ember.stack(outs) if sizes is None else ember.cat(outs))
             h_n.append(h)
             if c is not None:
                 c_n.append(c)
@@ -150,4 +160,5 @@ def run_rnn(mode, x, hx, cx, weights, num_layers, bidirectional, dropout, traini
         if dropout and training and layer < num_layers - 1:
             from .. import functional as F
             layer_input = F.dropout(layer_input, dropout, True)
-    return layer_input, ember.stack(h_n), (ember.stack(c_n) if c_n else None)
+    output = layer_input.transpose(0, 1) if batch_first else layer_input
+    return output, ember.stack(h_n), (ember.stack(c_n) if c_n else None)
