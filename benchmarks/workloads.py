@@ -30,6 +30,17 @@ def _timeit(fn, min_time=0.5, min_runs=3, quick=False):
     return float(np.median(times))
 
 
+@workload("ms: `import <library>` in a fresh interpreter (median of 7)")
+def import_time(torch, quick):
+    import subprocess
+    import sys
+    code = (f"import time; t = time.perf_counter(); import {torch.__name__}; "
+            "print(time.perf_counter() - t)")
+    runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                 check=True).stdout) for _ in range(2 if quick else 7)]
+    return float(np.median(runs)) * 1e3, "ms", False
+
+
 @workload("us per op: 16-element mul/add/relu chain, forward + backward (autograd overhead)")
 def op_overhead_autograd(torch, quick):
     x = torch.ones(16, requires_grad=True)

@@ -23,6 +23,10 @@ _U24 = np.float32(2.0 ** -24)
 _U53 = 2.0 ** -53
 
 
+def _seeded_state(seed):
+    return {"bit_generator": "MT19937", "state": {"key": _seeded_key(seed), "pos": _N}}
+
+
 def _seeded_key(seed):
     """mt19937's init_genrand key for the low 32 bits of `seed`."""
     key = np.empty(_N, np.uint32)
@@ -52,18 +56,37 @@ class Generator:
       float64 uniforms), using and refilling the cached second value as PyTorch does.
     """
 
-    __slots__ = ("_bitgen", "_ints", "_legacy", "_seed", "_fresh", "_normal_double",
-                 "_normal_float", "device", "__weakref__")
+    __slots__ = ("_engines", "_seed", "_fresh", "_normal_double", "_normal_float", "device",
+                 "__weakref__")
 
     def __init__(self, device="cpu"):
         from ._device import as_device
         self.device = as_device(device)
-        self._bitgen = np.random.MT19937(0)
-        self._ints = np.random.Generator(self._bitgen)
-        # NOTE: the legacy RandomState draws masked integers (`word & mask`), which is how we
-        # take the low bits of each word without an extra pass.
-        self._legacy = np.random.RandomState(self._bitgen)
+        self._engines = None
         self.manual_seed(DEFAULT_SEED)
+
+    def _engine(self):
+        """NumPy's MT19937 and the two front ends over it, made on first use and loaded with
+        the seed (importing numpy.random costs `import ember` 17 ms)."""
+        if self._engines is None:
+            bitgen = np.random.MT19937(0)
+            # NOTE: the legacy RandomState draws masked integers (`word & mask`), which is
+            # how we take the low bits of each word without an extra pass.
+            self._engines = (bitgen, np.random.Generator(bitgen), np.random.RandomState(bitgen))
+            bitgen.state = _seeded_state(self._seed)
+        return self._engines
+
+    @property
+    def _bitgen(self):
+        return self._engine()[0]
+
+    @property
+    def _ints(self):
+        return self._engine()[1]
+
+    @property
+    def _legacy(self):
+        return self._engine()[2]
 
     def __repr__(self):
         return f"<ember.Generator object at {hex(id(self))}>"
@@ -72,8 +95,8 @@ class Generator:
     def manual_seed(self, seed):
         seed = _seed_value(seed)
         self._seed = seed
-        self._bitgen.state = {"bit_generator": "MT19937",
-                              "state": {"key": _seeded_key(seed), "pos": _N}}
+        if self._engines is not None:   # (else _engine seeds it when first drawn from)
+            self._engines[0].state = _seeded_state(seed)
         self._fresh = True
         self._normal_double = None
         self._normal_float = None

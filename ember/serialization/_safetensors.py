@@ -2,7 +2,6 @@
 
 Written and read here directly (the format is small and fixed), byte-compatible with the
 safetensors package, bfloat16 included."""
-import json
 import struct
 
 import numpy as np
@@ -17,6 +16,7 @@ _DTYPES = {code: d for d, code in _CODES.items()}
 
 def save_safetensors(tensors, filename, metadata=None):
     """Write a dict of name -> tensor (contiguous copies) to `filename`."""
+    import json  # (not at module level: `import ember` stays lean)
     header, chunks, offset = {}, [], 0
     for name in sorted(tensors):
         t = tensors[name]
@@ -39,6 +39,7 @@ def save_safetensors(tensors, filename, metadata=None):
 
 def load_safetensors(filename, device="cpu"):
     """Read a safetensors file into a dict of name -> tensor."""
+    import json
     from .._tensor import _wrap
     with open(filename, "rb") as f:
         raw = f.read(8)

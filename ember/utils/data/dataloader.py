@@ -3,11 +3,12 @@
 With num_workers > 0 the fetching runs in worker processes (worker.py); batches come back
 through shared memory (shm_batches.py). A dead or hung worker raises, never hangs.
 """
+import atexit
 import itertools
-import multiprocessing as python_mp
 import os
 import queue
 import warnings
+import weakref
 
 from . import shm_batches
 from .collate import default_collate, default_convert
@@ -197,6 +198,26 @@ class _SingleProcessIter(_BaseIter):
         pass
 
 
+_live_iterators = weakref.WeakSet()
+_exit_hook = []   # [True] once registered
+
+
+def _shut_down_at_exit(iterator):
+    """Shut `iterator` down when the interpreter exits, if nothing did before: __del__ alone
+    may run after module teardown, when unpickling leftover batches can no longer import
+    and their shared segments would stay in /dev/shm. (Registered after the workers started,
+    so it runs before multiprocessing's own exit handler terminates them.)"""
+    if not _exit_hook:
+        atexit.register(_shut_down_live)
+        _exit_hook.append(True)
+    _live_iterators.add(iterator)
+
+
+def _shut_down_live():
+    for iterator in list(_live_iterators):
+        iterator._shutdown()
+
+
 class _MultiProcessIter(_BaseIter):
     """Worker processes fed round-robin through one index queue each."""
 
@@ -206,6 +227,7 @@ class _MultiProcessIter(_BaseIter):
         self._prefetch = loader.prefetch_factor * loader.num_workers
         self._persistent = loader.persistent_workers
         self._in_order = loader.in_order
+        import multiprocessing as python_mp  # (here: `import ember` need not pay for it)
         ctx = loader.multiprocessing_context
         if ctx is None:
             ctx = python_mp.get_context()
@@ -225,6 +247,7 @@ class _MultiProcessIter(_BaseIter):
             self._index_queues.append(iq)
             self._workers.append(w)
         self._shut = False
+        _shut_down_at_exit(self)
         self._start_epoch()
 
     def _start_epoch(self):

@@ -4,9 +4,14 @@ A worker allocates batch tensors in named segments (collate stacks straight into
 sends only descriptors; the main process maps each segment and unlinks its name at once, so
 nothing is left behind however the loop ends. Leftovers of killed workers are swept by name.
 """
-from ...multiprocessing import shared_memory as shm
-
 _owner_pid = None  # set in each worker: the main process's pid, used in segment names
+
+
+def _shm():
+    """ember.multiprocessing.shared_memory, imported on first use: it brings Python's
+    multiprocessing, which `import ember` need not pay for."""
+    from ...multiprocessing import shared_memory
+    return shared_memory
 
 
 def set_owner(pid):
@@ -17,7 +22,7 @@ def set_owner(pid):
 def shared_empty(shape, dtype):
     """An ember tensor whose storage is a new shared segment named for the main process."""
     from ..._tensor import _wrap
-    array, name = shm.create_array(shape, dtype.np, shm.segment_name(_owner_pid))
+    array, name = _shm().create_array(shape, dtype.np, _shm().segment_name(_owner_pid))
     t = _wrap(array, dtype)
     t._shm_name = name
     return t
@@ -52,7 +57,7 @@ def unpack(data):
     from ..._tensor import _wrap
     if isinstance(data, SharedTensor):
         d = dt._BY_NAME[data.dtype]
-        t = _wrap(shm.open_array(data.name, data.shape, d.np, unlink=True), d)
+        t = _wrap(_shm().open_array(data.name, data.shape, d.np, unlink=True), d)
         if data.requires_grad:
             t.requires_grad_(True)
         return t
@@ -62,7 +67,7 @@ def unpack(data):
 def discard(data):
     """Unlink the segments of a batch that will never be used (shutdown)."""
     if isinstance(data, SharedTensor):
-        shm.unlink_segment(data.name)
+        _shm().unlink_segment(data.name)
         return None
     _map_structure(data, discard)
     return None

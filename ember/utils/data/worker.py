@@ -1,7 +1,6 @@
 """The DataLoader worker process: fetch batches by index, send them via shared memory."""
 import os
 import queue
-import random
 import sys
 import traceback
 from dataclasses import dataclass
@@ -74,6 +73,8 @@ def _alive(pid):
 
 
 def _seed_everything(seed):
+    import random
+
     import numpy as np
 
     import ember
