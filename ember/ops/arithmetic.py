@@ -77,6 +77,8 @@ def _alpha_params(input, other, alpha):
 
 @export(inplace=True)
 def add(input, other, *, alpha=1, out=None):
+    if alpha.__class__ is int and alpha == 1:   # (the default, without a call: hot path)
+        return binary(_add, input, other, None, out)
     return binary(_add, input, other, _alpha_params(input, other, alpha), out)
 
 

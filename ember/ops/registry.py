@@ -169,7 +169,10 @@ def dispatch(op, inputs, params=_EMPTY, dtype=None, arrays=None):
     except backends.oom_errors as exc:   # (evaluated only when something was raised)
         raise _out_of_memory(exc, device) from None
     if op.num_outputs == 1:
-        result = _wrap_out(out, dtype, device)
+        if out.__class__ is _ndarray and dtype is not None and out.dtype is dtype.np:
+            result = _wrap(out, dtype, device)   # (the common case, without a call)
+        else:
+            result = _wrap_out(out, dtype, device)
         if op.view:
             base = inputs[0]
             result._vc = base._vc
@@ -239,6 +242,7 @@ def _wrap_out(out, dtype, device):
 
 
 _SCALAR_TYPES = (np.generic, int, float, bool, complex)
+_ndarray = np.ndarray
 
 
 def _record(op, inputs, params, results, device):
