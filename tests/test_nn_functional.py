@@ -67,6 +67,54 @@ def test_activation_matches_torch(name, call, dtype, torch_mod):
     _compare(call, [_x()], torch_mod, dtype, 1e-10 if dtype == "float64" else 1e-5)
 
 
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_graph_and_higher_derivatives_match_torch(approximate, torch_mod):
+    """GELU is one node (GeluBackward0), its gradient another (GeluBackwardBackward0), and
+    the second and third derivatives are PyTorch's, tails included."""
+    x = np.concatenate([_x((20,), 3, -9, 9), [0.0, -40.0, 40.0]])
+    res = []
+    for lib in (ember, torch_mod):
+        t = lib.tensor(x, requires_grad=True)
+        y = lib.nn.functional.gelu(t, approximate=approximate)
+        w = lib.tensor(np.linspace(-1, 1, x.size))
+        g, = lib.autograd.grad((y * w).sum(), t, create_graph=True)
+        gg, = lib.autograd.grad((g * w).sum(), t, create_graph=True)
+        ggg, = lib.autograd.grad((gg * w).sum(), t)
+        res.append(([type(y.grad_fn).__name__, type(g.grad_fn).__name__],
+                    [a.detach().numpy() for a in (y, g, gg, ggg)]))
+    assert res[0][0] == res[1][0]
+    for k, (a, b) in enumerate(zip(res[0][1], res[1][1])):
+        if k == 3:  # PyTorch's third derivative of the tanh form is nan at |x| = 40
+            a, b = a[:-2], b[:-2]
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_gelu_low_precision_matches_torch(dtype, torch_mod):
+    x = _x((64,), 4, -5, 5)
+    for approximate in ("none", "tanh"):
+        outs = []
+        for lib in (ember, torch_mod):
+            t = lib.tensor(x, dtype=getattr(lib, dtype), requires_grad=True)
+            y = lib.nn.functional.gelu(t, approximate=approximate)
+            (y * y).sum().backward()
+            outs.append([y.detach().float().numpy(), t.grad.float().numpy()])
+        for a, b in zip(*outs):
+            np.testing.assert_allclose(a, b, rtol=1e-2, atol=1e-2)
+
+
+def test_gelu_errors_match_torch(torch_mod):
+    for make, kwargs in ((lambda lib: lib.tensor([1, 2]), {}),
+                         (lambda lib: lib.tensor([1 + 1j]), {}),
+                         (lambda lib: lib.ones(2), {"approximate": "foo"})):
+        errors = []
+        for lib in (ember, torch_mod):
+            with pytest.raises(Exception) as info:
+                lib.nn.functional.gelu(make(lib), **kwargs)
+            errors.append((type(info.value), str(info.value)))
+        assert errors[0] == errors[1]
+
+
 def _targets(n=6, c=4, seed=1):
     return np.random.default_rng(seed).integers(0, c, n)
 

@@ -1,5 +1,5 @@
 """Fused nn primitives: layer norm and batch norm (one pass per statistic instead of a chain of
-pointwise ops), and embedding (a row gather whose gradient is a row scatter-add).
+pointwise ops), embedding (a row gather whose gradient is a row scatter-add) and GELU.
 
 The norm ops return (mean, var-or-rstd, y). The statistics come first on purpose: the node
 saves its outputs, and PyTorch checks a saved output's version; putting a statistic first
@@ -10,12 +10,17 @@ Each VJP has two bodies with the same formula: a fused array kernel used by a pl
 `backward()` (grad mode off), and the ember-op version used under `create_graph=True`, so
 double backward differentiates it like any other VJP.
 """
+import math
+
 import numpy as np
 
 from .._tensor import _wrap
 from ..autograd.grad_mode import state
 from ..backends import array_module
-from .registry import defop
+from ..backends.normal_cdf import normal_cdf_and_gauss
+from ..backends.special import quiet
+from ._elementwise import not_implemented
+from .registry import defop, dispatch
 
 _HALF = ("float16", "bfloat16")
 
@@ -251,3 +256,83 @@ def _embedding_vjp(ctx, g):
         g2 = g2 * keep
     grad = ember.zeros((rows, dim), dtype=g.dtype, device=g.device)
     return grad.index_add(0, flat, g2), None
+
+
+# ---------------------------------------------------------------------- GELU
+# x * Phi(x) (approximate="none") or 0.5 x (1 + tanh(k (x + c x^3))) ("tanh"), as one op
+# (PyTorch's GeluBackward0): the composite form cost five recorded ops, five buffers and
+# a second erf pass in backward. The forward keeps Phi(x) and exp(-x^2/2) (or the tanh) for
+# the backward; Phi comes from backends/normal_cdf.py (float32: a third of scipy's time).
+_K = math.sqrt(2 / math.pi)
+_C = 0.044715
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+
+
+@defop("gelu", node="GeluBackward0", save=(0,))
+@quiet
+def _gelu(x, approximate, stash):
+    xp = array_module(x)
+    xo = _opmath(xp, x)
+    if approximate == "none":
+        part = normal_cdf_and_gauss(xo)           # Phi(x), and exp(-x^2/2) for backward
+        y = xo * part[0]
+    else:
+        part = xp.tanh(_K * (xo + _C * xo * xo * xo))
+        y = 0.5 * xo * (1 + part)
+    stash.append(part)
+    return y.astype(x.dtype, copy=False)
+
+
+@_gelu.defvjp
+def _gelu_vjp(ctx, g):
+    p = ctx.params
+    return dispatch(_gelu_backward, (g, ctx.inputs[0]),
+                    {"approximate": p["approximate"], "cached": p["stash"][0]})
+
+
+@defop("gelu_backward", node="GeluBackwardBackward0", save=(0, 1))
+@quiet
+def _gelu_backward(g, x, approximate, cached=None):
+    """g * gelu'(x); `cached` is what the forward kept (recomputed when None)."""
+    xp = array_module(x)
+    xo, go = _opmath(xp, x), _opmath(xp, g)
+    if approximate == "none":
+        cdf, gauss = normal_cdf_and_gauss(xo) if cached is None else cached
+        d = xo * _INV_SQRT_2PI
+        d *= gauss
+        d += cdf                                  # Phi(x) + x phi(x)
+    else:
+        x2 = xo * xo
+        t = xp.tanh(_K * (xo + _C * x2 * xo)) if cached is None else cached
+        d = (1 - t * t) * (0.5 * _K) * xo * (1 + 3 * _C * x2)
+        d += 0.5 * (1 + t)
+    d *= go
+    return d.astype(g.dtype, copy=False)
+
+
+@_gelu_backward.defvjp
+def _gelu_backward_vjp(ctx, gg):
+    """(d/dg, d/dx) of g * gelu'(x), in ember ops (differentiable again)."""
+    g, x = ctx.inputs
+    x2 = x * x
+    if ctx.params["approximate"] == "none":
+        pdf = (-0.5 * x2).exp() * _INV_SQRT_2PI
+        first = 0.5 * (1 + (x * (1 / math.sqrt(2))).erf()) + x * pdf
+        second = pdf * (2 - x2)
+    else:
+        du = _K * (1 + 3 * _C * x2)                   # u' for u = k (x + c x^3)
+        t = (_K * (x + _C * x2 * x)).tanh()
+        sech2 = 1 - t * t
+        first = 0.5 * (1 + t) + 0.5 * x * sech2 * du
+        second = sech2 * (du - x * t * du * du + 3 * _K * _C * x2)
+    return (gg * first if ctx.edges[0] is not None else None,
+            gg * g * second if ctx.edges[1] is not None else None)
+
+
+def gelu(input, approximate="none"):
+    """F.gelu as one op."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    if input.dtype.category != 2:
+        raise not_implemented("GeluKernelImpl", input.dtype)
+    return dispatch(_gelu, (input,), {"approximate": approximate, "stash": []})

@@ -1,8 +1,9 @@
-"""Activation functions, composed from ember ops (differentiable for free)."""
-import math
+"""Activation functions, composed from ember ops (differentiable for free); GELU is one fused
+op (ops/nn_ops.py)."""
 import warnings
 
 import ember
+from ...ops.nn_ops import gelu as _ops_gelu
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu",
            "selu_", "celu", "celu_", "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh",
@@ -81,12 +82,7 @@ def celu_(input, alpha=1.0):
 
 
 def gelu(input, approximate="none"):
-    if approximate == "tanh":
-        inner = math.sqrt(2 / math.pi) * (input + 0.044715 * input * input * input)
-        return 0.5 * input * (1 + ember.tanh(inner))
-    if approximate != "none":
-        raise RuntimeError("approximate argument must be either none or tanh.")
-    return 0.5 * input * (1 + ember.erf(input * (1 / math.sqrt(2))))
+    return _ops_gelu(input, approximate)
 
 
 def silu(input, inplace=False):
