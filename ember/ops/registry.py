@@ -253,6 +253,7 @@ def _record(op, inputs, params, results, device):
     edges, shapes, dtypes = [], [], []
     save = op.save_inputs
     versions = [] if save is None else None
+    scalars = None   # save=(): the inputs with tensors blanked, when there are scalars
     for x in inputs:
         if isinstance(x, Tensor):
             if x._requires_grad:
@@ -276,6 +277,8 @@ def _record(op, inputs, params, results, device):
             dtypes.append(None)
             if versions is not None:
                 versions.append(None)
+            elif scalars is None:
+                scalars = True
     node = _new(op.node_class)
     if save is None:
         node.inputs = inputs
@@ -289,9 +292,11 @@ def _record(op, inputs, params, results, device):
                 else:
                     kept[i] = None
         node.inputs = kept
-    else:
+    elif scalars:
         # Nothing saved but Python scalars (a VJP may read an exponent, an alpha).
         node.inputs = [None if isinstance(x, Tensor) else x for x in inputs]
+    else:
+        node.inputs = _NONES.get(len(inputs)) or (None,) * len(inputs)
     node.saved_versions = versions
     node.op = op
     node.params = params
@@ -301,7 +306,8 @@ def _record(op, inputs, params, results, device):
         r = results[0]
         node.out_meta = ((r._data.shape, r.dtype),)
         if op.save_output:
-            node.save_output([r._data], [r.dtype], r._vc)
+            version = r._vc
+            node._out = ((r._data,), (r.dtype,), version, version.v)  # (see save_output)
         r._requires_grad = True
         r.grad_fn = node
         r._output_nr = 0
@@ -326,6 +332,7 @@ def _record(op, inputs, params, results, device):
 
 
 _new = object.__new__
+_NONES = {n: (None,) * n for n in range(1, 5)}
 
 
 def current_grad_fn(view):
