@@ -41,6 +41,7 @@ class Node:
     # NOTE: rarely-set fields are class defaults, not slots: recording (every op) then skips
     # six attribute writes; the few nodes with hooks get an instance dict instead.
     _out = None
+    conj_around = False   # True on nodes with a complex result whose VJP is f'(z) * g (Op)
     pre_hooks = None
     retains = None
     hooks = None
@@ -452,7 +453,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
         reach = _reaching(order, [e[0] for e in capture])
 
     check_nan = anomaly.enabled and anomaly.check_nan
-    node = g = in_grads = op = None
+    node = g = in_grads = op = vjp = None
     global _running
     outer = _running
     prev_mode = state.enabled
@@ -497,10 +498,11 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                         break
             _running = node
             op = node.op
-            if create_graph or op.fast_vjp is None:
-                in_grads = op.vjp(node, *node_grads)
+            vjp = op.vjp if create_graph or op.fast_vjp is None else op.fast_vjp
+            if node.conj_around:
+                in_grads = _conjugated(vjp, node, node_grads)
             else:
-                in_grads = op.fast_vjp(node, *node_grads)
+                in_grads = vjp(node, *node_grads)
             _running = None
             if type(in_grads) is not tuple:
                 in_grads = (in_grads,)
@@ -516,7 +518,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 if g._data.shape != meta_shapes[i]:
                     g = unbroadcast(g, meta_shapes[i])
                 if g.dtype is not meta_dtypes[i]:
-                    g = g.to(meta_dtypes[i])
+                    g = _cast_grad(g, meta_dtypes[i])
                 if check_nan:
                     anomaly.check_grad(node, i, g)
                 nxt, nr = e
@@ -557,6 +559,24 @@ def _accumulate_nonleaf(t, g, create_graph):
         t._grad = g if create_graph else _copy(g)
     else:
         t._grad = t._grad + g
+
+
+def _cast_grad(g, dtype):
+    """A gradient in its input's dtype; a real input keeps the real part of a complex one
+    (as PyTorch, without the warning a user's complex-to-real cast gives)."""
+    if g.dtype.category == 3 and dtype.category < 3:
+        g = g.real
+    return g if g.dtype is dtype else g.to(dtype)
+
+
+def _conjugated(vjp, node, grads):
+    """conj(vjp(conj(g))): turns a VJP written as f'(z) * g into PyTorch's conj(f'(z)) * g
+    (real gradients pass unchanged)."""
+    conj = _T._fn["conj"]
+    in_grads = vjp(node, *(None if g is None else conj(g) for g in grads))
+    if type(in_grads) is not tuple:
+        in_grads = (in_grads,)
+    return tuple(None if g is None else conj(g) for g in in_grads)
 
 
 def _run_node_hooks(node, in_grads, node_grads):

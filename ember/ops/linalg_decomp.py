@@ -504,3 +504,9 @@ def svd_legacy(input, some=True, compute_uv=True, *, out=None):
         return SVDLegacy((const(U, xp.zeros_like(U._data)), S,
                           const(Vh, xp.zeros_like(Vh._data))))
     return SVDLegacy((U, S, mh(Vh)))
+
+
+# NOTE: these VJPs are written in PyTorch's complex convention (conjugate transposes), so the
+# engine must not conjugate around them (see registry.Op).
+for _op in (_inv, _det, _slogdet, _solve, _solve_triangular, _cholesky, _qr, _svd):
+    _op.conj_ready = True

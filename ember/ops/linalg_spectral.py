@@ -136,3 +136,8 @@ def _matrix_exp_vjp(ctx, g):
 def matrix_exp(A):
     check_matrix("linalg.matrix_exp", A)
     return dispatch(_matrix_exp, (A,), dtype=A.dtype)
+
+
+# NOTE: written in PyTorch's complex convention already (see registry.Op and linalg_decomp).
+for _op in (_eigh, _eig, _pinv, _matrix_exp):
+    _op.conj_ready = True

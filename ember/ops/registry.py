@@ -42,14 +42,22 @@ class Op:
     `save_output` keeps the output for VJPs that prefer it (exp, tanh, sigmoid).
     `fast_vjp` (optional, hot ops only) computes the same gradients on raw arrays; the engine
     uses it when no graph of the backward is wanted (create_graph=False).
+
+    Complex gradients follow PyTorch's convention (the conjugate Wirtinger derivative: for a
+    holomorphic f the input gradient is conj(f'(z)) * g). A VJP written as f'(z) * g, the
+    natural form and the one every real op has, gets it from the engine, which conjugates
+    around the VJP of a node with a complex result. `conj_ready` marks the VJPs written in
+    PyTorch's convention already (non-holomorphic ops, the linear algebra decompositions).
     """
 
     __slots__ = ("name", "forward", "vjp", "fast_vjp", "_node_name", "node_class",
-                 "save_inputs", "save_output", "num_outputs", "saves", "view", "_renamed")
+                 "save_inputs", "save_output", "num_outputs", "saves", "view", "_renamed",
+                 "conj_ready")
 
     def __init__(self, name, forward, node_name, save_inputs, save_output, num_outputs,
-                 view=False):
+                 view=False, conj_ready=False):
         self.name = name
+        self.conj_ready = conj_ready
         self.view = view
         self.forward = forward
         self.vjp = _missing_vjp(name)
@@ -89,7 +97,7 @@ class Op:
         twin = self._renamed.get(node_name)
         if twin is None:
             twin = Op(self.name, self.forward, node_name, self.save_inputs, self.save_output,
-                      self.num_outputs, self.view)
+                      self.num_outputs, self.view, self.conj_ready)
             twin.vjp = self.vjp
             twin.fast_vjp = self.fast_vjp
             self._renamed[node_name] = twin
@@ -105,16 +113,18 @@ def _missing_vjp(name):
     return vjp
 
 
-def defop(name, node=None, save=None, save_output=False, num_outputs=1, view=False):
+def defop(name, node=None, save=None, save_output=False, num_outputs=1, view=False,
+          conj_ready=False):
     """Decorator: register `forward` as op `name`; returns the Op (add a VJP with .defvjp).
 
     `node`: grad_fn class name (PyTorch's, e.g. 'MulBackward0'); `save`: tuple of input
     positions the VJP reads (None = all tensor inputs); `view`: the output aliases input 0
-    and shares its version counter.
+    and shares its version counter; `conj_ready`: the VJP gives PyTorch's complex gradients
+    itself (see Op).
     """
     def register(forward):
         node_name = node or "".join(p.capitalize() for p in name.split("_")) + "Backward0"
-        op = Op(name, forward, node_name, save, save_output, num_outputs, view)
+        op = Op(name, forward, node_name, save, save_output, num_outputs, view, conj_ready)
         OPS[name] = op
         return op
     return register
@@ -308,6 +318,8 @@ def _record(op, inputs, params, results, device):
         if op.save_output:
             version = r._vc
             node._out = ((r._data,), (r.dtype,), version, version.v)  # (see save_output)
+        if r.dtype.category == 3 and not op.conj_ready:
+            node.conj_around = True
         r._requires_grad = True
         r.grad_fn = node
         r._output_nr = 0
@@ -316,6 +328,8 @@ def _record(op, inputs, params, results, device):
         if op.save_output:
             node.save_output([r._data for r in results], [r.dtype for r in results],
                              results[0]._vc)
+        if not op.conj_ready and any(r.dtype.category == 3 for r in results):
+            node.conj_around = True
         for nr, r in enumerate(results):
             if r.dtype.category >= 2:
                 r._requires_grad = True

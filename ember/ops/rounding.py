@@ -52,7 +52,7 @@ def _sign(a):
         else xp.sign(a)
 
 
-@defpointwise("sgn", save=())
+@defpointwise("sgn")
 def _sgn(a):
     xp = array_module(a)
     r = xp.abs(a)
@@ -60,7 +60,19 @@ def _sgn(a):
 
 
 _sign.defvjp(zeros_vjp)
-_sgn.defvjp(zeros_vjp)  # NOTE: real inputs only; complex sgn has a non-zero gradient.
+
+
+@_sgn.defvjp
+def _sgn_vjp(ctx, g):
+    """sgn(z) = z / |z| (complex inputs; real ones take `sign`): PyTorch's gradient
+    (g - conj(g) sgn(z)^2) / (2 |z|), zero at z = 0."""
+    z = ctx.inputs[0]
+    r = z.abs()
+    s = _sgn_fn(z)
+    return ((g - g.conj() * s * s) / (2 * r)).masked_fill(r == 0, 0)
+
+
+_sgn.conj_ready = True  # (the VJP above is in PyTorch's complex convention already)
 
 
 def _abs_fn(input, *, out=None):
@@ -273,6 +285,38 @@ def imag(input):
     return dispatch(_imag, (input,), {}, input.dtype.to_real())
 
 
+@defop("complex", node="ComplexBackward0", save=(), conj_ready=True)
+def _complex(re, im):
+    xp = array_module(re)
+    out = xp.empty(xp.broadcast_shapes(re.shape, im.shape),
+                   dtype=xp.result_type(re.dtype, xp.complex64))
+    out.real = re
+    out.imag = im
+    return out
+
+
+@_complex.defvjp
+def _complex_vjp(ctx, g):
+    return real(g), imag(g)
+
+
+_COMPLEX_OF = {dt.float16: dt.complex64, dt.float32: dt.complex64, dt.float64: dt.complex128}
+
+
+@export(name="_complex", method=False)
+def complex_from_parts(real, imag):
+    """ember.complex(real, imag); float16 parts give complex64 (ember has no complex32)."""
+    check_tensor("complex", real, "real")
+    check_tensor("complex", imag, "imag", 2)
+    if real.dtype not in _COMPLEX_OF or imag.dtype not in _COMPLEX_OF:
+        raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{dt.type_name(real.dtype)} and {dt.type_name(imag.dtype)}")
+    if real.dtype is not imag.dtype:
+        raise RuntimeError(f"Expected object of scalar type {dt.type_name(real.dtype)} but got "
+                           f"scalar type {dt.type_name(imag.dtype)} for second argument")
+    return dispatch(_complex, (real, imag), {}, _COMPLEX_OF[real.dtype])
+
+
 export(real, method=False)
 export(imag, method=False)
 METHODS["real"] = property(real)  # x.real and x.imag are attributes, as in PyTorch
@@ -290,8 +334,13 @@ def _angle(a):
 
 @_angle.defvjp
 def _angle_vjp(ctx, g):
-    from .._creation import zeros_like
-    return zeros_like(g)  # real inputs: angle is piecewise constant
+    z = ctx.inputs[0]
+    if z.dtype.category < 3:
+        from .._creation import zeros_like
+        return zeros_like(g)  # real inputs: angle is piecewise constant
+    # d angle = (x dy - y dx) / |z|^2, so PyTorch's gradient is g * i z / |z|^2 (0 at z = 0)
+    r2 = z.real * z.real + z.imag * z.imag
+    return (g * z * 1j / r2).masked_fill(r2 == 0, 0)
 
 
 @export
