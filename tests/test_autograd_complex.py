@@ -43,6 +43,19 @@ OPS = {
     "pinv": lambda L, x, y: L.linalg.pinv(x), "matrix_exp": lambda L, x, y: L.linalg.matrix_exp(x),
     "norm": lambda L, x, y: L.linalg.norm(x), "vector_norm": lambda L, x, y:
     L.linalg.vector_norm(x, 3, dim=1),
+    "lerp": lambda L, x, y: L.lerp(x, y, 0.3), "addcmul": lambda L, x, y: L.addcmul(x, x, y,
+                                                                                   value=0.5),
+    "addcdiv": lambda L, x, y: L.addcdiv(x, x, y, value=2), "kron": lambda L, x, y: L.kron(x, y),
+    "tensordot": lambda L, x, y: L.tensordot(x, y, dims=1),
+    "cross": lambda L, x, y: L.linalg.cross(x, y), "trace": lambda L, x, y: L.trace(x @ y),
+    "cumsum_flip": lambda L, x, y: x.cumsum(0).flip(1) * y,
+    "where": lambda L, x, y: L.where(x.real > 0, x * y, y),
+    "masked_fill": lambda L, x, y: (x * y).masked_fill(x.real > 0, 0),
+    "var_std": lambda L, x, y: x.var(0) + x.std(1), "index": lambda L, x, y: x[[0, 2, 0]] * y,
+    "stack_cat": lambda L, x, y: L.cat([L.stack([x, y]).sum(0), x * y]),
+    "sinh_cosh": lambda L, x, y: x.sinh() * y.cosh(), "asin": lambda L, x, y: (x / 4).asin(),
+    "atan": lambda L, x, y: (x / 4).atan(), "log2_log10": lambda L, x, y: x.log2() + y.log10(),
+    "exp2": lambda L, x, y: L.exp2(x), "tan": lambda L, x, y: (x / 4).tan(),
 }
 
 

@@ -296,3 +296,18 @@ def test_saved_output_modified_in_place_raises():
     y.add_(1)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.sum().backward()
+
+
+def test_addcmul_addcdiv_errors_match_torch(torch_mod):
+    cases = [("addcmul", lambda L: (L.ones(2), L.ones(3), L.ones(2))),
+             ("addcmul", lambda L: (L.ones(3, 2), L.ones(2), L.ones(4, 1))),
+             ("addcdiv", lambda L: (L.ones(2), L.ones(2, dtype=L.int64),
+                                    L.ones(2, dtype=L.int64))),
+             ("addcmul", lambda L: (L.ones(2), [1.0, 2.0], L.ones(2)))]
+    for name, make in cases:
+        errors = []
+        for lib in (ember, torch_mod):
+            with pytest.raises(Exception) as info:
+                getattr(lib, name)(*make(lib))
+            errors.append((type(info.value), str(info.value)))
+        assert errors[0] == errors[1]

@@ -253,6 +253,77 @@ def _reflect(fn):
     return reflected
 
 
+# ---------------------------------------------------------------------- addcmul / addcdiv
+# input + value * t1 * t2 (or / t2) as one op, in PyTorch's order ((value * t1) * t2, then
+# the add).
+@defop("addcmul")
+def _addcmul(a, t1, t2, value):
+    return a + (value * t1) * t2
+
+
+@_addcmul.defvjp
+def _addcmul_vjp(ctx, g):
+    _, t1, t2 = ctx.inputs
+    value, e = ctx.params["value"], ctx.edges
+    return (g, g * t2 * value if e[1] is not None else None,
+            g * t1 * value if e[2] is not None else None)
+
+
+@defop("addcdiv")
+def _addcdiv(a, t1, t2, value):
+    return a + (value * t1) / t2
+
+
+@_addcdiv.defvjp
+def _addcdiv_vjp(ctx, g):
+    _, t1, t2 = ctx.inputs
+    value, e = ctx.params["value"], ctx.edges
+    return (g, g * value / t2 if e[1] is not None else None,
+            -g * value * t1 / (t2 * t2) if e[2] is not None else None)
+
+
+def _addc(op, name, input, tensor1, tensor2, value, out):
+    for k, (arg, x) in enumerate((("input", input), ("tensor1", tensor1),
+                                  ("tensor2", tensor2))):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' (position {k + 1}) must be Tensor, "
+                            f"not {type(x).__name__}")
+    d = dt.result_type_of((input, tensor1, tensor2))
+    if op is _addcdiv and tensor1.dtype.category < 2 and tensor2.dtype.category < 2:
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
+            ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) "
+            "for float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes.")
+    if d.category < 2 and not isinstance(value, bool):
+        value = int(value)  # (PyTorch casts the scalar to an integral result's type)
+    compute = compute_dtype(d)
+    arrays = tuple(operand_array(x, compute) for x in (input, tensor1, tensor2))
+    try:
+        r = dispatch(op, (input, tensor1, tensor2), {"value": value}, d, arrays)
+    except ValueError:
+        shape = input._data.shape
+        for x in (tensor1, tensor2):  # PyTorch's message names the first pair that fails
+            try:
+                shape = np.broadcast_shapes(shape, x._data.shape)
+            except ValueError:
+                raise broadcast_error(shape, x._data.shape) from None
+        raise
+    return r if out is None else write_out(r, out)
+
+
+@export(inplace=True)
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    return _addc(_addcmul, "addcmul", input, tensor1, tensor2, value, out)
+
+
+@export(inplace=True)
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    return _addc(_addcdiv, "addcdiv", input, tensor1, tensor2, value, out)
+
+
 def _inplace_operator(name):
     def operator(self, other):
         from .registry import METHODS

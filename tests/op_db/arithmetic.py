@@ -1,9 +1,24 @@
 """Op-table entries for ops/arithmetic.py."""
 import numpy as np
 
-from . import ALL_NUMERIC, FLOATS, OpInfo, binary_samples, unary_samples
+from . import ALL_NUMERIC, FLOATS, OpInfo, Sample, binary_samples, make_array, unary_samples
+
+
+def _addc_samples(rng, dtype):
+    """Same shapes, broadcast shapes, 0-dim; the divisor kept away from zero."""
+    def arr(shape, low=-2, high=2):
+        return make_array(rng, shape, dtype, low, high)
+    return [Sample((arr((3, 4)), arr((3, 4)), arr((3, 4), 0.5, 2))),
+            Sample((arr((4,)), arr((3, 1)), arr((1, 4), 0.5, 2)), {"value": 0.5}),
+            Sample((arr(()), arr(()), arr((), 0.5, 2)), {"value": 2})]
 
 OPS = [
+    OpInfo("addcmul", lambda m, a, b, c, **k: m.addcmul(a, b, c, **k),
+           lambda a, b, c, value=1: a + (int(value) if a.dtype.kind == "i" else value) * b * c,
+           _addc_samples,
+           dtypes=("int64", "float16", "float32", "float64"), inplace="addcmul_"),
+    OpInfo("addcdiv", lambda m, a, b, c, **k: m.addcdiv(a, b, c, **k),
+           lambda a, b, c, value=1: a + value * b / c, _addc_samples, inplace="addcdiv_"),
     OpInfo("add", lambda m, a, b, **k: m.add(a, b, **k), np.add,
            binary_samples(scalar=2.5), dtypes=ALL_NUMERIC, inplace="add_"),
     OpInfo("add_alpha", lambda m, a, b, **k: m.add(a, b, alpha=2),
