@@ -113,3 +113,22 @@ def test_complex_errors_match_torch(torch_mod):
                 lib.complex(*make(lib))
             errors.append(str(info.value))
         assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("part", ["real", "imag", "view_as_real"])
+def test_in_place_write_through_a_real_view_of_a_complex_tensor(part, torch_mod):
+    """Writes through .real / .imag / view_as_real reach the complex base's gradient at the
+    right component (CopySlices over (real, imag) pairs)."""
+    res = []
+    for lib in (ember, torch_mod):
+        z = lib.tensor(A[:2], requires_grad=True)
+        y = z * 2
+        if part == "view_as_real":
+            v = lib.view_as_real(y)[:, 1:]
+        else:
+            v = getattr(y, part)[:, ::2]
+        v.mul_(3).add_(z.detach().real[:, :v.shape[1]])
+        w = lib.tensor(W[:2])
+        (y * w).abs().sum().backward()
+        res.append([y.detach(), z.grad])
+    _check(res[0], res[1])

@@ -52,6 +52,8 @@ cummax = _make("cummax")
 cummin = _make("cummin")
 sort = _make("sort")
 topk = _make("topk")
+frexp = _make("frexp", ("mantissa", "exponent"))
+histogram = _make("histogram", ("hist", "bin_edges"))
 
 # `ember.return_types` and `import ember.return_types` find this module by its public name.
 sys.modules.setdefault(_MODULE, sys.modules[__name__])

@@ -33,12 +33,35 @@ def _dense(a):
     return True
 
 
+def is_part_view(root, view):
+    """Is `view` a real-typed view into a complex root (.real, .imag, view_as_real)? Its
+    positions then index the root's (real, imag) pairs, flattened in C order."""
+    return view.dtype != root.dtype
+
+
+def _parts(a):
+    """A complex array as real (..., 2) [real, imag] pairs sharing its memory."""
+    xp = array_module(a)
+    return xp.lib.stride_tricks.as_strided(a.real, a.shape + (2,), a.strides + (a.itemsize // 2,))
+
+
+def _flat(a, parts):
+    """`a` flattened in C order (as pairs of real numbers with `parts`); a view when `a` is
+    C-contiguous, which the writes below rely on."""
+    return (_parts(a) if parts else a).reshape(-1)
+
+
 def flat_positions(root, view):
-    """The C-order flat index into `root` of each element of `view` (an array aliasing
-    root's memory), or None when root's layout does not allow it."""
+    """The C-order flat index into `root` (into its real pairs for a part view) of each
+    element of `view` (an array aliasing root's memory), or None when root's layout does
+    not allow it."""
     xp = array_module(root)
     if view.size == 0:
         return xp.zeros(view.shape, dtype=xp.int64)
+    if is_part_view(root, view):
+        if root.dtype.kind != "c" or view.itemsize * 2 != root.itemsize:
+            return None
+        root = _parts(root)
     if not _dense(root):
         return None
     item = root.itemsize
@@ -52,32 +75,39 @@ def flat_positions(root, view):
     return xp.lib.stride_tricks.as_strided(mem[offset:], view.shape, strides).copy()
 
 
-@defop("as_strided", node="AsStridedBackward0", save=())
-def _gather(a, idx, shape):
-    return a.reshape(-1)[idx]
+# NOTE: these three move elements (or, with `parts`, real and imaginary parts) between
+# places, so their VJPs are PyTorch's complex gradients as written (conj_ready).
+@defop("as_strided", node="AsStridedBackward0", save=(), conj_ready=True)
+def _gather(a, idx, shape, parts=False):
+    return _flat(array_module(a).ascontiguousarray(a), parts)[idx]
 
 
 @_gather.defvjp
 def _gather_vjp(ctx, g):
-    return dispatch(_scatter, (g,), {"idx": ctx.params["idx"], "shape": ctx.in_meta[0][0]})
+    p = ctx.params
+    return dispatch(_scatter, (g,), {"idx": p["idx"], "shape": ctx.in_meta[0][0],
+                                     "parts": p.get("parts", False)}, ctx.in_meta[1][0])
 
 
-@defop("as_strided_scatter", node="AsStridedScatterBackward0", save=())
-def _scatter(g, idx, shape):
-    out = array_module(g).zeros(shape, dtype=g.dtype)
-    numpy_backend.scatter_add(out.reshape(-1), idx, g)
+@defop("as_strided_scatter", node="AsStridedScatterBackward0", save=(), conj_ready=True)
+def _scatter(g, idx, shape, parts=False):
+    xp = array_module(g)
+    out = xp.zeros(shape, dtype=xp.result_type(g.dtype, xp.complex64) if parts else g.dtype)
+    numpy_backend.scatter_add(_flat(out, parts), idx, g)
     return out
 
 
 @_scatter.defvjp
 def _scatter_vjp(ctx, g):
-    return dispatch(_gather, (g,), {"idx": ctx.params["idx"], "shape": None})
+    p = ctx.params
+    return dispatch(_gather, (g,), {"idx": p["idx"], "shape": None,
+                                    "parts": p.get("parts", False)})
 
 
-@defop("copy_view_slices", node="CopySlices", save=())
-def _copy_view(base, value, idx, shape):
+@defop("copy_view_slices", node="CopySlices", save=(), conj_ready=True)
+def _copy_view(base, value, idx, shape, parts=False):
     out = base.copy()
-    out.reshape(-1)[idx] = value
+    _flat(out, parts)[idx] = value
     return out
 
 
@@ -85,13 +115,16 @@ def _copy_view(base, value, idx, shape):
 def _copy_view_vjp(ctx, g):
     p = ctx.params
     g_base = dispatch(_copy_view, (g, 0), p) if ctx.edges[0] is not None else None
-    g_value = dispatch(_gather, (g,), p) if ctx.edges[1] is not None else None
+    g_value = dispatch(_gather, (g,), p, ctx.in_meta[1][1]) \
+        if ctx.edges[1] is not None else None
     return g_base, g_value
 
 
 def _view_node(view, root, idx):
     """Give `view` a grad_fn that reads its elements from `root`'s current graph."""
-    node = _record(_gather, (root,), {"idx": idx, "shape": None}, (view,), view._device)
+    node = _record(_gather, (root,), {"idx": idx, "shape": None,
+                                      "parts": is_part_view(root._data, view._data)},
+                   (view,), view._device)
     node.view_version = view._vc.v
     return node
 
@@ -108,8 +141,9 @@ def rebase_view(view, result):
     old.grad_fn = root.grad_fn
     old._output_nr = root._output_nr
     old._accumulator = root._accumulator
-    _record(_copy_view, (old, result), {"idx": idx, "shape": root._data.shape}, (root,),
-            root._device)
+    _record(_copy_view, (old, result), {"idx": idx, "shape": root._data.shape,
+                                        "parts": is_part_view(root._data, view._data)},
+            (root,), root._device)
     _view_node(view, root, idx)
 
 
