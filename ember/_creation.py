@@ -287,7 +287,8 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     fill_value = _fill_number("full", fill_value)
     if dtype is None:
         dtype = dt.scalar_dtype(fill_value)
-    return _filled(shape, check_fill(fill_value, dtype), dtype, device, requires_grad, out)
+    value = check_fill(fill_value, dtype, math.prod(shape))
+    return _filled(shape, value, dtype, device, requires_grad, out)
 
 
 def _fill_number(name, value):
@@ -327,7 +328,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None,
     target = dtype or getattr(input, "dtype", None)
     value = _fill_number("full_like", fill_value)
     if isinstance(target, dt.dtype):
-        value = check_fill(value, target)
+        size = input._data.size if isinstance(input, Tensor) else 2
+        value = check_fill(value, target, size)
     return _like("full_like", input, dtype, device, requires_grad, value)
 
 

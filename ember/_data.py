@@ -3,6 +3,7 @@ ragged-sequence errors, and the overflow checks of `tensor(...)` and `full(...)`
 import builtins
 import math
 
+import ml_dtypes
 import numpy as np
 
 from . import _dtype as dt
@@ -15,6 +16,10 @@ STRIDE_ERROR = (
 
 _NUMBERS = frozenset((builtins.bool, builtins.int, builtins.float, builtins.complex))
 _F32_MAX = float(np.finfo(np.float32).max)
+# The largest finite value of each narrow float type a fill checks against.
+_FLOAT_MAX = {dt.float32: _F32_MAX, dt.complex64: _F32_MAX,
+              dt.float16: float(np.finfo(np.float16).max),
+              dt.bfloat16: float(ml_dtypes.finfo(ml_dtypes.bfloat16).max)}
 
 
 def positive_strides(a):
@@ -261,9 +266,12 @@ def _cast(array, dtype):
 
 # ---------------------------------------------------------------------- full()'s fill value
 _FILL_NAMES = {dt.uint8: "uint8_t", dt.int8: "int8_t", dt.int16: "int16_t", dt.int32: "int",
-               dt.int64: "int64_t", dt.float16: "double", dt.bfloat16: "double",
+               dt.int64: "int64_t", dt.float16: "c10::Half", dt.bfloat16: "c10::BFloat16",
                dt.float32: "float", dt.float64: "double", dt.complex64: "c10::complex<float>",
                dt.complex128: "c10::complex<double>"}
+
+
+_SINGLE_STORE_NAMES = {dt.float16: "double", dt.bfloat16: "double"}
 
 
 def _fill_overflow(dtype):
@@ -271,11 +279,21 @@ def _fill_overflow(dtype):
                         "overflow")
 
 
-def check_fill(value, dtype):
-    """`value` converted for a fill of `dtype`, raising PyTorch's overflow error where its
-    checked conversion does (ints wrap into uint8 down to -255; floats truncate)."""
+def check_fill(value, dtype, numel=2):
+    """`value` converted for a fill of `numel` elements of `dtype`, raising PyTorch's
+    overflow error where its checked conversion does (ints wrap into uint8 down to -255;
+    floats truncate). PyTorch fills a single element by a plain store: float16 and
+    bfloat16 then get inf instead of the range error, and a complex value's error names
+    "double"."""
     if isinstance(value, np.generic):
         value = value.item()
+    if numel == 1 and dtype in _SINGLE_STORE_NAMES:
+        if isinstance(value, builtins.complex):
+            if value.imag != 0:
+                raise RuntimeError(f"value cannot be converted to type "
+                                   f"{_SINGLE_STORE_NAMES[dtype]} without overflow")
+            value = value.real
+        return builtins.float(value)
     if dtype is dt.bool:
         return builtins.bool(value)
     cat = dtype.category
@@ -298,11 +316,18 @@ def check_fill(value, dtype):
         if not lo <= value <= info.max:
             raise _fill_overflow(dtype)
         return value % 256 if dtype is dt.uint8 else value
-    if dtype in (dt.float32, dt.complex64) and _over_f32(value):
+    limit = _FLOAT_MAX.get(dtype)
+    if limit is not None and _over(value, limit):
         raise _fill_overflow(dtype)
     return builtins.float(value) if cat == 2 else value
 
 
-def _over_f32(v):
+def _over(v, limit):
+    """A finite value beyond the type's largest (PyTorch checks before rounding: a float16
+    fill of 65520 overflows although it would round to inf anyway; 65504 is fine)."""
     v = builtins.float(v)
-    return math.isfinite(v) and abs(v) > _F32_MAX
+    return math.isfinite(v) and abs(v) > limit
+
+
+def _over_f32(v):
+    return _over(v, _F32_MAX)

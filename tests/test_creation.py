@@ -219,8 +219,14 @@ def test_factories(case, torch_mod):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_full_fill_conversion(name, torch_mod):
-    for value in (1e300, 1e5, 1 + 1j, float("nan"), 2 ** 63, -200, 300, -1, 1.7):
-        check(lambda m: m.full((1,), value, dtype=getattr(m, name)), torch_mod)
+    """full and fill_ convert (and refuse to overflow) as PyTorch: uint8 -1 wraps, float16
+    65520 and bfloat16 3.4e38 overflow although both would round to inf anyway."""
+    for value in (1e300, 1e5, 1 + 1j, float("nan"), 2 ** 63, -200, 300, -1, 1.7, 65504.0,
+                  65520.0, -1e6, 3.4e38, float("-inf")):
+        for n in (1, 3):  # (PyTorch stores a single element without the range check)
+            check(lambda m: m.full((n,), value, dtype=getattr(m, name)), torch_mod)
+            check(lambda m: m.zeros(n, dtype=getattr(m, name)).fill_(value), torch_mod)
+            check(lambda m: m.full_like(m.zeros(n), value, dtype=getattr(m, name)), torch_mod)
 
 
 def test_factories_keep_dtype_device_grad():

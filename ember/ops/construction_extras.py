@@ -343,7 +343,7 @@ def fill(input, value):
                                f"with {value._data.ndim} dimensions.")
         return dispatch(_fill.renamed("FillBackward1"), (input, cast(value, input.dtype)))
     return dispatch(_fill_scalar.renamed("FillBackward0"), (input,),
-                    {"value": check_fill(value, input.dtype)})
+                    {"value": check_fill(value, input.dtype, input._data.size)})
 
 
 # ---------------------------------------------------------------------- in-place aliases

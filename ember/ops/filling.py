@@ -2,10 +2,11 @@
 the new_* constructors that take dtype and device from a tensor."""
 import warnings
 
+from .._data import check_fill
 from .._tensor import Tensor
 from ..autograd.grad_mode import state
 from ..backends import array_module
-from .indexing import _value_array, scalar_for
+from .indexing import _value_array
 from .registry import METHODS, apply_inplace, defop, dispatch
 
 
@@ -54,7 +55,8 @@ def fill_(self, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value._data.ndim} dimensions.")
     else:
-        value = scalar_for(self.dtype, value)
+        # (fill's conversion, not indexing's: uint8 -1 wraps to 255 as in PyTorch)
+        value = check_fill(value, self.dtype, self._data.size)
     if state.enabled and (self._requires_grad or (isinstance(value, Tensor) and
                                                   value._requires_grad)):
         return apply_inplace(self, _filled, (value,), {})
