@@ -415,11 +415,37 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         half = steps // 2
         s, e = np.asarray(start, compute), np.asarray(end, compute)
         step = (e - s) / np.asarray(steps - 1, compute)
-        values = np.where(i < half, s + step * i.astype(compute),
-                          e - step * (steps - 1 - i).astype(compute))
+        if np.dtype(compute).kind == "f":
+            # NOTE: PyTorch's kernel computes start + step * i with one rounding (a fused
+            # multiply-add); two roundings differ in the last bit at about 1 point in 5.
+            k = np.where(i < half, i, i - (steps - 1)).astype(compute)
+            values = _fused_multiply_add(step, k, np.where(i < half, s, e))
+        else:
+            values = np.where(i < half, s + step * i.astype(compute),
+                              e - step * (steps - 1 - i).astype(compute))
     if dtype.category == 1:
         values = np.trunc(values)
     return _finish_out(values.astype(dtype.np), dtype, device, requires_grad, out)
+
+
+def _fused_multiply_add(a, b, c):
+    """a * b + c rounded once (to within the rare double-rounding case): float32 through
+    float64, where the product is exact; float64 by the error-free product and sum
+    transformations (Dekker's split, Knuth's two-sum) added back before the last rounding."""
+    if a.dtype != np.float64:
+        wide = np.float64
+        return (a.astype(wide) * b.astype(wide) + c.astype(wide)).astype(a.dtype)
+    p = a * b
+    split = 134217729.0  # 2**27 + 1
+    ah = a * split
+    ah = ah - (ah - a)
+    bh = b * split
+    bh = bh - (bh - b)
+    err_p = ((ah * bh - p) + ah * (b - bh) + (a - ah) * bh) + (a - ah) * (b - bh)
+    total = p + c
+    virtual = total - p
+    err_s = (p - (total - virtual)) + (c - virtual)
+    return total + (err_p + err_s)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,

@@ -420,3 +420,15 @@ def test_layout_of_views(torch_mod):
             assert ev.storage_offset() == tv.storage_offset()
     a = np.arange(12.0).reshape(3, 4)
     assert ember.from_numpy(a).data_ptr() == a.__array_interface__["data"][0]
+
+
+@pytest.mark.parametrize("name", ["float32", "float64"])
+def test_linspace_is_bit_exact_with_torch(name, torch_mod):
+    """PyTorch rounds start + step * i once (a fused multiply-add); so does ember."""
+    rng = np.random.default_rng(7)
+    for _ in range(100):
+        start, end = (float(v) for v in rng.uniform(-100, 100, 2) * rng.choice([1e-3, 1, 1e3]))
+        steps = int(rng.integers(2, 300))
+        ours = ember.linspace(start, end, steps, dtype=getattr(ember, name)).numpy()
+        theirs = torch_mod.linspace(start, end, steps, dtype=getattr(torch_mod, name)).numpy()
+        np.testing.assert_array_equal(ours, theirs)
