@@ -1,8 +1,6 @@
 """ember: a deep-learning framework whose API is PyTorch's, on NumPy (CPU) and CuPy (CUDA)."""
 __version__ = "0.1.0"
 
-import builtins as _builtins
-
 from . import _allocator  # noqa: F401  (sets the allocator policy: see _allocator.py)
 from . import _dtype  # noqa: F401
 from ._dtype import (bfloat16, bool, can_cast, cdouble, cfloat, chalf, complex64,  # noqa
@@ -55,9 +53,7 @@ def is_complex(input):
 
 
 def is_nonzero(input):
-    if input.numel() != 1:
-        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    return _builtins.bool(input.item())
+    return input.is_nonzero()
 
 
 # Heavy and rarely needed: imported on first use.
