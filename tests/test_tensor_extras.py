@@ -254,3 +254,32 @@ def test_mvlgamma(torch_mod, rng, p):
     ie, it = _pair(torch_mod, np.array([2, 3]))
     _same(ember.mvlgamma(ie, p), torch_mod.mvlgamma(it, p))
     _same_error(lambda: ember.mvlgamma(e, 0), lambda: torch_mod.mvlgamma(t, 0))
+
+
+def test_resize_matches_torch(torch_mod):
+    """Shrinking and regrowing within the storage keep the storage's values (and views see
+    writes); growing beyond keeps the old elements first; errors as torch's."""
+    res = []
+    for lib in (ember, torch_mod):
+        a = lib.arange(6.0)
+        b = a.view(2, 3)
+        shrunk = a.resize_(2, 2).clone()
+        a.resize_(5)
+        a[0] = 100.0
+        t = lib.arange(6.0)[2:]
+        t.resize_(3)
+        c = lib.arange(4.0)
+        c.resize_(6)
+        y = lib.ones(2, 3).resize_as_(lib.ones(3))
+        res.append([shrunk.numpy(), a.numpy(), b.numpy(), t.numpy(), t.storage_offset(),
+                    c.numpy()[:4], tuple(c.shape), tuple(y.shape)])
+    for x, y in zip(*res):
+        np.testing.assert_array_equal(x, y)
+    for make in (lambda L: L.ones(2, requires_grad=True).resize_(3),
+                 lambda L: L.ones(2).resize_(-1)):
+        errors = []
+        for lib in (ember, torch_mod):
+            with pytest.raises(RuntimeError) as info:
+                make(lib)
+            errors.append(str(info.value))
+        assert errors[0] == errors[1]

@@ -1,5 +1,5 @@
 """Tensor methods beyond the core table: ravel, fill_diagonal_, is_nonzero, sum_to_size,
-const_data_ptr, new_empty_strided, as_strided and the *_scatter family, igamma/igammac,
+const_data_ptr, new_empty_strided, as_strided and the *_scatter family, resize_, igamma/igammac,
 mvlgamma."""
 import math
 
@@ -367,3 +367,42 @@ def mvlgamma(input, p):
     for j in range(1, p):
         total = total + lgamma(input - j / 2)
     return total + p * (p - 1) / 4 * math.log(math.pi)
+
+
+# ---------------------------------------------------------------------- resize_
+def resize_(self, *sizes, memory_format=None):
+    """PyTorch's resize_: the tensor becomes contiguous with the new size over its storage
+    from its offset on; a larger size takes a new buffer holding the old elements first.
+    (In PyTorch other views then follow the grown storage; here they keep the old one.)"""
+    if self._requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    size = shape_arg(sizes)
+    if any(s < 0 for s in size):
+        raise RuntimeError("numel: integer multiplication overflow")
+    n = math.prod(size)
+    flat, offset = _storage(self)
+    if offset + n <= flat.size:
+        self._data = _strided(flat, size, _contiguous_strides(size), offset)
+    else:
+        xp = array_module(flat)
+        grown = xp.zeros(n, dtype=flat.dtype)   # (PyTorch leaves the new elements unset)
+        kept = flat[offset:offset + n]
+        grown[:kept.size] = kept
+        self._data = grown.reshape(size)
+    self._vc.v += 1
+    return self
+
+
+def resize_as_(self, the_template, *, memory_format=None):
+    return resize_(self, *the_template.shape)
+
+
+def _contiguous_strides(size):
+    strides, step = [], 1
+    for s in reversed(size):
+        strides.append(step)
+        step *= max(s, 1)
+    return tuple(reversed(strides))
+
+
+METHODS.update({"resize_": resize_, "resize_as_": resize_as_})
