@@ -283,3 +283,26 @@ def test_resize_matches_torch(torch_mod):
                 make(lib)
             errors.append(str(info.value))
         assert errors[0] == errors[1]
+
+
+def test_apply_and_map_match_torch(torch_mod):
+    res = []
+    for lib in (ember, torch_mod):
+        a = lib.tensor([1.0, 2.0, 3.0]).apply_(lambda v: v * 2)
+        b = lib.tensor([1, 2, 3]).apply_(lambda v: v + 0.7)   # (cast back: truncates)
+        t = lib.arange(6.0).view(2, 3).t()
+        t.apply_(lambda v: -v)
+        m = lib.ones(2, 2).map_(lib.tensor([1.0, 2.0]), lambda u, v: u * v + 1)
+        res.append([a.numpy(), b.numpy(), t.numpy(), m.numpy()])
+    for x, y in zip(*res):
+        np.testing.assert_array_equal(x, y)
+    for make in (lambda L: L.ones(2, requires_grad=True).apply_(lambda v: v),
+                 lambda L: L.ones(2).map_(L.ones(2, requires_grad=True), lambda u, v: u),
+                 lambda L: L.ones(2).map_(L.ones(3), lambda u, v: u),
+                 lambda L: L.ones(2).map_(L.ones(2, dtype=L.int64), lambda u, v: u)):
+        errors = []
+        for lib in (ember, torch_mod):
+            with pytest.raises((RuntimeError, TypeError)) as info:
+                make(lib)
+            errors.append((type(info.value), str(info.value)))
+        assert errors[0] == errors[1]

@@ -1,6 +1,6 @@
 """Tensor methods beyond the core table: ravel, fill_diagonal_, is_nonzero, sum_to_size,
 const_data_ptr, new_empty_strided, as_strided and the *_scatter family, resize_, igamma/igammac,
-mvlgamma."""
+mvlgamma, apply_/map_."""
 import math
 
 import numpy as np
@@ -406,3 +406,34 @@ def _contiguous_strides(size):
 
 
 METHODS.update({"resize_": resize_, "resize_as_": resize_as_})
+
+
+# ---------------------------------------------------------------------- apply_ / map_
+def _python_map(self, name, fn, *others):
+    """Write fn(element, *other elements) into self, element by element (CPU only)."""
+    if self._requires_grad or any(o._requires_grad for o in others):
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use "
+                           f"var.detach().{name}() instead.")
+    if self._device.type != "cpu":
+        raise TypeError(f"{name} is only implemented on CPU tensors")
+    a = self._data
+    columns = [a.reshape(-1).tolist()] + \
+        [np.broadcast_to(o._data, a.shape).reshape(-1).tolist() for o in others]
+    values = [fn(*args) for args in zip(*columns)]
+    a[...] = np.asarray(values).astype(a.dtype, copy=False).reshape(a.shape)
+    self._vc.v += 1
+    return self
+
+
+def apply_(self, callable):
+    return _python_map(self, "apply_", callable)
+
+
+def map_(self, tensor, callable):
+    if tensor.dtype is not self.dtype:
+        raise TypeError(f"map_: expected {self.type()} for 'other' (got {tensor.type()})")
+    tensor.expand(self._data.shape)   # (PyTorch's message when it does not broadcast)
+    return _python_map(self, "map_", callable, tensor)
+
+
+METHODS.update({"apply_": apply_, "map_": map_})
