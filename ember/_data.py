@@ -279,7 +279,7 @@ def _fill_overflow(dtype):
                         "overflow")
 
 
-def check_fill(value, dtype, numel=2):
+def check_fill(value, dtype, numel):
     """`value` converted for a fill of `numel` elements of `dtype`, raising PyTorch's
     overflow error where its checked conversion does (ints wrap into uint8 down to -255;
     floats truncate). PyTorch fills a single element by a plain store: float16 and

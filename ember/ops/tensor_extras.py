@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._data import check_fill
-from .._tensor import Tensor, unbroadcast
+from .._tensor import Tensor, _contiguous_strides, unbroadcast
 from ..autograd.grad_mode import state
 from ..backends import array_module
 from ..backends.special import special_module
@@ -395,14 +395,6 @@ def resize_(self, *sizes, memory_format=None):
 
 def resize_as_(self, the_template, *, memory_format=None):
     return resize_(self, *the_template.shape)
-
-
-def _contiguous_strides(size):
-    strides, step = [], 1
-    for s in reversed(size):
-        strides.append(step)
-        step *= max(s, 1)
-    return tuple(reversed(strides))
 
 
 METHODS.update({"resize_": resize_, "resize_as_": resize_as_})

@@ -11,6 +11,7 @@ import pickle
 
 import numpy as np
 
+from .._tensor import _contiguous_strides
 from . import _pickling
 from ._legacy import load_legacy
 from ._safetensors import load_safetensors, save_safetensors  # noqa: F401
@@ -145,7 +146,7 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
             offset = (array.__array_interface__["data"][0] -
                       root.__array_interface__["data"][0]) // item if array.size else 0
         if not shareable or array.size <= 1:
-            strides = _contiguous(array.shape)  # PyTorch's strides for empty/1-element
+            strides = _contiguous_strides(array.shape)  # PyTorch's strides for empty/1-element
         else:
             strides = tuple(s // item for s in array.strides)
         location = "cpu" if t._device.type == "cpu" else str(t._device)
@@ -170,14 +171,6 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
     finally:
         if owned:
             handle.close()
-
-
-def _contiguous(shape):
-    strides, acc = [], 1
-    for s in reversed(shape):
-        strides.append(acc)
-        acc *= max(s, 1)
-    return tuple(reversed(strides))
 
 
 # ---------------------------------------------------------------------- load

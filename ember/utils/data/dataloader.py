@@ -199,7 +199,7 @@ class _SingleProcessIter(_BaseIter):
 
 
 _live_iterators = weakref.WeakSet()
-_exit_hook = []   # [True] once registered
+_exit_hook_registered = False
 
 
 def _shut_down_at_exit(iterator):
@@ -207,9 +207,10 @@ def _shut_down_at_exit(iterator):
     may run after module teardown, when unpickling leftover batches can no longer import
     and their shared segments would stay in /dev/shm. (Registered after the workers started,
     so it runs before multiprocessing's own exit handler terminates them.)"""
-    if not _exit_hook:
+    global _exit_hook_registered
+    if not _exit_hook_registered:
         atexit.register(_shut_down_live)
-        _exit_hook.append(True)
+        _exit_hook_registered = True
     _live_iterators.add(iterator)
 
 
