@@ -2,9 +2,11 @@
 
 PyTorch's CPU generator is a 32-bit Mersenne Twister (mt19937) seeded with the low 32 bits of
 the seed by the standard initialisation. NumPy's MT19937 bit generator runs the same engine
-in C, so we load it with the seeded key and draw whole arrays of words at once; how each
-distribution turns words into values (which bits, which formula, in which order) follows
-PyTorch's CPU kernels, so a sequence of mixed calls consumes the stream as PyTorch does.
+in C, so we load it with the seeded key; the compiled kernels draw its words through NumPy's
+bit generator interface, the NumPy path draws whole arrays of words. How each distribution
+turns words into values (which bits, which formula, in which order, rounded as PyTorch's
+kernel for this CPU capability rounds) follows PyTorch's CPU kernels, so a sequence of mixed
+calls consumes the stream as PyTorch does.
 """
 import os
 import time
@@ -12,6 +14,8 @@ import time
 import numpy as np
 
 from . import _random_dist as rd
+from .backends import cpu_kernels
+from .backends.cpu import fuses_multiply_add, get_cpu_capability
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
            "get_rng_state", "set_rng_state"]
@@ -19,8 +23,6 @@ __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_see
 DEFAULT_SEED = 67280421310721          # PyTorch's seed before any manual_seed
 STATE_SIZE = 5056                      # sizeof(CPUGeneratorImplState)
 _N = 624
-_U24 = np.float32(2.0 ** -24)
-_U53 = 2.0 ** -53
 
 
 def _seeded_state(seed):
@@ -72,7 +74,8 @@ class Generator:
             bitgen = np.random.MT19937(0)
             # NOTE: the legacy RandomState draws masked integers (`word & mask`), which is
             # how we take the low bits of each word without an extra pass.
-            self._engines = (bitgen, np.random.Generator(bitgen), np.random.RandomState(bitgen))
+            self._engines = (bitgen, np.random.Generator(bitgen), np.random.RandomState(bitgen),
+                             bitgen.capsule)
             bitgen.state = _seeded_state(self._seed)
         return self._engines
 
@@ -87,6 +90,10 @@ class Generator:
     @property
     def _legacy(self):
         return self._engine()[2]
+
+    @property
+    def _capsule(self):
+        return self._engine()[3]
 
     def __repr__(self):
         return f"<ember.Generator object at {hex(id(self))}>"
@@ -181,23 +188,32 @@ class Generator:
 
     # ------------------------------------------------------------------ uniforms
     def uniform_double(self, n):
-        self._fresh = False
-        k = self._legacy.randint(0, 1 << 53, size=n, dtype=np.uint64)
-        out = k.view(np.int64).astype(np.float64)
-        out *= _U53
-        return out
+        """n float64 uniforms in [0, 1): 53 bits of a 64-bit word each."""
+        return self.uniform(n, np.float64)
 
-    def uniform(self, n, dtype):
-        """Uniforms in [0, 1) of NumPy dtype `dtype` with PyTorch's bits per dtype."""
-        if dtype == np.float64:
-            return self.uniform_double(n)
-        bits = _FLOAT_BITS[np.dtype(dtype)]
-        k = self.random_bits(n, bits).view(np.int32).astype(np.float32)
-        k *= np.float32(2.0 ** -bits)
-        return k
+    def uniform(self, n, dtype, low=0.0, span=1.0):
+        """`uniform_(low, low + span)` on n elements of NumPy float dtype `dtype`, with
+        PyTorch's bits per dtype, as float64 (for float64) or float32 values: `low + u *
+        span` rounded as PyTorch's build for this CPU rounds it. float16 and bfloat16 give
+        float32 values (PyTorch computes them in float, then rounds)."""
+        self._fresh = False
+        wide = dtype == np.float64
+        bits = 53 if wide else _float_bits(dtype)
+        fused = fuses_multiply_add()
+        out = np.empty(n, np.float64 if wide else np.float32)
+        if cpu_kernels.compiled is not None:
+            cpu_kernels.compiled.uniform(self._capsule, out, bits, low, span, fused)
+            return out
+        cpu_kernels.note_fallback()
+        k = self._legacy.randint(0, 1 << bits, size=n, dtype=np.uint64 if wide else np.uint32)
+        out[...] = k.view(np.int64 if wide else np.int32)
+        out *= out.dtype.type(2.0 ** -bits)
+        return rd.affine(out, span, low, out.dtype.type)
 
     # ------------------------------------------------------------------ normals
     def normal_double(self, n):
+        """n standard normals from the scalar Box-Muller path (pairs of float64 uniforms),
+        using and refilling the cached second value as PyTorch does."""
         out = np.empty(n, np.float64)
         i = 0
         if n and self._normal_double is not None:
@@ -219,15 +235,23 @@ class Generator:
         """`normal_(mean, std)` on n contiguous elements of NumPy dtype; returns the values
         (float64 for the serial path, else `dtype`). Blocks of 16 uniforms become normals;
         a partial last block is redone on 16 fresh uniforms written over the last 16 places
-        (`padded=False`, float32/float64), or on the leftover uniforms topped up to 16
+        (`padded=False`, float32/float64), or on 16 fresh uniforms after the whole blocks
         (`padded=True`: PyTorch's float16/bfloat16 kernel, run here in float32)."""
         if n < 16:
             return rd.affine(self.normal_double(n), std, mean, np.float64)
+        self._fresh = False
+        wide = dtype == np.float64
+        # NOTE: PyTorch builds its random kernels for DEFAULT and AVX2 only; at AVX512 its
+        # dispatcher falls back to the AVX2 build, whose float32 blocks are 8-lane code.
+        avx2 = not wide and get_cpu_capability() in ("AVX2", "AVX512")
+        if cpu_kernels.compiled is not None:
+            out = np.empty(n, np.float64 if wide else np.float32)
+            cpu_kernels.compiled.normal(self._capsule, out, mean, std, avx2, padded)
+            return out
         rest = n % 16
-        udt = np.float64 if dtype == np.float64 else np.float32
-        u = self.uniform(n + 16 - rest if padded and rest else n, dtype).astype(udt, copy=False)
-        tail = self.uniform(16, dtype).astype(udt, copy=False) if rest and not padded else None
-        transform = self._block_transform(dtype)
+        u = self.uniform(n - rest + 16 if padded and rest else n, dtype)
+        tail = self.uniform(16, dtype) if rest and not padded else None
+        transform = rd.box_muller_avx2 if avx2 else rd.box_muller_blocks
         transform(u[:u.size - u.size % 16], mean, std)
         if padded and rest:
             u[n - 16:n] = u[-16:]
@@ -237,27 +261,18 @@ class Generator:
             u[n - 16:] = tail
         return u
 
-    @staticmethod
-    def _block_transform(dtype):
-        if dtype == np.float32 and rd.CAPABILITY == "AVX2":
-            return rd.box_muller_avx2
-        npt = np.dtype(dtype).type
-        return lambda u, mean, std: rd.box_muller_blocks(u, mean, std, npt)
 
-
-_FLOAT_BITS = {np.dtype(np.float32): 24, np.dtype(np.float16): 11}
-
-
-def _np_type(dtype):
-    return np.dtype(dtype).type
-
-
-def _register_bfloat16():
-    import ml_dtypes
-    _FLOAT_BITS[np.dtype(ml_dtypes.bfloat16)] = 8
-
-
-_register_bfloat16()
+def _float_bits(dtype):
+    """The random bits PyTorch turns into one uniform of this float dtype (its mantissa
+    digits): float32 24, float16 11, bfloat16 8."""
+    dtype = np.dtype(dtype)
+    if dtype == np.float32:
+        return 24
+    if dtype == np.float16:
+        return 11
+    if dtype.name == "bfloat16":        # (ml_dtypes' type, not imported here: see _dtype)
+        return 8
+    raise TypeError(f"no uniform kernel for {dtype}")
 
 
 def _seed_value(seed):

@@ -1,48 +1,26 @@
-"""Float kernels behind ember's CPU random stream: exact fused multiply-add emulation and
-PyTorch's Box-Muller variants, written with NumPy so they reproduce PyTorch 2.13's CPU results
-bit for bit.
+"""The NumPy reference of ember's random kernels: exact fused multiply-add emulation and
+PyTorch's Box-Muller variants, written so they reproduce PyTorch 2.13's CPU results bit for bit.
+The compiled kernels (backends/csrc/random.c) do the same work faster; these run where that
+build is missing or EMBER_KERNELS=numpy, and they are what the compiled ones are tested
+against.
 
-NOTE: PyTorch's CPU kernels are compiled per CPU capability. In its AVX2 (and AVX512) builds
-the compiler contracts `a * b + c` into one fused multiply-add (one rounding), so
-`uniform_(a, b)` and `normal_(mean, std)` round differently from the textbook formula; `fma32`
-and `fma64` reproduce the single rounding exactly. float32 `normal_` on 16 or more contiguous
-elements runs a Cephes-style polynomial log/sincos on 8 lanes (`box_muller_avx2`), again with
+NOTE: PyTorch's CPU kernels are compiled per CPU capability. Its AVX2 and AVX512 builds
+contract `a * b + c` into one fused multiply-add (one rounding) in the serial samplers
+(`uniform_(a, b)`, the small `normal_`), the DEFAULT x86 build cannot; `affine` follows the
+capability. The 16-element Box-Muller blocks of `normal_` call std::fma in every build, and
+the C library's log/cos/sin, never NumPy's (see backends/cpu_kernels.libm). float32 blocks in
+the AVX2 build run a Cephes-style polynomial log/sincos on 8 lanes (`box_muller_avx2`), with
 the compiler's contractions, which we replay operation by operation.
 """
-import os
-
 import numpy as np
+
+from .backends.cpu import fuses_multiply_add
+from .backends.cpu_kernels import libm
 
 _F32 = np.float32
 _F64 = np.float64
 _MID32 = np.uint64(0x10000000)      # a float32 rounding midpoint, seen in a float64's mantissa
 _LOW29 = np.uint64(0x1FFFFFFF)
-
-
-def cpu_capability():
-    """PyTorch's CPU capability on this machine ('AVX512', 'AVX2' or 'DEFAULT'): it decides
-    which normal_ kernel PyTorch runs. ATEN_CPU_CAPABILITY overrides, as it does for PyTorch."""
-    forced = os.environ.get("ATEN_CPU_CAPABILITY", "").upper()
-    if forced in ("DEFAULT", "AVX2", "AVX512"):
-        return forced
-    try:
-        with open("/proc/cpuinfo") as f:
-            flags = set()
-            for line in f:
-                if line.startswith("flags"):
-                    flags = set(line.split(":", 1)[1].split())
-                    break
-    except OSError:
-        return "DEFAULT"
-    if {"avx512vl", "avx512bw", "avx512dq", "fma"} <= flags:
-        return "AVX512"
-    if {"avx2", "fma"} <= flags:
-        return "AVX2"
-    return "DEFAULT"
-
-
-CAPABILITY = cpu_capability()
-FUSED = CAPABILITY != "DEFAULT"   # the vectorised builds contract a * b + c
 
 
 # ---------------------------------------------------------------------- exact fma
@@ -92,13 +70,18 @@ def fma64(a, b, c):
     return vh + z
 
 
+def fma(x, scale, shift, dtype):
+    """`x * scale + shift` with one rounding, in float32 or float64."""
+    return fma32(x, _F32(scale), _F32(shift)) if dtype is _F32 else fma64(x, scale, shift)
+
+
 def affine(x, scale, shift, dtype):
-    """`x * scale + shift` rounded as PyTorch's CPU build rounds it (fused when FUSED)."""
+    """`x * scale + shift` rounded as PyTorch's CPU build for this capability rounds it."""
     if scale == 1 and shift == 0:
         return x
-    if not FUSED:
+    if not fuses_multiply_add():
         return x * dtype(scale) + dtype(shift)
-    return fma32(x, _F32(scale), _F32(shift)) if dtype is _F32 else fma64(x, scale, shift)
+    return fma(x, scale, shift, dtype)
 
 
 # ---------------------------------------------------------------------- AVX2 Box-Muller
@@ -171,41 +154,28 @@ def box_muller_avx2(u, mean, std):
         radius = np.sqrt(_F32(-2) * _log_avx2(_ONE - b[:, 0]))
         sin, cos = _sincos_avx2(_TWO_PI * b[:, 1])
         n1, n2 = radius * cos, radius * sin
-        if std == 1 and mean == 0:
-            b[:, 0], b[:, 1] = n1, n2
-        else:
-            b[:, 0] = fma32(n1, _F32(std), _F32(mean))
-            b[:, 1] = fma32(n2, _F32(std), _F32(mean))
+        b[:, 0] = fma32(n1, _F32(std), _F32(mean))
+        b[:, 1] = fma32(n2, _F32(std), _F32(mean))
     return u
 
 
-def box_muller_blocks(u, mean, std, dtype):
-    """In place: PyTorch's scalar normal_fill_16 on blocks of 16 uniforms of `dtype`.
-
-    NOTE: for float32 PyTorch calls glibc's logf/cosf/sinf, which are not correctly rounded;
-    we round the float64 results, so about 1% of float32 values may differ in the last bit
-    on machines that take this path (CPUs without AVX2). float64 matches exactly."""
+def box_muller_blocks(u, mean, std):
+    """In place: PyTorch's scalar NormalFill16 on float32 or float64 uniforms u (length a
+    multiple of 16): the C library's log/cos/sin, then one fma per value."""
+    dtype = u.dtype.type
     blocks = u.reshape(-1, 2, 8)
-    if dtype is _F64:
-        radius = np.sqrt(-2 * np.log(1 - blocks[:, 0]))
-        theta = (2.0 * np.pi) * blocks[:, 1]
-        n1, n2 = radius * np.cos(theta), radius * np.sin(theta)
-        blocks[:, 0] = affine(n1, std, mean, _F64)
-        blocks[:, 1] = affine(n2, std, mean, _F64)
-        return u
-    acc = _F32
-    u1 = (_ONE - blocks[:, 0].astype(acc)).astype(dtype).astype(_F64)
-    radius = np.sqrt(_F32(-2) * np.log(u1).astype(_F32)).astype(dtype).astype(_F32)
-    theta = ((2.0 * np.pi) * blocks[:, 1].astype(_F64)).astype(dtype).astype(_F64)
-    n1 = radius * np.cos(theta).astype(_F32)
-    n2 = radius * np.sin(theta).astype(_F32)
-    blocks[:, 0] = affine(n1, float(dtype(std)), float(dtype(mean)), _F32)
-    blocks[:, 1] = affine(n2, float(dtype(std)), float(dtype(mean)), _F32)
+    radius = np.sqrt(dtype(-2) * libm("log", dtype(1) - blocks[:, 0]))
+    # NOTE: 2.0f * c10::pi<double> * u2 is a double product, rounded once to the dtype.
+    theta = (6.283185307179586 * blocks[:, 1].astype(_F64)).astype(dtype)
+    n1 = radius * libm("cos", theta.copy())
+    n2 = radius * libm("sin", theta)
+    blocks[:, 0] = fma(n1, std, mean, dtype)
+    blocks[:, 1] = fma(n2, std, mean, dtype)
     return u
 
 
 def box_muller_pairs(u1, u2):
     """PyTorch's scalar normal_distribution<double>: (r cos, r sin) from float64 uniforms."""
-    r = np.sqrt(-2.0 * np.log1p(-u2))
+    r = np.sqrt(-2.0 * libm("log1p", -u2))
     theta = (2.0 * np.pi) * u1
-    return r * np.cos(theta), r * np.sin(theta)
+    return r * libm("cos", theta.copy()), r * libm("sin", theta)

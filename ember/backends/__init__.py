@@ -64,8 +64,8 @@ class Backend:
         return f"<Backend {self.name}>"
 
 
-cpu = Backend()
-BACKENDS = {"cpu": cpu}
+_cpu_backend = Backend()
+BACKENDS = {"cpu": _cpu_backend}
 
 
 def register(device_type, backend):
@@ -129,4 +129,4 @@ def to_host(device, array):
 
 
 # torch.backends.* flag modules (not array backends): imported last, after the table above.
-from . import cuda, cudnn, mkldnn, mps, openmp  # noqa: E402,F401
+from . import cpu, cuda, cudnn, mkldnn, mps, openmp  # noqa: E402,F401

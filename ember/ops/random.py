@@ -8,6 +8,7 @@ produced on the host in the order PyTorch's kernel visits elements (memory order
 written into the tensor's storage.
 """
 import builtins
+import math
 import warnings
 
 import numpy as np
@@ -19,6 +20,7 @@ from .._creation import _size_args
 from .._device import CPU, placement
 from .._random import Generator, default_generator
 from .._tensor import Tensor, _wrap, write_out
+from ..backends.cpu_kernels import libm
 from ..autograd.grad_mode import state
 from .registry import export
 
@@ -103,16 +105,16 @@ def _is_contiguous(self):
 # ---------------------------------------------------------------------- uniform / normal
 def _uniform_values(gen, n, dtype, low, high):
     npt = dtype.np
-    x = gen.uniform(n, npt if npt == _F64 else np.float32)
     if npt == _F64:
-        return rd.affine(x, float(high) - float(low), float(low), _F64)
-    if npt == np.float32:
-        lo = np.float32(low)
-        span = np.float32(high) - lo
-        return rd.affine(x, float(span), float(lo), np.float32)
-    # float16 / bfloat16 draw and compute as float32, then round (PyTorch's opmath)
+        return gen.uniform(n, _F64, float(low), float(high) - float(low))
+    # float16 / bfloat16 draw and compute in float32 (PyTorch's opmath), then round
     lo = np.float32(low)
-    return rd.affine(x, float(np.float32(high) - lo), float(lo), np.float32)
+    values = gen.uniform(n, np.float32, float(lo), float(np.float32(high) - lo))
+    if npt != np.float32:
+        # NOTE: a value that rounds up onto `high` becomes `low`, as PyTorch clamps it
+        values = values.astype(npt)
+        values[values == npt.type(high)] = npt.type(low)
+    return values
 
 
 def uniform_(self, from_=0, to=1, *, generator=None, **kwargs):
@@ -158,7 +160,7 @@ def exponential_(self, lambd=1, *, generator=None):
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
     u = _gen(generator, self._device).uniform_double(self._data.size)
-    return _commit(self, (-1.0 / lambd) * np.log1p(-u))
+    return _commit(self, (-1.0 / lambd) * libm("log1p", -u))
 
 
 def geometric_(self, p, *, generator=None):
@@ -166,7 +168,7 @@ def geometric_(self, p, *, generator=None):
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
     u = _gen(generator, self._device).uniform_double(self._data.size)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _commit(self, np.ceil(np.log(u) / np.log1p(-p)))
+        return _commit(self, np.ceil(libm("log", u) / math.log1p(-p)))
 
 
 def log_normal_(self, mean=1, std=2, *, generator=None):
@@ -175,7 +177,7 @@ def log_normal_(self, mean=1, std=2, *, generator=None):
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
     z = _gen(generator, self._device).normal_double(self._data.size)
     with np.errstate(over="ignore"):
-        return _commit(self, np.exp(rd.affine(z, float(std), float(mean), _F64)))
+        return _commit(self, libm("exp", rd.affine(z, float(std), float(mean), _F64)))
 
 
 def cauchy_(self, median=0, sigma=1, *, generator=None):
@@ -183,7 +185,7 @@ def cauchy_(self, median=0, sigma=1, *, generator=None):
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
     u = _gen(generator, self._device).uniform_double(self._data.size)
-    t = np.tan(np.pi * (u - 0.5))
+    t = libm("tan", np.pi * (u - 0.5))
     return _commit(self, rd.affine(t, float(sigma), float(median), _F64))
 
 
@@ -526,7 +528,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         if (rows.sum(axis=1, dtype=np.float64 if input.dtype is dt.float64 else np.float32)
                 == 0).any():
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-        q = (-1.0 * np.log1p(-gen.uniform_double(rows.size))).astype(probs.dtype)
+        q = (-1.0 * libm("log1p", -gen.uniform_double(rows.size))).astype(probs.dtype)
         with np.errstate(divide="ignore"):
             keys = rows / q.reshape(rows.shape)
         if num_samples == 1:

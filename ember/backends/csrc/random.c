@@ -1,0 +1,210 @@
+/* PyTorch 2.13's CPU random kernels, replayed bit for bit.
+
+   Words come from NumPy's MT19937 through its documented bit generator interface, so the
+   engine state stays in one place (ember.Generator) whichever path draws from it. How words
+   become values follows PyTorch's kernels per CPU capability:
+
+   - every build: the scalar Box-Muller on 16-element blocks (NormalFill16) calls the C
+     library's log/cos/sin (float: logf/cosf/sinf) and one std::fma per value;
+   - AVX2 build, float32: the Cephes-style 8-lane log/sincos of avx_mathfun.h, where the
+     compiler fused some multiply-adds of the intrinsics code; we write those fusions as
+     explicit fmaf calls, so this file is compiled with -ffp-contract=off and nothing else
+     is ever fused.
+
+   NOTE: the transcendental functions are the C library's on purpose: PyTorch calls them, and
+   NumPy's own SIMD loops (chosen per CPU at run time) round differently. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels.h"
+
+static inline uint32_t next32(bitgen_t *g) { return g->next_uint32(g->state); }
+
+/* PyTorch's random64(): two 32-bit words, the first one high. */
+static inline uint64_t next64(bitgen_t *g) {
+    uint64_t hi = next32(g);
+    uint64_t lo = next32(g);
+    return (hi << 32) | lo;
+}
+
+static inline float uniform24(bitgen_t *g) {
+    return (float)(next32(g) & 0xFFFFFFu) * 0x1p-24f;
+}
+
+static inline double uniform53(bitgen_t *g) {
+    return (double)(next64(g) & 0x1FFFFFFFFFFFFFull) * 0x1p-53;
+}
+
+/* ------------------------------------------------------------------ uniform_ */
+void ek_uniform_f32(bitgen_t *g, float *out, int64_t n, int bits, float low, float span,
+                    int fused) {
+    const uint32_t mask = (bits >= 32) ? 0xFFFFFFFFu : ((1u << bits) - 1u);
+    const float scale = ldexpf(1.0f, -bits);
+    const int identity = (span == 1.0f && low == 0.0f);
+    for (int64_t i = 0; i < n; i++) {
+        float x = (float)(next32(g) & mask) * scale;
+        if (!identity)
+            x = fused ? fmaf(x, span, low) : x * span + low;
+        out[i] = x;
+    }
+}
+
+void ek_uniform_f64(bitgen_t *g, double *out, int64_t n, double low, double span, int fused) {
+    const int identity = (span == 1.0 && low == 0.0);
+    for (int64_t i = 0; i < n; i++) {
+        double x = uniform53(g);
+        if (!identity)
+            x = fused ? fma(x, span, low) : x * span + low;
+        out[i] = x;
+    }
+}
+
+/* ------------------------------------------------------------------ scalar NormalFill16 */
+static void normal16_f32(float *d, float mean, float std) {
+    for (int j = 0; j < 8; j++) {
+        const float u1 = 1.0f - d[j];
+        const float u2 = d[j + 8];
+        const float radius = sqrtf(-2.0f * logf(u1));
+        /* NOTE: 2.0f * c10::pi<double> * u2 is a double product, rounded once to float. */
+        const float theta = (float)(6.283185307179586 * (double)u2);
+        d[j] = fmaf(radius * cosf(theta), std, mean);
+        d[j + 8] = fmaf(radius * sinf(theta), std, mean);
+    }
+}
+
+static void normal16_f64(double *d, double mean, double std) {
+    for (int j = 0; j < 8; j++) {
+        const double u1 = 1.0 - d[j];
+        const double u2 = d[j + 8];
+        const double radius = sqrt(-2.0 * log(u1));
+        const double theta = 6.283185307179586 * u2;
+        d[j] = fma(radius * cos(theta), std, mean);
+        d[j + 8] = fma(radius * sin(theta), std, mean);
+    }
+}
+
+/* ------------------------------------------------------------------ AVX2 NormalFill16 */
+static const float LOG_P[9] = {
+    7.0376836292E-2f, -1.1514610310E-1f, 1.1676998740E-1f, -1.2420140846E-1f,
+    1.4249322787E-1f, -1.6668057665E-1f, 2.0000714765E-1f, -2.4999993993E-1f,
+    3.3333331174E-1f};
+
+static inline float bits_to_float(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
+static inline uint32_t float_to_bits(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
+
+/* log256_ps on one lane, x in (0, 1]. */
+static inline float log_avx2(float x) {
+    const float min_norm = bits_to_float(0x00800000u);
+    if (x < min_norm) x = min_norm;
+    uint32_t b = float_to_bits(x);
+    float e = (float)((int32_t)(b >> 23) - 126);
+    x = bits_to_float((b & ~0x7F800000u) | 0x3F000000u);
+    const int small = x < 0.707106781186547524f;
+    x = (x - 1.0f) + (small ? x : 0.0f);
+    e -= small ? 1.0f : 0.0f;
+    const float z = x * x;
+    float y = LOG_P[0];
+    for (int k = 1; k < 9; k++) y = fmaf(y, x, LOG_P[k]);
+    y *= x;
+    y = fmaf(y, z, e * -2.12194440e-4f);   /* the compiler fused this product, not e * q1 */
+    y -= z * 0.5f;                          /* exact product: fused or not is the same */
+    return fmaf(e, 0.693359375f, x + y);
+}
+
+/* sincos256_ps on one lane, x >= 0. */
+static inline void sincos_avx2(float x, float *sin_out, float *cos_out) {
+    float y = x * 1.27323954473516f;
+    const int32_t j = ((int32_t)y + 1) & ~1;
+    y = (float)j;
+    const uint32_t sign_sin = ((uint32_t)j & 4u) << 29;
+    const uint32_t sign_cos = (~(uint32_t)(j - 2) & 4u) << 29;
+    const int poly = (j & 2) == 0;
+    x = fmaf(y, -0.78515625f, x);
+    x = fmaf(y, -2.4187564849853515625e-4f, x);
+    x = fmaf(y, -3.77489497744594108e-8f, x);
+    const float z = x * x;
+    float c = fmaf(z, 2.443315711809948E-005f, -1.388731625493765E-003f);
+    c = fmaf(c, z, 4.166664568298827E-002f);
+    c *= z;
+    c = fmaf(c, z, -(z * 0.5f)) + 1.0f;
+    float s = fmaf(z, -1.9515295891E-4f, 8.3321608736E-3f);
+    s = fmaf(s, z, -1.6666654611E-1f);
+    s *= z;
+    s = fmaf(s, x, x);
+    *sin_out = bits_to_float(float_to_bits(poly ? s : c) ^ sign_sin);
+    *cos_out = bits_to_float(float_to_bits(poly ? c : s) ^ sign_cos);
+}
+
+static void normal16_avx2(float *d, float mean, float std) {
+    const float two_pi = (float)6.283185307179586;
+    for (int j = 0; j < 8; j++) {
+        const float radius = sqrtf(-2.0f * log_avx2(1.0f - d[j]));
+        float s, c;
+        sincos_avx2(two_pi * d[j + 8], &s, &c);
+        d[j] = fmaf(radius * c, std, mean);
+        d[j + 8] = fmaf(radius * s, std, mean);
+    }
+}
+
+/* ------------------------------------------------------------------ normal_ fills */
+/* normal_fill on n >= 16 contiguous float32 values: n uniforms, the transform on each whole
+   block of 16, and a partial last block redone on 16 fresh uniforms over the last 16 places.
+   `reduced`: PyTorch's float16/bfloat16 variant, which draws 16 uniforms per block (so the
+   leftover ones are never drawn) and runs the same float transform. */
+void ek_normal_f32(bitgen_t *g, float *d, int64_t n, float mean, float std, int avx2,
+                   int reduced) {
+    void (*block)(float *, float, float) = avx2 ? normal16_avx2 : normal16_f32;
+    const int64_t whole = n - n % 16;
+    for (int64_t i = 0; i < (reduced ? whole : n); i++) d[i] = uniform24(g);
+    for (int64_t i = 0; i < whole; i += 16) block(d + i, mean, std);
+    if (n % 16) {
+        float *tail = d + n - 16;
+        for (int k = 0; k < 16; k++) tail[k] = uniform24(g);
+        block(tail, mean, std);
+    }
+}
+
+void ek_normal_f64(bitgen_t *g, double *d, int64_t n, double mean, double std) {
+    const int64_t whole = n - n % 16;
+    for (int64_t i = 0; i < n; i++) d[i] = uniform53(g);
+    for (int64_t i = 0; i < whole; i += 16) normal16_f64(d + i, mean, std);
+    if (n % 16) {
+        double *tail = d + n - 16;
+        for (int k = 0; k < 16; k++) tail[k] = uniform53(g);
+        normal16_f64(tail, mean, std);
+    }
+}
+
+/* ------------------------------------------------------------------ the C library, exactly */
+typedef double (*unary64)(double);
+typedef float (*unary32)(float);
+
+static const struct { const char *name; unary64 fn; } LIBM64[] = {
+    {"log", log}, {"log1p", log1p}, {"exp", exp}, {"sin", sin}, {"cos", cos}, {"tan", tan},
+    {NULL, NULL}};
+static const struct { const char *name; unary32 fn; } LIBM32[] = {
+    {"log", logf}, {"log1p", log1pf}, {"exp", expf}, {"sin", sinf}, {"cos", cosf},
+    {"tan", tanf}, {NULL, NULL}};
+
+int ek_libm_f64(const char *name, double *x, int64_t n) {
+    for (int k = 0; LIBM64[k].name; k++) {
+        if (strcmp(LIBM64[k].name, name) == 0) {
+            unary64 fn = LIBM64[k].fn;
+            for (int64_t i = 0; i < n; i++) x[i] = fn(x[i]);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int ek_libm_f32(const char *name, float *x, int64_t n) {
+    for (int k = 0; LIBM32[k].name; k++) {
+        if (strcmp(LIBM32[k].name, name) == 0) {
+            unary32 fn = LIBM32[k].fn;
+            for (int64_t i = 0; i < n; i++) x[i] = fn(x[i]);
+            return 0;
+        }
+    }
+    return -1;
+}
