@@ -265,3 +265,14 @@ def test_to_dtype_variants(torch_mod):
     assert copied is not e and copied.tolist() == e.tolist()
     assert e.to(None) is e
     assert_same_error(lambda: e.to("float32"), lambda: t.to("float32"))
+
+
+@pytest.mark.parametrize("source", ["bfloat16", "float16", "float32", "float64"])
+@pytest.mark.parametrize("target", ["uint8", "int8", "int16", "int32", "int64"])
+def test_float_to_integer_cast_wraps_as_torch(source, target, torch_mod):
+    # NOTE: C leaves out-of-range float-to-integer casts undefined; PyTorch goes through int64
+    # for uint8, and NumPy's (and ml_dtypes') own casts differ by CPU. Values chosen to wrap.
+    values = [-3.0, 300.0, 2.7, -2.7, 255.0, -129.0, 40000.0, 0.0]
+    e = ember.tensor(values, dtype=getattr(ember, source)).to(getattr(ember, target))
+    t = torch_mod.tensor(values, dtype=getattr(torch_mod, source)).to(getattr(torch_mod, target))
+    assert e.tolist() == t.tolist()

@@ -1,6 +1,8 @@
 """dtype and device conversions: to, type, type_as, float(), long(), cpu(), cuda(), ..."""
 import warnings
 
+import numpy as np
+
 from .. import _dtype as dt
 from .. import backends
 from .._device import device as device_cls, placement
@@ -14,7 +16,23 @@ def _to_copy(a, dtype, copy):
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=5)
         a = a.real
+    if dtype.kind in "iu" and (a.dtype.kind == "f" or a.dtype.name == "bfloat16"):
+        return _float_to_integer(a, dtype)
     return a.astype(dtype, copy=copy)
+
+
+def _float_to_integer(a, dtype):
+    """PyTorch's float-to-integer cast: truncation toward zero; to uint8 through int64
+    (PyTorch's static_cast_with_inter_type), so -3.0 gives 253 and 300.0 gives 44, and to
+    int8/int16 through int64 too, as x86's 32-bit conversion wraps them in PyTorch; NumPy's
+    direct casts of out-of-range values differ between its SIMD loops.
+    NOTE: bfloat16 goes through float32 first: ml_dtypes' own cast clamps instead."""
+    if a.dtype.name == "bfloat16":
+        a = a.astype(np.float32)
+    with np.errstate(invalid="ignore"):
+        if dtype.itemsize < 4:
+            a = a.astype(np.int64)
+        return a.astype(dtype)
 
 
 @_to_copy.defvjp
