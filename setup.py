@@ -10,7 +10,8 @@ setup(ext_modules=[Extension(
     "ember.backends._kernels",
     sources=["ember/backends/csrc/module.c", "ember/backends/csrc/random.c"],
     depends=["ember/backends/csrc/kernels.h"],
-    extra_compile_args=["-std=c11", "-O3", "-ffp-contract=off", "-fno-math-errno"],
+    extra_compile_args=["-std=c11", "-O3", "-ffp-contract=off", "-fno-math-errno",
+                        "-fno-trapping-math"],
     libraries=["m"],
     optional=True,
 )])

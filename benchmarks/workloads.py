@@ -75,6 +75,26 @@ def matmul_2048(torch, quick):
     return 2 * n ** 3 / t / 1e9, "GFLOP/s", True
 
 
+def _randn_workload(dtype_name, quick, torch):
+    n = 100_000 if quick else 10_000_000
+    dtype = getattr(torch, dtype_name)
+
+    def draw():
+        torch.manual_seed(0)
+        torch.randn(n, dtype=dtype)
+    return _timeit(draw, quick=quick) * 1e3, "ms", False
+
+
+@workload("ms: 10M float32 randn, seeded (bit-identical streams)")
+def randn_float32(torch, quick):
+    return _randn_workload("float32", quick, torch)
+
+
+@workload("ms: 10M float64 randn, seeded (bit-identical streams)")
+def randn_float64(torch, quick):
+    return _randn_workload("float64", quick, torch)
+
+
 @workload("ms: 4M-element float32 chain (x*2+1, exp, *y, sum) without grad")
 def elementwise_4m(torch, quick):
     n = 4096 if quick else 4_000_000

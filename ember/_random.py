@@ -191,16 +191,18 @@ class Generator:
         """n float64 uniforms in [0, 1): 53 bits of a 64-bit word each."""
         return self.uniform(n, np.float64)
 
-    def uniform(self, n, dtype, low=0.0, span=1.0):
+    def uniform(self, n, dtype, low=0.0, span=1.0, out=None):
         """`uniform_(low, low + span)` on n elements of NumPy float dtype `dtype`, with
         PyTorch's bits per dtype, as float64 (for float64) or float32 values: `low + u *
         span` rounded as PyTorch's build for this CPU rounds it. float16 and bfloat16 give
-        float32 values (PyTorch computes them in float, then rounds)."""
+        float32 values (PyTorch computes them in float, then rounds). `out`: an array of n
+        elements of that type to fill instead of a new one."""
         self._fresh = False
         wide = dtype == np.float64
         bits = 53 if wide else _float_bits(dtype)
         fused = fuses_multiply_add()
-        out = np.empty(n, np.float64 if wide else np.float32)
+        if out is None:
+            out = np.empty(n, np.float64 if wide else np.float32)
         if cpu_kernels.compiled is not None:
             cpu_kernels.compiled.uniform(self._capsule, out, bits, low, span, fused)
             return out
@@ -208,7 +210,8 @@ class Generator:
         k = self._legacy.randint(0, 1 << bits, size=n, dtype=np.uint64 if wide else np.uint32)
         out[...] = k.view(np.int64 if wide else np.int32)
         out *= out.dtype.type(2.0 ** -bits)
-        return rd.affine(out, span, low, out.dtype.type)
+        out[...] = rd.affine(out, span, low, out.dtype.type)
+        return out
 
     # ------------------------------------------------------------------ normals
     def normal_double(self, n):
@@ -231,12 +234,13 @@ class Generator:
                 self._normal_double = float(s[-1])
         return out
 
-    def normal_fill(self, n, dtype, mean=0.0, std=1.0, padded=False):
+    def normal_fill(self, n, dtype, mean=0.0, std=1.0, padded=False, out=None):
         """`normal_(mean, std)` on n contiguous elements of NumPy dtype; returns the values
         (float64 for the serial path, else `dtype`). Blocks of 16 uniforms become normals;
         a partial last block is redone on 16 fresh uniforms written over the last 16 places
         (`padded=False`, float32/float64), or on 16 fresh uniforms after the whole blocks
-        (`padded=True`: PyTorch's float16/bfloat16 kernel, run here in float32)."""
+        (`padded=True`: PyTorch's float16/bfloat16 kernel, run here in float32). `out`: an
+        array of n elements of `dtype` to fill (contiguous float32/float64, not padded)."""
         if n < 16:
             return rd.affine(self.normal_double(n), std, mean, np.float64)
         self._fresh = False
@@ -245,7 +249,8 @@ class Generator:
         # dispatcher falls back to the AVX2 build, whose float32 blocks are 8-lane code.
         avx2 = not wide and get_cpu_capability() in ("AVX2", "AVX512")
         if cpu_kernels.compiled is not None:
-            out = np.empty(n, np.float64 if wide else np.float32)
+            if out is None:
+                out = np.empty(n, np.float64 if wide else np.float32)
             cpu_kernels.compiled.normal(self._capsule, out, mean, std, avx2, padded)
             return out
         rest = n % 16

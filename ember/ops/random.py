@@ -79,11 +79,29 @@ def _order_perm(array):
     return tuple(sorted(range(array.ndim), key=lambda d: -abs(array.strides[d])))
 
 
-def _commit(self, values):
-    """Write host `values` (in memory order) into `self`; the tail of every in-place sampler."""
+def _check_leaf(self):
     if state.enabled and self._requires_grad and self.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
+
+
+def _own_buffer(self, npt):
+    """`self`'s array as a flat view a sampler may fill in place (a contiguous CPU tensor of
+    NumPy dtype `npt`: the kernels then skip a temporary and a copy), else None."""
+    data = self._data
+    if self._device.type == "cpu" and data.dtype == npt and data.flags.c_contiguous and \
+            data.flags.writeable:
+        return data.reshape(-1)
+    return None
+
+
+def _commit(self, values):
+    """Write host `values` (in memory order) into `self`; the tail of every in-place sampler.
+    `values` is None when the sampler wrote into `self`'s own array."""
+    _check_leaf(self)
+    if values is None:
+        self._vc.v += 1
+        return self
     data = self._data
     if values.dtype == _F64 and self.dtype in (dt.float16, dt.bfloat16):
         values = values.astype(np.float32)   # NOTE: PyTorch's double -> float -> half
@@ -103,13 +121,14 @@ def _is_contiguous(self):
 
 
 # ---------------------------------------------------------------------- uniform / normal
-def _uniform_values(gen, n, dtype, low, high):
+def _uniform_values(gen, n, dtype, low, high, out=None):
     npt = dtype.np
     if npt == _F64:
-        return gen.uniform(n, _F64, float(low), float(high) - float(low))
+        return gen.uniform(n, _F64, float(low), float(high) - float(low), out=out)
     # float16 / bfloat16 draw and compute in float32 (PyTorch's opmath), then round
     lo = np.float32(low)
-    values = gen.uniform(n, np.float32, float(lo), float(np.float32(high) - lo))
+    values = gen.uniform(n, np.float32, float(lo), float(np.float32(high) - lo),
+                         out=out if npt == np.float32 else None)
     if npt != np.float32:
         # NOTE: a value that rounds up onto `high` becomes `low`, as PyTorch clamps it
         values = values.astype(npt)
@@ -124,17 +143,19 @@ def uniform_(self, from_=0, to=1, *, generator=None, **kwargs):
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={_fmt(from_)} > to={_fmt(to)}")
     gen = _gen(generator, self._device)
-    return _commit(self, _uniform_values(gen, self._data.size, self.dtype,
-                                         from_, to))
+    _check_leaf(self)
+    out = _own_buffer(self, self.dtype.np)
+    values = _uniform_values(gen, self._data.size, self.dtype, from_, to, out)
+    return _commit(self, None if values is out else values)
 
 
-def _normal_values(gen, self, mean, std):
+def _normal_values(gen, self, mean, std, out=None):
     n = self._data.size
     npt = self.dtype.np
     if n >= 16 and _is_contiguous(self):
         # float16 / bfloat16 run the float32 kernel, then round
         if npt == _F64 or npt == np.float32:
-            return gen.normal_fill(n, npt, mean, std)
+            return gen.normal_fill(n, npt, mean, std, out=out)
         return gen.normal_fill(n, np.dtype(np.float32), mean, std, padded=True)
     return rd.affine(gen.normal_double(n), float(std), float(mean), _F64)
 
@@ -148,7 +169,11 @@ def normal_(self, mean=0, std=1, *, generator=None):
     _check_std(std)
     if self.dtype.category != 2:
         raise _not_implemented("normal_kernel_cpu", self.dtype)
-    return _commit(self, _normal_values(_gen(generator, self._device), self, mean, std))
+    gen = _gen(generator, self._device)
+    _check_leaf(self)
+    out = _own_buffer(self, self.dtype.np)
+    values = _normal_values(gen, self, mean, std, out)
+    return _commit(self, None if values is out else values)
 
 
 # ---------------------------------------------------------------------- other samplers

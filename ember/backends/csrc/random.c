@@ -19,6 +19,16 @@
 
 #include "kernels.h"
 
+/* One build runs on every x86-64 CPU: the hot loops are compiled twice, for x86-64-v3 (AVX2
+   and FMA: fmaf becomes one instruction and the 8 lanes of a block vectorise) and for the
+   baseline, and the loader picks the clone for the CPU at hand. The results are the same:
+   every rounding step is written out. */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__) && !defined(__clang__)
+#define EK_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define EK_CLONES
+#endif
+
 static inline uint32_t next32(bitgen_t *g) { return g->next_uint32(g->state); }
 
 /* PyTorch's random64(): two 32-bit words, the first one high. */
@@ -37,7 +47,7 @@ static inline double uniform53(bitgen_t *g) {
 }
 
 /* ------------------------------------------------------------------ uniform_ */
-void ek_uniform_f32(bitgen_t *g, float *out, int64_t n, int bits, float low, float span,
+EK_CLONES void ek_uniform_f32(bitgen_t *g, float *out, int64_t n, int bits, float low, float span,
                     int fused) {
     const uint32_t mask = (bits >= 32) ? 0xFFFFFFFFu : ((1u << bits) - 1u);
     const float scale = ldexpf(1.0f, -bits);
@@ -50,7 +60,7 @@ void ek_uniform_f32(bitgen_t *g, float *out, int64_t n, int bits, float low, flo
     }
 }
 
-void ek_uniform_f64(bitgen_t *g, double *out, int64_t n, double low, double span, int fused) {
+EK_CLONES void ek_uniform_f64(bitgen_t *g, double *out, int64_t n, double low, double span, int fused) {
     const int identity = (span == 1.0 && low == 0.0);
     for (int64_t i = 0; i < n; i++) {
         double x = uniform53(g);
@@ -61,7 +71,7 @@ void ek_uniform_f64(bitgen_t *g, double *out, int64_t n, double low, double span
 }
 
 /* ------------------------------------------------------------------ scalar NormalFill16 */
-static void normal16_f32(float *d, float mean, float std) {
+static inline void normal16_f32(float *d, float mean, float std) {
     for (int j = 0; j < 8; j++) {
         const float u1 = 1.0f - d[j];
         const float u2 = d[j + 8];
@@ -73,7 +83,7 @@ static void normal16_f32(float *d, float mean, float std) {
     }
 }
 
-static void normal16_f64(double *d, double mean, double std) {
+static inline void normal16_f64(double *d, double mean, double std) {
     for (int j = 0; j < 8; j++) {
         const double u1 = 1.0 - d[j];
         const double u2 = d[j + 8];
@@ -96,7 +106,7 @@ static inline uint32_t float_to_bits(float f) { uint32_t b; memcpy(&b, &f, 4); r
 /* log256_ps on one lane, x in (0, 1]. */
 static inline float log_avx2(float x) {
     const float min_norm = bits_to_float(0x00800000u);
-    if (x < min_norm) x = min_norm;
+    x = x < min_norm ? min_norm : x;
     uint32_t b = float_to_bits(x);
     float e = (float)((int32_t)(b >> 23) - 126);
     x = bits_to_float((b & ~0x7F800000u) | 0x3F000000u);
@@ -104,8 +114,15 @@ static inline float log_avx2(float x) {
     x = (x - 1.0f) + (small ? x : 0.0f);
     e -= small ? 1.0f : 0.0f;
     const float z = x * x;
-    float y = LOG_P[0];
-    for (int k = 1; k < 9; k++) y = fmaf(y, x, LOG_P[k]);
+    /* (unrolled by hand: a loop over the table keeps the 8 lanes from vectorising) */
+    float y = fmaf(LOG_P[0], x, LOG_P[1]);
+    y = fmaf(y, x, LOG_P[2]);
+    y = fmaf(y, x, LOG_P[3]);
+    y = fmaf(y, x, LOG_P[4]);
+    y = fmaf(y, x, LOG_P[5]);
+    y = fmaf(y, x, LOG_P[6]);
+    y = fmaf(y, x, LOG_P[7]);
+    y = fmaf(y, x, LOG_P[8]);
     y *= x;
     y = fmaf(y, z, e * -2.12194440e-4f);   /* the compiler fused this product, not e * q1 */
     y -= z * 0.5f;                          /* exact product: fused or not is the same */
@@ -136,7 +153,7 @@ static inline void sincos_avx2(float x, float *sin_out, float *cos_out) {
     *cos_out = bits_to_float(float_to_bits(poly ? c : s) ^ sign_cos);
 }
 
-static void normal16_avx2(float *d, float mean, float std) {
+static inline void normal16_avx2(float *d, float mean, float std) {
     const float two_pi = (float)6.283185307179586;
     for (int j = 0; j < 8; j++) {
         const float radius = sqrtf(-2.0f * log_avx2(1.0f - d[j]));
@@ -152,20 +169,23 @@ static void normal16_avx2(float *d, float mean, float std) {
    block of 16, and a partial last block redone on 16 fresh uniforms over the last 16 places.
    `reduced`: PyTorch's float16/bfloat16 variant, which draws 16 uniforms per block (so the
    leftover ones are never drawn) and runs the same float transform. */
-void ek_normal_f32(bitgen_t *g, float *d, int64_t n, float mean, float std, int avx2,
+EK_CLONES void ek_normal_f32(bitgen_t *g, float *d, int64_t n, float mean, float std, int avx2,
                    int reduced) {
-    void (*block)(float *, float, float) = avx2 ? normal16_avx2 : normal16_f32;
     const int64_t whole = n - n % 16;
     for (int64_t i = 0; i < (reduced ? whole : n); i++) d[i] = uniform24(g);
-    for (int64_t i = 0; i < whole; i += 16) block(d + i, mean, std);
+    for (int64_t i = 0; i < whole; i += 16) {
+        if (avx2) normal16_avx2(d + i, mean, std);
+        else normal16_f32(d + i, mean, std);
+    }
     if (n % 16) {
         float *tail = d + n - 16;
         for (int k = 0; k < 16; k++) tail[k] = uniform24(g);
-        block(tail, mean, std);
+        if (avx2) normal16_avx2(tail, mean, std);
+        else normal16_f32(tail, mean, std);
     }
 }
 
-void ek_normal_f64(bitgen_t *g, double *d, int64_t n, double mean, double std) {
+EK_CLONES void ek_normal_f64(bitgen_t *g, double *d, int64_t n, double mean, double std) {
     const int64_t whole = n - n % 16;
     for (int64_t i = 0; i < n; i++) d[i] = uniform53(g);
     for (int64_t i = 0; i < whole; i += 16) normal16_f64(d + i, mean, std);
