@@ -16,6 +16,7 @@ from . import rnn_ops  # noqa: F401
 from . import distance, nn_resample  # noqa: F401
 from . import view_inplace  # noqa: F401
 from . import construction_extras, numeric_extras, stats_extras, tensor_extras  # noqa: F401
+from . import fft, spectral  # noqa: F401
 from .registry import METHODS, OPS, PUBLIC  # noqa: F401
 
 

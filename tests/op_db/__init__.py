@@ -45,7 +45,7 @@ class OpInfo:
 
 
 FAMILIES = ("arithmetic", "pointwise", "reduction", "shape", "indexing", "sorting", "linalg",
-            "views", "matmul", "conversion", "unary", "rounding", "comparison")
+            "views", "matmul", "conversion", "unary", "rounding", "comparison", "fft")
 
 
 def all_ops():

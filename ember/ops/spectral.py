@@ -1,0 +1,301 @@
+"""Spectral helpers over ops/fft.py: the sample frequencies (fftfreq, rfftfreq), the shifts
+(fftshift, ifftshift) and the short-time transforms (stft, istft; also Tensor methods).
+
+stft and istft are composed of ember ops exactly as PyTorch composes them (frames by unfold,
+window product, one r2c/c2c/c2r primitive, overlap-add by fold), so they differentiate
+through every tensor argument for free.
+"""
+import warnings
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._inplace import write_out
+from ._dims import wrap_dim
+from ._elementwise import check_tensor
+from .fft import BY_N, BY_ROOT_N, NONE, fft_c2c, fft_c2r, fft_r2c
+from .registry import export
+
+
+# ---------------------------------------------------------------------- frequencies
+def _frequencies(name, k, n, d, out, dtype, device, requires_grad):
+    from .._creation import tensor
+    dtype = dtype if dtype is not None else (out.dtype if out is not None else
+                                             dt.get_default_dtype())
+    if dtype.category == 3:   # (PyTorch fills with arange, which has no complex kernel)
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{dt.type_name(dtype)}'")
+    if dtype.category != 2:
+        raise RuntimeError(f"{name} requires a floating point or complex dtype")
+    # NOTE: PyTorch multiplies the arange by 1/(n*d) rounded to the tensor's dtype (then
+    # computes in float32 for float16/bfloat16), not divides by n*d: the last bit follows.
+    compute = np.float64 if dtype is dt.float64 else np.float32
+    values = k.astype(compute) * compute(np.asarray(1.0 / (n * d)).astype(dtype.np))
+    result = tensor(values, dtype=dtype, device=device, requires_grad=requires_grad)
+    return result if out is None else write_out(result, out)
+
+
+def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None,
+            requires_grad=False):
+    k = np.concatenate([np.arange((n + 1) // 2), np.arange(-(n // 2), 0)])
+    return _frequencies("fftfreq", k, n, d, out, dtype, device, requires_grad)
+
+
+def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    return _frequencies("rfftfreq", np.arange(n // 2 + 1), n, d, out, dtype, device,
+                        requires_grad)
+
+
+def _shift(input, dim, half):
+    from .shape import roll
+    check_tensor("fft_fftshift", input)
+    if dim is None:
+        dims = list(range(input.dim()))
+    elif isinstance(dim, int):
+        dims = [dim]
+    else:
+        dims = list(dim)
+    dims = [wrap_dim(d, input.dim()) for d in dims]
+    if not dims:
+        return input.clone()
+    return roll(input, [half(input.shape[d]) for d in dims], dims)
+
+
+def fftshift(input, dim=None):
+    return _shift(input, dim, lambda n: n // 2)
+
+
+def ifftshift(input, dim=None):
+    return _shift(input, dim, lambda n: (n + 1) // 2)
+
+
+# ---------------------------------------------------------------------- stft / istft
+_warned = set()
+
+
+def _warn_once(key, message):
+    # PyTorch's TORCH_WARN_ONCE: once per process, whatever the warnings filters say later.
+    if key not in _warned:
+        _warned.add(key)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def _opt(value):
+    return "None" if value is None else str(int(value))
+
+
+def _window_text(window):
+    return "None" if window is None else f"{window.type()}{{{list(window.shape)}}}"
+
+
+def _type_text(x):
+    return f"{x.device.type.upper()}{dt.type_name(x.dtype)}Type"
+
+
+def _sizes(x):
+    return "[" + ", ".join(str(s) for s in x.shape) + "]"
+
+
+@export
+def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
+         pad_mode="reflect", normalized=False, onesided=None, return_complex=None,
+         align_to_window=None):
+    check_tensor("stft", input)
+    if center and align_to_window is not None:
+        raise RuntimeError("stft align_to_window should only be set when center = false")
+    if center:   # (torch.functional.stft pads in Python before the native call)
+        from ..nn.functional import pad
+        signal_dim = input.dim()
+        extended = [1] * (3 - signal_dim) + list(input.shape)
+        input = pad(input.view(extended), [n_fft // 2, n_fft // 2], pad_mode)
+        input = input.view(input.shape[-signal_dim:])
+    hop = n_fft >> 2 if hop_length is None else hop_length
+    win = n_fft if win_length is None else win_length
+    if window is None:
+        _warn_once("stft", "A window was not provided. A rectangular window will be applied,"
+                   "which is known to cause spectral leakage. Other windows such as "
+                   "torch.hann_window or torch.hamming_window are recommended to reduce "
+                   "spectral leakage.To suppress this warning and use a rectangular window, "
+                   "explicitly set `window=torch.ones(n_fft, device=<device>)`.")
+    elif window.device != input.device:
+        raise RuntimeError("stft input and window must be on the same device but got self on "
+                           f"{input.device} and window on {window.device}")
+    prefix = (f"stft({input.type()}{_sizes(input)}, n_fft={n_fft}, hop_length={hop}, "
+              f"win_length={win}, window={_window_text(window)}, "
+              f"normalized={int(normalized)}, onesided={_opt(onesided)}, "
+              f"return_complex={_opt(return_complex)}, "
+              f"align_to_window={_opt(align_to_window)}) : ")
+    if return_complex is None:
+        return_complex = input.dtype.category == 3 or (window is not None and
+                                                       window.dtype.category == 3)
+        if not return_complex:
+            raise RuntimeError("stft requires the return_complex parameter be given for real "
+                               "inputs, and will further require that return_complex=True in "
+                               "a future PyTorch release.")
+    elif not return_complex:
+        _warn_once("stft_real", "stft with return_complex=False is deprecated. In a future "
+                   "pytorch release, stft will return complex tensors for all inputs, and "
+                   "return_complex=False will raise an error.\nNote: you can still call "
+                   "torch.view_as_real on the complex output to recover the old return "
+                   "format.")
+    if input.dtype.category < 2:
+        raise RuntimeError(prefix + "expected a tensor of floating point or complex values")
+    if input.dim() not in (1, 2):
+        raise RuntimeError(prefix + "expected a 1D or 2D tensor")
+    x = input.unsqueeze(0) if input.dim() == 1 else input
+    length = x.shape[1]
+    if n_fft <= 0 or n_fft > length:
+        raise RuntimeError(prefix + f"expected 0 < n_fft < {length}, but got n_fft={win}")
+    if hop <= 0:
+        raise RuntimeError(prefix + f"expected hop_length > 0, but got hop_length={hop}")
+    if win <= 0 or win > n_fft:
+        raise RuntimeError(prefix + f"expected 0 < win_length <= n_fft, but got "
+                           f"win_length={win}")
+    if window is not None and (window.dim() != 1 or window.shape[0] != win):
+        raise RuntimeError(prefix + f"expected a 1D window tensor of size equal to "
+                           f"win_length={win}, but got window with size "
+                           f"{_sizes(window)}")
+    left = (n_fft - win) // 2
+    if align_to_window:
+        # The window (not the n_fft frame around it) starts at t * hop_length.
+        frames = x.unfold(-1, win, hop)
+        if window is not None:
+            frames = frames * window
+        frames = _pad_last(frames, left, n_fft - win - left)
+    else:
+        frames = x.unfold(-1, n_fft, hop)
+        if window is not None or win < n_fft:
+            frames = frames * _full_window(window, win, n_fft, x)
+    complex_fft = frames.dtype.category == 3
+    sided = not complex_fft if onesided is None else onesided
+    mode = BY_ROOT_N if normalized else NONE
+    if frames.dtype in (dt.float16, dt.bfloat16):   # (the native kernel's own check)
+        raise RuntimeError("MKL FFT doesn't support tensors of type: "
+                           f"{dt.type_name(frames.dtype)}")
+    if complex_fft:
+        if sided:
+            raise RuntimeError("Cannot have onesided output if window or input is complex")
+        out = fft_c2c(frames, (2,), mode, True)
+    else:
+        out = fft_r2c(frames, (2,), mode, sided)
+    out = out.transpose(1, 2)
+    if input.dim() == 1:
+        out = out.squeeze(0)
+    if return_complex:
+        return out
+    from .construction_extras import view_as_real
+    return view_as_real(out)
+
+
+def _pad_last(x, left, right):
+    if left == 0 and right == 0:
+        return x
+    from .nn_resample import constant_pad_nd
+    return constant_pad_nd(x, (left, right))
+
+
+def _full_window(window, win, n_fft, like):
+    """The window centred in n_fft points (ones over win_length points when None)."""
+    if window is None:
+        from .._creation import ones
+        window = ones(win, dtype=like.dtype, device=like.device)
+    left = (n_fft - win) // 2
+    return _pad_last(window, left, n_fft - win - left)
+
+
+def _overlap_add(frames, length, hop):
+    """Sum of (channel, n_frames, n_fft) frames placed hop apart: (channel, length)."""
+    from ..nn.functional import fold
+    if frames.dtype.category == 3:
+        from .rounding import complex_from_parts
+        return complex_from_parts(_overlap_add(frames.real, length, hop),
+                       _overlap_add(frames.imag, length, hop))
+    n_fft = frames.shape[-1]
+    cols = frames.transpose(1, 2)
+    y = fold(cols, output_size=(1, length), kernel_size=(1, n_fft), stride=(1, hop))
+    return y.reshape(frames.shape[0], length)
+
+
+@export
+def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
+          normalized=False, onesided=None, length=None, return_complex=False):
+    check_tensor("istft", input)
+    if window is None:
+        _warn_once("istft", "A window was not provided. A rectangular window will be applied."
+                   "Please provide the same window used by stft to make the inversion "
+                   "lossless.To suppress this warning and use a rectangular window, "
+                   "explicitly set `window=torch.ones(n_fft, device=<device>)`.")
+    hop = n_fft >> 2 if hop_length is None else hop_length
+    win = n_fft if win_length is None else win_length
+    prefix = (f"istft({_type_text(input)}{_sizes(input)}, n_fft={n_fft}, hop_length={hop}, "
+              f"win_length={win}, window={_window_text(window)}, center={int(center)}, "
+              f"normalized={int(normalized)}, onesided={_opt(onesided)}, "
+              f"length={_opt(length)}, return_complex={int(return_complex)}) ")
+    if input.dtype.category != 3:
+        raise RuntimeError("istft requires a complex-valued input tensor matching the output "
+                           "from stft with return_complex=True.")
+    if input.numel() == 0:
+        raise RuntimeError(prefix + ": input tensor cannot be empty.")
+    if input.dim() not in (2, 3):
+        raise RuntimeError(prefix + ": expected a tensor with 3 or 4 dimensions, but got "
+                           f"{input.dim() + 1}")
+    n_frames, fft_size = input.shape[-1], input.shape[-2]
+    signal_length = n_fft + hop * (n_frames - 1)
+    sided = fft_size != n_fft if onesided is None else onesided
+    if sided and n_fft // 2 + 1 != fft_size:
+        raise RuntimeError(prefix + ": expected the frequency dimension (3rd to the last) of "
+                           "the input tensor to match n_fft / 2 + 1 when onesided=True, but "
+                           f"got {fft_size}")
+    if not sided and n_fft != fft_size:
+        raise RuntimeError(prefix + ": expected the frequency dimension (3rd to the last) of "
+                           "the input tensor to match n_fft when onesided=False, but got "
+                           f"{fft_size}")
+    if not 0 < hop <= win:
+        raise RuntimeError(prefix + ": expected 0 < hop_length <= win_length")
+    if not 0 < win <= n_fft:
+        raise RuntimeError(prefix + ": expected 0 < win_length <= n_fft")
+    if window is not None and (window.dim() != 1 or window.shape[0] != win):
+        raise RuntimeError(prefix + ": Invalid window shape. window has to be 1D and length of "
+                           "`win_length`")
+    w = _full_window(window if window is not None else None, win, n_fft,
+                     _real_like(input))
+    x = input.unsqueeze(0) if input.dim() == 2 else input
+    x = x.transpose(1, 2)   # (channel, n_frames, fft_size)
+    mode = BY_ROOT_N if normalized else BY_N
+    if return_complex:
+        if sided:
+            raise RuntimeError("Cannot have onesided output if window or input is complex")
+        x = fft_c2c(x, (2,), mode, False)
+    else:
+        if window is not None and window.dtype.category == 3:
+            raise RuntimeError("Complex windows are incompatible with return_complex=False")
+        if not sided:
+            x = x.narrow(-1, 0, n_fft // 2 + 1)
+        x = fft_c2r(x, (2,), mode, n_fft)
+    y = _overlap_add(x * w.view(1, 1, n_fft), signal_length, hop)
+    envelope = _overlap_add((w * w).expand(1, n_frames, n_fft), signal_length, hop)
+    start = n_fft // 2 if center else 0
+    if length is not None:
+        end = start + length
+    else:
+        end = signal_length - n_fft // 2 if center else signal_length
+    y = y[:, start:end]
+    envelope = envelope[:, start:end]
+    if bool((envelope.abs().min() < 1e-11).item()):
+        raise RuntimeError(prefix + "window overlap add min: 1\n[ CPUBoolType{} ]")
+    y = y / envelope
+    if input.dim() == 2:
+        y = y.squeeze(0)
+    if end > signal_length:
+        _warn_once("istft_length", "The length of signal is shorter than the length parameter. "
+                   "Result is being padded with zeros in the tail. Please check your center "
+                   "and hop_length settings.")
+        y = _pad_last(y, 0, end - signal_length)
+    return y
+
+
+def _real_like(input):
+    """A probe tensor with the input's real dtype and device (the default window's type)."""
+    from .._creation import empty
+    return empty(0, dtype=input.dtype.to_real(), device=input.device)
+
