@@ -4,11 +4,19 @@ For each forward case (tests/data/model_refs/cases.py) the model is built in emb
 state_dict saved with ember.save, loaded into torchvision's model with strict=True and run in
 eval mode; the logits and the state_dict's names and shapes are stored. For each init case
 torchvision's model is built after torch.manual_seed(SEED) and checksums of its initial weights
-are stored. Run with an interpreter that has torch, torchvision and ember importable:
+are stored, once per build of PyTorch's random kernels (INIT_BUILDS): PyTorch compiles them for
+DEFAULT and AVX2 only (AVX512 runs the AVX2 build) and the two draw different normal and
+uniform values for the same seed. torch reads ATEN_CPU_CAPABILITY once, at start-up, so each
+build runs in a child process of this script with the variable set. Arrays already in a file
+that this run does not compute are kept. Run with an interpreter that has torch, torchvision
+and ember importable:
 
-    PYTHONPATH=. /work/venv_tv/bin/python scripts/make_model_refs.py [case ...]
+    PYTHONPATH=. /work/venv_tv/bin/python scripts/make_model_refs.py [--init | --forward] [case ...]
+
+--init computes only the init references, --forward only the forward ones (default: both).
 """
 import os
+import subprocess
 import sys
 import tempfile
 import warnings
@@ -27,6 +35,12 @@ sys.path.insert(0, OUT)
 import cases  # noqa: E402
 
 VERSIONS = f"torch {torch.__version__}, torchvision {torchvision.__version__}"
+
+# suffix of the init_first / init_checksums keys -> (ATEN_CPU_CAPABILITY of the child process,
+# the capabilities torch may report there); init_keys and init_shapes are the same for both
+INIT_BUILDS = {"": ("avx2", ("AVX2", "AVX512")), "_default": ("default", ("DEFAULT",))}
+INIT_BY_BUILD = ("init_first", "init_checksums")
+WORKER = "--init-worker"
 
 
 def _layout(state):
@@ -58,6 +72,7 @@ def forward_case(name, tmp):
 
 
 def init_case(name):
+    """The init reference of `name` for this process's build of the random kernels."""
     torch.manual_seed(cases.SEED)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -69,22 +84,79 @@ def init_case(name):
             "init_first": first}
 
 
-def main(names):
+def init_worker(path, names):
+    """Child process: the init references of `names` for this process's build, to `path`."""
     torch.set_num_threads(min(8, os.cpu_count() or 1))
+    arrays = {"__capability__": np.asarray(torch.backends.cpu.get_cpu_capability())}
+    for name in names:
+        arrays.update({f"{name}/{k}": v for k, v in init_case(name).items()})
+    np.savez(path, **arrays)
+
+
+def init_refs(names, tmp):
+    """name -> the init arrays of every build in INIT_BUILDS, each computed in a child."""
+    out = {name: {} for name in names}
+    for suffix, (env_value, reported) in INIT_BUILDS.items():
+        path = os.path.join(tmp, f"init{suffix or '_avx2'}.npz")
+        env = dict(os.environ, ATEN_CPU_CAPABILITY=env_value)
+        subprocess.run([sys.executable, os.path.abspath(__file__), WORKER, path, *names],
+                       env=env, check=True)
+        with np.load(path) as got:
+            capability = str(got["__capability__"])
+            if capability not in reported:
+                sys.exit(f"ATEN_CPU_CAPABILITY={env_value}: torch runs {capability}, not "
+                         f"{' or '.join(reported)}; this machine cannot make that reference")
+            for name in names:
+                arrays = {k: got[f"{name}/{k}"] for k in ("init_keys", "init_shapes",
+                                                           *INIT_BY_BUILD)}
+                for k in ("init_keys", "init_shapes"):
+                    if k in out[name] and not np.array_equal(out[name][k], arrays[k]):
+                        sys.exit(f"{name}: {k} differs between the builds")
+                    out[name][k] = arrays[k]
+                for k in INIT_BY_BUILD:
+                    out[name][k + suffix] = arrays[k]
+        print(f"init references for ATEN_CPU_CAPABILITY={env_value} ({capability}): "
+              f"{len(names)} cases")
+    return out
+
+
+def _load(path):
+    if not os.path.exists(path):
+        return {}
+    with np.load(path) as old:
+        return {k: old[k] for k in old.files}
+
+
+def main(argv):
+    do_forward = "--init" not in argv
+    do_init = "--forward" not in argv
+    names = [a for a in argv if not a.startswith("--")]
     names = names or sorted(set(cases.FORWARD) | set(cases.INIT))
+    torch.set_num_threads(min(8, os.cpu_count() or 1))
     with tempfile.TemporaryDirectory() as tmp:
+        inits = init_refs([n for n in names if n in cases.INIT], tmp) if do_init else {}
         for name in names:
-            arrays = {}
-            if name in cases.FORWARD:
+            path = os.path.join(OUT, name + ".npz")
+            old = _load(path)
+            arrays = dict(old)
+            if do_forward and name in cases.FORWARD:
                 arrays.update(forward_case(name, tmp))
-            if name in cases.INIT:
-                arrays.update(init_case(name))
-            arrays["__versions__"] = np.asarray(VERSIONS)
-            np.savez_compressed(os.path.join(OUT, name + ".npz"), **arrays)
+            if name in inits:
+                arrays.update(inits[name])
+            changed = sorted(k for k in arrays if k in old and k != "__versions__"
+                             and not np.array_equal(old[k], arrays[k]))
+            added = sorted(set(arrays) - set(old))
+            print(f"{name}: changed {changed or 'nothing'}, added {added or 'nothing'}")
+            if changed or added:
+                arrays["__versions__"] = np.asarray(VERSIONS)
+                np.savez_compressed(path, **arrays)
     total = sum(os.path.getsize(os.path.join(OUT, f)) for f in os.listdir(OUT)
                 if f.endswith(".npz"))
     print(f"model_refs: {total} bytes in all")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    if sys.argv[1:2] == [WORKER]:
+        init_worker(sys.argv[2], sys.argv[3:])
+    else:
+        main(sys.argv[1:])

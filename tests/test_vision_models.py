@@ -59,10 +59,14 @@ def test_init_matches_torchvision(name):
     keys, shapes = _layout(state)
     assert keys == list(ref["init_keys"])
     assert shapes == list(ref["init_shapes"])
+    # PyTorch compiles its random kernels for DEFAULT and AVX2 only (AVX512 runs the AVX2
+    # build), and the two draw different values for one seed; ember follows the capability it
+    # runs at (ATEN_CPU_CAPABILITY included), so compare with that build's reference
+    suffix = "_default" if ember.backends.cpu.get_cpu_capability() == "DEFAULT" else ""
     first = np.concatenate([v.reshape(-1)[:4].astype(np.float64) for v in state.values()])
-    np.testing.assert_array_equal(first, ref["init_first"])
-    np.testing.assert_allclose(cases.checksums(state), ref["init_checksums"], rtol=1e-12,
-                               atol=0)
+    np.testing.assert_array_equal(first, ref["init_first" + suffix])
+    np.testing.assert_allclose(cases.checksums(state), ref["init_checksums" + suffix],
+                               rtol=1e-12, atol=0)
 
 
 def test_every_reference_has_a_case():
