@@ -84,7 +84,9 @@ def test_failing_rank_aborts_the_job():
 
 def test_rank_exiting_nonzero_ends_the_job():
     proc, elapsed = _launch(2, "exit_code.py", timeout=60)
-    assert proc.returncode == 3
+    # NOTE: MPICH's mpiexec reports the first exit status it collects: 3 from the rank that
+    # left, or, on a loaded machine, the SIGKILL (9) of the rank it then stopped.
+    assert proc.returncode in (3, 9), proc.stdout + proc.stderr
     assert "UNREACHABLE" not in proc.stdout
     assert elapsed < 30
 
