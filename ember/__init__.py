@@ -57,7 +57,7 @@ def is_nonzero(input):
 
 
 # Heavy and rarely needed: imported on first use.
-_LAZY_SUBMODULES = ("vision", "distributions", "hub", "jit", "fft")
+_LAZY_SUBMODULES = ("vision", "distributions", "hub", "jit", "fft", "special")
 
 
 def __getattr__(name):

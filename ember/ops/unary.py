@@ -388,7 +388,9 @@ def _erfinv_vjp(ctx, g):
 
 @defpointwise("lgamma")
 def _lgamma(a):
-    return special_module(a).gammaln(a)
+    # NOTE: scipy's gammaln(-inf) is -inf; C's lgamma (and PyTorch) give +inf there.
+    xp = array_module(a)
+    return xp.where(xp.isneginf(a), xp.inf, special_module(a).gammaln(a)).astype(a.dtype)
 
 
 @_lgamma.defvjp

@@ -45,7 +45,8 @@ class OpInfo:
 
 
 FAMILIES = ("arithmetic", "pointwise", "reduction", "shape", "indexing", "sorting", "linalg",
-            "views", "matmul", "conversion", "unary", "rounding", "comparison", "fft")
+            "views", "matmul", "conversion", "unary", "rounding", "comparison", "fft",
+            "special")
 
 
 def all_ops():
