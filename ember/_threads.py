@@ -67,7 +67,8 @@ def _controllers():
 
 
 def set_num_threads(int):
-    """Threads of the BLAS behind matmul, conv and linalg (PyTorch's intra-op threads)."""
+    """Threads of the BLAS behind matmul, conv and linalg, and of ember's compiled kernels
+    (PyTorch's intra-op threads)."""
     n = int   # NOTE: PyTorch's parameter is named `int`; builtins.int is the type
     if isinstance(n, bool) or not isinstance(n, builtins.int):
         raise RuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")
@@ -75,6 +76,9 @@ def set_num_threads(int):
         raise RuntimeError("set_num_threads expects a positive integer")
     global _configured
     _configured = n
+    from .backends import cpu_kernels
+    if cpu_kernels.compiled is not None:
+        cpu_kernels.compiled.set_num_threads(n)    # ember's own parallel kernels
     ctl = _controllers()
     if isinstance(ctl, list):
         for setter, _ in ctl:

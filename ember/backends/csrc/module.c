@@ -1,18 +1,16 @@
-/* ember.backends._kernels: the Python face of the compiled CPU kernels.
+/* ember.backends._kernels: the compiled CPU kernels as one Python module.
 
-   Every function takes NumPy arrays (through the buffer protocol, so no NumPy headers are
-   needed to build) and writes its result in place. The GIL stays held: the random kernels
-   advance a generator's state, which PyTorch also guards with a lock. */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+   The kernel files each bring a method table; this file joins them and adds what they share:
+   argument buffers, the thread count, the CPU's features. The GIL stays held while a kernel
+   runs (kernels are short; the random ones advance a generator's state, which PyTorch also
+   guards with a lock). */
 #include <string.h>
 
-#include "kernels.h"
+#include "ember_kernels.h"
 
-/* A writable C-contiguous buffer of float32 ('f') or float64 ('d') elements. */
-static int get_floats(PyObject *obj, Py_buffer *view, char *kind) {
-    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
-        return -1;
+int ek_float_buffer(PyObject *obj, Py_buffer *view, char *kind, int writable) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, view, flags) < 0) return -1;
     const char *f = view->format ? view->format : "B";
     if ((f[0] == 'f' || f[0] == 'd') && f[1] == '\0') {
         *kind = f[0];
@@ -23,71 +21,34 @@ static int get_floats(PyObject *obj, Py_buffer *view, char *kind) {
     return -1;
 }
 
-static bitgen_t *get_bitgen(PyObject *capsule) {
-    return (bitgen_t *)PyCapsule_GetPointer(capsule, "BitGenerator");
-}
+static int num_threads = 1;
 
-static PyObject *py_uniform(PyObject *self, PyObject *args) {
-    PyObject *capsule, *out;
-    int bits, fused;
-    double low, span;
-    if (!PyArg_ParseTuple(args, "OOiddp", &capsule, &out, &bits, &low, &span, &fused))
-        return NULL;
-    bitgen_t *g = get_bitgen(capsule);
-    if (!g) return NULL;
-    Py_buffer v;
-    char kind;
-    if (get_floats(out, &v, &kind) < 0) return NULL;
-    int64_t n = v.len / v.itemsize;
-    if (kind == 'd')
-        ek_uniform_f64(g, (double *)v.buf, n, low, span, fused);
-    else
-        ek_uniform_f32(g, (float *)v.buf, n, bits, (float)low, (float)span, fused);
-    PyBuffer_Release(&v);
-    Py_RETURN_NONE;
-}
+int ek_num_threads(void) { return num_threads; }
 
-static PyObject *py_normal(PyObject *self, PyObject *args) {
-    PyObject *capsule, *out;
-    double mean, std;
-    int avx2, reduced;
-    if (!PyArg_ParseTuple(args, "OOddpp", &capsule, &out, &mean, &std, &avx2, &reduced))
-        return NULL;
-    bitgen_t *g = get_bitgen(capsule);
-    if (!g) return NULL;
-    Py_buffer v;
-    char kind;
-    if (get_floats(out, &v, &kind) < 0) return NULL;
-    int64_t n = v.len / v.itemsize;
-    if (n < 16) {
-        PyBuffer_Release(&v);
-        PyErr_SetString(PyExc_ValueError, "normal fill needs at least 16 elements");
+static PyObject *py_set_num_threads(PyObject *self, PyObject *arg) {
+    long n = PyLong_AsLong(arg);
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    if (n < 1) {
+        PyErr_SetString(PyExc_ValueError, "the thread count must be positive");
         return NULL;
     }
-    if (kind == 'd')
-        ek_normal_f64(g, (double *)v.buf, n, mean, std);
-    else
-        ek_normal_f32(g, (float *)v.buf, n, (float)mean, (float)std, avx2, reduced);
-    PyBuffer_Release(&v);
+#ifdef _OPENMP
+    num_threads = (int)n;
+    omp_set_num_threads(num_threads);
+#endif
     Py_RETURN_NONE;
 }
 
-static PyObject *py_libm(PyObject *self, PyObject *args) {
-    const char *name;
-    PyObject *arr;
-    if (!PyArg_ParseTuple(args, "sO", &name, &arr)) return NULL;
-    Py_buffer v;
-    char kind;
-    if (get_floats(arr, &v, &kind) < 0) return NULL;
-    int64_t n = v.len / v.itemsize;
-    int rc = kind == 'd' ? ek_libm_f64(name, (double *)v.buf, n)
-                         : ek_libm_f32(name, (float *)v.buf, n);
-    PyBuffer_Release(&v);
-    if (rc < 0) {
-        PyErr_Format(PyExc_ValueError, "no C library function '%s'", name);
-        return NULL;
-    }
-    Py_RETURN_NONE;
+static PyObject *py_get_num_threads(PyObject *self, PyObject *noargs) {
+    return PyLong_FromLong(num_threads);
+}
+
+static PyObject *py_has_openmp(PyObject *self, PyObject *noargs) {
+#ifdef _OPENMP
+    Py_RETURN_TRUE;
+#else
+    Py_RETURN_FALSE;
+#endif
 }
 
 /* The x86 features PyTorch's capability check reads (cpuinfo: OS support included, as
@@ -95,7 +56,7 @@ static PyObject *py_libm(PyObject *self, PyObject *args) {
 static PyObject *py_cpu_features(PyObject *self, PyObject *noargs) {
     PyObject *s = PySet_New(NULL);
     if (!s) return NULL;
-#if defined(__x86_64__) || defined(__i386__)
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
     __builtin_cpu_init();
     static const char *names[] = {"avx", "avx2", "fma", "avx512f", "avx512vl", "avx512bw",
                                   "avx512dq", NULL};
@@ -113,18 +74,34 @@ static PyObject *py_cpu_features(PyObject *self, PyObject *noargs) {
     return s;
 }
 
-static PyMethodDef methods[] = {
-    {"uniform", py_uniform, METH_VARARGS,
-     "uniform(bitgen_capsule, out, bits, low, span, fused): uniform_ into out, in place"},
-    {"normal", py_normal, METH_VARARGS,
-     "normal(bitgen_capsule, out, mean, std, avx2, reduced): normal_fill into out (n >= 16)"},
-    {"libm", py_libm, METH_VARARGS,
-     "libm(name, array): the C library's function applied in place (float32 or float64)"},
+static PyMethodDef shared_methods[] = {
+    {"set_num_threads", py_set_num_threads, METH_O,
+     "set_num_threads(n): threads the parallel kernels use"},
+    {"get_num_threads", py_get_num_threads, METH_NOARGS, "get_num_threads()"},
+    {"has_openmp", py_has_openmp, METH_NOARGS, "has_openmp(): built with OpenMP"},
     {"cpu_features", py_cpu_features, METH_NOARGS,
      "cpu_features(): the set of x86 SIMD features this CPU and OS support"},
     {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernels",
-                                    "ember's compiled CPU kernels", -1, methods};
+static PyMethodDef *tables[] = {shared_methods, ek_random_methods, NULL};
+static PyMethodDef all_methods[128];
 
-PyMODINIT_FUNC PyInit__kernels(void) { return PyModule_Create(&module); }
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernels",
+                                    "ember's compiled CPU kernels", -1, all_methods};
+
+PyMODINIT_FUNC PyInit__kernels(void) {
+    int k = 0;
+    for (int t = 0; tables[t]; t++)
+        for (PyMethodDef *m = tables[t]; m->ml_name; m++) {
+            if (k + 1 >= (int)(sizeof all_methods / sizeof all_methods[0])) {
+                PyErr_SetString(PyExc_ImportError, "too many kernels for the method table");
+                return NULL;
+            }
+            all_methods[k++] = *m;
+        }
+    all_methods[k] = (PyMethodDef){NULL, NULL, 0, NULL};
+#ifdef _OPENMP
+    num_threads = omp_get_max_threads();   /* OMP_NUM_THREADS, else the CPU count */
+#endif
+    return PyModule_Create(&module);
+}

@@ -17,17 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kernels.h"
-
-/* One build runs on every x86-64 CPU: the hot loops are compiled twice, for x86-64-v3 (AVX2
-   and FMA: fmaf becomes one instruction and the 8 lanes of a block vectorise) and for the
-   baseline, and the loader picks the clone for the CPU at hand. The results are the same:
-   every rounding step is written out. */
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__) && !defined(__clang__)
-#define EK_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define EK_CLONES
-#endif
+#include "ember_kernels.h"
 
 static inline uint32_t next32(bitgen_t *g) { return g->next_uint32(g->state); }
 
@@ -47,7 +37,7 @@ static inline double uniform53(bitgen_t *g) {
 }
 
 /* ------------------------------------------------------------------ uniform_ */
-EK_CLONES void ek_uniform_f32(bitgen_t *g, float *out, int64_t n, int bits, float low, float span,
+EK_CLONES static void ek_uniform_f32(bitgen_t *g, float *out, int64_t n, int bits, float low, float span,
                     int fused) {
     const uint32_t mask = (bits >= 32) ? 0xFFFFFFFFu : ((1u << bits) - 1u);
     const float scale = ldexpf(1.0f, -bits);
@@ -60,7 +50,7 @@ EK_CLONES void ek_uniform_f32(bitgen_t *g, float *out, int64_t n, int bits, floa
     }
 }
 
-EK_CLONES void ek_uniform_f64(bitgen_t *g, double *out, int64_t n, double low, double span, int fused) {
+EK_CLONES static void ek_uniform_f64(bitgen_t *g, double *out, int64_t n, double low, double span, int fused) {
     const int identity = (span == 1.0 && low == 0.0);
     for (int64_t i = 0; i < n; i++) {
         double x = uniform53(g);
@@ -169,7 +159,7 @@ static inline void normal16_avx2(float *d, float mean, float std) {
    block of 16, and a partial last block redone on 16 fresh uniforms over the last 16 places.
    `reduced`: PyTorch's float16/bfloat16 variant, which draws 16 uniforms per block (so the
    leftover ones are never drawn) and runs the same float transform. */
-EK_CLONES void ek_normal_f32(bitgen_t *g, float *d, int64_t n, float mean, float std, int avx2,
+EK_CLONES static void ek_normal_f32(bitgen_t *g, float *d, int64_t n, float mean, float std, int avx2,
                    int reduced) {
     const int64_t whole = n - n % 16;
     for (int64_t i = 0; i < (reduced ? whole : n); i++) d[i] = uniform24(g);
@@ -185,7 +175,7 @@ EK_CLONES void ek_normal_f32(bitgen_t *g, float *d, int64_t n, float mean, float
     }
 }
 
-EK_CLONES void ek_normal_f64(bitgen_t *g, double *d, int64_t n, double mean, double std) {
+EK_CLONES static void ek_normal_f64(bitgen_t *g, double *d, int64_t n, double mean, double std) {
     const int64_t whole = n - n % 16;
     for (int64_t i = 0; i < n; i++) d[i] = uniform53(g);
     for (int64_t i = 0; i < whole; i += 16) normal16_f64(d + i, mean, std);
@@ -207,7 +197,7 @@ static const struct { const char *name; unary32 fn; } LIBM32[] = {
     {"log", logf}, {"log1p", log1pf}, {"exp", expf}, {"sin", sinf}, {"cos", cosf},
     {"tan", tanf}, {NULL, NULL}};
 
-int ek_libm_f64(const char *name, double *x, int64_t n) {
+static int ek_libm_f64(const char *name, double *x, int64_t n) {
     for (int k = 0; LIBM64[k].name; k++) {
         if (strcmp(LIBM64[k].name, name) == 0) {
             unary64 fn = LIBM64[k].fn;
@@ -218,7 +208,7 @@ int ek_libm_f64(const char *name, double *x, int64_t n) {
     return -1;
 }
 
-int ek_libm_f32(const char *name, float *x, int64_t n) {
+static int ek_libm_f32(const char *name, float *x, int64_t n) {
     for (int k = 0; LIBM32[k].name; k++) {
         if (strcmp(LIBM32[k].name, name) == 0) {
             unary32 fn = LIBM32[k].fn;
@@ -228,3 +218,80 @@ int ek_libm_f32(const char *name, float *x, int64_t n) {
     }
     return -1;
 }
+
+/* ------------------------------------------------------------------ Python wrappers */
+static bitgen_t *get_bitgen(PyObject *capsule) {
+    return (bitgen_t *)PyCapsule_GetPointer(capsule, "BitGenerator");
+}
+
+static PyObject *py_uniform(PyObject *self, PyObject *args) {
+    PyObject *capsule, *out;
+    int bits, fused;
+    double low, span;
+    if (!PyArg_ParseTuple(args, "OOiddp", &capsule, &out, &bits, &low, &span, &fused))
+        return NULL;
+    bitgen_t *g = get_bitgen(capsule);
+    if (!g) return NULL;
+    Py_buffer v;
+    char kind;
+    if (ek_float_buffer(out, &v, &kind, 1) < 0) return NULL;
+    int64_t n = v.len / v.itemsize;
+    if (kind == 'd')
+        ek_uniform_f64(g, (double *)v.buf, n, low, span, fused);
+    else
+        ek_uniform_f32(g, (float *)v.buf, n, bits, (float)low, (float)span, fused);
+    PyBuffer_Release(&v);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_normal(PyObject *self, PyObject *args) {
+    PyObject *capsule, *out;
+    double mean, std;
+    int avx2, reduced;
+    if (!PyArg_ParseTuple(args, "OOddpp", &capsule, &out, &mean, &std, &avx2, &reduced))
+        return NULL;
+    bitgen_t *g = get_bitgen(capsule);
+    if (!g) return NULL;
+    Py_buffer v;
+    char kind;
+    if (ek_float_buffer(out, &v, &kind, 1) < 0) return NULL;
+    int64_t n = v.len / v.itemsize;
+    if (n < 16) {
+        PyBuffer_Release(&v);
+        PyErr_SetString(PyExc_ValueError, "normal fill needs at least 16 elements");
+        return NULL;
+    }
+    if (kind == 'd')
+        ek_normal_f64(g, (double *)v.buf, n, mean, std);
+    else
+        ek_normal_f32(g, (float *)v.buf, n, (float)mean, (float)std, avx2, reduced);
+    PyBuffer_Release(&v);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_libm(PyObject *self, PyObject *args) {
+    const char *name;
+    PyObject *arr;
+    if (!PyArg_ParseTuple(args, "sO", &name, &arr)) return NULL;
+    Py_buffer v;
+    char kind;
+    if (ek_float_buffer(arr, &v, &kind, 1) < 0) return NULL;
+    int64_t n = v.len / v.itemsize;
+    int rc = kind == 'd' ? ek_libm_f64(name, (double *)v.buf, n)
+                         : ek_libm_f32(name, (float *)v.buf, n);
+    PyBuffer_Release(&v);
+    if (rc < 0) {
+        PyErr_Format(PyExc_ValueError, "no C library function '%s'", name);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+PyMethodDef ek_random_methods[] = {
+    {"uniform", py_uniform, METH_VARARGS,
+     "uniform(bitgen_capsule, out, bits, low, span, fused): uniform_ into out, in place"},
+    {"normal", py_normal, METH_VARARGS,
+     "normal(bitgen_capsule, out, mean, std, avx2, reduced): normal_fill into out (n >= 16)"},
+    {"libm", py_libm, METH_VARARGS,
+     "libm(name, array): the C library's function applied in place (float32 or float64)"},
+    {NULL, NULL, 0, NULL}};
