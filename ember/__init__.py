@@ -57,7 +57,8 @@ def is_nonzero(input):
 
 
 # Heavy and rarely needed: imported on first use.
-_LAZY_SUBMODULES = ("vision", "distributions", "hub", "jit", "fft", "special")
+_LAZY_SUBMODULES = ("vision", "distributions", "hub", "jit", "fft", "special",
+                     "testing")
 
 
 def __getattr__(name):
