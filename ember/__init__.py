@@ -58,7 +58,7 @@ def is_nonzero(input):
 
 # Heavy and rarely needed: imported on first use.
 _LAZY_SUBMODULES = ("vision", "distributions", "hub", "jit", "fft", "special",
-                     "testing")
+                     "testing", "random")
 
 
 def __getattr__(name):
