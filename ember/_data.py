@@ -3,7 +3,6 @@ ragged-sequence errors, and the overflow checks of `tensor(...)` and `full(...)`
 import builtins
 import math
 
-import ml_dtypes
 import numpy as np
 
 from . import _dtype as dt
@@ -16,10 +15,12 @@ STRIDE_ERROR = (
 
 _NUMBERS = frozenset((builtins.bool, builtins.int, builtins.float, builtins.complex))
 _F32_MAX = float(np.finfo(np.float32).max)
-# The largest finite value of each narrow float type a fill checks against.
+# The largest finite value of each narrow float type a fill checks against. NOTE: bfloat16's
+# is float32's with 7 mantissa bits, (2 - 2**-7) * 2**127, written out so that ml_dtypes
+# (slow to import) is not needed here.
 _FLOAT_MAX = {dt.float32: _F32_MAX, dt.complex64: _F32_MAX,
               dt.float16: float(np.finfo(np.float16).max),
-              dt.bfloat16: float(ml_dtypes.finfo(ml_dtypes.bfloat16).max)}
+              dt.bfloat16: (2 - 2 ** -7) * 2.0 ** 127}
 
 
 def positive_strides(a):

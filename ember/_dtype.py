@@ -6,7 +6,6 @@ lower-priority operand only matters when its category is higher.
 """
 import builtins
 
-import ml_dtypes
 import numpy as np
 
 __all__ = [
@@ -25,10 +24,11 @@ class dtype:
     __slots__ = ("name", "np", "itemsize", "category", "is_signed", "abbr", "_rank", "fast",
                  "__weakref__")
 
-    def __init__(self, name, np_dtype, category, rank, abbr):
+    def __init__(self, name, np_dtype, category, rank, abbr, itemsize=None):
         self.name = name
-        self.np = np.dtype(np_dtype)
-        self.itemsize = self.np.itemsize
+        if np_dtype is not None:
+            self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize if itemsize is None else itemsize
         self.category = category
         self.is_signed = name not in ("bool", "uint8")
         self.abbr = abbr
@@ -54,6 +54,12 @@ class dtype:
     def to_real(self):
         return {complex64: float32, complex128: float64}.get(self, self)
 
+    def __getattr__(self, attr):
+        # Reached only when a slot is unset: bfloat16's NumPy type, resolved on first use.
+        if attr == "np" and self.name == "bfloat16":
+            return _load_bfloat16()
+        raise AttributeError(f"'ember.dtype' object has no attribute '{attr}'")
+
     def __repr__(self):
         return "ember." + self.name
 
@@ -68,7 +74,11 @@ int16 = dtype("int16", np.int16, _INT, 3, "i16")
 int32 = dtype("int32", np.int32, _INT, 4, "i32")
 int64 = dtype("int64", np.int64, _INT, 5, "i64")
 float16 = dtype("float16", np.float16, _FLOAT, 6, "f16")
-bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, _FLOAT, 7, "bf16")
+# NOTE: bfloat16's NumPy type comes from ml_dtypes, whose extension module takes 0.7 s to
+# import in some releases (0.7.0), more than the rest of `import ember`; so it is imported
+# when `bfloat16.np` is first read (dtype.__getattr__), not here. Every other attribute of
+# the dtype object is plain data.
+bfloat16 = dtype("bfloat16", None, _FLOAT, 7, "bf16", itemsize=2)
 float32 = dtype("float32", np.float32, _FLOAT, 8, "f32")
 float64 = dtype("float64", np.float64, _FLOAT, 9, "f64")
 complex64 = dtype("complex64", np.complex64, _COMPLEX, 10, "c64")
@@ -81,7 +91,15 @@ cfloat, cdouble, chalf = complex64, complex128, complex64
 ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
               complex64, complex128)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
-_BY_NP = {d.np: d for d in ALL_DTYPES}
+_BY_NP = {d.np: d for d in ALL_DTYPES if d is not bfloat16}
+
+
+def _load_bfloat16():
+    """Import ml_dtypes and give bfloat16 its NumPy type (once)."""
+    import ml_dtypes
+    bfloat16.np = np.dtype(ml_dtypes.bfloat16)
+    _BY_NP[bfloat16.np] = bfloat16
+    return bfloat16.np
 
 
 def _dtype_by_name(name):
@@ -92,7 +110,10 @@ def from_numpy_dtype(np_dtype):
     """The ember dtype of a NumPy dtype; TypeError for those PyTorch has no tensor type for."""
     found = _BY_NP.get(np_dtype)
     if found is None:
-        found = _BY_NP.get(np.dtype(np_dtype))
+        np_dtype = np.dtype(np_dtype)
+        if np_dtype.name == "bfloat16" and bfloat16 not in _BY_NP.values():
+            _load_bfloat16()  # an ml_dtypes array seen before any ember bfloat16 tensor
+        found = _BY_NP.get(np_dtype)
     if found is None:
         name = np.dtype(np_dtype).type.__name__
         raise TypeError(
@@ -262,7 +283,12 @@ class finfo:
         real = d.to_real()
         found = _FINFO.get(real)
         if found is None:
-            info = ml_dtypes.finfo(real.np)
+            # NOTE: only bfloat16 needs ml_dtypes' finfo (and its slow import).
+            if real is bfloat16:
+                import ml_dtypes
+                info = ml_dtypes.finfo(real.np)
+            else:
+                info = np.finfo(real.np)
             found = object.__new__(cls)
             found.dtype = real.name
             found.bits = real.itemsize * 8

@@ -7,8 +7,6 @@ where PyTorch has no kernel for them, with its NotImplementedError.
 import builtins
 import math
 
-import ml_dtypes
-
 from .. import _dtype as dt
 from .._tensor import Tensor
 from ..backends import array_module
@@ -204,7 +202,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
         return r if out is None else _write(r, out)
     # NOTE: the defaults are the limits of the result dtype, not of the float32 the
     # low-precision kernels compute in (float16 inf becomes 65504).
-    info = ml_dtypes.finfo(d.to_real().np)
+    info = dt.finfo(d)  # (ml_dtypes only for bfloat16: see _dtype)
     params = {"nan": float(nan),
               "posinf": float(info.max) if posinf is None else float(posinf),
               "neginf": float(info.min) if neginf is None else float(neginf)}
