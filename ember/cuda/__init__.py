@@ -36,7 +36,7 @@ def _probe_cupy():
         try:
             import cupy
         except ImportError:
-            _cupy_state = (False, "CuPy is not installed (pip install 'ember[cuda]')")
+            _cupy_state = (False, "CuPy is not installed: pip install cupy-cuda12x")
         else:
             try:
                 count = cupy.cuda.runtime.getDeviceCount()

@@ -5,6 +5,8 @@ mpi4py's buffer-based calls (`Allreduce`, `Iallreduce`, ...) take, without copyi
 """
 import numpy as np
 
+from .._optional import require
+
 _MPI = None
 
 
@@ -15,8 +17,7 @@ def MPI():
         # NOTE: mpi4py calls MPI_Finalize at exit, which waits for the other ranks (a rank
         # that leaves without it makes hydra kill the rest). _failure skips it on a non-zero
         # exit, where waiting could hang the job.
-        from mpi4py import MPI as mod
-        _MPI = mod
+        _MPI = require("mpi4py.MPI", "ember.distributed (backend 'mpi', 'gloo' or 'nccl')")
     return _MPI
 
 

@@ -299,8 +299,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         backend = parts.get("cuda", parts.get("cpu", "mpi"))
     backend = Backend(backend)
     if not is_mpi_available():
-        raise RuntimeError("ember.distributed needs mpi4py and an MPI library: "
-                           "pip install 'ember[distributed]' (mpi4py, mpich)")
+        raise RuntimeError("ember.distributed needs mpi4py and an MPI library, which are not "
+                           "installed: pip install mpi4py mpich")
     MPI = _mpi.MPI()
     world = MPI.COMM_WORLD
     size = world.Get_size()

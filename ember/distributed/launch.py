@@ -23,8 +23,8 @@ def find_mpiexec():
     here = os.path.dirname(sys.executable)
     found = shutil.which("mpiexec", path=here) or shutil.which("mpiexec")
     if found is None:
-        raise RuntimeError("ember run --nproc-per-node needs mpiexec: pip install "
-                           "'ember[distributed]' (mpi4py and mpich)")
+        raise RuntimeError("ember run --nproc-per-node needs mpiexec (MPICH), which is not "
+                           "installed: pip install mpi4py mpich")
     return found
 
 

@@ -6,6 +6,8 @@ import numpy as np
 
 import ember
 
+from .._optional import require
+
 __all__ = ["make_grid", "save_image", "draw_bounding_boxes"]
 
 
@@ -57,7 +59,7 @@ def make_grid(tensor, nrow=8, padding=2, normalize=False, value_range=None, scal
 
 def save_image(tensor, fp, format=None, **kwargs):
     """make_grid, scale [0, 1] to bytes (rounding), save with Pillow."""
-    from PIL import Image
+    Image = require("PIL.Image", "save_image")
     grid = make_grid(tensor, **kwargs)
     a = grid.detach().cpu().numpy()
     a = np.clip(a * a.dtype.type(255) + a.dtype.type(0.5), 0, 255).astype(np.uint8)
@@ -70,7 +72,7 @@ def _generate_color_palette(num_objects):
 
 
 def _parse_colors(colors, num_objects):
-    from PIL import ImageColor
+    ImageColor = require("PIL.ImageColor", "draw_bounding_boxes")
     if colors is None:
         colors = _generate_color_palette(num_objects)
     elif isinstance(colors, list):
@@ -91,7 +93,8 @@ def draw_bounding_boxes(image, boxes, labels=None, colors=None, fill=False, widt
                         font=None, font_size=None, label_colors=None):
     """Draw (xmin, ymin, xmax, ymax) boxes on a (C, H, W) uint8 or float image with
     Pillow; returns a tensor of the same dtype."""
-    from PIL import ImageDraw, ImageFont
+    ImageDraw = require("PIL.ImageDraw", "draw_bounding_boxes")
+    ImageFont = require("PIL.ImageFont", "draw_bounding_boxes")
 
     from .transforms import functional as F
     if not isinstance(image, ember.Tensor):

@@ -1,8 +1,10 @@
-"""tensorboardX, imported once, when ember.utils.tensorboard is (never by `import ember`)."""
+"""tensorboardX, imported once, when a writer is first asked for (never by `import ember` or
+`import ember.utils.tensorboard`)."""
 import sys
 
-MISSING = ("TensorBoard logging requires tensorboardX, which is not installed; install ember's "
-           "tensorboard extra: pip install ember[tensorboard] (or pip install tensorboardX)")
+from ..._optional import missing_message
+
+MISSING = missing_message("tensorboardX", "TensorBoard logging (SummaryWriter)")
 
 
 def _load():
@@ -23,8 +25,12 @@ def _load():
                                         tensor_shape_pb2, versions_pb2)
     except ImportError as exc:
         # Missing tensorboardX itself, or its protobuf dependency ("google").
-        if (exc.name or "").split(".")[0] in ("tensorboardX", "google"):
-            raise ImportError(MISSING) from exc
+        top = (exc.name or "").split(".")[0]
+        if top == "tensorboardX":
+            raise ModuleNotFoundError(MISSING, name=top) from exc
+        if top == "google":
+            raise ModuleNotFoundError(missing_message("protobuf", "tensorboardX"),
+                                      name=top) from exc
         raise
     finally:
         if hide and "torch" in sys.modules and sys.modules["torch"] is None:

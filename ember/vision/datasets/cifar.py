@@ -8,6 +8,7 @@ import pickle
 
 import numpy as np
 
+from ..._optional import require
 from .utils import download_and_extract_archive, fetch_or_explain
 from .vision import VisionDataset
 
@@ -52,7 +53,7 @@ class CIFAR10(VisionDataset):
         self.class_to_idx = {c: i for i, c in enumerate(self.classes)}
 
     def __getitem__(self, index):
-        from PIL import Image
+        Image = require("PIL.Image", "CIFAR items (PIL images)")
         img, target = Image.fromarray(self.data[index]), self.targets[index]
         if self.transform is not None:
             img = self.transform(img)

@@ -1,6 +1,7 @@
 """DatasetFolder and ImageFolder: one sub-folder per class, files found by extension."""
 import os
 
+from ..._optional import require
 from .vision import VisionDataset
 
 IMG_EXTENSIONS = (".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp")
@@ -102,7 +103,7 @@ class DatasetFolder(VisionDataset):
 
 
 def pil_loader(path):
-    from PIL import Image
+    Image = require("PIL.Image", "pil_loader (ImageFolder's default loader)")
     with open(path, "rb") as f:
         return Image.open(f).convert("RGB")
 

@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 
+from ..._optional import require
 from .utils import download_and_extract_archive, extract_archive, fetch_or_explain, verify_str_arg
 from .vision import VisionDataset
 
@@ -156,7 +157,7 @@ class MNIST(VisionDataset):
                                                          filename=filename, md5=md5))
 
     def __getitem__(self, index):
-        from PIL import Image
+        Image = require("PIL.Image", "MNIST items (PIL images)")
         img, target = self.data[index], int(self.targets[index])
         img = Image.fromarray(img.numpy(), mode="L")
         if self.transform is not None:

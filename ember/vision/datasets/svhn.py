@@ -3,6 +3,7 @@ import os
 
 import numpy as np
 
+from ..._optional import require
 from .utils import download_url, fetch_or_explain, verify_str_arg
 from .vision import VisionDataset
 
@@ -45,7 +46,7 @@ class SVHN(VisionDataset):
         return self.labels
 
     def __getitem__(self, index):
-        from PIL import Image
+        Image = require("PIL.Image", "SVHN items (PIL images)")
         img, target = self.data[index], int(self.labels[index])
         img = Image.fromarray(np.transpose(img, (1, 2, 0)))
         if self.transform is not None:

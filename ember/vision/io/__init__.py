@@ -7,6 +7,8 @@ import numpy as np
 
 import ember
 
+from ..._optional import require
+
 __all__ = ["ImageReadMode", "read_file", "write_file", "decode_image", "decode_png",
            "decode_jpeg", "read_image", "encode_png", "write_png", "encode_jpeg",
            "write_jpeg"]
@@ -46,7 +48,8 @@ def _mode(mode):
 def decode_image(input, mode=ImageReadMode.UNCHANGED, apply_exif_orientation=False):
     """Decode encoded bytes (a 1-D uint8 tensor) or a file path to a (C, H, W) tensor:
     uint8, or uint16 for 16-bit images read UNCHANGED."""
-    from PIL import Image, ImageOps
+    Image = require("PIL.Image", "decode_image")
+    ImageOps = require("PIL.ImageOps", "decode_image")
     if isinstance(input, str) or hasattr(input, "__fspath__"):
         input = read_file(input)
     if not isinstance(input, ember.Tensor) or input.dtype != ember.uint8 or input.dim() != 1:
@@ -78,7 +81,7 @@ def read_image(path, mode=ImageReadMode.UNCHANGED, apply_exif_orientation=False)
 
 
 def _to_pil(input):
-    from PIL import Image
+    Image = require("PIL.Image", "encode_png / encode_jpeg")
     if not isinstance(input, ember.Tensor) or input.dim() != 3:
         raise RuntimeError("Input should be a 3 dimensional (C, H, W) tensor")
     if input.dtype != ember.uint8:

@@ -1,18 +1,26 @@
 """transforms.functional: each function takes a PIL image or a tensor (..., C, H, W)."""
 import numbers
+import sys
 from enum import Enum
 
 import numpy as np
 
 import ember
 
-from . import _functional_pil as fp
+from ..._optional import require
 from . import _functional_tensor as ft
 
-try:
-    from PIL import Image
-except ImportError:  # Pillow is optional: tensor transforms work without it
-    Image = None
+
+class _PilKernels:
+    """_functional_pil, imported on first use. Pillow is optional (tensor transforms work
+    without it); its kernels are only ever handed PIL images, so Pillow is loaded by then."""
+
+    def __getattr__(self, name):
+        from . import _functional_pil
+        return getattr(_functional_pil, name)
+
+
+fp = _PilKernels()
 
 
 class InterpolationMode(Enum):
@@ -38,7 +46,10 @@ def _interpolation_modes_from_int(i):
 
 
 def _is_pil_image(img):
-    return Image is not None and isinstance(img, Image.Image)
+    # NOTE: nothing is a PIL image before PIL.Image is imported, so sys.modules answers
+    # without importing Pillow (0.1 s, and it may be absent).
+    image = sys.modules.get("PIL.Image")
+    return image is not None and isinstance(img, image.Image)
 
 
 def _is_tensor(img):
@@ -161,7 +172,8 @@ def to_pil_image(pic, mode=None):
             mode = permitted[channels][0]
     if mode is None:
         raise TypeError(f"Input type {npimg.dtype} is not supported")
-    return Image.fromarray(np.ascontiguousarray(npimg), mode=mode)
+    image = require("PIL.Image", "to_pil_image")
+    return image.fromarray(np.ascontiguousarray(npimg), mode=mode)
 
 
 def convert_image_dtype(image, dtype=ember.float32):
@@ -327,14 +339,14 @@ def resized_crop(img, top, left, height, width, size, interpolation=Interpolatio
 
 def hflip(img):
     if _is_pil_image(img):
-        return img.transpose(Image.FLIP_LEFT_RIGHT)
+        return img.transpose(sys.modules["PIL.Image"].FLIP_LEFT_RIGHT)
     _check_image(img)
     return img.flip(-1)
 
 
 def vflip(img):
     if _is_pil_image(img):
-        return img.transpose(Image.FLIP_TOP_BOTTOM)
+        return img.transpose(sys.modules["PIL.Image"].FLIP_TOP_BOTTOM)
     _check_image(img)
     return img.flip(-2)
 
@@ -606,4 +618,4 @@ def erase(img, i, j, h, w, v, inplace=False):
 
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in
-           ("numbers", "np", "ember", "Enum", "Image", "fp", "ft")]
+           ("numbers", "np", "ember", "Enum", "fp", "ft", "require", "sys")]
