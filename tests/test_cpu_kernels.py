@@ -101,3 +101,52 @@ def test_missing_build_warns_once(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         cpu_kernels.libm("log", np.ones(3))      # said once only
+
+
+# ---------------------------------------------------------------------- activations
+def _both_paths(fn, monkeypatch):
+    """fn() with the compiled kernels, then on the NumPy reference."""
+    from ember.backends import activations
+    fast = fn()
+    monkeypatch.setattr(activations, "compiled", None)
+    return fast, fn()
+
+
+def _gelu_inputs(dtype):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(70001) * 4
+    special = [0.0, -0.0, 1e-30, -1e-30, -9.5, -13.2, -20.0, -30.0, 20.0, 30.0, float("inf"),
+               float("-inf"), float("nan")]
+    return np.concatenate([x, special]).astype(dtype)
+
+
+@needs_build
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gelu_matches_numpy_reference(approximate, dtype, monkeypatch):
+    from ember.backends import activations
+    x = _gelu_inputs(dtype)
+    g = np.random.default_rng(1).standard_normal(x.size).astype(dtype)
+    (y, _), (ref, _) = _both_paths(lambda: activations.gelu(x, approximate), monkeypatch)
+    dy, dref = _both_paths(lambda: activations.gelu_backward(g, x, approximate), monkeypatch)
+    assert y.dtype == ref.dtype == dy.dtype == dref.dtype == dtype
+    np.testing.assert_array_equal(np.isnan(y), np.isnan(ref))
+    eps = np.finfo(dtype).eps
+    # a few units in the last place, relative even in the far left tail. NOTE: float64's
+    # tail (x ~ -11) amplifies the rounding of erfc's argument x / sqrt 2 by about 2 x^2 / 2,
+    # so the C library's erfc and scipy's ndtr differ there by up to ~100 ulp.
+    tol = 16 * eps if dtype == np.float32 else 256 * eps
+    np.testing.assert_allclose(y, ref, rtol=tol, atol=np.finfo(dtype).tiny)  # (subnormals: 0)
+    np.testing.assert_allclose(dy, dref, rtol=tol, atol=4 * eps * np.abs(g).max())
+
+
+@needs_build
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_gelu_reduced_precision_through_float32(approximate, dtype, monkeypatch):
+    from ember.backends import activations
+    x = ember.randn(5000, dtype=getattr(ember, dtype))._data * 3
+    (y, _), (ref, _) = _both_paths(lambda: activations.gelu(x, approximate), monkeypatch)
+    assert y.dtype == ref.dtype == x.dtype
+    np.testing.assert_allclose(y.astype(np.float32), ref.astype(np.float32),
+                               rtol=np.finfo(y.dtype).eps, atol=0)

@@ -17,7 +17,7 @@ import numpy as np
 from .._tensor import _wrap
 from ..autograd.grad_mode import state
 from ..backends import array_module
-from ..backends.normal_cdf import normal_cdf_and_gauss
+from ..backends import activations
 from ..backends.special import quiet
 from ._elementwise import not_implemented
 from .registry import defop, dispatch
@@ -260,9 +260,8 @@ def _embedding_vjp(ctx, g):
 
 # ---------------------------------------------------------------------- GELU
 # x * Phi(x) (approximate="none") or 0.5 x (1 + tanh(k (x + c x^3))) ("tanh"), as one op
-# (PyTorch's GeluBackward0): the composite form cost five recorded ops, five buffers and
-# a second erf pass in backward. The forward keeps Phi(x) and exp(-x^2/2) (or the tanh) for
-# the backward; Phi comes from backends/normal_cdf.py (float32: a third of scipy's time).
+# (PyTorch's GeluBackward0): the composite form cost five recorded ops, five buffers and a
+# second erf pass in backward. The kernels are backends/activations.py's.
 _K = math.sqrt(2 / math.pi)
 _C = 0.044715
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
@@ -271,16 +270,9 @@ _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 @defop("gelu", node="GeluBackward0", save=(0,))
 @quiet
 def _gelu(x, approximate, stash):
-    xp = array_module(x)
-    xo = _opmath(xp, x)
-    if approximate == "none":
-        part = normal_cdf_and_gauss(xo)           # Phi(x), and exp(-x^2/2) for backward
-        y = xo * part[0]
-    else:
-        part = xp.tanh(_K * (xo + _C * xo * xo * xo))
-        y = 0.5 * xo * (1 + part)
-    stash.append(part)
-    return y.astype(x.dtype, copy=False)
+    y, saved = activations.gelu(x, approximate)
+    stash.append(saved)
+    return y
 
 
 @_gelu.defvjp
@@ -294,20 +286,7 @@ def _gelu_vjp(ctx, g):
 @quiet
 def _gelu_backward(g, x, approximate, cached=None):
     """g * gelu'(x); `cached` is what the forward kept (recomputed when None)."""
-    xp = array_module(x)
-    xo, go = _opmath(xp, x), _opmath(xp, g)
-    if approximate == "none":
-        cdf, gauss = normal_cdf_and_gauss(xo) if cached is None else cached
-        d = xo * _INV_SQRT_2PI
-        d *= gauss
-        d += cdf                                  # Phi(x) + x phi(x)
-    else:
-        x2 = xo * xo
-        t = xp.tanh(_K * (xo + _C * x2 * xo)) if cached is None else cached
-        d = (1 - t * t) * (0.5 * _K) * xo * (1 + 3 * _C * x2)
-        d += 0.5 * (1 + t)
-    d *= go
-    return d.astype(g.dtype, copy=False)
+    return activations.gelu_backward(g, x, approximate, cached)
 
 
 @_gelu_backward.defvjp

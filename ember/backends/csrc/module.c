@@ -4,9 +4,9 @@
    argument buffers, the thread count, the CPU's features. The GIL stays held while a kernel
    runs (kernels are short; the random ones advance a generator's state, which PyTorch also
    guards with a lock). */
-#include <string.h>
+#include "ember_kernels.h"   /* first: it includes Python.h */
 
-#include "ember_kernels.h"
+#include <string.h>
 
 int ek_float_buffer(PyObject *obj, Py_buffer *view, char *kind, int writable) {
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
@@ -83,7 +83,8 @@ static PyMethodDef shared_methods[] = {
      "cpu_features(): the set of x86 SIMD features this CPU and OS support"},
     {NULL, NULL, 0, NULL}};
 
-static PyMethodDef *tables[] = {shared_methods, ek_random_methods, NULL};
+static PyMethodDef *tables[] = {shared_methods, ek_random_methods, ek_activation_methods,
+                                NULL};
 static PyMethodDef all_methods[128];
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernels",

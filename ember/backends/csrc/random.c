@@ -13,11 +13,12 @@
 
    NOTE: the transcendental functions are the C library's on purpose: PyTorch calls them, and
    NumPy's own SIMD loops (chosen per CPU at run time) round differently. */
+#include "ember_kernels.h"   /* first: it includes Python.h */
+
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "ember_kernels.h"
 
 static inline uint32_t next32(bitgen_t *g) { return g->next_uint32(g->state); }
 
