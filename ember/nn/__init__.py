@@ -5,3 +5,4 @@ from .modules import Module  # noqa: F401
 from .parallel import DataParallel  # noqa: F401
 from .parameter import (Buffer, Parameter, UninitializedBuffer,  # noqa: F401
                         UninitializedParameter)
+from . import attention  # noqa: E402,F401  (after modules' own `attention` submodule)

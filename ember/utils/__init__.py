@@ -1,7 +1,7 @@
 """ember.utils (torch.utils)."""
 from . import data  # noqa: F401
 
-_LAZY = ("checkpoint", "tensorboard", "viz")
+_LAZY = ("checkpoint", "tensorboard", "viz", "hooks", "benchmark")
 
 
 def __getattr__(name):
