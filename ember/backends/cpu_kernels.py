@@ -8,8 +8,6 @@ the functions here are the ones whose NumPy form lives in this file.
 NOTE: `libm` applies the C library's own log/exp/sin/... on both paths. NumPy's float64 and
 float32 loops for these functions are chosen per CPU at run time (its AVX-512 builds round
 differently from the C library), and PyTorch's scalar kernels call the C library."""
-import ctypes
-import ctypes.util
 import math
 import os
 import warnings
@@ -54,6 +52,8 @@ _C32 = {}
 def _libm32(name):
     """The C library's float function `name`f through ctypes (slow, exact)."""
     if name not in _C32:
+        import ctypes           # (on first use: ctypes costs import ember 8 ms)
+        import ctypes.util
         lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
         fn = getattr(lib, name + "f")
         fn.argtypes, fn.restype = [ctypes.c_float], ctypes.c_float
