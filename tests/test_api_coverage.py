@@ -69,3 +69,14 @@ def test_torch_callables_exist_in_ember(module, torch_mod):
     assert not missing, f"ember.{module} lacks {missing}"
     assert not stale, f"listed as left out but present now: {stale}"
     assert not unknown, f"listed but not in torch.{module}: {unknown}"
+
+
+def test_constants_match_torch(torch_mod):
+    import math
+    import ember
+    for name in ("inf", "pi", "e"):
+        assert getattr(ember, name) == getattr(torch_mod, name)
+        assert type(getattr(ember, name)) is type(getattr(torch_mod, name))
+    assert math.isnan(ember.nan) and math.isnan(torch_mod.nan)
+    assert ember.newaxis is torch_mod.newaxis is None
+    assert ember.ones(3)[:, ember.newaxis].shape == (3, 1)
