@@ -20,7 +20,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ORDER = ["default", "avx2", "avx512"]
 # The tests whose values depend on the random kernels' build: the random functions, nn.init
 # and default layer initialisation, dropout, embedding and the vision models' initial weights.
-LEG_TESTS = ["tests/test_random.py", "tests/test_nn_dropout_embedding.py",
+LEG_TESTS = ["tests/test_random.py", "tests/test_seeded_parity.py",
+             "tests/test_nn_dropout_embedding.py",
              "tests/test_nn_audit.py", "tests/test_vision_models.py::test_init_matches_torchvision",
              "tests/test_cpu_capability.py::test_capability_matches_torch",
              "tests/test_cpu_capability.py::test_float64_samplers_ignore_numpy_simd"]
