@@ -150,3 +150,43 @@ def test_gelu_reduced_precision_through_float32(approximate, dtype, monkeypatch)
     assert y.dtype == ref.dtype == x.dtype
     np.testing.assert_allclose(y.astype(np.float32), ref.astype(np.float32),
                                rtol=np.finfo(y.dtype).eps, atol=0)
+
+
+# ---------------------------------------------------------------------- recurrent cells
+@needs_build
+@pytest.mark.parametrize("batch,n", [(1, 1), (3, 7), (32, 128), (5, 200)])
+def test_lstm_gates_match_numpy_reference(batch, n, monkeypatch):
+    from ember.backends import recurrent
+    rng = np.random.default_rng(batch * n)
+    pre = (rng.standard_normal((batch, 4 * n)) * 4).astype(np.float32)
+    pre.flat[:6] = [0.0, -0.0, 1e-4, -1e-6, 60.0, -100.0][:pre.size][:6]
+    c = rng.standard_normal((batch, n)).astype(np.float32)
+
+    def forward():
+        act, outs = pre.copy(), [np.empty_like(c) for _ in range(3)]
+        recurrent.lstm_gates(act, c, *outs)
+        return [act] + outs
+    fast = forward()
+    monkeypatch.setattr(recurrent, "compiled", None)
+    ref = forward()
+    eps = np.finfo(np.float32).eps
+    np.testing.assert_allclose(fast[0], ref[0], rtol=8 * eps, atol=1e-37)   # activations
+    # c' = f c + i g cancels where the two terms nearly meet: its error is relative to them
+    # (tanh and the output gate only shrink it for tanh(c') and h')
+    i, f, g = (ref[0][:, k * n:(k + 1) * n] for k in range(3))
+    scale = np.abs(f * c) + np.abs(i * g)
+    for a, b in zip(fast[1:], ref[1:]):                                      # h', c', tanh(c')
+        np.testing.assert_allclose(a, b, rtol=8 * eps, atol=8 * eps * scale.max())
+
+    grad_h, grad_c = (rng.standard_normal((batch, n)).astype(np.float32) for _ in range(2))
+    act, tc = ref[0], ref[3]
+    results = []
+    for compiled in (cpu_kernels.compiled, None):
+        monkeypatch.setattr(recurrent, "compiled", compiled)
+        for gc in (grad_c, None):
+            d = np.empty_like(act)
+            results.append((recurrent.lstm_gate_grads(act, tc, c, grad_h, gc, d), d))
+    # the same formula, rounding for rounding: equal bits
+    for (prev_fast, d_fast), (prev_ref, d_ref) in zip(results[:2], results[2:]):
+        np.testing.assert_array_equal(d_fast, d_ref)
+        np.testing.assert_array_equal(prev_fast, prev_ref)

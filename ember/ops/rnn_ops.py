@@ -11,52 +11,11 @@ outputs), so the plain backward does no transcendental functions; the create_gra
 recomputes them in ember ops from the saved inputs.
 """
 from ..autograd.grad_mode import state
-from ..backends import array_module
+from ..backends import array_module, recurrent
 from ..backends.special import quiet
 from .registry import defop, dispatch
 
 __all__ = ["lstm_cell_fused", "lstm_layer"]
-
-
-def _gate_step(xp, act, c):
-    """One step's gate arithmetic, in place: `act` (B, 4H) holds the pre-activations
-    x W_ih^T + h W_hh^T + biases and becomes [i, f, g, o]; returns (h', c', tanh(c')).
-
-    NOTE: every buffer is contiguous: NumPy's loops over (B, 4H) slices of a wider buffer
-    ran at a third of the speed."""
-    n = c.shape[-1]
-    g = xp.tanh(act[:, 2 * n:3 * n])
-    xp.negative(act, out=act)      # sigmoid = 1 / (1 + exp(-x)) in place; g's slot too, as
-    xp.exp(act, out=act)           # one pass over the whole row is cheaper than three
-    act += 1                       # passes over its pieces
-    xp.reciprocal(act, out=act)
-    act[:, 2 * n:3 * n] = g
-    c_new = act[:, n:2 * n] * c
-    c_new += act[:, :n] * g
-    tc = xp.tanh(c_new)
-    return act[:, 3 * n:] * tc, c_new, tc
-
-
-def _gate_grads(xp, act, tc, c, grad_h, grad_c, d):
-    """The backward of `_gate_step`: d(pre-activations) into `d` (B, 4H); returns the
-    gradient of the previous cell state."""
-    n = c.shape[-1]
-    i, f, g, o = act[:, :n], act[:, n:2 * n], act[:, 2 * n:3 * n], act[:, 3 * n:]
-    slope_c = tc * tc
-    xp.subtract(1, slope_c, out=slope_c)
-    grad_c = grad_c + grad_h * o * slope_c
-    xp.multiply(grad_c, g, out=d[:, :n])
-    xp.multiply(grad_c, c, out=d[:, n:2 * n])
-    xp.multiply(grad_c, i, out=d[:, 2 * n:3 * n])
-    xp.multiply(grad_h, tc, out=d[:, 3 * n:])
-    # d(pre-activation) = d(activation) * activation': s(1 - s) for the sigmoid gates,
-    # 1 - t^2 for the tanh cell gate.
-    slope = 1 - act
-    slope *= act
-    xp.multiply(g, g, out=slope[:, 2 * n:3 * n])
-    xp.subtract(1, slope[:, 2 * n:3 * n], out=slope[:, 2 * n:3 * n])
-    d *= slope
-    return grad_c * f
 
 
 @quiet  # exp(-x) overflows to inf for very negative x; 1/(1+inf) is then exactly 0
@@ -66,7 +25,8 @@ def _lstm_cell_kernel(gates_x, h, w_hh, c, stash):
     xp = array_module(gates_x)
     act = xp.matmul(h, w_hh.T)
     act += gates_x
-    h_new, c_new, tc = _gate_step(xp, act, c)
+    h_new, c_new, tc = (xp.empty_like(c) for _ in range(3))
+    recurrent.lstm_gates(act, c, h_new, c_new, tc)
     stash.append((act, tc))
     return h_new, c_new
 
@@ -83,7 +43,7 @@ def _lstm_cell_backward(grad_h, grad_c, saved, h, w_hh, c, need_h, need_w):
     xp = array_module(grad_h)
     act, tc = saved
     d = xp.empty_like(act)
-    grad_c_prev = _gate_grads(xp, act, tc, c, grad_h, grad_c, d)
+    grad_c_prev = recurrent.lstm_gate_grads(act, tc, c, grad_h, grad_c, d)
     return (d, xp.matmul(d, w_hh) if need_h else d, xp.matmul(d.T, h) if need_w else d,
             grad_c_prev)
 
@@ -135,8 +95,8 @@ def _lstm_layer_kernel(gates_x, h0, c0, w_hh, reverse, stash):
         act = acts[t]
         xp.matmul(h, w_hh.T, out=act)
         act += gates_x[t]
-        h, c, tcs[t] = _gate_step(xp, act, c)
-        hs[t], cs[t] = h, c
+        recurrent.lstm_gates(act, c, hs[t], cs[t], tcs[t])
+        h, c = hs[t], cs[t]
     stash.append((acts, cs, tcs))
     return hs, h, c
 
@@ -160,7 +120,7 @@ def _lstm_layer_backward(grad_out, grad_h, grad_c, h0, c0, w_hh, saved, hs, reve
         first = t == (T - 1 if reverse else 0)
         c_prev = c0 if first else cs[t + 1 if reverse else t - 1]
         dh = dh + grad_out[t]
-        dc = _gate_grads(xp, acts[t], tcs[t], c_prev, dh, dc, d[t])
+        dc = recurrent.lstm_gate_grads(acts[t], tcs[t], c_prev, dh, dc, d[t])
         dh = xp.matmul(d[t], w_hh)
     # the hidden state each step started from, in step order: h0 first
     h_prev = xp.concatenate([hs[1:], h0[None]] if reverse else [h0[None], hs[:-1]])

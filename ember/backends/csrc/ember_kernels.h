@@ -44,5 +44,6 @@ int ek_num_threads(void);
 /* The method tables of the kernel files, joined by module.c (each ends with {NULL}). */
 extern PyMethodDef ek_random_methods[];
 extern PyMethodDef ek_activation_methods[];
+extern PyMethodDef ek_recurrent_methods[];
 
 #endif

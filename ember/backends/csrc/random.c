@@ -38,8 +38,8 @@ static inline double uniform53(bitgen_t *g) {
 }
 
 /* ------------------------------------------------------------------ uniform_ */
-EK_CLONES static void ek_uniform_f32(bitgen_t *g, float *out, int64_t n, int bits, float low, float span,
-                    int fused) {
+EK_CLONES static void ek_uniform_f32(bitgen_t *g, float *out, int64_t n, int bits, float low,
+                                     float span, int fused) {
     const uint32_t mask = (bits >= 32) ? 0xFFFFFFFFu : ((1u << bits) - 1u);
     const float scale = ldexpf(1.0f, -bits);
     const int identity = (span == 1.0f && low == 0.0f);
@@ -51,7 +51,8 @@ EK_CLONES static void ek_uniform_f32(bitgen_t *g, float *out, int64_t n, int bit
     }
 }
 
-EK_CLONES static void ek_uniform_f64(bitgen_t *g, double *out, int64_t n, double low, double span, int fused) {
+EK_CLONES static void ek_uniform_f64(bitgen_t *g, double *out, int64_t n, double low,
+                                     double span, int fused) {
     const int identity = (span == 1.0 && low == 0.0);
     for (int64_t i = 0; i < n; i++) {
         double x = uniform53(g);
@@ -160,8 +161,8 @@ static inline void normal16_avx2(float *d, float mean, float std) {
    block of 16, and a partial last block redone on 16 fresh uniforms over the last 16 places.
    `reduced`: PyTorch's float16/bfloat16 variant, which draws 16 uniforms per block (so the
    leftover ones are never drawn) and runs the same float transform. */
-EK_CLONES static void ek_normal_f32(bitgen_t *g, float *d, int64_t n, float mean, float std, int avx2,
-                   int reduced) {
+EK_CLONES static void ek_normal_f32(bitgen_t *g, float *d, int64_t n, float mean, float std,
+                                    int avx2, int reduced) {
     const int64_t whole = n - n % 16;
     for (int64_t i = 0; i < (reduced ? whole : n); i++) d[i] = uniform24(g);
     for (int64_t i = 0; i < whole; i += 16) {
