@@ -22,6 +22,16 @@ def _prepare_aliasing():
     install()
 
 
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
+    return value
+
+
 def _run_parser():
     parser = argparse.ArgumentParser(
         prog="ember run",
@@ -33,7 +43,7 @@ def _run_parser():
     parser.add_argument("--guard", nargs="?", const="warn", choices=("warn", "raise"),
                         help="name silent numeric traps where they happen (ember.debug): "
                              "warn (the default) or raise")
-    parser.add_argument("--nproc-per-node", "--nproc_per_node", type=int, metavar="N",
+    parser.add_argument("--nproc-per-node", "--nproc_per_node", type=_positive_int, metavar="N",
                         help="start N processes through mpiexec, with torchrun's variables")
     parser.add_argument("-m", metavar="module", dest="module",
                         help="run a library module as a script (as python -m)")
@@ -70,8 +80,6 @@ def run(argv):
     options, program = _split_run_argv(argv)
     try:
         ns = parser.parse_args(options)
-        if ns.nproc_per_node is not None and ns.nproc_per_node < 1:
-            parser.error(f"--nproc-per-node expects a positive number, got {ns.nproc_per_node}")
         if not program:
             parser.error("a script or -m module is required")
         if program[0] == "-m" and len(program) < 2:
@@ -107,16 +115,6 @@ def run(argv):
         _user_traceback(exc)
         return 1
     return 0
-
-
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
-    return value
 
 
 def _parser():

@@ -208,7 +208,8 @@ def test_version(tmp_path):
     (["run", "--nproc-per-node", "x", "s.py"],
      "ember run: error: argument --nproc-per-node/--nproc_per_node: invalid int value: 'x'"),
     (["run", "--nproc-per-node=0", "s.py"],
-     "ember run: error: --nproc-per-node expects a positive number, got 0"),
+     "ember run: error: argument --nproc-per-node/--nproc_per_node: expected a positive "
+     "number, got 0"),
     (["demo", "--epochs", "0"],
      "ember demo: error: argument --epochs: expected a positive number, got 0"),
     (["demo", "--epochs", "two"],
