@@ -211,6 +211,10 @@ def test_without_the_optional_packages_ember_imports_and_names_what_to_install(t
             "cuda": error_of(lambda: ember.zeros(1, device="cuda")),
             "progress": list(_progress(range(3), "epoch 1", Terminal())),
             "bar": Terminal.text,
+            "safetensors": error_of(lambda: ember.serialization.save_safetensors(
+                {"x": x}, "x.safetensors")),
+            "safetensors_back": ember.serialization.load_safetensors("x.safetensors")[
+                "x"].tolist(),
             "bfloat16": (ember.ones(2, dtype=ember.bfloat16) * 3).tolist(),
             "ml_dtypes_after_bfloat16": "ml_dtypes" in sys.modules,
         }))
@@ -233,6 +237,14 @@ def test_without_the_optional_packages_ember_imports_and_names_what_to_install(t
     assert got["cuda_available"] is False
     assert got["cuda"].startswith("AssertionError: Torch not compiled with CUDA enabled")
     assert "CuPy is not installed: pip install cupy-cuda12x" in got["cuda"]
+    # safetensors files are ember's own code: the package is not needed. The file follows the
+    # format (8-byte little-endian header length, a JSON header, raw little-endian data).
+    assert got["safetensors"] is None and got["safetensors_back"] == x.tolist()
+    raw = (tmp_path / "x.safetensors").read_bytes()
+    size = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8:8 + size])
+    assert header["x"]["dtype"] == "F32" and header["x"]["shape"] == [2, 3, 4]
+    assert raw[8 + size:] == x.astype("<f4").tobytes()
     # Without tqdm the demo draws its own bar in a terminal.
     assert got["progress"] == [0, 1, 2]
     assert "epoch 1: 100%|" in got["bar"] and "| 3/3 [" in got["bar"]
