@@ -87,6 +87,15 @@ def set_num_threads(int):
         ctl.limit(limits=n, user_api="blas")
 
 
+def blas_loaded():
+    """Call after loading another BLAS (SciPy's, for the compiled kernels): it takes the
+    thread count set_num_threads chose, as the ones loaded before it did."""
+    global _blas
+    _blas = None
+    if _configured is not None:
+        set_num_threads(_configured)
+
+
 def get_num_threads():
     ctl = _controllers()
     if isinstance(ctl, list):

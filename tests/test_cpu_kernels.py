@@ -190,3 +190,27 @@ def test_lstm_gates_match_numpy_reference(batch, n, monkeypatch):
     for (prev_fast, d_fast), (prev_ref, d_ref) in zip(results[:2], results[2:]):
         np.testing.assert_array_equal(d_fast, d_ref)
         np.testing.assert_array_equal(prev_fast, prev_ref)
+
+
+@needs_build
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("steps,batch,n", [(1, 1, 1), (7, 3, 5), (35, 32, 128)])
+def test_lstm_layer_matches_numpy_reference(reverse, steps, batch, n, monkeypatch):
+    from ember.backends import recurrent
+    rng = np.random.default_rng(steps + n)
+    gates_x = rng.standard_normal((steps, batch, 4 * n)).astype(np.float32)
+    h0, c0 = (rng.standard_normal((batch, n)).astype(np.float32) for _ in range(2))
+    w_hh = (rng.standard_normal((4 * n, n)) / np.sqrt(n)).astype(np.float32)
+    grad_out = rng.standard_normal((steps, batch, n)).astype(np.float32)[:, :, ::1]
+    grad_h, grad_c = (rng.standard_normal((batch, n)).astype(np.float32) for _ in range(2))
+    runs = []
+    for compiled in (cpu_kernels.compiled, None):
+        monkeypatch.setattr(recurrent, "compiled", compiled)
+        hs, h, c, saved = recurrent.lstm_layer(gates_x, h0, c0, w_hh, reverse)
+        grads = recurrent.lstm_layer_backward(grad_out, grad_h, grad_c, c0, w_hh, saved,
+                                              reverse)
+        runs.append((hs, h, c) + tuple(grads))
+    # sgemm (SciPy's BLAS) and matmul (NumPy's) may sum in another order: float32 rounding,
+    # carried through the steps
+    for fast, ref in zip(*runs):
+        np.testing.assert_allclose(fast, ref, rtol=2e-5, atol=2e-5 * (1 + np.abs(ref).max()))

@@ -1,9 +1,11 @@
-"""Recurrent-cell kernels behind named functions: an LSTM step's gate arithmetic, forward and
-backward.
+"""Recurrent-cell kernels behind named functions: an LSTM step's gate arithmetic and a whole
+LSTM layer (every step of one direction), forward and backward.
 
-The compiled kernels (csrc/recurrent.c) take float32 NumPy arrays in one pass; everything
-else (float64, CuPy, no build, EMBER_KERNELS=numpy) runs the reference below, in
-array-module code: the NumPy path the kernels are tested against.
+The compiled kernels (csrc/recurrent.c) take float32 NumPy arrays; the layer kernels run the
+per-step products through BLAS's sgemm (SciPy's cython_blas, found on first use) without a
+trip through Python per step. Everything else (float64, CuPy, no build, EMBER_KERNELS=numpy)
+runs the reference below, in array-module code: the NumPy path the kernels are tested
+against.
 """
 import numpy as np
 
@@ -66,3 +68,74 @@ def lstm_gate_grads(act, tc, c, grad_h, grad_c, d):
     xp.subtract(1, slope[:, 2 * n:3 * n], out=slope[:, 2 * n:3 * n])
     d *= slope
     return grad_c * f
+
+
+_sgemm = []
+
+
+def _blas_sgemm():
+    """SciPy's BLAS sgemm as a capsule for the compiled layer kernels (imported on first use:
+    scipy.linalg costs import time)."""
+    if not _sgemm:
+        from scipy.linalg import cython_blas
+
+        from .._threads import blas_loaded
+        blas_loaded()      # SciPy's OpenBLAS is a library of its own: same thread count
+        _sgemm.append(cython_blas.__pyx_capi__["sgemm"])
+    return _sgemm[0]
+
+
+def lstm_layer(gates_x, h0, c0, w_hh, reverse):
+    """Every step of one LSTM layer and direction: (hs, h_T, c_T, saved).
+
+    gates_x: the input projection plus biases of every step, (T, B, 4H); hs is (T, B, H).
+    `saved` (the activations, cell states and tanh(c) of every step) is what
+    `lstm_layer_backward` reads."""
+    xp = array_module(gates_x)
+    T = gates_x.shape[0]
+    B, n = c0.shape
+    acts = xp.empty((T, B, 4 * n), dtype=gates_x.dtype)
+    hs, cs, tcs = (xp.empty((T, B, n), dtype=gates_x.dtype) for _ in range(3))
+    saved = (acts, cs, tcs)
+    if T and _compiled_for(acts) and all(
+            type(a) is np.ndarray and a.dtype == np.float32 for a in (gates_x, h0, c0, w_hh)):
+        gates_x, h0, c0 = (np.ascontiguousarray(a) for a in (gates_x, h0, c0))
+        w_t = np.ascontiguousarray(w_hh.T)
+        compiled.lstm_layer(_blas_sgemm(), gates_x, h0, c0, w_t, acts, hs, cs, tcs, reverse,
+                            T, B, n)
+        last = 0 if reverse else T - 1
+        return hs, hs[last], cs[last], saved
+    h, c = h0, c0
+    for t in (range(T - 1, -1, -1) if reverse else range(T)):
+        act = acts[t]
+        xp.matmul(h, w_hh.T, out=act)
+        act += gates_x[t]
+        lstm_gates(act, c, hs[t], cs[t], tcs[t])
+        h, c = hs[t], cs[t]
+    return hs, h, c, saved
+
+
+def lstm_layer_backward(grad_out, grad_h, grad_c, c0, w_hh, saved, reverse):
+    """The backward of `lstm_layer` up to W_hh: (d, dh0, dc0), d being the gradient of the
+    pre-activations of every step (T, B, 4H). The steps run backwards one at a time (each
+    needs the next one's hidden-state gradient)."""
+    xp = array_module(grad_out)
+    acts, cs, tcs = saved
+    T = acts.shape[0]
+    d = xp.empty_like(acts)
+    if T and _compiled_for(c0, w_hh, *saved) and all(
+            type(g) is np.ndarray and g.dtype == np.float32 for g in (grad_out, grad_h, grad_c)):
+        # (the incoming gradients are often views: a batch_first output, a sliced last step)
+        grad_out, grad_h, grad_c = (np.ascontiguousarray(g) for g in (grad_out, grad_h, grad_c))
+        dh, dc = xp.empty_like(c0), xp.empty_like(c0)
+        compiled.lstm_layer_backward(_blas_sgemm(), grad_out, grad_h, grad_c, c0, w_hh, acts,
+                                     cs, tcs, d, dh, dc, reverse, T, *c0.shape)
+        return d, dh, dc
+    dh, dc = grad_h, grad_c
+    for t in (range(T) if reverse else range(T - 1, -1, -1)):
+        first = t == (T - 1 if reverse else 0)
+        c_prev = c0 if first else cs[t + 1 if reverse else t - 1]
+        dh = dh + grad_out[t]
+        dc = lstm_gate_grads(acts[t], tcs[t], c_prev, dh, dc, d[t])
+        dh = xp.matmul(d[t], w_hh)
+    return d, dh, dc

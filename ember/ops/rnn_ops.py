@@ -83,21 +83,9 @@ def _lstm_layer_kernel(gates_x, h0, c0, w_hh, reverse, stash):
     """Every step of one LSTM layer and direction: (output, h_T, c_T).
 
     gates_x: the input projection plus biases of every step, (T, B, 4H); the output is
-    (T, B, H). The activations, tanh(c) and the cell state of every step go to `stash` for
-    the backward."""
-    xp = array_module(gates_x)
-    T = gates_x.shape[0]
-    B, n = c0.shape
-    acts = xp.empty((T, B, 4 * n), dtype=gates_x.dtype)
-    hs, cs, tcs = (xp.empty((T, B, n), dtype=gates_x.dtype) for _ in range(3))
-    h, c = h0, c0
-    for t in (range(T - 1, -1, -1) if reverse else range(T)):
-        act = acts[t]
-        xp.matmul(h, w_hh.T, out=act)
-        act += gates_x[t]
-        recurrent.lstm_gates(act, c, hs[t], cs[t], tcs[t])
-        h, c = hs[t], cs[t]
-    stash.append((acts, cs, tcs))
+    (T, B, H). What the backward reads goes to `stash`."""
+    hs, h, c, saved = recurrent.lstm_layer(gates_x, h0, c0, w_hh, reverse)
+    stash.append(saved)
     return hs, h, c
 
 
@@ -108,23 +96,14 @@ _lstm_layer = defop("lstm_layer", node="MkldnnRnnLayerBackward0", num_outputs=3,
 
 @defop("lstm_layer_backward", node="MkldnnRnnLayerBackwardBackward0", num_outputs=4)
 def _lstm_layer_backward(grad_out, grad_h, grad_c, h0, c0, w_hh, saved, hs, reverse):
-    """Gradients of (gates_x, h0, c0, w_hh): the steps run backwards one at a time (each
-    needs the next one's hidden-state gradient); W_hh's gradient is one matmul over all
-    of them at the end."""
+    """Gradients of (gates_x, h0, c0, w_hh); W_hh's is one matmul over every step at the
+    end."""
     xp = array_module(grad_out)
-    acts, cs, tcs = saved
-    T = acts.shape[0]
-    d = xp.empty_like(acts)
-    dh, dc = grad_h, grad_c
-    for t in (range(T) if reverse else range(T - 1, -1, -1)):
-        first = t == (T - 1 if reverse else 0)
-        c_prev = c0 if first else cs[t + 1 if reverse else t - 1]
-        dh = dh + grad_out[t]
-        dc = recurrent.lstm_gate_grads(acts[t], tcs[t], c_prev, dh, dc, d[t])
-        dh = xp.matmul(d[t], w_hh)
+    d, dh, dc = recurrent.lstm_layer_backward(grad_out, grad_h, grad_c, c0, w_hh, saved,
+                                              reverse)
     # the hidden state each step started from, in step order: h0 first
     h_prev = xp.concatenate([hs[1:], h0[None]] if reverse else [h0[None], hs[:-1]])
-    n4 = acts.shape[2]
+    n4 = d.shape[2]
     grad_w = xp.matmul(d.reshape(-1, n4).T, h_prev.reshape(-1, n4 // 4))
     return d, dh, dc, grad_w
 
