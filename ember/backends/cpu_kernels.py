@@ -21,10 +21,20 @@ def _load():
     choice = os.environ.get(ENV, "").lower()
     if choice == "numpy":
         return None, None
+    # NOTE: OpenMP's default wait policy keeps a team's threads spinning after each parallel
+    # loop, on cores that BLAS's own threads (and the next kernel) need: on a 2-core machine
+    # that cost more than the loops gained. libgomp reads the policy once, when it loads
+    # with the extension, so it is set for that moment only (the user's choice stands).
+    chosen = "OMP_WAIT_POLICY" in os.environ
+    if not chosen:
+        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     try:
         from . import _kernels
     except ImportError as exc:
         return None, exc
+    finally:
+        if not chosen:
+            del os.environ["OMP_WAIT_POLICY"]
     return _kernels, None
 
 
