@@ -100,7 +100,8 @@ def _tensor_msg(actual, expected, matches, rtol, atol):
         i = int(np.argmax(d)) if not np.isnan(d).any() else int(np.argmax(np.isnan(d)))
         return d[i].item(), np.unravel_index(i, matches.shape) if matches.shape else ()
     (abs_max, abs_idx), (rel_max, rel_idx) = greatest(abs_diff), greatest(rel_diff)
-    to_tuple = (lambda idx: tuple(int(i) for i in idx))
+    def to_tuple(idx):
+        return tuple(int(i) for i in idx)
     return _mismatch_msg("Tensor-likes", extra, abs_max, to_tuple(abs_idx), atol, rel_max,
                          to_tuple(rel_idx), rtol)
 
