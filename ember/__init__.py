@@ -48,14 +48,17 @@ newaxis = None  # (torch.newaxis, as NumPy's: x[:, torch.newaxis])
 
 
 def is_floating_point(input):
+    _ops.registry.check_tensor("is_floating_point", input)
     return input.is_floating_point()
 
 
 def is_complex(input):
+    _ops.registry.check_tensor("is_complex", input)
     return input.is_complex()
 
 
 def is_nonzero(input):
+    _ops.registry.check_tensor("is_nonzero", input)
     return input.is_nonzero()
 
 

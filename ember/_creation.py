@@ -14,6 +14,7 @@ from . import _dtype as dt
 from . import backends
 from ._data import check_fill, data_to_array, positive_strides, STRIDE_ERROR
 from ._device import CPU, placement
+from ._scalars import is_number, number, type_name as _type_name
 from ._tensor import Size, Tensor, _wrap
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full",
@@ -82,6 +83,9 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=Fals
                   pin_memory=False):
     if isinstance(s, Tensor):
         s = s.item()
+    elif not is_number(s):
+        raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not "
+                        f"{_type_name(s)}")
     return tensor(s, dtype=dtype or dt.get_default_dtype(), device=device,
                   requires_grad=requires_grad)
 
@@ -183,9 +187,6 @@ def _is_int(s):
     return isinstance(s, builtins.int) and not isinstance(s, builtins.bool)
 
 
-def _type_name(x):
-    t = type(x)
-    return f"numpy.{t.__name__}" if t.__module__.startswith("numpy") else t.__name__
 
 
 def _check_shape(shape, zeros=False):
@@ -297,7 +298,7 @@ def _fill_number(name, value):
             raise TypeError(f"{name}(): argument 'fill_value' (position 2) must be Number, "
                             "not Tensor")
         return value.item()
-    return value
+    return number(value)
 
 
 def _like(name, input, dtype, device, requires_grad, value):
@@ -335,7 +336,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None,
 
 # ---------------------------------------------------------------------- ranges
 def _num(x):
-    return x.item() if isinstance(x, Tensor) else x
+    return x.item() if isinstance(x, Tensor) else number(x)
 
 
 def _is_float(v):
@@ -392,12 +393,12 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
              requires_grad=False):
     """`steps` evenly spaced values from start to end inclusive (PyTorch's two-sided
     formula: the first half counts up from start, the second down from end)."""
-    start, end = _num(start), _num(end)
     if isinstance(steps, Tensor):
         steps = steps.__index__()
     if not _is_int(steps):
         raise TypeError("linspace() received an invalid combination of arguments - got "
                         f"({_type_name(start)}, {_type_name(end)}, {_type_name(steps)})")
+    start, end = _num(start), _num(end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     if dtype is None:
@@ -462,7 +463,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
         pin_memory=False):
     for name, v in (("n", n), ("m", m)):
-        if v is not None and not _is_int(v):
+        if (v is not None or name == "n") and not _is_int(v):
             raise TypeError(f"eye(): argument '{name}' (position {1 if name == 'n' else 2}) "
                             f"must be int, not {_type_name(v)}")
     n = builtins.int(n.__index__())

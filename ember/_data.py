@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from . import _dtype as dt
+from ._scalars import number
 from ._tensor import Tensor
 
 STRIDE_ERROR = (
@@ -286,8 +287,7 @@ def check_fill(value, dtype, numel):
     floats truncate). PyTorch fills a single element by a plain store: float16 and
     bfloat16 then get inf instead of the range error, and a complex value's error names
     "double"."""
-    if isinstance(value, np.generic):
-        value = value.item()
+    value = number(value)
     if numel == 1 and dtype in _SINGLE_STORE_NAMES:
         if isinstance(value, builtins.complex):
             if value.imag != 0:

@@ -18,6 +18,7 @@ import threading
 import warnings
 
 from .. import _dtype as dt
+from .._scalars import type_name
 
 __all__ = ["autocast", "is_autocast_available", "custom_fwd", "custom_bwd"]
 
@@ -48,6 +49,7 @@ class _State(threading.local):
 
 
 _state = _State()
+_CUDA_LEGACY = object()
 _SUPPORTED = ("cpu", "cuda")
 
 
@@ -62,7 +64,16 @@ def _check_device(device_type):
         raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
 
 
-def is_autocast_enabled(device_type=None):
+def is_autocast_enabled(device_type=_CUDA_LEGACY):
+    if device_type is _CUDA_LEGACY:   # the legacy no-argument form is CUDA's
+        device_type = None
+    elif not isinstance(device_type, str):
+        raise TypeError("is_autocast_enabled(): argument 'device_type' (position 1) must be "
+                        f"str, not {type_name(device_type)}")
+    if device_type is not None and device_type not in _state.enabled:
+        from .._device import device
+        device(device_type)   # PyTorch's error for a string that names no device type
+        return False          # (a real device type without autocast here: xpu, mps, ...)
     return _state.enabled["cuda" if device_type is None else device_type]
 
 

@@ -1,4 +1,5 @@
 """nn.Parameter: a Tensor that a Module registers as a learnable weight."""
+from .._scalars import type_name
 from .._tensor import FAST_TYPES, Tensor, _as_subclass, _wrap
 from .. import _dtype as dt
 
@@ -14,7 +15,7 @@ class Parameter(Tensor):
                          dt.get_default_dtype())
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): argument 'data' must be Tensor, not "
-                            f"{type(data).__name__}")
+                            f"{type_name(data)}")
         p = _as_subclass(data.detach(), cls)
         p._base = None
         p.requires_grad_(requires_grad)

@@ -1,10 +1,11 @@
 """Dimension arguments: wrapping negative dims, dim tuples, PyTorch's range errors."""
+import operator
 
 
 def wrap_dim(dim, ndim):
     lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
     if not isinstance(dim, int):
-        dim = dim.__index__()
+        dim = operator.index(dim)   # (a float or a string is a TypeError, as in PyTorch)
     if not lo <= dim <= hi:
         raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
                          f"but got {dim})")

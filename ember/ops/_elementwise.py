@@ -13,7 +13,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor, write_out
 from ..backends.special import quiet
 from ._promote import broadcast_error, compute_dtype, operand_array, result_dtype, shape_of
-from .registry import defop, dispatch, export
+from .registry import check_tensor, defop, dispatch, export, not_tensor  # noqa: F401
 
 EMPTY = {}
 LOW = (dt.float16, dt.bfloat16)
@@ -28,19 +28,9 @@ def defpointwise(name, **kwargs):
 
 
 # ---------------------------------------------------------------------- errors
-def not_tensor(fname, value, arg="input", position=1):
-    return TypeError(f"{fname}(): argument '{arg}' (position {position}) must be Tensor, not "
-                     f"{type(value).__name__}")
-
-
 def not_implemented(kernel, dtype):
     """PyTorch's error for a kernel without a loop for `dtype` (NotImplementedError)."""
     return NotImplementedError(f"\"{kernel}\" not implemented for '{dt.type_name(dtype)}'")
-
-
-def check_tensor(fname, value, arg="input", position=1):
-    if not isinstance(value, Tensor):
-        raise not_tensor(fname, value, arg, position)
 
 
 # C++ type names PyTorch prints in some dtype-mismatch messages (lerp, ...).

@@ -4,6 +4,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype as dt
+from .._scalars import number
 from .._tensor import Tensor
 
 _LOW_PRECISION = (dt.float16, dt.bfloat16)
@@ -20,21 +21,40 @@ def result_dtype(a, b):
                 return a.dtype
         elif type(b) is builtins.int and a.dtype.category >= 1:
             return a.dtype
-    return dt.result_type_of((a, b))
+    return dt.result_type_of((number(a), number(b)))
+
+
+def result_type_of(operands):
+    """PyTorch's result dtype of tensors and numbers, NumPy scalars read as PyTorch reads
+    them (see ember/_scalars.py)."""
+    return dt.result_type_of([number(x) for x in operands])
 
 
 def tensor_operands(a, b):
-    """(a, b) with a NumPy array operand made a tensor on the other's device.
+    """(a, b) with a NumPy array operand made a tensor on the other's device and a NumPy
+    scalar read as the Python number PyTorch reads from it.
 
     NOTE: PyTorch's operators hand an array operand to NumPy, which computes and wraps the
     result, so the result dtype follows NumPy's rules (float32 tensor * int64 array is
     float64; a 0-d float64 array counts fully). Both operands are cast to that dtype here,
     giving the same dtype and values, with autograd kept."""
-    if type(a) is np.ndarray and isinstance(b, Tensor):
-        b, a = _as_numpy_would(b, a)
-    elif type(b) is np.ndarray and isinstance(a, Tensor):
-        a, b = _as_numpy_would(a, b)
+    if a.__class__ in _PLAIN and b.__class__ in _PLAIN:   # (the common case: one lookup each)
+        return a, b
+    if isinstance(a, _NUMPY):
+        if type(a) is np.ndarray and isinstance(b, Tensor):
+            b, a = _as_numpy_would(b, a)
+        else:
+            a = number(a)
+    if isinstance(b, _NUMPY):
+        if type(b) is np.ndarray and isinstance(a, Tensor):
+            a, b = _as_numpy_would(a, b)
+        else:
+            b = number(b)
     return a, b
+
+
+_NUMPY = (np.ndarray, np.generic)
+_PLAIN = frozenset((Tensor, builtins.int, builtins.float, builtins.bool, builtins.complex))
 
 
 def _as_numpy_would(t, array):
@@ -54,8 +74,7 @@ def operand_array(x, compute):
     if isinstance(x, Tensor):
         a = x._data
         return a if a.dtype == compute.np else a.astype(compute.np)
-    if isinstance(x, np.generic):
-        x = x.item()
+    x = number(x)
     if compute.category == 1 and type(x) is builtins.int:
         info = np.iinfo(compute.np)
         if not info.min <= x <= info.max:

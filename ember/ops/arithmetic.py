@@ -7,11 +7,13 @@ the engine (`unbroadcast`), never here.
 import numpy as np
 
 from .. import _dtype as dt
+from .._data import check_fill
+from .._scalars import is_number, number, type_name
 from .._tensor import FAST_TYPES, Tensor, write_out
 from ..backends import array_module
 from ._promote import (broadcast_error, compute_dtype, operand_array, result_dtype,
-                       shape_of, tensor_operands)
-from .registry import defop, dispatch, export, grad_like, native_operands
+                       result_type_of, shape_of, tensor_operands)
+from .registry import check_tensor, defop, dispatch, export, grad_like, native_operands
 
 
 def binary(op, a, b, params=None, out=None, dtype=None):
@@ -30,9 +32,13 @@ def binary(op, a, b, params=None, out=None, dtype=None):
                 arrays, dtype = (a._data, b), d
     if arrays is None:
         a, b = tensor_operands(a, b)
-        if not isinstance(a, Tensor) and not isinstance(b, Tensor):
-            raise TypeError(f"{op.name}(): argument 'input' (position 1) must be Tensor, not "
-                            f"{type(a).__name__}")
+        if not isinstance(a, Tensor):
+            if not isinstance(b, Tensor):
+                a = _wrapped_number(op, a, b)
+            elif not is_number(a):
+                raise _not_tensor(op, "input", 1, a)
+        elif not isinstance(b, Tensor) and not is_number(b):
+            raise _not_tensor(op, "other", 2, b)
         dtype = result_dtype(a, b) if dtype is None else dtype
         compute = compute_dtype(dtype)
         arrays = (operand_array(a, compute), operand_array(b, compute))
@@ -44,6 +50,25 @@ def binary(op, a, b, params=None, out=None, dtype=None):
 
 
 _NO_PARAMS = {}
+
+
+def _not_tensor(op, arg, position, value):
+    name = "div" if op.name.startswith("div") else op.name
+    return TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
+                     f"{type_name(value)}")
+
+
+def _wrapped_number(op, a, b):
+    """`add(1.0, 2)`: PyTorch's parser turns a number given for the tensor operand of add,
+    sub, mul and div (and their aliases, floor_divide, true_divide) into a 0-d tensor, so
+    two numbers give a 0-d tensor of the dtype the numbers have together (int64, the
+    default float or complex dtype, or bool)."""
+    if not is_number(a):
+        raise _not_tensor(op, "input", 1, a)
+    if not is_number(b):
+        raise _not_tensor(op, "other", 2, b)
+    from .._creation import tensor
+    return tensor(number(a), dtype=result_type_of((a, b)))
 
 
 # ---------------------------------------------------------------------- add / sub
@@ -63,6 +88,7 @@ def _alpha_params(input, other, alpha):
     the result dtype."""
     if alpha.__class__ is int and alpha == 1:
         return None
+    alpha = number(alpha)
     d = result_dtype(input, other)
     if isinstance(alpha, bool) and d is not dt.bool:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
@@ -72,7 +98,9 @@ def _alpha_params(input, other, alpha):
     if isinstance(alpha, complex) and d.category < 3:
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a "
                            "complex number.")
-    return None if alpha == 1 else {"alpha": alpha}
+    if alpha == 1:
+        return None
+    return {"alpha": check_fill(alpha, d, 2)}   # (PyTorch's checked Scalar conversion)
 
 
 @export(inplace=True)
@@ -94,7 +122,8 @@ def _sub_vjp(ctx, g):
 
 
 def _is_bool(x):
-    return x.dtype is dt.bool if isinstance(x, Tensor) else isinstance(x, (bool, np.bool_))
+    # (np.bool_ is not here: PyTorch reads it as the float 1.0 or 0.0)
+    return x.dtype is dt.bool if isinstance(x, Tensor) else isinstance(x, bool)
 
 
 def _check_bool_sub(input, other):
@@ -131,6 +160,7 @@ def _neg_vjp(ctx, g):
 
 @export(inplace=True, aliases=("negative",))
 def neg(input, *, out=None):
+    check_tensor("neg", input)
     if input.dtype is dt.bool:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or "
@@ -228,10 +258,15 @@ def div(input, other, *, rounding_mode=None, out=None):
     if rounding_mode is None:
         input, other = tensor_operands(input, other)
         return binary(_div, input, other, None, out, _true_div_dtype(input, other))
-    if rounding_mode == "floor":
-        return binary(_div_floor, input, other, None, out)
-    if rounding_mode == "trunc":
-        return binary(_div_trunc, input, other, None, out)
+    if rounding_mode == "floor" or rounding_mode == "trunc":
+        input, other = tensor_operands(input, other)
+        if all(isinstance(x, Tensor) or is_number(x) for x in (input, other)):
+            d = result_dtype(input, other)
+            if d is dt.bool or d.category == 3:   # (PyTorch has no kernel for these)
+                raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for "
+                                          f"'{dt.type_name(d)}'")
+        op = _div_floor if rounding_mode == "floor" else _div_trunc
+        return binary(op, input, other, None, out)
     raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                        f"found '{rounding_mode}'")
 
@@ -288,7 +323,7 @@ def _addc(op, name, input, tensor1, tensor2, value, out):
         if not isinstance(x, Tensor):
             raise TypeError(f"{name}(): argument '{arg}' (position {k + 1}) must be Tensor, "
                             f"not {type(x).__name__}")
-    d = dt.result_type_of((input, tensor1, tensor2))
+    d = result_type_of((input, tensor1, tensor2))
     if op is _addcdiv and tensor1.dtype.category < 2 and tensor2.dtype.category < 2:
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release "
@@ -297,8 +332,9 @@ def _addc(op, name, input, tensor1, tensor2, value, out):
             ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) "
             "for float inputs. The future addcdiv behavior is just the latter implementation: "
             "(input + value * tensor1 / tensor2), for all dtypes.")
-    if d.category < 2 and not isinstance(value, bool):
-        value = int(value)  # (PyTorch casts the scalar to an integral result's type)
+    if d is dt.bool:
+        raise NotImplementedError(f"\"{name}_cpu_out\" not implemented for 'Bool'")
+    value = check_fill(value, d, 2)   # (PyTorch's checked conversion to the result's type)
     compute = compute_dtype(d)
     arrays = tuple(operand_array(x, compute) for x in (input, tensor1, tensor2))
     try:

@@ -25,7 +25,7 @@ def _bool_result(op, a, b, arrays, out):
 
 
 # ---------------------------------------------------------------------- comparisons
-def _comparison(name, ufunc, aliases=()):
+def _comparison(name, ufunc, aliases=(), ordered=True):
     @defop(name, save=())
     def op(a, b):
         return getattr(array_module(a, b), ufunc)(a, b)
@@ -34,6 +34,8 @@ def _comparison(name, ufunc, aliases=()):
         if not isinstance(input, Tensor):
             check_tensor(name, input)
         promoted = result_of(input, other)
+        if ordered and promoted.category == 3:   # (complex numbers have no order)
+            raise not_implemented(f"{name}_cpu", promoted)
         if promoted in LOW:
             arrays = exact_operands((input, other), promoted)
         else:
@@ -42,8 +44,8 @@ def _comparison(name, ufunc, aliases=()):
     return public(fn, name, inplace=True, aliases=aliases)
 
 
-eq = _comparison("eq", "equal")
-ne = _comparison("ne", "not_equal", aliases=("not_equal",))
+eq = _comparison("eq", "equal", ordered=False)
+ne = _comparison("ne", "not_equal", aliases=("not_equal",), ordered=False)
 lt = _comparison("lt", "less", aliases=("less",))
 le = _comparison("le", "less_equal", aliases=("less_equal",))
 gt = _comparison("gt", "greater", aliases=("greater",))

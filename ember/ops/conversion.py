@@ -176,10 +176,34 @@ def _view_dtype(a, dtype):
 
 
 def view_as_dtype(self, dtype):
-    if dtype.itemsize != self.dtype.itemsize and self._data.ndim == 0:
-        raise RuntimeError("self.dim() cannot be 0 to view " + str(self.dtype) + " as " +
-                           str(dtype) + " (different element sizes)")
+    old, new = self.dtype.itemsize, dtype.itemsize
+    if new != old:
+        if self._data.ndim == 0:
+            raise RuntimeError("self.dim() cannot be 0 to view " + str(self.dtype) + " as " +
+                               str(dtype) + " (different element sizes)")
+        _check_view_dtype(self, dtype, old, new)
     return dispatch(_view_dtype, (self,), {"dtype": dtype.np}, dtype)
+
+
+def _check_view_dtype(self, dtype, old, new):
+    """PyTorch's checks (in its order) for viewing elements as a dtype of another size."""
+    what = (f"to view {dt.type_name(self.dtype)} as {dt.type_name(dtype)} (different element "
+            "sizes), but got")
+    strides = self.stride()
+    if new > old:
+        ratio = new // old
+        if self.shape[-1] % ratio:
+            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what} "
+                               f"{self.shape[-1]}")
+        if self.storage_offset() % ratio:
+            raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what} "
+                               f"{self.storage_offset()}")
+    if strides[-1] != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1 {what} {strides[-1]}")
+    if new > old:
+        for i, st in enumerate(strides[:-1]):
+            if st % ratio:
+                raise RuntimeError(f"self.stride({i}) must be divisible by {ratio} {what} {st}")
 
 
 # ---------------------------------------------------------------------- pinned host memory

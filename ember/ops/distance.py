@@ -4,7 +4,7 @@ import numpy as np
 
 import ember
 from .. import _dtype as dt
-from .registry import export
+from .registry import check_tensor, export
 
 _MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
           "donot_use_mm_for_euclid_dist")
@@ -46,6 +46,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
 
 @export(method=False)
 def pdist(input, p=2):
+    check_tensor("pdist", input)
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     if not input.dtype.is_floating_point:

@@ -38,6 +38,15 @@ def _parse_einsum(equation, shapes):
                                f"({len(s)}) for operand {len(subs)} and no ellipsis was "
                                "given")
         subs.append(t)
+    seen = {}   # subscript -> size; 1 broadcasts against any size, as in PyTorch
+    for i, (t, s) in enumerate(zip(subs, shapes)):
+        for c, n in zip(t, s):
+            prev = seen.get(c, 1)
+            if n != 1 and prev != 1 and n != prev:
+                raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {i} which "
+                                   f"does not broadcast with previously seen size {prev}")
+            if n != 1:
+                seen[c] = n
     if arrow:
         out = rhs.replace("...", ell)
     else:
@@ -119,6 +128,9 @@ def _from_sublists(args):
 
 @export(method=False)
 def einsum(equation, *operands):
+    if not operands:
+        raise ValueError("einsum(): must specify the equation string and at least one "
+                         "operand, or at least one operand and its subscripts list")
     if not isinstance(equation, str):
         equation, operands = _from_sublists((equation,) + operands)
     elif len(operands) == 1 and isinstance(operands[0], (list, tuple)):

@@ -3,6 +3,7 @@ the new_* constructors that take dtype and device from a tensor."""
 import warnings
 
 from .._data import check_fill
+from .._scalars import type_name
 from .._tensor import Tensor
 from ..autograd.grad_mode import state
 from ..backends import array_module
@@ -102,7 +103,7 @@ def _copy_error(self, src):
 def copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
-                        f"{type(src).__name__}")
+                        f"{type_name(src)}")
     if state.enabled and (self._requires_grad or src._requires_grad):
         return apply_inplace(self, _copied, (src,), {})
     if src.dtype.category == 3 and self.dtype.category < 3:

@@ -9,7 +9,7 @@ from .. import _dtype as dt
 from .. import backends
 from .._tensor import Size, _wrap
 from ..backends import array_module
-from .registry import export
+from .registry import check_elements, check_tensor, export
 from .shape import stack
 from .views import expand, reshape
 
@@ -17,7 +17,12 @@ from .views import expand, reshape
 # ---------------------------------------------------------------------- grids and broadcasting
 @export(method=False)
 def broadcast_shapes(*shapes):
-    dims = [(s,) if isinstance(s, builtins.int) else tuple(s) for s in shapes]
+    for s in shapes:
+        if s is not None and not isinstance(s, (builtins.int, tuple, list, Size)):
+            raise RuntimeError("Input shapes should be of type ints, a tuple of ints, or a "
+                               f"list of ints, got {s}")
+    dims = [() if s is None else (s,) if isinstance(s, builtins.int) else tuple(s)
+            for s in shapes]
     n = max((len(s) for s in dims), default=0)
     out = [1] * n
     for i, s in enumerate(dims):
@@ -35,8 +40,7 @@ def broadcast_shapes(*shapes):
 
 @export(method=False)
 def broadcast_tensors(*tensors):
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
+    check_elements(tensors)   # (PyTorch takes the tensors unpacked only, not one list)
     shape = tuple(tensors[0]._data.shape)
     for t in tensors[1:]:
         other = t._data.shape
@@ -53,6 +57,7 @@ def broadcast_tensors(*tensors):
 def meshgrid(*tensors, indexing=None):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    check_elements(tensors)
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
     if indexing is None:
@@ -83,6 +88,7 @@ def meshgrid(*tensors, indexing=None):
 
 @export(method=False)
 def cartesian_prod(*tensors):
+    check_elements(tensors)
     for t in tensors:
         if t._data.ndim != 1:
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._data.shape)}")
@@ -94,6 +100,7 @@ def cartesian_prod(*tensors):
 
 @export(method=False)
 def combinations(input, r=2, with_replacement=False):
+    check_tensor("combinations", input)
     if input._data.ndim != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input._data.shape)}")
     if r < 0:

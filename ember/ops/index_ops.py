@@ -3,6 +3,7 @@ take_along_dim (a broadcasting gather)."""
 import builtins
 
 from .. import _dtype as dt
+from .._scalars import type_name
 from .._tensor import Tensor, _wrap, write_out
 from ..backends import array_module, numpy_backend
 from ._dims import wrap_dim
@@ -18,7 +19,7 @@ def _dim_key(dim, index):
 def _vector_index(index, name, kind="add"):
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not "
-                        f"{type(index).__name__}")
+                        f"{type_name(index)}")
     if index.dtype not in _INDEX:
         if kind == "select":
             raise RuntimeError(f"{name}(): Expected dtype int32 or int64 for index")
@@ -206,8 +207,8 @@ def index_fill(input, dim, index, value):
         from .conversion import cast
         value = cast(value, input.dtype)
     else:
-        from .indexing import scalar_for
-        value = scalar_for(input.dtype, value)
+        from .._data import check_fill
+        value = check_fill(value, input.dtype, 2)   # (PyTorch's checked Scalar conversion)
     d = wrap_dim(dim, input._data.ndim)
     idx = index._data.reshape(-1)
     size = input._data.shape[d] if input._data.ndim else 1

@@ -6,13 +6,14 @@ A key is split as PyTorch splits it: ints, slices and None apply first as one ba
 NumPy's advanced indexing does (a copy; where the indexed dims go follows NumPy's rule).
 """
 import builtins
-import math
 import warnings
 
 import numpy as np
 
 from .. import _dtype as dt
 from .. import backends
+from .._data import check_fill
+from .._scalars import number, type_name
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import state
 from ..backends import array_module, numpy_backend
@@ -307,31 +308,10 @@ def getitem(self, key):
 
 
 # ---------------------------------------------------------------------- __setitem__
-_C_NAMES = {dt.uint8: "uint8_t", dt.int8: "int8_t", dt.int16: "int16_t", dt.int32: "int",
-            dt.int64: "int64_t", dt.float16: "c10::Half", dt.bfloat16: "c10::BFloat16",
-            dt.float32: "float", dt.float64: "double", dt.bool: "bool"}
-
-
 def scalar_for(dtype, value):
-    """A Python scalar checked for `dtype` as PyTorch checks it (no silent overflow)."""
-    if isinstance(value, (np.generic,)):
-        value = value.item()
-    cat = dtype.category
-    bad = False
-    if type(value) is complex and cat < 3:
-        bad = value.imag != 0 or cat == 1
-    elif cat == 1 and type(value) is not builtins.bool:
-        info = np.iinfo(dtype.np)
-        if type(value) is float:
-            bad = not (math.isfinite(value) and info.min - 1 < value < info.max + 1)
-        else:
-            bad = not info.min <= value <= info.max
-    if bad:
-        raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dtype]} without "
-                           "overflow")
-    if type(value) is complex and cat < 3:
-        value = value.real
-    return value
+    """A Python scalar checked for `dtype` as PyTorch's single-element store checks it (no
+    silent overflow; uint8 takes -255..255, wrapping; float16 rounds to inf)."""
+    return check_fill(value, dtype, 1)
 
 
 def _value_array(self, value):
@@ -345,9 +325,11 @@ def _value_array(self, value):
         if value.dtype is not self.dtype:
             a = a.astype(self.dtype.np)
         return a
-    if isinstance(value, (int, float, complex, builtins.bool, np.generic)):
-        return scalar_for(self.dtype, value)
-    raise TypeError(f"can't assign a {type(value).__name__} to a "
+    # NOTE: PyTorch stores Python numbers and the NumPy scalars that are Python numbers
+    # underneath (integers, float64, complex128); np.float32, np.bool_ and the like raise.
+    if isinstance(value, (int, float, complex, np.integer)):
+        return scalar_for(self.dtype, number(value))
+    raise TypeError(f"can't assign a {type_name(value)} to a "
                     f"{'torch.' + dt.type_name(self.dtype)}Tensor")
 
 
@@ -441,7 +423,7 @@ def _indices_key(self, indices, name):
 def _check_values(self, values, name):
     if not isinstance(values, Tensor):
         raise TypeError(f"{name}(): argument 'values' (position 2) must be Tensor, not "
-                        f"{type(values).__name__}")
+                        f"{type_name(values)}")
     if values.dtype is not self.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{dt.type_name(self.dtype)} for the destination and "

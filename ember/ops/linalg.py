@@ -11,7 +11,7 @@ from .._tensor import Tensor, _wrap, write_out
 from ..backends import array_module
 from ._dims import wrap_dim
 from .matmul import addmm_fused, bmm, mm, mv
-from .registry import PUBLIC, defop, dispatch, export
+from .registry import PUBLIC, check_elements, check_tensor, defop, dispatch, export
 
 
 # ---------------------------------------------------------------------- named tuples
@@ -346,6 +346,8 @@ def tensordot(a, b, dims=2, out=None):
 
 @export
 def kron(input, other, *, out=None):
+    check_tensor("kron", input)
+    check_tensor("kron", other, "other", 2)
     n = max(input._data.ndim, other._data.ndim)
     sa = (1,) * (n - input._data.ndim) + input._data.shape
     sb = (1,) * (n - other._data.ndim) + other._data.shape
@@ -466,6 +468,7 @@ def chain_matmul(*matrices, out=None):
                   "release. Use torch.linalg.multi_dot instead, which accepts a list of two "
                   "or more tensors rather than multiple parameters.", UserWarning,
                   stacklevel=2)
+    check_elements(matrices)
     if len(matrices) == 1:
         return matrices[0].clone() if out is None else write_out(matrices[0], out)
     return multi_dot(matrices, out=out)

@@ -9,7 +9,7 @@ from ..backends import array_module, numpy_backend
 from .linalg import (conj, const, diag_matrix, diagonal, embed, extract, eye_like, mh, return_type,
                      tril, triu)
 from .matmul import matmul
-from .registry import defop, dispatch
+from .registry import check_tensor, defop, dispatch
 
 
 class LinAlgError(RuntimeError):
@@ -25,8 +25,15 @@ _KERNEL = {"linalg.det": "lu_cpu", "linalg.solve": "lu_cpu", "linalg.cholesky": 
            "linalg.solve_triangular": "triangular_solve_cpu"}
 
 
+# linalg functions whose first argument PyTorch's schema calls `self` (printed 'input').
+_SELF_NAMED = {"linalg.cholesky", "linalg.cholesky_ex", "linalg.eig", "linalg.eigvals",
+               "linalg.eigh", "linalg.eigvalsh", "linalg.matrix_exp", "linalg.matrix_power",
+               "linalg.pinv", "linalg.ldl_factor"}
+
+
 def check_matrix(name, A, square=True):
     """PyTorch's checks for a (batch of) matrix input: rank, dtype, squareness."""
+    check_tensor(name.replace(".", "_"), A, "input" if name in _SELF_NAMED else "A")
     shape = A._data.shape
     if len(shape) < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")

@@ -12,7 +12,7 @@ from . import linalg_spectral as spec
 from .linalg import abs_pow, const, sgn_pow, return_type
 from .matmul import matmul
 from .reduction import expand_reduced
-from .registry import defop, dispatch, export
+from .registry import check_tensor, defop, dispatch, export
 
 _INF = math.inf
 
@@ -245,7 +245,11 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 # ---------------------------------------------------------------------- torch.* aliases
 def _method(name, fn, function=True):
-    export(fn, name=name, function=function)
+    def checked(input, *args, **kwargs):
+        check_tensor(name, input)   # (torch.det's message names 'input', linalg.det's 'A')
+        return fn(input, *args, **kwargs)
+    checked.__name__ = checked.__qualname__ = name
+    export(checked, name=name, function=function)
 
 
 def _legacy_qr(input, some=True, *, out=None):

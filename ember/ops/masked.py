@@ -4,6 +4,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype as dt
+from .._data import check_fill
 from .._tensor import Tensor, _wrap, write_out
 from ..backends import array_module
 from .registry import METHODS, defop, dispatch, export
@@ -46,8 +47,8 @@ def masked_fill(input, mask, value):
                                f"got tensor with {value._data.ndim} dimension(s).")
         from .conversion import cast
         value = cast(value, input.dtype)
-    elif input.dtype.category == 1 and type(value) is float:
-        value = builtins.int(value)
+    else:
+        value = check_fill(value, input.dtype, 2)   # (PyTorch's checked Scalar conversion)
     try:
         return dispatch(_masked_fill, (input, value), {"mask": mask._data})
     except ValueError:

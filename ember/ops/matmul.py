@@ -3,7 +3,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor, write_out
 from ..backends import array_module
 from ._promote import broadcast_error, compute_dtype
-from .registry import defop, dispatch, export
+from .registry import check_tensor, defop, dispatch, export
 
 
 def _check_dtypes(name, a, b):
@@ -69,10 +69,8 @@ def _mat2_grad(a, g, b):
 
 
 def _product(a, b, name):
-    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
-        bad = b if isinstance(a, Tensor) else a
-        raise TypeError(f"{name}(): argument '{'other' if isinstance(a, Tensor) else 'input'}'"
-                        f" must be Tensor, not {type(bad).__name__}")
+    check_tensor(name, a)
+    check_tensor(name, b, "other" if name == "matmul" else "mat2", 2)
     _check_dtypes(name, a, b)
     compute = compute_dtype(a.dtype)
     acc = compute.np if compute is not a.dtype else None
@@ -81,6 +79,8 @@ def _product(a, b, name):
 
 @export
 def matmul(input, other, *, out=None):
+    check_tensor("matmul", input)
+    check_tensor("matmul", other, "other", 2)
     sa, sb = input._data.shape, other._data.shape
     if len(sa) == 0 or len(sb) == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
@@ -151,6 +151,8 @@ def addmm_fused(bias, mat1, mat2):
 
 @export
 def mm(input, mat2, *, out=None):
+    check_tensor("mm", input)
+    check_tensor("mm", mat2, "mat2", 2)
     if input._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2._data.ndim != 2:
@@ -165,6 +167,8 @@ def mm(input, mat2, *, out=None):
 
 @export
 def bmm(input, mat2, *, out=None):
+    check_tensor("bmm", input)
+    check_tensor("bmm", mat2, "mat2", 2)
     sa, sb = input._data.shape, mat2._data.shape
     if len(sa) != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -179,6 +183,8 @@ def bmm(input, mat2, *, out=None):
 
 @export
 def mv(input, vec, *, out=None):
+    check_tensor("mv", input)
+    check_tensor("mv", vec, "vec", 2)
     if input._data.ndim != 2 or vec._data.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input._data.ndim}, "
                            f"{vec._data.ndim}")

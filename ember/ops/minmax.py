@@ -11,7 +11,7 @@ from . import return_types
 from ._dims import wrap_dim
 from ._reduce_ops import const, scatter_dim
 from .reduction import dims_of, one_dim, expand_reduced, keep
-from .registry import PUBLIC, defop, dispatch, export
+from .registry import PUBLIC, check_tensor, defop, dispatch, export
 
 
 def _empty_dim_error(name, dim, sep="()"):
@@ -121,9 +121,7 @@ def _max_min(name, all_op, dim_op):
     def reduce(input, dim=None, keepdim=False, *, out=None):
         if isinstance(dim, Tensor):  # max(a, b): the elementwise binary form
             return PUBLIC["maximum" if name == "max" else "minimum"](input, dim, out=out)
-        if not isinstance(input, Tensor):
-            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                            f"{type(input).__name__}")
+        check_tensor(name, input)
         if dim is None:
             if input._data.size == 0:
                 raise _no_dim_error(name)
@@ -151,6 +149,7 @@ min = export(_max_min("min", _min_all, _min_dim))
 
 def _amax_amin(name, op):
     def reduce(input, dim=(), keepdim=False, *, out=None):
+        check_tensor(name, input)
         a = input._data
         dims = dims_of(dim, a.ndim)
         if a.size == 0 and (dim is None or (isinstance(dim, (tuple, list)) and not dim)):
@@ -184,6 +183,7 @@ def _aminmax_vjp(ctx, gmin, gmax):
 
 @export
 def aminmax(input, *, dim=None, keepdim=False, out=None):
+    check_tensor("aminmax", input)
     a = input._data
     if dim is None:
         if a.size == 0:
@@ -202,6 +202,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
 
 def _arg(name, fn):
     def reduce(input, dim=None, keepdim=False, *, out=None):
+        check_tensor(name, input)
         a = input._data
         if input.dtype is dt.bool:
             raise RuntimeError(f"{name}(): does not support bool input")

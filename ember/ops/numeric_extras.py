@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._creation import zeros_like
+from .._scalars import type_name
 from .._tensor import Tensor, write_out
 from ..backends import array_module
 from ..backends.special import special_module
@@ -19,7 +20,7 @@ from . import pointwise, return_types
 from ._dims import wrap_dim
 from ._elementwise import (EMPTY, LOW, NUMBER_TYPES, binary, check_tensor,
                            defpointwise, exact_operands, not_implemented, result_of)
-from ._promote import broadcast_error, compute_dtype, operand_array
+from ._promote import broadcast_error, compute_dtype, operand_array, result_type_of
 from .linalg_norms import vector_norm
 from .registry import apply_inplace, defop, dispatch, export
 from .select import where
@@ -250,7 +251,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         if extra is not None:
             if not isinstance(extra, Tensor):
                 raise TypeError(f"diff(): argument '{arg}' must be Tensor, not "
-                                f"{type(extra).__name__}")
+                                f"{type_name(extra)}")
             if extra._data.ndim != ndim:
                 raise RuntimeError("diff expects prepend or append to be the same dimension "
                                    "as input")
@@ -291,7 +292,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
                                f"{dt.type_name(d)}")
         if type(x) is int and not -2 ** 63 <= x < 2 ** 63:
             raise OverflowError("int too big to convert")
-    common = dt.result_type_of(operands)
+    common = result_type_of(operands)
     xp = array_module(next(x for x in operands if isinstance(x, Tensor))._data)
     # Scalars become arrays of the common dtype (a Python 0.1 is float32 0.1 against a float32
     # tensor); float16/bfloat16 values are compared after an exact widening to float32.

@@ -12,7 +12,7 @@ import math
 from .. import _dtype as dt
 from .._tensor import Tensor, write_out
 from ..backends import array_module
-from ._elementwise import (EMPTY, NUMBER_TYPES, binary, check_tensor, defpointwise,
+from ._elementwise import (EMPTY, binary, check_tensor, defpointwise,
                            float_result, not_implemented, not_tensor, public, result_of, unary)
 from ._promote import compute_dtype, operand_array, tensor_operands
 from .registry import METHODS, defop, dispatch, export
@@ -86,7 +86,7 @@ def _remainder_rs_vjp(ctx, g):
 
 def _integer_op(op, kernel, input, other, out, scalar_self=None):
     result = result_of(input, other)
-    if result is dt.bool:
+    if result is dt.bool or result.category == 3:
         raise not_implemented(kernel, result)
     if isinstance(other, Tensor):
         chosen = op[0] if isinstance(input, Tensor) else scalar_self
@@ -138,7 +138,9 @@ def _pow_vjp(ctx, g):
     if ctx.edges[0] is not None:
         ga = where(e == 0, 0.0, g * e * pow(x, e - 1))
     if ctx.edges[1] is not None:
-        ge = g * where((x == 0) & (e >= 0), 0.0, ctx.output * x.log())
+        # (complex exponents have no order: PyTorch tests a real, non-negative exponent)
+        real_nonneg = (e.imag == 0) & (e.real >= 0) if e.is_complex() else e >= 0
+        ge = g * where((x == 0) & real_nonneg, 0.0, ctx.output * x.log())
     return ga, ge
 
 
@@ -174,13 +176,14 @@ def _pow_scalar_base_vjp(ctx, g):
         log_base = math.log(base) if base > 0 else (-math.inf if base == 0 else math.nan)
     d = ctx.output * log_base
     if base == 0:
-        d = where(e >= 0, 0.0, d)
+        d = where((e.imag == 0) & (e.real >= 0) if e.is_complex() else e >= 0, 0.0, d)
     return None, g * d
 
 
 def _pow_dtype(input, exponent):
     result = result_of(input, exponent)
-    if result is dt.bool:
+    # (PyTorch has no bool kernel but a bool tensor to a bool scalar power: x ** True is x)
+    if result is dt.bool and not (isinstance(input, Tensor) and type(exponent) is bool):
         raise not_implemented("pow", result)
     return result
 
@@ -194,8 +197,6 @@ def pow(input, exponent, *, out=None):
             return binary(_pow, input, exponent, result, out=out)
         if result.category == 1 and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        if isinstance(exponent, NUMBER_TYPES[4]):
-            exponent = exponent.item()
         if result.category == 1 and type(exponent) is int:
             info = dt.iinfo(result)
             if not info.min <= exponent <= info.max:
@@ -220,6 +221,7 @@ def square(input, *, out=None):
 @export(method=False)
 def float_power(input, exponent, *, out=None):
     """pow computed in double (complex double when either side is complex)."""
+    input, exponent = tensor_operands(input, exponent)
     if not isinstance(input, Tensor):
         check_tensor("float_power", exponent, "exponent", 2)
     complex_ = any((isinstance(x, Tensor) and x.dtype.category == 3) or isinstance(x, complex)
@@ -255,14 +257,15 @@ METHODS["float_power_"] = _float_power_
 
 
 # ---------------------------------------------------------------------- atan2, hypot, ...
-def _float_binary(op, name, input, other, out, kernel=None):
-    """Binary floating function of two tensors (integers give the default float dtype)."""
+def _float_binary(op, name, input, other, out, kernel=None, complex_ok=False):
+    """Binary floating function of two tensors (integers give the default float dtype);
+    `kernel` names PyTorch's kernel where integer inputs have none."""
     check_tensor(name, input)
     if not isinstance(other, Tensor):
         raise not_tensor(name, other, "other", 2)
     result = result_of(input, other)
-    if kernel is not None and result.category < 2:
-        raise not_implemented(kernel, result)
+    if kernel is not None and result.category < 2 or result.category == 3 and not complex_ok:
+        raise not_implemented(kernel or name + "_cpu", result)
     return binary(op, input, other, float_result(result), out=out)
 
 
@@ -330,7 +333,8 @@ def _logaddexp2_vjp(ctx, g):
 
 @export
 def logaddexp(input, other, *, out=None):
-    return _float_binary(_logaddexp, "logaddexp", input, other, out, "logaddexp_cpu")
+    return _float_binary(_logaddexp, "logaddexp", input, other, out, "logaddexp_cpu",
+                         complex_ok=True)
 
 
 @export
@@ -376,7 +380,10 @@ def xlogy(input, other, *, out=None):
     else:
         check_tensor("xlogy", other, "other", 2)
         op = _xlogy_scalar_self
-    return binary(op, input, other, float_result(result_of(input, other)), out=out)
+    result = result_of(input, other)
+    if result.category == 3:
+        raise not_implemented("xlogy_cpu", result)
+    return binary(op, input, other, float_result(result), out=out)
 
 
 @defpointwise("copysign", save_output=True)
@@ -398,7 +405,10 @@ def _copysign_vjp(ctx, g):
 @export(inplace=True)
 def copysign(input, other, *, out=None):
     check_tensor("copysign", input)
-    return binary(_copysign, input, other, float_result(result_of(input, other)), out=out)
+    result = result_of(input, other)
+    if result.category == 3:
+        raise not_implemented("copysign_cpu", result)
+    return binary(_copysign, input, other, float_result(result), out=out)
 
 
 @defop("heaviside", node="NotImplemented", save=())
@@ -420,7 +430,7 @@ def heaviside(input, values, *, out=None):
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     if input.dtype.category == 3:
-        raise not_implemented("heaviside_cpu", input.dtype)
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     return binary(_heaviside, input, values, input.dtype, input.dtype, out=out)
 
 

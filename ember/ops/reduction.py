@@ -6,6 +6,7 @@ cumulative.py. float16/bfloat16 accumulate in float32 and round once, as PyTorch
 import math
 
 from .. import _dtype as dt
+from .._scalars import number, type_name
 from .._tensor import Tensor, write_out
 from ..backends import array_module
 from ._dims import kept_shape, reduce_dims, wrap_dim  # noqa: F401
@@ -58,7 +59,7 @@ def sum_dtype(input, dtype):
 def _check_input(name, input):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+                        f"{type_name(input)}")
 
 
 def _finish(r, out):
@@ -367,6 +368,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if input.dtype.category < 2:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {dt.type_name(input.dtype)}")
+    p = number(p)   # (a NumPy order is read as a Python number, np.float16(1.5) as 1.5)
     if isinstance(p, str):
         if p == "nuc":
             from .linalg_norms import matrix_norm

@@ -8,6 +8,7 @@ graph node; optional instruments (the pitfall guard, anomaly mode) hook in there
 import numpy as np
 
 from .. import backends
+from .._scalars import type_name
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import get_accumulator
 from .._dtype import from_numpy_dtype
@@ -143,6 +144,36 @@ def export(fn=None, *, name=None, method=True, function=True, inplace=False, ali
                 METHODS[alias + "_"] = make_inplace(f, alias + "_")
         return f
     return register if fn is None else register(fn)
+
+
+def not_tensor(fname, value, arg="input", position=1):
+    """PyTorch's argument parser's error for a non-tensor where a Tensor is expected."""
+    return TypeError(f"{fname}(): argument '{arg}' (position {position}) must be Tensor, not "
+                     f"{type_name(value)}")
+
+
+def check_tensor(fname, value, arg="input", position=1):
+    """Raise PyTorch's TypeError unless `value` is a Tensor (function forms check their
+    tensor arguments first, so a NumPy scalar is a TypeError, not an AttributeError)."""
+    if value.__class__ is not Tensor and not isinstance(value, Tensor):
+        raise not_tensor(fname, value, arg, position)
+
+
+def check_tensor_list(fname, tensors, arg="tensors"):
+    """`tensors` after PyTorch's checks of a tuple-of-tensors argument (cat, stack, ...)."""
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{fname}(): argument '{arg}' (position 1) must be tuple of Tensors, "
+                        f"not {type_name(tensors)}")
+    check_elements(tensors)
+    return tensors
+
+
+def check_elements(tensors):
+    """PyTorch's error for a non-tensor in a list of tensors (also *tensors arguments)."""
+    for i, t in enumerate(tensors):
+        if t.__class__ is not Tensor and not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type_name(t)}")
 
 
 def _device_error(a, b):

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor, _wrap, write_out
+from .._scalars import number, type_name
 from ..autograd.grad_mode import state
 from ..backends import array_module, numpy_backend
 from ._dims import wrap_dim
@@ -80,7 +81,7 @@ def _check_bounds(index, size, dim):
 def _gather_prepare(input, dim, index, name):
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not "
-                        f"{type(index).__name__}")
+                        f"{type_name(index)}")
     _check_index_dtype(index, name)
     shape, ishape = input._data.shape, index._data.shape
     if len(ishape) != len(shape) and (len(ishape) > 1 or len(shape) > 1):
@@ -176,7 +177,7 @@ def _scatter_add_vjp(ctx, g):
 def _scatter_prepare(input, dim, index, src, name):
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not "
-                        f"{type(index).__name__}")
+                        f"{type_name(index)}")
     _check_index_dtype(index, "scatter" if name != "scatter_add" else name)
     shape, ishape = input._data.shape, index._data.shape
     d = wrap_dim(dim, len(shape))
@@ -212,7 +213,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
     if isinstance(src, Tensor):
         r = dispatch(_scatter, (input, src), params)
     else:
-        r = dispatch(_scatter_value, (input, src), params)
+        r = dispatch(_scatter_value, (input, number(src)), params)
     return r if out is None else write_out(r, out)
 
 

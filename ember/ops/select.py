@@ -11,7 +11,7 @@ from .._tensor import Tensor, write_out
 from ..backends import array_module
 from ._elementwise import (CPP_NAMES, EMPTY, binary, check_tensor, defpointwise,
                            not_implemented, not_tensor, public, result_of, unary)
-from ._promote import broadcast_error, compute_dtype, operand_array
+from ._promote import broadcast_error, compute_dtype, operand_array, result_type_of
 from .registry import defop, dispatch, export, grad_like, native_operands
 
 
@@ -121,7 +121,7 @@ def where(condition, input=None, other=None, *, out=None):
     if condition.dtype is not dt.bool:
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {dt.type_name(condition.dtype)}")
-    result = dt.result_type_of((input, other))
+    result = result_type_of((input, other))
     arrays = (condition._data, operand_array(input, result), operand_array(other, result))
     try:
         r = dispatch(_where, (condition, input, other), EMPTY, result, arrays)
@@ -259,7 +259,7 @@ def _clamp(name, input, min, max, out):
             type(max) in _SAME_DTYPE_BOUNDS[d.category]:
         result = d  # the common case: bounds that cannot change the dtype
     else:
-        result = dt.result_type_of((input, min, max))
+        result = result_type_of((input, min, max))
     compute = compute_dtype(result)
     arrays = (operand_array(input, compute),
               None if min is None else operand_array(min, compute),

@@ -11,18 +11,16 @@ import builtins
 import numpy as np
 
 from .. import _dtype as dt
+from .._scalars import type_name
 from .._tensor import Size, Tensor, _wrap, write_out
 from ..backends import array_module
 from ._dims import wrap_dim
-from .registry import defop, dispatch, export
-from .views import _diag_embed, clone, diag_embed, expand, narrow, reshape, select
+from .registry import check_elements, check_tensor, check_tensor_list, defop, dispatch, export
+from .views import shape_arg, _diag_embed, clone, diag_embed, expand, narrow, reshape, select
 
 
 def _tensor_list(tensors, name):
-    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
-                        f"not {type(tensors).__name__}")
-    return tensors
+    return check_tensor_list(name, tensors)
 
 
 def _common_dtype(tensors):
@@ -51,11 +49,7 @@ def _cat_vjp(ctx, g):
 
 @export(aliases=("concat", "concatenate"))
 def cat(tensors, dim=0, *, out=None):
-    if not isinstance(tensors, (list, tuple)):
-        if isinstance(tensors, Tensor):
-            raise TypeError("cat(): argument 'tensors' (position 1) must be tuple of Tensors, "
-                            "not Tensor")
-        tensors = list(tensors)
+    check_tensor_list("cat", tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
@@ -141,11 +135,17 @@ def column_stack(tensors, *, out=None):
     return cat(cols, 1, out=out)
 
 
-def _atleast(tensors, fn):
+def _atleast(name, tensors, fn):
     if len(tensors) == 1:
         if isinstance(tensors[0], (list, tuple)):
+            check_elements(tensors[0])
             return tuple(fn(t) for t in tensors[0])
+        if not isinstance(tensors[0], Tensor):
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"({type_name(tensors[0])}), but expected one of:\n"
+                            " * (Tensor input)\n * (tuple of Tensors tensors)")
         return fn(tensors[0])
+    check_elements(tensors)
     return tuple(fn(t) for t in tensors)
 
 
@@ -169,17 +169,17 @@ def _at_least_3d(t):
 
 @export(method=False)
 def atleast_1d(*tensors):
-    return _atleast(tensors, _at_least_1d)
+    return _atleast("atleast_1d", tensors, _at_least_1d)
 
 
 @export(method=False)
 def atleast_2d(*tensors):
-    return _atleast(tensors, _at_least_2d)
+    return _atleast("atleast_2d", tensors, _at_least_2d)
 
 
 @export(method=False)
 def atleast_3d(*tensors):
-    return _atleast(tensors, _at_least_3d)
+    return _atleast("atleast_3d", tensors, _at_least_3d)
 
 
 # ---------------------------------------------------------------------- flip / roll / rot90
@@ -196,6 +196,7 @@ def _flip_vjp(ctx, g):
 
 @export
 def flip(input, *dims):
+    check_tensor("flip", input)
     if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
         dims = dims[0]
     n = input._data.ndim
@@ -208,6 +209,7 @@ def flip(input, *dims):
 
 @export
 def fliplr(input):
+    check_tensor("fliplr", input)
     if input._data.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
@@ -215,6 +217,7 @@ def fliplr(input):
 
 @export
 def flipud(input):
+    check_tensor("flipud", input)
     if input._data.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return flip(input, (0,))
@@ -272,6 +275,7 @@ def _rot90_vjp(ctx, g):
 
 @export
 def rot90(input, k=1, dims=(0, 1)):
+    check_tensor("rot90", input)
     dims = list(dims)
     n = input._data.ndim
     if len(dims) != 2:
@@ -308,6 +312,7 @@ def _triu_vjp(ctx, g):
 
 @export(inplace=True)
 def tril(input, diagonal=0, *, out=None):
+    check_tensor("tril", input)
     if input._data.ndim < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
     r = dispatch(_tril, (input,), {"diagonal": diagonal})
@@ -316,6 +321,7 @@ def tril(input, diagonal=0, *, out=None):
 
 @export(inplace=True)
 def triu(input, diagonal=0, *, out=None):
+    check_tensor("triu", input)
     if input._data.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
     r = dispatch(_triu, (input,), {"diagonal": diagonal})
@@ -324,6 +330,7 @@ def triu(input, diagonal=0, *, out=None):
 
 @export
 def diag(input, diagonal=0, *, out=None):
+    check_tensor("diag", input)
     n = input._data.ndim
     if n == 1:
         r = diag_embed(input, diagonal, 0, 1)
@@ -350,6 +357,7 @@ def diagonal_copy(input, offset=0, dim1=0, dim2=1):
 
 @export
 def diagflat(input, offset=0):
+    check_tensor("diagflat", input)
     return diag_embed(reshape(input, (-1,)), offset, 0, 1)
 
 
@@ -368,6 +376,7 @@ def _trace_vjp(ctx, g):
 
 @export
 def trace(input):
+    check_tensor("trace", input)
     if input._data.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim "
                            f"{input._data.ndim}")
@@ -400,9 +409,9 @@ def _repeat_vjp(ctx, g):
 
 @export(function=False)
 def repeat(self, *sizes):
-    if len(sizes) == 1 and isinstance(sizes[0], (list, tuple, Size)):
+    if len(sizes) == 1 and isinstance(sizes[0], Size):
         sizes = tuple(sizes[0])
-    sizes = tuple(s.__index__() for s in sizes)
+    sizes = shape_arg(sizes, "repeat", "repeats")
     if len(sizes) < self._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
@@ -418,7 +427,8 @@ def repeat(self, *sizes):
 @export
 def tile(input, dims, *more):
     # Tensor.tile(2, 3) takes the dims unpacked, torch.tile(t, (2, 3)) as one sequence
-    dims = tuple(dims) if isinstance(dims, (list, tuple, Size)) else (dims,) + more
+    dims = shape_arg((dims,) if isinstance(dims, (list, tuple)) else (dims,) + more, "tile",
+                     "dims")
     if len(dims) < input._data.ndim:
         dims = (1,) * (input._data.ndim - len(dims)) + dims
     return repeat(input, dims)
@@ -426,6 +436,7 @@ def tile(input, dims, *more):
 
 @export
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    check_tensor("repeat_interleave", input)
     from .index_ops import index_select
     if repeats is None:  # repeat_interleave(repeats): indices repeated by their counts
         counts = input

@@ -11,7 +11,7 @@ from . import return_types
 from ._dims import wrap_dim
 from .reduction import one_dim
 from ._reduce_ops import scatter_dim, stable_argsort
-from .registry import defop, dispatch, export
+from .registry import check_tensor, defop, dispatch, export
 
 
 def sort_order(xp, a, dim, descending):
@@ -62,6 +62,7 @@ def _pair(name, values, indices, out):
 
 @export
 def sort(input, dim=-1, descending=False, stable=False, *, out=None):
+    check_tensor("sort", input)
     values, indices = dispatch(_sort, (input,), {"dim": _dim(input, dim),
                                                  "descending": descending}, input.dtype)
     return _pair("sort", values, indices, out)
@@ -69,6 +70,7 @@ def sort(input, dim=-1, descending=False, stable=False, *, out=None):
 
 @export
 def argsort(input, dim=-1, descending=False, stable=False):
+    check_tensor("argsort", input)
     a = input._data
     xp = array_module(a)
     if a.ndim == 0:
@@ -79,6 +81,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 @export
 def msort(input, *, out=None):
+    check_tensor("msort", input)
     r = sort(input, 0).values
     return r if out is None else write_out(r, out)
 
@@ -110,6 +113,7 @@ def _unique_results(input, values, inverse, counts, return_inverse, return_count
 
 @export
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    check_tensor("unique", input)
     a = input._data
     xp = array_module(a)
     if dim is None:
@@ -127,6 +131,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 @export
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    check_tensor("unique_consecutive", input)
     a = input._data
     xp = array_module(a)
     if dim is None:

@@ -6,9 +6,10 @@ import builtins
 from itertools import pairwise
 
 from .. import _dtype as dt
+from .._scalars import type_name
 from .._tensor import Tensor
 from ._dims import wrap_dim
-from .registry import Op, dispatch, export
+from .registry import Op, check_tensor, dispatch, export
 from .shape import _cat, _stack
 from .views import narrow
 
@@ -83,10 +84,15 @@ def _bounds(sizes):
 @export
 def split(tensor, split_size_or_sections, dim=0):
     shape = tensor._data.shape
+    if not shape:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, len(shape))
     size = shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
         return split_with_sizes(tensor, split_size_or_sections, d)
+    if not hasattr(split_size_or_sections, "__index__"):
+        raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple "
+                        f"of ints, not {type_name(split_size_or_sections)}")
     step = split_size_or_sections.__index__()
     if step < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got "
@@ -116,6 +122,8 @@ def split_with_sizes(input, split_sizes, dim=0):
 def chunk(input, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    if not input._data.ndim:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d]
     if size == 0:  # PyTorch: `chunks` empty pieces
@@ -125,6 +133,7 @@ def chunk(input, chunks, dim=0):
 
 @export
 def unbind(input, dim=0):
+    check_tensor("unbind", input)
     shape = input._data.shape
     if not shape:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")

@@ -8,6 +8,7 @@ values, so it differentiates for free.
 import math
 
 from .. import _dtype as dt
+from .._scalars import number, type_name
 from .._tensor import Tensor, _wrap, write_out
 from ..backends import array_module, numpy_backend
 from . import return_types
@@ -15,7 +16,7 @@ from ._promote import compute_dtype
 from ._reduce_ops import const, gather_dim, nan_count, stable_argsort
 from .minmax import evenly, scatter_selected
 from .reduction import dims_of, one_dim, expand_reduced, numel_of
-from .registry import defop, dispatch, export
+from .registry import check_tensor, defop, dispatch, export
 
 
 def _quiet():
@@ -25,6 +26,11 @@ def _quiet():
 
 # ---------------------------------------------------------------------- var / std
 def _var_args(name, input, dim, unbiased, correction):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({type_name(input)}), but expected one of:\n"
+                        f" * (Tensor input, tuple of ints dim = None, *, Number correction = "
+                        "None, bool keepdim = False)")
     if isinstance(dim, bool):  # var(input, unbiased)
         dim, unbiased = None, dim
     if unbiased is not None and correction is not None:
@@ -36,6 +42,7 @@ def _var_args(name, input, dim, unbiased, correction):
         raise RuntimeError("std and var only support floating point and complex dtypes")
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
+    correction = number(correction)
     return dims_of(dim, input._data.ndim), correction
 
 
@@ -232,6 +239,7 @@ _nanmedian_all.defvjp(_median_all_vjp)
 
 def _median_fn(name, all_op):
     def reduce(input, dim=None, keepdim=False, *, out=None):
+        check_tensor(name, input)
         if dim is None:
             r = dispatch(all_op, (input,), {"how": name}, input.dtype)
             return r if out is None else write_out(r, out)
@@ -246,6 +254,7 @@ nanmedian = export(_median_fn("nanmedian", _nanmedian_all))
 
 @export
 def mode(input, dim=-1, keepdim=False, *, out=None):
+    check_tensor("mode", input)
     return _pick_dim("mode", input, dim, keepdim, out)
 
 
@@ -346,6 +355,7 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
 # ---------------------------------------------------------------------- histograms
 @export
 def histc(input, bins=100, min=0, max=0, *, out=None):
+    check_tensor("histc", input)
     if input.dtype.category != 2:
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
                                   f"'{dt.type_name(input.dtype)}'")
@@ -376,6 +386,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
 
 @export
 def bincount(input, weights=None, minlength=0):
+    check_tensor("bincount", input)
     a = input._data
     if input.dtype.category != 1:
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for "

@@ -5,17 +5,18 @@ import builtins
 import numpy as np
 
 from .. import _dtype as dt
+from .._scalars import type_name
 from .._tensor import Tensor, _wrap, write_out
 from ..autograd.grad_mode import state
 from ..backends import array_module, numpy_backend
-from .registry import METHODS, apply_inplace, defop, dispatch, export
+from .registry import METHODS, apply_inplace, check_tensor, defop, dispatch, export
 
 
 # ---------------------------------------------------------------------- take / put
 def _check_long(index, name):
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not "
-                        f"{type(index).__name__}")
+                        f"{type_name(index)}")
     if index.dtype is not dt.int64:
         raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
                            f"{dt.type_name(index.dtype)}")
@@ -112,6 +113,7 @@ METHODS["put_"] = put_
 # ---------------------------------------------------------------------- nonzero
 @export
 def nonzero(input, *, out=None, as_tuple=False):
+    check_tensor("nonzero", input)
     a = input._data
     xp = array_module(a)
     if as_tuple:
@@ -126,14 +128,18 @@ def nonzero(input, *, out=None, as_tuple=False):
 
 @export
 def argwhere(input):
+    check_tensor("argwhere", input)
     return nonzero(input)
 
 
 @export
 def count_nonzero(input, dim=None):
+    check_tensor("count_nonzero", input)
     xp = array_module(input._data)
     dims = dim if dim is None or isinstance(dim, (tuple, list)) else (dim,)
     from ._dims import reduce_dims
     dims = None if dims is None else reduce_dims(dims, input._data.ndim)
+    if not input._data.ndim:
+        dims = None   # (dim 0 or -1 of a 0-d tensor is the tensor itself)
     return _wrap(xp.asarray(xp.count_nonzero(input._data, axis=dims), dtype=np.int64),
                  dt.int64, input._device)

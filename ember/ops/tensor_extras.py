@@ -11,13 +11,14 @@ from .._tensor import Tensor, _contiguous_strides, unbroadcast
 from ..autograd.grad_mode import state
 from ..backends import array_module
 from ..backends.special import special_module
-from .registry import METHODS, PUBLIC, apply_inplace, defop, dispatch, export
+from .registry import METHODS, PUBLIC, apply_inplace, check_tensor, defop, dispatch, export
 from .views import contiguous, shape_arg, view
 
 
 # ---------------------------------------------------------------------- ravel
 @export
 def ravel(input):
+    check_tensor("ravel", input)
     # NOTE: PyTorch's ravel is contiguous().view(-1): a view when contiguous, else a copy
     # (CloneBackward0 then ViewBackward0), never reshape's UnsafeViewBackward0.
     return view(contiguous(input), -1)

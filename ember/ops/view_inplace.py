@@ -11,7 +11,7 @@ feeds an op (the engine compares the shared version counter with the one its nod
 from .._tensor import _wrap
 from ..autograd.grad_mode import state
 from ..backends import array_module, numpy_backend
-from .registry import METHODS, PUBLIC, _record, defop, dispatch
+from .registry import METHODS, PUBLIC, _record, check_tensor, defop, dispatch
 
 _UNSUPPORTED = ("in-place operation on a view of a tensor that requires grad is not "
                 "supported by ember's autograd when the base's memory is not dense; use an "
@@ -194,6 +194,7 @@ for _name in ("transpose", "swapaxes", "swapdims"):
 
 
 def detach(input):
+    check_tensor("detach", input)
     return input.detach()
 
 

@@ -4,21 +4,45 @@ Views share memory and the version counter with their base (`defop(view=True)`),
 views share memory.
 """
 import math
+import operator
 
 import numpy as np
 
 from .. import _dtype as dt
+from .._scalars import type_name
 from .._tensor import Tensor, _wrap, unbroadcast
 from ..backends import array_module, numpy_backend
 from ._dims import wrap_dim
-from .registry import defop, dispatch, export
+from .registry import check_tensor, defop, dispatch, export
 
 
-def shape_arg(shape):
-    """view(2, 3), view((2, 3)) and view([2, 3]) all mean (2, 3)."""
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+def shape_arg(shape, fname="view", arg="size"):
+    """view(2, 3), view((2, 3)) and view([2, 3]) all mean (2, 3); anything but ints is
+    PyTorch's TypeError, naming `fname`'s argument `arg`."""
+    packed = len(shape) == 1 and isinstance(shape[0], (tuple, list))
+    if packed:
         shape = shape[0]
-    return tuple(s if type(s) is int else s.__index__() for s in shape)
+    try:
+        return tuple(s if type(s) is int else operator.index(s) for s in shape)
+    except TypeError:
+        raise _not_ints(shape, packed, fname, arg) from None
+
+
+def _not_ints(shape, packed, fname, arg):
+    i, bad = next((i, s) for i, s in enumerate(shape)
+                  if type(s) is not int and not hasattr(s, "__index__"))
+    # (PyTorch's parser reads the sizes as unpacked ints once the first one is an int)
+    if i > 0:
+        return TypeError(f"{fname}(): argument '{arg}' failed to unpack the object at pos "
+                         f"{i + 1} with error \"type must be tuple of ints,but got "
+                         f"{type_name(bad)}\"")
+    if packed:
+        return TypeError(f"{fname}(): argument '{arg}' (position 1) must be tuple of ints, "
+                         f"but found element of type {type_name(bad)} at pos 0")
+    if len(shape) == 1:
+        return TypeError(f"{fname}(): argument '{arg}' (position 1) must be tuple of ints, "
+                         f"not {type_name(bad)}")
+    return TypeError(f"{fname}() takes 1 positional argument but {len(shape)} were given")
 
 
 def infer_shape(shape, numel):
@@ -63,17 +87,22 @@ def _view_vjp(ctx, g):
 
 @export(function=False)
 def view(self, *shape):
-    if len(shape) == 1 and not isinstance(shape[0], (tuple, list, int)) and \
-            not hasattr(shape[0], "__index__"):
+    if len(shape) == 1 and isinstance(shape[0], dt.dtype):
         from .conversion import view_as_dtype
         return view_as_dtype(self, shape[0])
+    if len(shape) == 1 and not isinstance(shape[0], (tuple, list)) and \
+            not hasattr(shape[0], "__index__"):
+        raise TypeError(f"view() received an invalid combination of arguments - got "
+                        f"({type_name(shape[0])}), but expected one of:\n * (torch.dtype dtype)\n"
+                        " * (tuple of ints size)")
     shape = infer_shape(shape_arg(shape), self._data.size)
     return dispatch(_view, (self,), {"shape": shape})
 
 
 @export
 def reshape(input, *shape):
-    shape = infer_shape(shape_arg(shape), input._data.size)
+    check_tensor("reshape", input)
+    shape = infer_shape(shape_arg(shape, "reshape", "shape"), input._data.size)
     if input._data.flags.c_contiguous or _reshape_is_view(input._data, shape):
         return dispatch(_view, (input,), {"shape": shape})
     return dispatch(_view.renamed("UnsafeViewBackward0"), (clone(input),), {"shape": shape})
@@ -109,6 +138,7 @@ def _clone_vjp(ctx, g):
 
 @export
 def clone(input, *, memory_format=None):
+    check_tensor("clone", input)
     return dispatch(_clone, (input,))
 
 
@@ -131,7 +161,7 @@ def _expand_vjp(ctx, g):
 
 @export(function=False)
 def expand(self, *sizes):
-    sizes = shape_arg(sizes)
+    sizes = shape_arg(sizes, "expand")
     shape = self._data.shape
     if len(sizes) < len(shape):
         raise RuntimeError(
@@ -187,7 +217,8 @@ def _permute_vjp(ctx, g):
 
 @export
 def permute(input, *dims):
-    dims = shape_arg(dims)
+    check_tensor("permute", input)
+    dims = shape_arg(dims, "permute", "dims")
     n = input._data.ndim
     if len(dims) != n:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input "
@@ -217,6 +248,7 @@ def transpose(input, dim0, dim1):
 
 @export
 def t(input):
+    check_tensor("t", input)
     n = input._data.ndim
     if n > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
@@ -239,6 +271,7 @@ def _mT(self):
 
 @export
 def adjoint(input):
+    check_tensor("adjoint", input)
     return _mT(input).conj()
 
 
@@ -287,6 +320,7 @@ def unsqueeze(input, dim):
 
 @export
 def squeeze(input, dim=None):
+    check_tensor("squeeze", input)
     shape = input._data.shape
     if dim is None:
         op, ds = _squeeze_all, range(len(shape))
@@ -300,6 +334,7 @@ def squeeze(input, dim=None):
 
 @export
 def flatten(input, start_dim=0, end_dim=-1):
+    check_tensor("flatten", input)
     shape = input._data.shape
     if not shape:
         return reshape(input, (1,))
@@ -441,12 +476,14 @@ def _diag_embed_vjp(ctx, g):
 
 @export
 def diagonal(input, offset=0, dim1=0, dim2=1):
+    check_tensor("diagonal", input)
     d1, d2 = _diagonal_dims(input._data.ndim, offset, dim1, dim2)
     return dispatch(_diagonal, (input,), {"offset": offset, "dim1": d1, "dim2": d2})
 
 
 @export
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    check_tensor("diag_embed", input)
     shape = input._data.shape
     n = (shape[-1] if shape else 1) + abs(offset)
     ndim = len(shape) + 1

@@ -108,6 +108,13 @@ def tanh(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if isinstance(input, ember.Tensor) and input.dtype.category < 2:
+        if input.dtype is ember.bool:
+            raise RuntimeError("Bool inputs not supported for hardtanh")
+        if input.dtype is ember.uint8 and (min_val < 0 or max_val < 0):
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+        # PyTorch casts the bounds to an integral input's dtype (no promotion to float).
+        min_val, max_val = int(min_val), int(max_val)
     out = ember.clamp(_source(input, inplace), min_val, max_val)
     return _inplace(input, out) if inplace else out
 

@@ -5,6 +5,7 @@ import math
 import warnings
 
 import ember
+from ...ops.registry import check_tensor
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
            "feature_alpha_dropout"]
@@ -70,11 +71,13 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    check_tensor("alpha_dropout", input)
     _check_p(p)
     return _dropout_impl(input, p, training, inplace, alpha=True)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    check_tensor("feature_alpha_dropout", input)
     _check_p(p)
     return _dropout_impl(input, p, training, inplace, feature=True, alpha=True)
 

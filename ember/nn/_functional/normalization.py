@@ -9,7 +9,7 @@ import numbers
 import ember
 from ...autograd.grad_mode import no_grad, state
 from ...ops.nn_ops import _batch_norm, _layer_norm
-from ...ops.registry import dispatch
+from ...ops.registry import check_tensor, dispatch
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm",
            "local_response_norm", "normalize"]
@@ -90,6 +90,7 @@ def _batch_norm_eval(input, running_mean, running_var, weight, bias, eps):
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
+    check_tensor("instance_norm", input)
     if use_input_stats:
         _verify_spatial_size(input.shape)
     elif running_mean is None or running_var is None:
