@@ -131,7 +131,8 @@ CASES = {
  "one_hot_float": lambda L: L.nn.functional.one_hot(L.tensor([1.])),
  "embedding_oob": lambda L: L.nn.functional.embedding(L.tensor([5]), T(L, 3, 2)),
  "cross_entropy_shape": lambda L: L.nn.functional.cross_entropy(T(L, 2, 3), L.tensor([0])),
- "cross_entropy_float_target": lambda L: L.nn.functional.cross_entropy(T(L, 2, 3), L.tensor([0., 1.])),
+ "cross_entropy_float_target": lambda L: L.nn.functional.cross_entropy(T(L, 2, 3),
+                                                                        L.tensor([0., 1.])),
  "mse_shape": lambda L: L.nn.functional.mse_loss(T(L, 2), T(L, 3)),
  "linear_shape": lambda L: L.nn.functional.linear(T(L, 2, 3), T(L, 2, 4)),
  "conv_shape": lambda L: L.nn.functional.conv2d(T(L, 1, 3, 5, 5), T(L, 2, 4, 3, 3)),
@@ -227,7 +228,8 @@ def _text(message):
 @pytest.mark.parametrize("name", NOT_TENSOR)
 def test_non_tensor_input_is_a_type_error(name):
     for bad in BAD:
-        call = (lambda L, bad=bad: getattr(L, name)(bad))
+        def call(L, bad=bad):
+            return getattr(L, name)(bad)
         t, e = outcome(torch, call), outcome(ember, call)
         assert t[0] == "TypeError" and e[0] == t[0] and _text(e[1]) == _text(t[1]), (bad, t, e)
 

@@ -6,6 +6,7 @@ A key is split as PyTorch splits it: ints, slices and None apply first as one ba
 NumPy's advanced indexing does (a copy; where the indexed dims go follows NumPy's rule).
 """
 import builtins
+import operator
 import warnings
 
 import numpy as np
@@ -28,7 +29,7 @@ _FULL = slice(None)
 # ---------------------------------------------------------------------- key parsing
 def _bad_index(k):
     return IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
-                      f"Variables are valid indices (got {type(k).__name__})")
+                      f"Variables are valid indices (got {type_name(k)})")
 
 
 def _tensor_index_error():
@@ -52,19 +53,51 @@ def _index_array(k, device):
         if k._device != device:
             a = backends.to_device(device, k._host())
         return a
-    a = np.asarray(k)
-    if a.dtype.kind == "f" and a.size == 0:
-        a = a.astype(np.int64)
-    elif a.dtype.kind not in "biu":
-        raise _tensor_index_error() if isinstance(k, np.ndarray) else _bad_index(k)
+    a = _sequence_index(k)
     if device.type != "cpu":
         a = backends.to_device(device, a)
     return a
 
 
+def _sequence_index(k):
+    """A sequence index (list, range, ndarray, nested lists) as PyTorch's
+    indexing_tensor_from_data makes it: a bool mask when its values are bools (or an
+    ndarray's uint8), else int64, floats truncated toward zero."""
+    if isinstance(k, str):
+        raise TypeError("new(): invalid data type 'str'")
+    a = np.asarray(k)
+    kind = a.dtype.kind
+    if kind == "b":
+        return a
+    if kind == "u" and a.dtype.itemsize == 1 and isinstance(k, np.ndarray):
+        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
+                      "dtype torch.bool instead.", UserWarning, stacklevel=5)
+        return a.astype(bool)
+    if kind in "iuf":
+        return a if a.dtype == np.int64 else a.astype(np.int64)
+    if kind == "c":
+        raise TypeError("'complex' object cannot be interpreted as an integer")
+    if isinstance(k, np.ndarray):
+        raise TypeError(f"can't convert np.ndarray of type numpy.{a.dtype.type.__name__}. The "
+                        "only supported types are: float64, float32, float16, complex64, "
+                        "complex128, int64, int32, int16, int8, uint64, uint32, uint16, uint8, "
+                        "and bool.")
+    if kind in "US":
+        raise TypeError("new(): invalid data type 'str'")
+    raise _bad_index(k)
+
+
+# Index elements PyTorch converts to an index tensor (any Python sequence but a tuple).
+_SEQUENCES = (list, range, np.ndarray, str)
+
+
 def _is_legacy_sequence(key):
+    """PyTorch's treatSequenceAsTuple for a list key: x[[0, [1]]] means x[0, [1]] when an
+    element is itself a sequence, a slice, None, ... or a Tensor (fewer than 32 of them)."""
+    if len(key) >= 32:
+        return False
     for k in key:
-        if k is None or k is Ellipsis or isinstance(k, (slice, list, tuple, Tensor)):
+        if k is None or k is Ellipsis or isinstance(k, (slice, tuple, Tensor) + _SEQUENCES):
             return True
     return False
 
@@ -77,7 +110,9 @@ def parse_key(self, key):
     adv: None or the advanced key (arrays and full slices) applied to the view.
     """
     if type(key) is not tuple:
-        if isinstance(key, list) and _is_legacy_sequence(key):
+        if isinstance(key, tuple):   # a torch.Size or a named tuple: a tuple of indices
+            key = tuple(key)
+        elif isinstance(key, list) and _is_legacy_sequence(key):
             warnings.warn("Using a non-tuple sequence for multidimensional indexing is "
                           "deprecated; use x[tuple(seq)] instead of x[seq].", UserWarning,
                           stacklevel=3)
@@ -95,11 +130,11 @@ def parse_key(self, key):
         elif tk is slice or k is None or k is Ellipsis:
             items.append(k)
             consumed += tk is slice
-        elif tk is builtins.bool or isinstance(k, np.bool_):
+        elif tk is builtins.bool:   # (np.bool_ is not an index in PyTorch)
             mask = np.asarray(builtins.bool(k))   # a 0-d mask, on the tensor's device
             items.append(mask if self._device.type == "cpu" else
                          backends.to_device(self._device, mask))
-        elif isinstance(k, (Tensor, list, tuple, np.ndarray)):
+        elif isinstance(k, (Tensor, tuple) + _SEQUENCES):
             a = _index_array(k, self._device)
             if a is None:
                 items.append(builtins.int(k.item()))
@@ -108,7 +143,7 @@ def parse_key(self, key):
                 items.append(a)
                 consumed += a.ndim if a.dtype == bool else 1
         elif isinstance(k, np.integer) or (hasattr(k, "__index__") and
-                                            not isinstance(k, (float, complex))):
+                                            not isinstance(k, (float, complex, np.bool_))):
             items.append(k.__index__())
             consumed += 1
         else:
@@ -177,18 +212,26 @@ def parse_key(self, key):
     return tuple(basic), kind, adv
 
 
+def _slice_int(v):
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError("slice indices must be integers or None or have an __index__ "
+                        "method") from None
+
+
 def _check_slice(k):
     start, stop, step = k.start, k.stop, k.step
     if step is not None:
-        step = step.__index__()
+        step = _slice_int(step)
         if step == 0:
             raise ValueError("slice step cannot be zero")
         if step < 0:
             raise ValueError("step must be greater than zero")
     if (start is not None and type(start) is not int) or \
             (stop is not None and type(stop) is not int):
-        start = None if start is None else start.__index__()
-        stop = None if stop is None else stop.__index__()
+        start = None if start is None else _slice_int(start)
+        stop = None if stop is None else _slice_int(stop)
         return slice(start, stop, step)
     return k
 
@@ -355,6 +398,12 @@ def _value_error(self, basic, adv, value):
 
 
 def setitem(self, key, value):
+    for k in (key if type(key) is tuple else (key,)):
+        if (k.dtype is dt.uint8) if isinstance(k, Tensor) else \
+                (isinstance(k, np.ndarray) and k.dtype == np.uint8):
+            # (PyTorch's deprecated uint8 masks still index, but no longer assign)
+            raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with "
+                               "dtype unsigned char")
     basic, _, adv = parse_key(self, key)
     if state.enabled and (self._requires_grad or (isinstance(value, Tensor) and
                                                   value._requires_grad)):
