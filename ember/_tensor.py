@@ -72,6 +72,9 @@ class Tensor:
     is_quantized = False
     is_meta = False
     is_mkldnn = False
+    # Devices and layouts ember has no tensors on (PyTorch's predicates, always False here).
+    is_sparse_csr = is_nested = is_ipu = is_maia = is_mps = is_mtia = is_vulkan = False
+    is_xla = is_xpu = False
     layout = "strided"
 
     def __new__(cls, *args, device=None):
@@ -496,6 +499,25 @@ class Tensor:
 
     def is_shared(self):
         return getattr(self, "_shm_name", None) is not None
+
+    def is_distributed(self):
+        return False
+
+    def is_coalesced(self):
+        raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got "
+                           "Strided")
+
+    def is_set_to(self, tensor):
+        """Whether both tensors view the same memory with the same sizes and strides."""
+        if not isinstance(tensor, Tensor):
+            from ._scalars import type_name
+            raise TypeError("is_set_to(): argument 'tensor' (position 1) must be Tensor, not "
+                            f"{type_name(tensor)}")
+        a, b = self._data, tensor._data
+        if self._device != tensor._device or a.shape != b.shape or a.strides != b.strides:
+            return False
+        # (an empty tensor has no address to compare: only the same array is set to it)
+        return a is b if a.size == 0 else _address(a) == _address(b)
 
 
 def _warn_scalar():
