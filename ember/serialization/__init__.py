@@ -15,6 +15,7 @@ from .._tensor import _contiguous_strides
 from . import _pickling
 from ._legacy import load_legacy
 from ._safetensors import load_safetensors, save_safetensors  # noqa: F401
+from ._weights_only import WeightsOnlyUnpickler, weights_only_message
 from ._zip import CheckpointReader, CheckpointWriter, archive_name, is_zipfile
 
 __all__ = ["save", "load", "add_safe_globals", "safe_globals", "get_safe_globals",
@@ -51,43 +52,59 @@ def safe_globals(safe_globals):
 
 
 def _user_table():
+    """'module.name' -> object for the user's safe globals (PyTorch's
+    _get_user_allowed_globals), each ember object also under its torch name, which is what
+    pickles written by PyTorch (or under `ember run`) carry."""
     table = {}
     for entry in _user_safe_globals:
-        obj, name = entry if isinstance(entry, tuple) else (entry, None)
-        if name is None:
-            name = f"{obj.__module__}.{obj.__qualname__}"
-        module, _, attr = name.rpartition(".")
-        table[(module, attr)] = obj
+        if isinstance(entry, tuple):
+            if len(entry) != 2:
+                raise ValueError("Expected tuple of length 2 (global, str of callable full "
+                                 f"path), but got tuple of length: {len(entry)}")
+            if type(entry[1]) is not str:
+                raise TypeError("Expected second item in tuple to be str of callable full "
+                                f"path, but got: {type(entry[1])}")
+            obj, name = entry
+        else:
+            obj, name = entry, f"{entry.__module__}.{entry.__qualname__}"
+        table[name] = obj
+        torch_name = _torch_name(name)
+        if torch_name is not None:
+            table.setdefault(torch_name, obj)
     return table
 
 
-def _rejected(module, name):
-    short = name
-    return pickle.UnpicklingError(
-        "Weights only load failed. This file can still be loaded, to do so you have two "
-        "options, do those steps only if you trust the source of the checkpoint. \n\t(1) In "
-        "PyTorch 2.6, we changed the default value of the `weights_only` argument in "
-        "`torch.load` from `False` to `True`. Re-running `torch.load` with `weights_only` set "
-        "to `False` will likely succeed, but it can result in arbitrary code execution. Do it "
-        "only if you got the file from a trusted source.\n\t(2) Alternatively, to load with "
-        "`weights_only=True` please check the recommended steps in the following error "
-        f"message.\n\tWeightsUnpickler error: Unsupported global: GLOBAL {module}.{name} was "
-        "not an allowed global by default. Please use "
-        f"`ember.serialization.add_safe_globals([{short}])` or the "
-        f"`ember.serialization.safe_globals([{short}])` context manager to allowlist this "
-        "global if you trust this class/function.")
+def _torch_name(name):
+    """ember.nn.modules.linear.Linear -> torch.nn.modules.linear.Linear (ember.vision.X ->
+    torchvision.X); None for names outside ember."""
+    if name.startswith("ember.vision."):
+        return "torchvision." + name[len("ember.vision."):]
+    if name.startswith("ember."):
+        return "torch." + name[len("ember."):]
+    return None
+
+
+def _weights_only_unpickler(file, persistent_load=None):
+    from .._tensor import Tensor
+    from ..nn import Parameter
+    allowed = {f"{m}.{n}": obj for (m, n), obj in _pickling.allowed_globals().items()}
+    return WeightsOnlyUnpickler(file, allowed, _user_table(), _pickling.unsupported_globals(),
+                                Parameter, Tensor, persistent_load)
+
+
+def _unpickler(file, weights_only, persistent_load=None):
+    if weights_only:
+        return _weights_only_unpickler(file, persistent_load)
+    return _Unpickler(file, persistent_load)
 
 
 class _Unpickler(pickle.Unpickler):
-    """find_class resolves torch names to ember objects; with weights_only nothing outside
-    the allow-list is ever imported."""
+    """The full unpickler (weights_only=False): find_class resolves torch names to ember
+    objects, anything else is imported as pickle does."""
 
-    def __init__(self, file, weights_only, persistent_load=None):
+    def __init__(self, file, persistent_load=None):
         super().__init__(file, encoding="utf-8")
-        self.weights_only = weights_only
         self.table = _pickling.allowed_globals()
-        if weights_only:
-            self.table.update(_user_table())
         if persistent_load is not None:
             self.persistent_load = persistent_load
 
@@ -95,8 +112,6 @@ class _Unpickler(pickle.Unpickler):
         found = self.table.get((module, name))
         if found is not None:
             return found
-        if self.weights_only:
-            raise _rejected(module, name)
         from .._alias import ember_name
         mapped = ember_name(module)
         if mapped is not None:
@@ -227,8 +242,13 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                                    "`torch.save(_use_new_zipfile_serialization=True), please "
                                    "torch.save your checkpoint with this option in order to "
                                    "use mmap.")
-            result = load_legacy(handle, lambda fh, pl: _Unpickler(fh, weights_only, pl),
-                                 place)
+            try:
+                result = load_legacy(handle, lambda fh, pl: _unpickler(fh, weights_only, pl),
+                                     place)
+            except pickle.UnpicklingError as exc:
+                if weights_only:
+                    raise pickle.UnpicklingError(weights_only_message(str(exc))) from None
+                raise
         else:
             result = _load_zip(handle, weights_only, place, mmap, f if owned else None)
     finally:
@@ -268,8 +288,10 @@ def _load_zip(handle, weights_only, place, mmap, path):
 
     data = io.BytesIO(reader.read("data.pkl"))
     try:
-        return _Unpickler(data, weights_only, persistent_load).load()
-    except (EOFError, pickle.UnpicklingError) as exc:
-        if isinstance(exc, pickle.UnpicklingError) and "Weights only" in str(exc):
-            raise
+        return _unpickler(data, weights_only, persistent_load).load()
+    except pickle.UnpicklingError as exc:
+        if weights_only:
+            raise pickle.UnpicklingError(weights_only_message(str(exc))) from None
+        raise pickle.UnpicklingError(f"the checkpoint's data.pkl is corrupt: {exc}") from None
+    except EOFError as exc:
         raise pickle.UnpicklingError(f"the checkpoint's data.pkl is corrupt: {exc}") from None

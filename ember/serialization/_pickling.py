@@ -166,6 +166,56 @@ def rebuild_parameter(data, requires_grad, backward_hooks=None, state=None):
     return p
 
 
+def rebuild_tensor(storage, storage_offset, size, stride):
+    """PyTorch's first rebuild function (no requires_grad)."""
+    return rebuild_tensor_v2(storage, storage_offset, size, stride)
+
+
+def rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks,
+                      dtype, metadata=None):
+    """_rebuild_tensor_v2 over an untyped (byte) storage read as `dtype`."""
+    array, _, device = storage
+    if array.dtype != dtype.np:
+        array = array.view(dtype.np)
+    return rebuild_tensor_v2((array, dtype, device), storage_offset, size, stride,
+                             requires_grad)
+
+
+def rebuild_device_tensor(data, dtype, device, requires_grad):
+    """_rebuild_device_tensor_from_cpu_tensor / _from_numpy: `data` moved and cast."""
+    from .._creation import as_tensor
+    t = as_tensor(data).to(dtype=dtype, device=device)
+    t.requires_grad = requires_grad
+    return t
+
+
+def rebuild_from_type_v2(func, new_type, args, state):
+    """A tensor subclass, or a tensor with attributes: rebuilt by `func`, then given its
+    class and state (PyTorch's torch._tensor._rebuild_from_type_v2)."""
+    from .._tensor import _as_subclass
+    ret = func(*args)
+    if type(ret) is not new_type:
+        ret = _as_subclass(ret, new_type)
+    if getattr(type(ret), "__setstate__", None) is not None:
+        ret.__setstate__(state)
+        return ret
+    if isinstance(state, tuple) and len(state) == 2:
+        state, slots = state
+        for k, v in (slots or {}).items():
+            setattr(ret, k, v)
+    for k, v in (state or {}).items():
+        setattr(ret, k, v)
+    return ret
+
+
+def _get_layout(name):
+    import ember
+    layout = getattr(ember, name.rpartition(".")[2], None)
+    if layout is None:
+        raise pickle.UnpicklingError(f"ember has no layout {name}")
+    return layout
+
+
 def _ember_dtype(name):
     return dt._BY_NAME[name]
 
@@ -175,12 +225,20 @@ def _rebuild_device(spec, index=None):
 
 
 def allowed_globals():
-    """(module, name) -> object that PyTorch's weights_only unpickler accepts by default."""
+    """(module, name) -> object, for every global PyTorch 2.13's weights_only unpickler
+    accepts by default that ember can build (the rest: unsupported_globals())."""
     from .. import nn
+    from .._creation import LEGACY_TYPES
     table = {
+        ("torch._utils", "_rebuild_tensor"): rebuild_tensor,
         ("torch._utils", "_rebuild_tensor_v2"): rebuild_tensor_v2,
+        ("torch._utils", "_rebuild_tensor_v3"): rebuild_tensor_v3,
         ("torch._utils", "_rebuild_parameter"): rebuild_parameter,
         ("torch._utils", "_rebuild_parameter_with_state"): rebuild_parameter,
+        ("torch._utils", "_rebuild_device_tensor_from_cpu_tensor"): rebuild_device_tensor,
+        ("torch._utils", "_rebuild_device_tensor_from_numpy"): rebuild_device_tensor,
+        ("torch._tensor", "_rebuild_from_type_v2"): rebuild_from_type_v2,
+        ("torch.serialization", "_get_layout"): _get_layout,
         ("torch", "Size"): Size,
         ("torch", "device"): _rebuild_device,
         ("torch.nn.parameter", "Parameter"): nn.Parameter,
@@ -188,18 +246,49 @@ def allowed_globals():
         ("collections", "OrderedDict"): collections.OrderedDict,
         ("collections", "Counter"): collections.Counter,
         ("builtins", "set"): set,
-        ("builtins", "frozenset"): frozenset,
-        ("builtins", "slice"): slice,
         ("builtins", "complex"): complex,
         ("builtins", "bytearray"): bytearray,
-        ("builtins", "range"): range,
         ("_codecs", "encode"): _codecs_encode,
+        ("torch.storage", "UntypedStorage"): STORAGE_TYPES["UntypedStorage"],
     }
-    for name in STORAGE_DTYPES:
+    for name in STORAGE_NAMES.values():
         table[("torch", name)] = STORAGE_TYPES[name]
     for d in dt.ALL_DTYPES:
         table[("torch", d.name)] = d
+    for legacy in LEGACY_TYPES.values():
+        if not legacy.__name__.startswith("Complex"):   # (no torch.ComplexFloatTensor type)
+            table[("torch", legacy.__name__)] = legacy
     return table
+
+
+def unsupported_globals():
+    """'module.name' -> why, for the globals PyTorch's weights_only unpickler accepts by
+    default but ember has no object for (so they fail with that reason, not as unknown)."""
+    no_dtype = "ember has no such dtype"
+    reasons = {f"torch.{n}": no_dtype for n in (
+        "uint16", "uint32", "uint64", "complex32", "bits16", "bits1x8", "bits2x4", "bits4x2",
+        "bits8", "float4_e2m1fn_x2", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
+        "float8_e5m2fnuz", "float8_e8m0fnu", "qint32", "qint8", "quint2x4", "quint4x2",
+        "quint8", *(f"int{i}" for i in range(1, 8)), *(f"uint{i}" for i in range(1, 8)))}
+    for n in ("per_channel_affine", "per_channel_affine_float_qparams",
+              "per_channel_symmetric", "per_tensor_affine", "per_tensor_symmetric"):
+        reasons[f"torch.{n}"] = "ember has no quantized tensors"
+    for n in ("QInt32Storage", "QInt8Storage", "QUInt2x4Storage", "QUInt4x2Storage",
+              "QUInt8Storage", "_utils._rebuild_qtensor"):
+        reasons[f"torch.{n}"] = "ember has no quantized tensors"
+    for n in ("_rebuild_sparse_tensor", "_rebuild_nested_tensor", "_rebuild_wrapper_subclass",
+              "_rebuild_meta_tensor_no_storage"):
+        reasons[f"torch._utils.{n}"] = "ember has only strided tensors on real devices"
+    reasons["torch.storage.TypedStorage"] = "ember reads storages by their legacy names"
+    real = ("Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte")
+    for kind in real + ("Bool",):
+        reasons[f"torch.cuda.{kind}Tensor"] = "ember has no legacy CUDA tensor types"
+    for kind in real:
+        for prefix in ("torch.sparse.", "torch.cuda.sparse."):
+            reasons[f"{prefix}{kind}Tensor"] = "ember has no sparse tensors"
+    for name in STORAGE_NAMES.values():
+        reasons[f"torch.cuda.{name}"] = "ember reads CUDA storages by location instead"
+    return reasons
 
 
 def _codecs_encode(text, encoding="latin1"):
