@@ -214,3 +214,96 @@ def test_lstm_layer_matches_numpy_reference(reverse, steps, batch, n, monkeypatc
     # carried through the steps
     for fast, ref in zip(*runs):
         np.testing.assert_allclose(fast, ref, rtol=2e-5, atol=2e-5 * (1 + np.abs(ref).max()))
+
+
+# ---------------------------------------------------------------------- softmax
+def _reference(module, fn, monkeypatch):
+    """fn() with the compiled kernels, then on the NumPy reference of `module`."""
+    fast = fn()
+    with monkeypatch.context() as m:
+        m.setattr(module, "compiled", None)
+        return fast, fn()
+
+
+def _softmax_inputs(dtype, shape=(37, 301)):
+    """Rows of normal draws and rows of special values: -inf among finite values, all -inf,
+    +inf, nan, huge and tiny magnitudes, signed zeros, values whose exps underflow."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape) * 5
+    inf, nan, big = float("inf"), float("nan"), np.finfo(dtype).max
+    specials = [[-inf, 1.0, 2.0], [-inf] * 3, [inf, 1.0, 2.0], [nan, 1.0, 2.0],
+                [big, -big, 0.0], [1e-30, -1e-30, 0.0], [0.0, -0.0, 0.0], [0.0, -120.0, -800.0]]
+    for k, row in enumerate(specials):
+        x[k, :len(row)] = row
+        x[k, len(row):] = row[-1]
+    return x.astype(dtype)
+
+
+def _assert_softmax_close(a, b, g, y, log, dtype):
+    eps = np.finfo(dtype).eps
+    np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+    if g is None:       # forward: a few ulps (flushed subnormals aside)
+        np.testing.assert_allclose(a, b, rtol=8 * eps, atol=np.finfo(dtype).tiny if not log
+                                   else 8 * eps)
+        return
+    # backward: the row sums round at about eps times the sum of magnitudes
+    p = np.exp(y.astype(np.float64)) if log else y
+    scale = np.abs(g) + np.nansum(np.abs(g) * (1 if log else p), axis=-1, keepdims=True) * p
+    ok = np.isfinite(b)
+    np.testing.assert_array_less(np.abs(a - b)[ok], (16 * eps * (scale + np.abs(b)))[ok] +
+                                 np.finfo(dtype).tiny)
+
+
+@needs_build
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_softmax_matches_numpy_reference(log, dtype, monkeypatch):
+    from ember.backends import softmax
+    x = _softmax_inputs(dtype)
+    g = np.random.default_rng(1).standard_normal(x.shape).astype(dtype)
+    for dim in (1, 0):      # rows, then columns `inner` apart
+        y, ref = _reference(softmax, lambda: softmax.softmax(x, dim, log), monkeypatch)
+        assert y.dtype == ref.dtype == dtype
+        _assert_softmax_close(y, ref, None, None, log, dtype)
+        dx, dref = _reference(softmax, lambda: softmax.softmax_backward(g, ref, dim, log),
+                              monkeypatch)
+        assert dx.dtype == dref.dtype == dtype
+        gt, yt = (g, ref) if dim == 1 else (g.T, ref.T)
+        _assert_softmax_close(dx if dim == 1 else dx.T, dref if dim == 1 else dref.T, gt, yt,
+                              log, dtype)
+
+
+@needs_build
+@pytest.mark.parametrize("shape,dim", [((2, 3, 5, 4), 1), ((2, 3, 5, 4), 3), ((4, 130), 0),
+                                       ((), 0), ((0, 3), 1), ((3, 0), 1), ((5,), 0),
+                                       ((3, 1, 17), 1), ((4, 5, 1), 1)])
+def test_softmax_shapes_match_numpy_reference(shape, dim, monkeypatch):
+    from ember.backends import softmax
+    rng = np.random.default_rng(2)
+    x, g = (rng.standard_normal(shape).astype(np.float32) for _ in range(2))
+    x = np.asfortranarray(x)       # (a non-contiguous input is copied for the kernel)
+    for log in (False, True):
+        y, ref = _reference(softmax, lambda: softmax.softmax(x, dim, log), monkeypatch)
+        assert y.shape == ref.shape == x.shape
+        np.testing.assert_allclose(y, ref, rtol=8e-7, atol=1e-6)
+        dx, dref = _reference(softmax, lambda: softmax.softmax_backward(g, ref, dim, log),
+                              monkeypatch)
+        np.testing.assert_allclose(dx, dref, rtol=1e-5, atol=1e-5)
+
+
+@needs_build
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_softmax_reduced_precision_through_float32(dtype, monkeypatch):
+    from ember.backends import softmax
+    x = ember.randn(64, 50, dtype=getattr(ember, dtype))._data * 3
+    for log in (False, True):
+        y, ref = _reference(softmax, lambda: softmax.softmax(x, 1, log), monkeypatch)
+        assert y.dtype == ref.dtype == x.dtype
+        # (the float32 results differ in their last bits: rounded, by a unit at most)
+        np.testing.assert_allclose(y.astype(np.float32), ref.astype(np.float32),
+                                   rtol=np.finfo(y.dtype).eps, atol=np.finfo(y.dtype).eps)
+        dx, dref = _reference(softmax, lambda: softmax.softmax_backward(x, y, 1, log),
+                              monkeypatch)
+        assert dx.dtype == x.dtype
+        np.testing.assert_allclose(dx.astype(np.float32), dref.astype(np.float32),
+                                   rtol=np.finfo(y.dtype).eps, atol=np.finfo(y.dtype).eps)

@@ -115,6 +115,90 @@ def test_gelu_errors_match_torch(torch_mod):
         assert errors[0] == errors[1]
 
 
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dim", [-1, 1, 0])
+def test_softmax_graph_and_higher_derivatives_match_torch(name, dim, torch_mod):
+    """softmax / log_softmax are one node each (SoftmaxBackward0, ...), their gradients
+    another (SoftmaxBackwardDataBackward0, ...), and the second and third derivatives are
+    PyTorch's, over the last dim and over others."""
+    x = _x((3, 4, 5), 3, -4, 4)
+    res = []
+    for lib in (ember, torch_mod):
+        t = lib.tensor(x, requires_grad=True)
+        y = getattr(lib.nn.functional, name)(t, dim)
+        w = lib.tensor(np.linspace(-1, 1, x.size).reshape(x.shape))
+        g, = lib.autograd.grad((y * w).sum(), t, create_graph=True)
+        gg, = lib.autograd.grad((g * g * w).sum(), t, create_graph=True)
+        ggg, = lib.autograd.grad((gg * w).sum(), t)
+        res.append(([type(y.grad_fn).__name__, type(g.grad_fn).__name__],
+                    [a.detach().numpy() for a in (y, g, gg, ggg)]))
+    assert res[0][0] == res[1][0]
+    for a, b in zip(res[0][1], res[1][1]):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_softmax_special_values_match_torch(name, dtype, torch_mod):
+    """Rows with -inf, all -inf, +inf, nan, huge and tiny values (nan where PyTorch's are)."""
+    inf, nan = float("inf"), float("nan")
+    x = np.array([[-inf, 1.0, 2.0, 0.5], [-inf] * 4, [inf, 1.0, 2.0, 0.0],
+                  [nan, 1.0, 2.0, 0.0], [3e38, -3e38, 0.0, 1.0], [1e-30, -1e-30, 0.0, -0.0],
+                  [0.0, -90.0, -200.0, 88.0]])
+    outs = []
+    for lib in (ember, torch_mod):
+        t = lib.tensor(x, dtype=getattr(lib, dtype), requires_grad=True)
+        for dim in (1, 0):
+            y = getattr(lib.nn.functional, name)(t, dim)
+            y.backward(lib.tensor(np.linspace(-1, 1, y.numel()).reshape(y.shape),
+                                  dtype=y.dtype))
+            outs.append(y.detach().numpy())
+        outs.append(t.grad.numpy())
+    n = len(outs) // 2
+    tol = 2e-6 if dtype == "float32" else 1e-14
+    for a, b in zip(outs[:n], outs[n:]):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_softmax_low_precision_matches_torch(dtype, torch_mod):
+    x = _x((8, 33), 4, -6, 6)
+    for name in ("softmax", "log_softmax"):
+        outs = []
+        for lib in (ember, torch_mod):
+            t = lib.tensor(x, dtype=getattr(lib, dtype), requires_grad=True)
+            y = getattr(lib.nn.functional, name)(t, 1)
+            # (a fixed gradient: 2y would carry one half ulp of y into the sums)
+            y.backward(lib.tensor(_x((8, 33), 5), dtype=y.dtype))
+            outs.append([y.dtype == getattr(lib, dtype), y.detach().float().numpy(),
+                         t.grad.float().numpy()])
+        assert outs[0][0] and outs[1][0]
+        for a, b in zip(outs[0][1:], outs[1][1:]):
+            np.testing.assert_allclose(a, b, rtol=1e-2, atol=1e-2)
+
+
+def test_softmax_dtype_shapes_and_errors_match_torch(torch_mod):
+    for call in (lambda lib: lib.softmax(lib.tensor([1, 2]), 0, dtype=lib.float64),
+                 lambda lib: lib.tensor([[1.0, 2.0]]).log_softmax(0),
+                 lambda lib: lib.nn.functional.softmax(lib.tensor(3.0), -1),
+                 lambda lib: lib.nn.functional.log_softmax(lib.zeros(0, 3), 1),
+                 lambda lib: lib.nn.functional.softmin(lib.tensor([[1.0, 2.0]]), 1)):
+        a, b = call(ember), call(torch_mod)
+        assert a.dtype.__repr__().split(".")[-1] == str(b.dtype).split(".")[-1]
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
+    for call in (lambda lib: lib.softmax(lib.tensor([[1, 2]]), 1),
+                 lambda lib: lib.log_softmax(lib.tensor([[1, 2]]), 0),
+                 lambda lib: lib.softmax(lib.tensor([True]), 0),
+                 lambda lib: lib.softmax(lib.tensor([1 + 1j]), 0),
+                 lambda lib: lib.softmax(lib.ones(2), 1)):
+        errors = []
+        for lib in (ember, torch_mod):
+            with pytest.raises(Exception) as info:
+                call(lib)
+            errors.append((type(info.value), str(info.value)))
+        assert errors[0] == errors[1]
+
+
 def _targets(n=6, c=4, seed=1):
     return np.random.default_rng(seed).integers(0, c, n)
 

@@ -25,8 +25,8 @@ __all__ = ["autocast", "is_autocast_available", "custom_fwd", "custom_bwd"]
 active = 0   # open enabled regions over all threads: the registry's cheap check
 
 # PyTorch's autocast op lists, per device type, in ember's registry names (linear, mm, bmm,
-# addmm... are `matmul`; conv1d/2d/3d `convolution`; softmax, log_softmax and the losses are
-# built from exp/log/logsumexp/sum, which CUDA's list keeps in float32).
+# addmm... are `matmul`; conv1d/2d/3d `convolution`; the losses are built from
+# exp/log/logsumexp/sum, which CUDA's list keeps in float32).
 _LOWER_CPU = frozenset({"matmul", "convolution", "convolution_transpose", "einsum"})
 _FP32_CPU = frozenset({"prod", "prod_dim", "trace", "linalg_inv", "linalg_cholesky",
                        "linalg_pinv", "linalg_solve", "linalg_svd", "linalg_qr", "linalg_eigh"})
@@ -35,7 +35,8 @@ FP32 = {"cpu": _FP32_CPU,
         "cuda": _FP32_CPU | {"acos", "asin", "cosh", "sinh", "tan", "erfinv", "exp", "expm1",
                              "log", "log10", "log1p", "log2", "pow", "pow_scalar_base",
                              "pow_tensor", "reciprocal", "rsqrt", "sum", "cumsum", "cumprod",
-                             "norm", "linalg_vector_norm", "logsumexp", "native_layer_norm"}}
+                             "norm", "linalg_vector_norm", "logsumexp", "native_layer_norm",
+                             "softmax", "log_softmax"}}
 _LISTED = frozenset().union(*LOWER.values(), *FP32.values())
 
 

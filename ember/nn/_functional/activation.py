@@ -1,8 +1,9 @@
 """Activation functions, composed from ember ops (differentiable for free); GELU is one fused
-op (ops/nn_ops.py)."""
+op (ops/nn_ops.py), softmax and log_softmax are ops of their own (ops/softmax_ops.py)."""
 import warnings
 
 import ember
+from ...ops import softmax_ops
 from ...ops.nn_ops import gelu as _ops_gelu
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu",
@@ -195,9 +196,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
         dim = _implicit_dim("softmax", input.dim())
     if dtype is not None:
         input = input.to(dtype)
-    shifted = input - ember.amax(input, dim=dim, keepdim=True).detach()
-    e = ember.exp(shifted)
-    return e / e.sum(dim=dim, keepdim=True)
+    return softmax_ops.softmax(input, dim)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
@@ -211,7 +210,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
         dim = _implicit_dim("log_softmax", input.dim())
     if dtype is not None:
         input = input.to(dtype)
-    return input - ember.logsumexp(input, dim=dim, keepdim=True)
+    return softmax_ops.log_softmax(input, dim)
 
 
 def prelu(input, weight):

@@ -1,0 +1,123 @@
+/* The vectorisable pieces the row kernels share (softmax.c, normalization.c): a float exp
+   that GCC can inline into a vector loop, and row reductions over a fixed set of lanes.
+
+   Why lanes: without -ffast-math GCC keeps a plain `s += x[i]` loop scalar (reassociating the
+   sum would change its rounding). Summing into EK_LANES partial sums, lane k taking elements
+   k, k + EK_LANES, ..., is a vector add per step, and the order of every addition is written
+   in the source, so each CPU clone (AVX-512, AVX2, baseline) gives the same bits. The lanes
+   are then combined pairwise. */
+#ifndef EMBER_VECTOR_MATH_H
+#define EMBER_VECTOR_MATH_H
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define EK_LANES 16   /* one AVX-512 register of floats, two of AVX2 */
+
+/* Put before each loop over the lanes. NOTE: GCC unrolls a 16-trip loop completely and then
+   keeps the 16 statements scalar (measured: a row maximum 4x slower); left a loop, it
+   vectorises. */
+#define EK_LANE_LOOP _Pragma("GCC unroll 1")
+
+/* Row helpers are inlined into the EK_CLONES kernels that call them, so that each clone
+   compiles them for its own CPU (a helper left out of line would be baseline code). */
+#define EK_INLINE static inline __attribute__((always_inline))
+
+static inline float ek_f32_from_bits(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
+
+/* exp(x) in float, within 2 ulp, branch-free (Cephes' polynomial on a 2^n range split);
+   0 below -87.3 (no subnormal results), inf above 88.7, nan for nan. The same function as
+   activations.c's. */
+static inline float ek_expf(float x) {
+    const float in = x;
+    x = x < -87.3f ? -87.3f : (x > 88.7f ? 88.7f : x);
+    /* round x / ln 2 to an integer by the 1.5 * 2^23 trick (vectorises without roundps) */
+    float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+    float r = fmaf(n, -0.693359375f, x);
+    r = fmaf(n, 2.12194440e-4f, r);
+    float p = fmaf(1.9875691500e-4f, r, 1.3981999507e-3f);
+    p = fmaf(p, r, 8.3334519073e-3f);
+    p = fmaf(p, r, 4.1665795894e-2f);
+    p = fmaf(p, r, 1.6666665459e-1f);
+    p = fmaf(p, r, 5.0000001201e-1f);
+    p = fmaf(p, r * r, r) + 1.0f;
+    p *= ek_f32_from_bits((uint32_t)((int32_t)n + 127) << 23);
+    p = in < -87.3f ? 0.0f : p;
+    p = in > 88.7f ? INFINITY : p;
+    return in != in ? in : p;
+}
+
+static inline double ek_f64_from_bits(uint64_t b) { double f; memcpy(&f, &b, 8); return f; }
+static inline uint64_t ek_f64_bits(double f) { uint64_t b; memcpy(&b, &f, 8); return b; }
+
+/* exp(x) in double, within 1 ulp, branch-free (the C library's exp is a call per element,
+   which keeps a loop scalar: 5 ns each): x = n ln 2 + r with |r| <= ln(2) / 2 (ln 2 in two
+   parts, fdlibm's), exp(r) by its Taylor series to degree 13 (truncation below 0.03 ulp),
+   2^n built from bits. 0 below -708 (no subnormal results), inf above ln(DBL_MAX), nan for nan. */
+static inline double ek_exp(double x) {
+    const double in = x;
+    x = x < -708.0 ? -708.0 : (x > 709.782712893384 ? 709.782712893384 : x);
+    /* x / ln 2 rounded to an integer n by adding 1.5 * 2^52: n is then the low bits of the
+       sum's mantissa, read below without a float-to-integer conversion (none in AVX2) */
+    const double shifted = x * 1.4426950408889634 + 6755399441055744.0;
+    const double n = shifted - 6755399441055744.0;
+    double r = fma(n, -6.93147180369123816490e-01, x);
+    r = fma(n, -1.90821492927058770002e-10, r);
+    double p = 1.0 / 6227020800.0;               /* 1/13!, Horner down to 1/2! */
+    p = fma(p, r, 1.0 / 479001600.0);
+    p = fma(p, r, 1.0 / 39916800.0);
+    p = fma(p, r, 1.0 / 3628800.0);
+    p = fma(p, r, 1.0 / 362880.0);
+    p = fma(p, r, 1.0 / 40320.0);
+    p = fma(p, r, 1.0 / 5040.0);
+    p = fma(p, r, 1.0 / 720.0);
+    p = fma(p, r, 1.0 / 120.0);
+    p = fma(p, r, 1.0 / 24.0);
+    p = fma(p, r, 1.0 / 6.0);
+    p = fma(p, r, 0.5);
+    p = fma(p, r * r, r) + 1.0;
+    /* times 2 (exact), then 2^(n - 1): both factors stay normal for n in [-1021, 1024] */
+    p = (p + p) * ek_f64_from_bits((ek_f64_bits(shifted) + 1022) << 52);
+    p = in < -708.0 ? 0.0 : p;
+    p = in > 709.782712893384 ? INFINITY : p;
+    return in != in ? in : p;
+}
+
+static inline uint32_t ek_f32_bits(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
+
+/* For float16 and bfloat16 tensors, computed in float: PyTorch keeps some intermediates in the
+   tensor's own type (a row's log-sum-exp, a softmax's exps), rounding them there. */
+enum { EK_FLOAT = 0, EK_HALF = 1, EK_BFLOAT16 = 2 };
+
+/* v rounded to the nearest float16 (EK_HALF) or bfloat16 (EK_BFLOAT16), ties to even */
+static inline float ek_round_reduced(float v, int kind) {
+    if (kind == EK_BFLOAT16) {
+        const uint32_t b = ek_f32_bits(v);
+        const uint32_t r = (b + 0x7FFFu + ((b >> 16) & 1u)) & 0xFFFF0000u;
+        return v != v ? v : ek_f32_from_bits(r);
+    }
+#ifdef __FLT16_MAX__
+    if (kind == EK_HALF) return (float)(_Float16)v;
+#endif
+    return v;   /* (a compiler without _Float16 leaves float16's intermediates unrounded) */
+}
+
+/* The lanes' sum and maximum, pairwise (16 -> 8 -> 4 -> 2 -> 1; a chain of 15 would wait on
+   each step in turn). NOTE: written as four loops of constant length, which GCC turns into a
+   few vector instructions; a loop over the halving width stayed a scalar loop in memory. */
+#define EK_LANES_REDUCE(T, name, op)                                                   \
+    static inline T name(T *a) {                                                       \
+        for (int k = 0; k < 8; k++) a[k] = op(a[k], a[k + 8]);                         \
+        for (int k = 0; k < 4; k++) a[k] = op(a[k], a[k + 4]);                         \
+        for (int k = 0; k < 2; k++) a[k] = op(a[k], a[k + 2]);                         \
+        return op(a[0], a[1]);                                                         \
+    }
+#define EK_ADD(a, b) ((a) + (b))
+#define EK_MAX(a, b) ((b) > (a) ? (b) : (a))
+_Static_assert(EK_LANES == 16, "the lane reductions below are written for 16 lanes");
+EK_LANES_REDUCE(float, ek_lanes_sum_f32, EK_ADD)
+EK_LANES_REDUCE(double, ek_lanes_sum_f64, EK_ADD)
+EK_LANES_REDUCE(float, ek_lanes_max_f32, EK_MAX)
+EK_LANES_REDUCE(double, ek_lanes_max_f64, EK_MAX)
+
+#endif
