@@ -1,17 +1,26 @@
-"""Convolution and pooling kernels on arrays: im2col / col2im over strided windows.
+"""Convolution kernels on arrays: im2col / col2im over strided, padded, dilated windows.
 
-Every function takes `xp` (numpy or cupy) and N-d spatial arguments as tuples
-(`ksize`, `stride`, `dilation`; `padding` as ((lo, hi), ...) pairs). Arrays are
-(N, C, *spatial). Strided im2col lays columns out (N, G, Cg * prod(ksize), L): per sample
-and group, channel-major then kernel offsets (PyTorch's unfold order), L = prod(output
-spatial), so that one batched GEMM against the (G, Og, Cg * prod(ksize)) weight gives NCHW
-output with no transpose. The stride-1 path below folds the batch into the columns instead.
+Every function takes N-d spatial arguments as tuples (`ksize`, `stride`, `dilation`, `out`
+the output spatial shape; `padding` as ((lo, hi), ...) pairs). Arrays are (N, C, *spatial).
+
+Columns: row r = (group, channel in the group, kernel offset), Cg * prod(ksize) rows per
+group (PyTorch's unfold order); column j = (sample n, output position l), j = n * L + l with
+L = prod(out), over the whole batch. `im2col` fills the columns [j0, j0 + count) as
+(G, Cg*K, count); `col2im` adds such columns back.
+Callers walk the batch in the pieces `column_chunks` gives: with the compiled kernels
+(csrc/conv.c) pieces small enough to stay in cache between im2col and the GEMM that reads
+them, else (NumPy reference, CuPy) one piece, the whole batch, in array-module code.
 """
 import itertools
 
 import numpy as np
 
-from .numpy_backend import scatter_add
+from .cpu_kernels import compiled, note_fallback
+
+# Bytes of columns per piece. Measured on a 2 MiB L2 (1 thread, ResNet and LeNet layers):
+# 1-2 MiB best; 256 KiB up to 1.3x slower (more calls), the whole batch's columns at once
+# 1.3-2x slower (the GEMMs read them back from memory).
+CHUNK_BYTES = 1 << 20
 
 
 def out_size(size, k, s, d, lo, hi, ceil_mode=False):
@@ -44,7 +53,6 @@ def windows(xp, x, ksize, stride, dilation, out, groups=None):
     """A strided view of the windows of padded x.
 
     groups=None: (N, C, *out, *ksize) (pooling); else (N, G, Cg, *ksize, *out) (im2col)."""
-    nd = len(ksize)
     st = x.strides
     sp = st[2:]
     win_st = tuple(s * d for s, d in zip(sp, dilation))
@@ -57,20 +65,88 @@ def windows(xp, x, ksize, stride, dilation, out, groups=None):
         cg = c // groups
         shape = (n, groups, cg) + tuple(ksize) + tuple(out)
         strides = (st[0], st[1] * cg, st[1]) + win_st + out_st
-    assert len(shape) == len(strides) and nd == len(x.shape) - 2
     return xp.lib.stride_tricks.as_strided(x, shape, strides)
 
 
-def im2col(xp, x, ksize, stride, padding, dilation, groups):
-    """(N, G, Cg*K, L) columns of x (copied), and the output spatial shape."""
-    n, c = x.shape[:2]
-    out = tuple(out_size(s, k, t, d, lo, hi) for s, k, t, d, (lo, hi)
-                in zip(x.shape[2:], ksize, stride, dilation, padding))
-    xp_ = pad(xp, x, padding)
-    win = windows(xp, xp_, ksize, stride, dilation, out, groups)
-    kk = int(np.prod(ksize))
-    cols = win.reshape(n, groups, (c // groups) * kk, int(np.prod(out)))
-    return cols, out
+def geometry(shape, ksize, stride, padding, dilation, out, groups):
+    """The compiled kernels' geometry: (N, C, D, H, W, kernel, stride, front padding,
+    dilation, output sizes, groups), 1-d and 2-d windows with leading spatial sizes of 1."""
+    fill = 3 - len(ksize)
+
+    def three(v, one=1):
+        return (one,) * fill + tuple(int(e) for e in v)
+    return (shape[0], shape[1]) + three(shape[2:]) + three(ksize) + three(stride) + \
+        three([lo for lo, _ in padding], 0) + three(dilation) + three(out) + (groups,)
+
+
+def kernel_ready(a):
+    """Whether the compiled kernels take `a` (a non-empty float32/float64 NumPy array, made
+    contiguous where needed); says once when the build is missing."""
+    if compiled is None:
+        note_fallback()
+        return False
+    return type(a) is np.ndarray and a.dtype in (np.float32, np.float64) and a.size > 0
+
+
+def column_chunks(x, length, rows):
+    """(j0, count) pieces of the N * length columns of x's im2col with `rows` rows: each
+    piece lies in one sample or is made of whole samples."""
+    n = x.shape[0]
+    total = n * length
+    if not total:
+        return []
+    if not kernel_ready(x):
+        return [(0, total)]
+    want = max(1, CHUNK_BYTES // (rows * x.itemsize))
+    if length >= want:
+        parts = -(-length // want)
+        bounds = [length * i // parts for i in range(parts + 1)]
+        return [(s * length + a, b - a) for s in range(n) for a, b in zip(bounds, bounds[1:])]
+    per = max(1, want // length)
+    return [(s * length, min(per, n - s) * length) for s in range(0, n, per)]
+
+
+def im2col(xp, x, ksize, stride, padding, dilation, groups, out, j0, count):
+    """Columns [j0, j0 + count) of im2col(x): (G, Cg*K, count)."""
+    rows = x.shape[1] * int(np.prod(ksize))
+    if kernel_ready(x):
+        x = np.ascontiguousarray(x)
+        cols = np.empty((groups, rows // groups, count), dtype=x.dtype)
+        compiled.im2col(x, cols, geometry(x.shape, ksize, stride, padding, dilation, out,
+                                          groups), j0, count)
+        return cols
+    length = int(np.prod(out))
+    n0, n1 = j0 // length, -(-(j0 + count) // length)
+    nd = len(ksize)
+    win = windows(xp, pad(xp, x[n0:n1], padding), ksize, stride, dilation, out, groups)
+    # (N, G, Cg, *ksize, *out) -> (G, Cg, *ksize, N, *out): one copy, by the reshape
+    order = (1, 2) + tuple(range(3, 3 + nd)) + (0,) + tuple(range(3 + nd, 3 + 2 * nd))
+    cols = win.transpose(order).reshape(groups, rows // groups, (n1 - n0) * length)
+    return xp.ascontiguousarray(cols[..., j0 - n0 * length:j0 - n0 * length + count])
+
+
+def col2im(xp, cols, x, ksize, stride, padding, dilation, groups, out, j0):
+    """The adjoint of im2col: x += the columns (G, Cg*K, count) from j0 on (in place)."""
+    count = cols.shape[-1]
+    if kernel_ready(x) and x.flags.c_contiguous and cols.dtype == x.dtype:
+        compiled.col2im(np.ascontiguousarray(cols), x, geometry(
+            x.shape, ksize, stride, padding, dilation, out, groups), j0, count)
+        return x
+    length = int(np.prod(out))
+    n0, n1 = j0 // length, -(-(j0 + count) // length)
+    nb, nd = n1 - n0, len(ksize)
+    cg = x.shape[1] // groups
+    full = xp.zeros((groups, cg * int(np.prod(ksize)), nb * length), dtype=cols.dtype)
+    full[..., j0 - n0 * length:j0 - n0 * length + count] = cols
+    g = full.reshape((groups, cg) + tuple(ksize) + (nb,) + tuple(out))
+    g = g.transpose((2 + nd, 0, 1) + tuple(range(2, 2 + nd)) + tuple(range(3 + nd, 3 + 2 * nd)))
+    spatial = x.shape[2:]
+    padded = tuple(s + lo + hi for s, (lo, hi) in zip(spatial, padding))
+    buf = xp.zeros((nb, groups, cg) + padded, dtype=cols.dtype)
+    scatter_windows(xp, buf, g, ksize, stride, dilation, out)
+    inner = tuple(slice(lo, lo + s) for s, (lo, _) in zip(spatial, padding))
+    x[n0:n1] += buf.reshape((nb, x.shape[1]) + padded)[(Ellipsis,) + inner]
+    return x
 
 
 def scatter_windows(xp, buf, g, ksize, stride, dilation, out):
@@ -84,120 +160,3 @@ def scatter_windows(xp, buf, g, ksize, stride, dilation, out):
                    for o, d, t, m in zip(off, dilation, stride, out))
         buf[head + sl] += g[head + off]
     return buf
-
-
-def col2im(xp, cols, x_shape, ksize, stride, padding, dilation, groups):
-    """The adjoint of im2col: sums columns (N, G, Cg*K, L) back into an x_shape array."""
-    n, c = x_shape[:2]
-    spatial = x_shape[2:]
-    padded = tuple(s + lo + hi for s, (lo, hi) in zip(spatial, padding))
-    out = tuple(out_size(s, k, t, d, lo, hi) for s, k, t, d, (lo, hi)
-                in zip(spatial, ksize, stride, dilation, padding))
-    buf = xp.zeros((n, groups, c // groups) + padded, dtype=cols.dtype)
-    g = cols.reshape((n, groups, c // groups) + tuple(ksize) + out)
-    scatter_windows(xp, buf, g, ksize, stride, dilation, out)
-    buf = buf.reshape((n, c) + padded)
-    if any(lo or hi for lo, hi in padding):
-        inner = tuple(slice(lo, lo + s) for s, (lo, _) in zip(spatial, padding))
-        buf = xp.ascontiguousarray(buf[(Ellipsis,) + inner])
-    return buf
-
-
-def scatter_flat(xp, g, indices, n_positions, overlap):
-    """out[b, indices[b, j]] += g[b, j] for (B, L) arrays into a (B, n_positions) array.
-
-    Non-overlapping windows hit each position at most once, so plain assignment is exact;
-    overlapping ones need an accumulating scatter (bincount on NumPy, atomics on CuPy)."""
-    b = g.shape[0]
-    flat = (indices + (xp.arange(b) * n_positions)[:, None]).ravel()
-    if not overlap:
-        # NOTE: one fancy assignment on the flat array: several times faster than
-        # put_along_axis, which loops over the rows.
-        res = xp.zeros(b * n_positions, dtype=g.dtype)
-        res[flat] = g.ravel()
-        return res.reshape(b, n_positions)
-    if xp is np:
-        res = np.bincount(flat, weights=g.ravel().astype(np.float64),
-                          minlength=b * n_positions)
-        return res.astype(g.dtype, copy=False).reshape(b, n_positions)
-    res = xp.zeros(b * n_positions, dtype=g.dtype)
-    scatter_add(res, flat, g.ravel())   # NOTE: not xp.add.at: CuPy's lacks some dtypes
-    return res.reshape(b, n_positions)
-
-
-# ---------------------------------------------------------------------- stride-1 fast path
-# NOTE: with unit strides, flatten each padded plane and let output positions run over an
-# "extended" grid whose trailing dims are the full padded sizes. A kernel offset is then one
-# constant shift of the flat index, so im2col copies and col2im adds whole contiguous rows
-# (Ho * Wp elements) instead of Wo-long pieces. The extra positions (wo >= Wo) read
-# neighbouring data and are cropped from outputs; gradients entering there are zero.
-# The planes are stored channel-major, (C, N, *padded), and columns are (G, Cg*K, N*L_ext):
-# the batch runs along the GEMM's long side, so a convolution, its transpose and its weight
-# gradient are each one GEMM per group (no per-sample products to sum, no narrow GEMMs on
-# small images); the (N, C) swap rides on copies made anyway (padding in, cropping out).
-def flat_geometry(spatial, ksize, padding, dilation):
-    padded = tuple(s + lo + hi for s, (lo, hi) in zip(spatial, padding))
-    out = tuple(p - d * (k - 1) for p, k, d in zip(padded, ksize, dilation))
-    fstride = [1] * len(padded)
-    for i in range(len(padded) - 2, -1, -1):
-        fstride[i] = fstride[i + 1] * padded[i + 1]
-    plane = fstride[0] * padded[0]
-    ext = (out[0],) + padded[1:]
-    tail = sum((k - 1) * d * f for k, d, f in zip(ksize[1:], dilation[1:], fstride[1:]))
-    return padded, out, tuple(fstride), plane, ext, tail
-
-
-def _inner(spatial, padding):
-    return tuple(slice(lo, lo + s) for s, (lo, _) in zip(spatial, padding))
-
-
-def im2col_flat(xp, x, ksize, padding, dilation, groups):
-    """(G, Cg*K, N*L_ext) columns over the extended grid, the true output shape and ext."""
-    n, c = x.shape[:2]
-    padded, out, fs, plane, ext, tail = flat_geometry(x.shape[2:], ksize, padding, dilation)
-    buf = xp.zeros(c * n * plane + tail, dtype=x.dtype)
-    view = buf[:c * n * plane].reshape((c, n) + padded)
-    view[(Ellipsis,) + _inner(x.shape[2:], padding)] = x.swapaxes(0, 1)
-    isz = buf.itemsize
-    l_ext = int(np.prod(ext))
-    cg = c // groups
-    shape = (groups, cg) + tuple(ksize) + (n, l_ext)
-    strides = (cg * n * plane * isz, n * plane * isz) + tuple(
-        d * f * isz for d, f in zip(dilation, fs)) + (plane * isz, isz)
-    win = xp.lib.stride_tricks.as_strided(buf, shape, strides)
-    cols = win.reshape(groups, cg * int(np.prod(ksize)), n * l_ext)
-    return cols, out, ext
-
-
-def crop_ext(xp, y, n, out, ext):
-    """(C, N*L_ext) extended-grid values -> contiguous (N, C, *out)."""
-    y = y.reshape((-1, n) + tuple(ext))
-    crop = (slice(None), slice(None)) + tuple(slice(0, o) for o in out)
-    return xp.ascontiguousarray(y[crop].swapaxes(0, 1))
-
-
-def extend(xp, g, ext):
-    """(N, C, *out) gradient -> (C, N*L_ext) with zeros at the extended positions."""
-    n, c = g.shape[:2]
-    res = xp.zeros((c, n) + tuple(ext), dtype=g.dtype)
-    res[(Ellipsis,) + tuple(slice(0, o) for o in g.shape[2:])] = g.swapaxes(0, 1)
-    return res.reshape(c, -1)
-
-
-def col2im_flat(xp, cols, x_shape, ksize, padding, dilation, groups):
-    """Adjoint of im2col_flat: (G, Cg*K, N*L_ext) columns summed into an x_shape array."""
-    n, c = x_shape[:2]
-    spatial = tuple(x_shape[2:])
-    padded, out, fs, plane, ext, tail = flat_geometry(spatial, ksize, padding, dilation)
-    buf = xp.zeros(c * n * plane + tail, dtype=cols.dtype)
-    isz = buf.itemsize
-    cg = c // groups
-    l_ext = cols.shape[-1] // n
-    g = cols.reshape((groups, cg) + tuple(ksize) + (n, l_ext))
-    st = (cg * n * plane * isz, n * plane * isz, plane * isz, isz)
-    for off in itertools.product(*(range(k) for k in ksize)):
-        shift = sum(o * d * f for o, d, f in zip(off, dilation, fs))
-        dst = xp.lib.stride_tricks.as_strided(buf[shift:], (groups, cg, n, l_ext), st)
-        dst += g[(slice(None),) * 2 + off]
-    res = buf[:c * n * plane].reshape((c, n) + padded)
-    return xp.ascontiguousarray(res[(Ellipsis,) + _inner(spatial, padding)].swapaxes(0, 1))

@@ -1,90 +1,70 @@
 """Convolution as three bilinear primitives, each the VJP of the others.
 
 With <y, conv(x, w)> = sum y[n,o,p] x[n,c,s*p+d*k-pad] w[o,c,k] one trilinear form:
-  convolution(x, w)            -> y   (im2col + batched GEMM)
+  convolution(x, w)            -> y   (im2col + GEMM)
   convolution_transpose(y, w)  -> x   (GEMM + col2im: the adjoint in x, also conv_transpose)
   convolution_weight(x, y)     -> w   (GEMM against im2col(x): the adjoint in w)
 so every VJP is one of the three and double backward needs nothing more. im2col/col2im
 (F.unfold/F.fold) are the same kernels with a unit GEMM.
 
+Each primitive walks the batch's columns in the pieces the backend gives (see
+backends/conv_kernels.py): a piece's columns are made, multiplied and dropped while they are
+in cache, so the whole batch's columns (prod(ksize) times the input) never exist at once.
+
 Params everywhere: stride, dilation (tuples), padding (((lo, hi), ...) pairs: 'same' may be
-asymmetric), groups. The forward caches im2col(x) when asked, so the weight gradient skips
-recomputing it.
+asymmetric), groups.
 """
-from collections import OrderedDict
+import numpy as np
 
 from ..backends import array_module
 from ..backends import conv_kernels as K
 from .registry import defop, dispatch
 
-_CACHE = OrderedDict()       # id(x array) -> (x array, key, cols)
-_CACHE_BYTES = [0]
-_CACHE_LIMIT = 256 << 20     # NOTE: bounded, so forwards without a backward cannot leak
+
+def _out_shape(spatial, ksize, stride, padding, dilation):
+    return tuple(K.out_size(s, k, t, d, lo, hi) for s, k, t, d, (lo, hi)
+                 in zip(spatial, ksize, stride, dilation, padding))
 
 
-def _cache_put(x, key, cols):
-    nbytes = cols.nbytes
-    if nbytes > _CACHE_LIMIT:
+def _columns(a, j0, count):
+    """The columns [j0, j0 + count) of a (N, G, R, L) array as (G, R, count): a view inside
+    one sample, else (whole samples) a copy."""
+    length = a.shape[-1]
+    n0, l0 = divmod(j0, length)
+    if l0 + count <= length:
+        return a[n0, :, :, l0:l0 + count]
+    nb = count // length
+    return a[n0:n0 + nb].transpose(1, 2, 0, 3).reshape(a.shape[1], a.shape[2], count)
+
+
+def _matmul_into(xp, wm, cols, y, j0, count):
+    """y's columns [j0, j0 + count) = wm @ cols, y (N, G, R, L): the GEMM writes into y itself
+    when the piece lies in one sample."""
+    length = y.shape[-1]
+    n0, l0 = divmod(j0, length)
+    if l0 + count <= length:
+        xp.matmul(wm, cols, out=y[n0, :, :, l0:l0 + count])
         return
-    old = _CACHE.pop(id(x), None)
-    if old is not None:
-        _CACHE_BYTES[0] -= old[2].nbytes
-    _CACHE[id(x)] = (x, key, cols)
-    _CACHE_BYTES[0] += nbytes
-    while _CACHE_BYTES[0] > _CACHE_LIMIT:
-        _, (_, _, c) = _CACHE.popitem(last=False)
-        _CACHE_BYTES[0] -= c.nbytes
-
-
-def _cache_take(x, key):
-    entry = _CACHE.get(id(x))
-    # NOTE: identity of the array object, not just its id: a freed array's id can be reused.
-    if entry is None or entry[0] is not x or entry[1] != key:
-        return None
-    del _CACHE[id(x)]
-    _CACHE_BYTES[0] -= entry[2].nbytes
-    return entry[2]
-
-
-def _weight_matmul(xp, wm, cols):
-    """wm (G, A, B) applied to every sample's columns (N, G, B, L): (N, G, A, L).
-
-    NOTE: per-sample GEMMs read the weights once per sample, which dominates when positions
-    are few (deep layers on small images: L of 1 to 16 against B of thousands); then fold
-    the batch into one GEMM over N*L columns and regroup the (small) result."""
-    n, groups, b, length = cols.shape
-    a = wm.shape[1]
-    if n == 1 or a * b <= length * (a + b):
-        return xp.matmul(wm, cols)
-    folded = cols.transpose(1, 2, 0, 3).reshape(groups, b, n * length)
-    y = xp.matmul(wm, folded).reshape(groups, a, n, length)
-    return y.transpose(2, 0, 1, 3)
-
-
-def _unit(stride):
-    return all(s == 1 for s in stride)
-
-
-def _key(ksize, stride, padding, dilation, groups):
-    return (ksize, stride, padding, dilation, groups)
+    res = xp.matmul(wm, cols)
+    nb = count // length
+    y[n0:n0 + nb] = res.reshape(res.shape[:2] + (nb, length)).transpose(2, 0, 1, 3)
 
 
 # ---------------------------------------------------------------------- convolution
 @defop("convolution", node="ConvolutionBackward0")
-def _convolution(x, w, b, stride, padding, dilation, groups, cache=False):
+def _convolution(x, w, b, stride, padding, dilation, groups):
     xp = array_module(x, w)
     ksize = w.shape[2:]
+    out = _out_shape(x.shape[2:], ksize, stride, padding, dilation)
+    length = int(np.prod(out))
     wm = w.reshape(groups, w.shape[0] // groups, -1)
-    if _unit(stride):
-        cols, out, ext = K.im2col_flat(xp, x, ksize, padding, dilation, groups)
-        y = K.crop_ext(xp, xp.matmul(wm, cols), x.shape[0], out, ext)
-    else:
-        cols, out = K.im2col(xp, x, ksize, stride, padding, dilation, groups)
-        y = _weight_matmul(xp, wm, cols).reshape((x.shape[0], w.shape[0]) + out)
+    y = xp.empty((x.shape[0], groups, wm.shape[1], length), dtype=x.dtype)
+    for j0, count in K.column_chunks(x, length, groups * wm.shape[2]):
+        cols = K.im2col(xp, x, ksize, stride, padding, dilation, groups, out, j0, count)
+        _matmul_into(xp, wm, cols, y, j0, count)
+    y = y.reshape((x.shape[0], w.shape[0]) + out)
     if b is not None:
         y += b.reshape((-1,) + (1,) * len(out))
-    if cache:
-        _cache_put(x, _key(ksize, stride, padding, dilation, groups), cols)
     return y
 
 
@@ -100,68 +80,31 @@ def _convolution_vjp(ctx, g):
     return gx, gw, gb
 
 
-def conv_nd(x, w, b, stride, padding, dilation, groups, cache=False):
+def conv_nd(x, w, b, stride, padding, dilation, groups):
     """y = conv(x, w) + b on batched (N, C, *S) tensors (arguments already validated)."""
     return dispatch(_convolution, (x, w, b),
                     {"stride": stride, "padding": padding, "dilation": dilation,
-                     "groups": groups, "cache": cache}, x.dtype)
+                     "groups": groups}, x.dtype)
 
 
 # ---------------------------------------------------------------------- transpose
 @defop("convolution_transpose", node="ConvolutionBackward0")
 def _convolution_transpose(y, w, x_shape, stride, padding, dilation, groups):
+    """x (N,) + x_shape[1:] from y: the windows are y's positions (with output_padding x has
+    trailing positions that no window reaches: they stay 0)."""
     xp = array_module(y, w)
     n = y.shape[0]
     og = w.shape[0] // groups
     wm = w.reshape(groups, og, -1)
-    x_shape = (n,) + tuple(x_shape[1:])
-    if _unit(stride):
-        pads = _flipped_padding(y.shape, x_shape, w.shape, padding, dilation, groups)
-        if pads is not None:
-            return _transpose_as_conv(xp, y, w, pads, dilation, groups)
-        ext = K.flat_geometry(x_shape[2:], w.shape[2:], padding, dilation)[4]
-        gy = K.extend(xp, y, ext).reshape(groups, og, -1)
-        cols = xp.matmul(wm.swapaxes(-1, -2), gy)
-        return K.col2im_flat(xp, cols, x_shape, w.shape[2:], padding, dilation, groups)
-    gy = y.reshape(n, groups, og, -1)
-    cols = _weight_matmul(xp, wm.swapaxes(-1, -2), gy)
-    return K.col2im(xp, cols, (n,) + tuple(x_shape[1:]), w.shape[2:], stride, padding,
-                    dilation, groups)
-
-
-def _flipped_padding(y_shape, x_shape, w_shape, padding, dilation, groups):
-    """Padding for computing a unit-stride transpose as a convolution of y with the flipped
-    kernel, or None when the GEMM + col2im form is cheaper (or the padding would be negative).
-
-    x[i] = sum_k y[i + lo - d*k] w[k] = sum_k' ypad[i + d*k'] w[K-1-k'], ypad = y padded by
-    lo' = d*(K-1) - lo in front and hi' = X - Y + lo behind. The im2col copy of y (Og*K rows
-    over the extended x grid) replaces col2im's strided adds (Cg*K rows over the y grid):
-    NOTE: an add costs about twice a copy, so take the conv form while its columns are at
-    most twice as many."""
-    pads = []
-    span_x, span_y = x_shape[2], y_shape[2]
-    for i, (xs, ys, k, d, (lo, hi)) in enumerate(zip(x_shape[2:], y_shape[2:], w_shape[2:],
-                                                      dilation, padding)):
-        lo2, hi2 = d * (k - 1) - lo, xs - ys + lo
-        if lo2 < 0 or hi2 < 0:
-            return None
-        pads.append((lo2, hi2))
-        if i:
-            span_x *= xs + d * (k - 1)
-            span_y *= xs + lo + hi
-    og, cg = w_shape[0] // groups, w_shape[1]
-    return tuple(pads) if og * span_x <= 2 * cg * span_y else None
-
-
-def _transpose_as_conv(xp, y, w, pads, dilation, groups):
-    """The unit-stride transpose as conv(y, flipped w with in/out channels swapped)."""
-    og, cg = w.shape[0] // groups, w.shape[1]
-    nd = w.ndim - 2
-    flip = (slice(None),) * 3 + (slice(None, None, -1),) * nd
-    wf = w.reshape((groups, og, cg) + w.shape[2:])[flip].swapaxes(1, 2)
-    wm = xp.ascontiguousarray(wf).reshape(groups, cg, -1)
-    cols, out, ext = K.im2col_flat(xp, y, w.shape[2:], pads, dilation, groups)
-    return K.crop_ext(xp, xp.matmul(wm, cols), y.shape[0], out, ext)
+    out = tuple(y.shape[2:])
+    length = int(np.prod(out))
+    gy = y.reshape(n, groups, og, length)
+    x = xp.zeros((n,) + tuple(x_shape[1:]), dtype=y.dtype)
+    wt = wm.swapaxes(-1, -2)
+    for j0, count in K.column_chunks(x, length, groups * wm.shape[2]):
+        cols = xp.matmul(wt, _columns(gy, j0, count))
+        K.col2im(xp, cols, x, w.shape[2:], stride, padding, dilation, groups, out, j0)
+    return x
 
 
 @_convolution_transpose.defvjp
@@ -193,33 +136,27 @@ def conv_transpose_nd(y, w, x_shape, stride, padding, dilation, groups):
 # ---------------------------------------------------------------------- weight
 @defop("convolution_weight", node="ConvolutionBackwardBackward0")
 def _convolution_weight(x, y, w_shape, stride, padding, dilation, groups):
+    """sum over positions of y (x) im2col(x); y may stop short of x's last windows (see
+    _crop_to): the windows are y's positions."""
     xp = array_module(x, y)
     ksize = tuple(w_shape[2:])
-    cols = _cache_take(x, _key(ksize, stride, padding, dilation, groups))
-    n = x.shape[0]
+    out = tuple(y.shape[2:])
+    length = int(np.prod(out))
     og = w_shape[0] // groups
-    if _unit(stride):   # channel-major columns: one GEMM over every sample's positions
-        if cols is None:
-            cols = K.im2col_flat(xp, x, ksize, padding, dilation, groups)[0]
-        ext = K.flat_geometry(x.shape[2:], ksize, padding, dilation)[4]
-        gy = K.extend(xp, y, ext).reshape(groups, og, -1)
-        return xp.matmul(gy, cols.swapaxes(-1, -2)).reshape(w_shape)
-    if cols is None:
-        cols, _ = K.im2col(xp, x, ksize, stride, padding, dilation, groups)
-    gy = y.reshape(n, groups, og, -1)
-    ck, length = cols.shape[-2], cols.shape[-1]
-    if n == 1:
-        gw = xp.matmul(gy[0], cols[0].swapaxes(-1, -2))
-    elif og * ck > length * (og + ck):
-        # NOTE: per-sample products would be N (Og x CK) blocks summed afterwards, larger than
-        # the operands when positions are few (deep layers on small images): fold the batch
-        # into the contraction instead, one GEMM over N*L after regrouping both operands.
-        gy = gy.transpose(1, 2, 0, 3).reshape(groups, og, n * length)
-        cols = cols.transpose(1, 2, 0, 3).reshape(groups, ck, n * length)
-        gw = xp.matmul(gy, cols.swapaxes(-1, -2))
-    else:
-        gw = xp.matmul(gy, cols.swapaxes(-1, -2)).sum(0)
-    return gw.reshape(w_shape)
+    gy = y.reshape(x.shape[0], groups, og, length)
+    gwt = None     # gw transposed, (G, Cg*K, Og)
+    for j0, count in K.column_chunks(x, length, x.shape[1] * int(np.prod(ksize))):
+        cols = K.im2col(xp, x, ksize, stride, padding, dilation, groups, out, j0, count)
+        # NOTE: cols @ gy^T, not gy @ cols^T: OpenBLAS ran the latter 1.5x slower on these
+        # shapes (its transposed operand is the long one); the small result is transposed once.
+        part = xp.matmul(cols, _columns(gy, j0, count).swapaxes(-1, -2))
+        if gwt is None:
+            gwt = part
+        else:
+            gwt += part
+    if gwt is None:
+        return xp.zeros(w_shape, dtype=x.dtype)
+    return xp.ascontiguousarray(gwt.swapaxes(-1, -2)).reshape(w_shape)
 
 
 @_convolution_weight.defvjp
@@ -243,8 +180,11 @@ def conv_weight_nd(x, y, w_shape, stride, padding, dilation, groups):
 # ---------------------------------------------------------------------- im2col / col2im
 @defop("im2col", node="Im2ColBackward0", save=())
 def _im2col(x, ksize, stride, padding, dilation):
-    cols, _ = K.im2col(array_module(x), x, ksize, stride, padding, dilation, 1)
-    return cols.reshape(cols.shape[0], cols.shape[2], cols.shape[3])
+    xp = array_module(x)
+    out = _out_shape(x.shape[2:], ksize, stride, padding, dilation)
+    n, length = x.shape[0], int(np.prod(out))
+    cols = K.im2col(xp, x, ksize, stride, padding, dilation, 1, out, 0, n * length)
+    return xp.ascontiguousarray(cols.reshape(-1, n, length).swapaxes(0, 1))
 
 
 @_im2col.defvjp
@@ -256,9 +196,12 @@ def _im2col_vjp(ctx, g):
 
 @defop("col2im", node="Col2ImBackward0", save=())
 def _col2im(cols, x_shape, ksize, stride, padding, dilation):
-    n, k, l_ = cols.shape
-    return K.col2im(array_module(cols), cols.reshape(n, 1, k, l_), (n,) + tuple(x_shape[1:]),
-                    ksize, stride, padding, dilation, 1)
+    xp = array_module(cols)
+    n, rows, length = cols.shape
+    x = xp.zeros((n,) + tuple(x_shape[1:]), dtype=cols.dtype)
+    out = _out_shape(x.shape[2:], ksize, stride, padding, dilation)
+    flat = cols.swapaxes(0, 1).reshape(1, rows, n * length)
+    return K.col2im(xp, flat, x, ksize, stride, padding, dilation, 1, out, 0)
 
 
 @_col2im.defvjp

@@ -11,16 +11,8 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import _wrap
 from ..backends import array_module
-from ..backends import conv_kernels as K
+from ..backends import pool_kernels as P
 from .registry import defop, dispatch
-
-
-def _lowest(xp, dtype):
-    if dtype.kind == "f" or dtype.name == "bfloat16":
-        return -np.inf
-    if dtype.kind == "b":
-        return False
-    return np.iinfo(dtype).min
 
 
 def _plane_index(xp, offsets, out, ksize_map, spatial):
@@ -40,79 +32,9 @@ def _plane_index(xp, offsets, out, ksize_map, spatial):
 
 
 # ---------------------------------------------------------------------- max pooling
-def _floating(dtype):
-    return dtype.kind in "fc" or dtype.name == "bfloat16"
-
-
-def _tiled(ksize, stride, padding, dilation):
-    """Whether the windows tile the input (kernel == stride, no padding or dilation): the
-    common MaxPool2d(2) case, pooled offset by offset without copying windows."""
-    return (ksize == stride and all(d == 1 for d in dilation)
-            and not any(lo or hi for lo, hi in padding) and int(np.prod(ksize)) <= 16)
-
-
-def _tile_offsets(ksize, spatial, out):
-    """Per kernel offset: the strided slice of x it reads and its flat offset in the plane;
-    and the flat index of each window's first element (broadcastable to out)."""
-    fs = [int(np.prod(spatial[d + 1:])) for d in range(len(spatial))]
-    offsets = []
-    for off in np.ndindex(*ksize):
-        sl = tuple(slice(o, o + k * m, k) for o, k, m in zip(off, ksize, out))
-        offsets.append(((Ellipsis,) + sl, sum(o * f for o, f in zip(off, fs))))
-    base = np.zeros((1,) * len(out), dtype=np.int64)
-    for d in range(len(out)):
-        shape = [1] * len(out)
-        shape[d] = out[d]
-        base = base + (np.arange(out[d]) * ksize[d] * fs[d]).reshape(shape)
-    return offsets, base
-
-
-def _max_pool_tiled(xp, x, ksize, out):
-    """Values and plane indices for tiling windows: an elementwise max over the offsets' slices
-    (NaN propagates), then the first offset equal to the max (PyTorch: the last NaN)."""
-    offsets, base = _tile_offsets(ksize, x.shape[2:], out)
-    values = None
-    for sl, _ in offsets:
-        values = x[sl].copy() if values is None else xp.maximum(values, x[sl], out=values)
-    index = xp.full(values.shape, offsets[-1][1], dtype=xp.int64)
-    for sl, flat in offsets[-2::-1]:
-        index = xp.where(x[sl] == values, flat, index)
-    if _floating(values.dtype) and xp.isnan(values).any():
-        for sl, flat in offsets:
-            index = xp.where(xp.isnan(x[sl]), flat, index)
-    index += xp.asarray(base)
-    return values, index
-
-
 @defop("max_pool", node="MaxPool2DWithIndicesBackward0", save=(), num_outputs=2)
 def _max_pool(x, ksize, stride, padding, dilation, out, overlap, saved):
-    xp = array_module(x)
-    if _tiled(ksize, stride, padding, dilation) and x.dtype.kind != "b":
-        values, index = _max_pool_tiled(xp, x, ksize, out)
-        saved.append(index)
-        return values, index
-    n, c = x.shape[:2]
-    xpad = K.pad(xp, x, padding, _lowest(xp, x.dtype))
-    win = K.windows(xp, xpad, ksize, stride, dilation, out)
-    flat = win.reshape((n, c) + tuple(out) + (-1,))
-    arg = flat.argmax(-1)
-    values = xp.take_along_axis(flat, arg[..., None], -1)[..., 0]
-    if _floating(values.dtype):
-        nan = xp.isnan(values)
-        if nan.any():  # NOTE: PyTorch's window scan keeps the last NaN, argmax the first
-            last = flat.shape[-1] - 1 - xp.isnan(flat[..., ::-1]).argmax(-1)
-            arg = xp.where(nan, last, arg)
-    # flat index = window start (per output position) + offset of the arg inside the window
-    spatial = x.shape[2:]
-    fs = [int(np.prod(spatial[d + 1:])) for d in range(len(spatial))]
-    table = np.zeros(1, dtype=np.int64)
-    base = np.zeros((1,) * len(out), dtype=np.int64)
-    for d in range(len(out)):
-        table = (table[:, None] + np.arange(ksize[d]) * dilation[d] * fs[d]).ravel()
-        shape = [1] * len(out)
-        shape[d] = out[d]
-        base = base + ((np.arange(out[d]) * stride[d] - padding[d][0]) * fs[d]).reshape(shape)
-    index = xp.asarray(base) + xp.asarray(table)[arg]
+    values, index = P.max_pool(array_module(x), x, ksize, stride, padding, dilation, out)
     saved.append(index)
     return values, index
 
@@ -128,16 +50,7 @@ def _max_pool_vjp(ctx, g, _gi):
 
 @defop("max_pool_values", save=())
 def _max_pool_values(x, ksize, stride, padding, dilation, out):
-    """The maxima alone (inference): an elementwise max over one strided slice of the padded
-    input per kernel offset, never the windows' copy and argmax the indices need."""
-    xp = array_module(x)
-    xpad = K.pad(xp, x, padding, _lowest(xp, x.dtype))
-    values = None
-    for off in np.ndindex(*ksize):
-        sl = (Ellipsis,) + tuple(slice(o * d, o * d + s * (m - 1) + 1, s)
-                                 for o, d, s, m in zip(off, dilation, stride, out))
-        values = xpad[sl].copy() if values is None else xp.maximum(values, xpad[sl], out=values)
-    return values
+    return P.max_pool(array_module(x), x, ksize, stride, padding, dilation, out, False)[0]
 
 
 def max_pool_values_nd(x, ksize, stride, padding, dilation, out):
@@ -157,11 +70,7 @@ def max_pool_nd(x, ksize, stride, padding, dilation, out):
 
 @defop("max_pool_backward", node="MaxPool2DWithIndicesBackwardBackward0", save=(1,))
 def _max_pool_backward(g, indices, in_shape, overlap):
-    xp = array_module(g)
-    b = in_shape[0] * in_shape[1]
-    plane = int(np.prod(in_shape[2:]))
-    res = K.scatter_flat(xp, g.reshape(b, -1), indices.reshape(b, -1), plane, overlap)
-    return res.reshape(in_shape)
+    return P.max_pool_backward(array_module(g), g, indices, in_shape, overlap)
 
 
 @_max_pool_backward.defvjp
@@ -233,10 +142,6 @@ def adaptive_max_pool_nd(x, out):
 
 
 # ---------------------------------------------------------------------- average pooling
-def _on(xp, divisor):
-    return divisor if isinstance(divisor, (int, float)) else xp.asarray(divisor)
-
-
 def avg_divisor(spatial, ksize, stride, pads, out, count_include_pad, divisor_override,
                 dtype):
     """The divisor of each output position (broadcastable to (*out)), as PyTorch counts it:
@@ -261,19 +166,7 @@ def avg_divisor(spatial, ksize, stride, pads, out, count_include_pad, divisor_ov
 
 @defop("avg_pool", node="AvgPool2DBackward0", save=())
 def _avg_pool(x, ksize, stride, padding, out, divisor):
-    xp = array_module(x)
-    xpad = K.pad(xp, x, padding)
-    win = K.windows(xp, xpad, ksize, stride, (1,) * len(ksize), out)
-    acc = None
-    for off in np.ndindex(*ksize):
-        if acc is None:
-            acc = win[(Ellipsis,) + off].copy()
-        else:
-            acc += win[(Ellipsis,) + off]
-    if acc.dtype.kind in "iu":  # integer pooling truncates, as C++ integer division
-        return (acc / _on(xp, divisor)).astype(acc.dtype)
-    acc /= _on(xp, divisor)
-    return acc
+    return P.avg_pool(array_module(x), x, ksize, stride, padding, out, divisor)
 
 
 @_avg_pool.defvjp
@@ -285,20 +178,8 @@ def _avg_pool_vjp(ctx, g):
 
 @defop("avg_pool_backward", node="AvgPool2DBackwardBackward0", save=())
 def _avg_pool_backward(g, in_shape, ksize, stride, padding, out, divisor):
-    xp = array_module(g)
-    g = g / _on(xp, divisor)  # NOTE: a new array: never divide the incoming gradient in place
-    n, c = in_shape[:2]
-    spatial = in_shape[2:]
-    padded = tuple(s + lo + hi for s, (lo, hi) in zip(spatial, padding))
-    buf = xp.zeros((n, c) + padded, dtype=g.dtype)
-    view = K.windows(xp, buf, ksize, stride, (1,) * len(ksize), out)
-    for off in np.ndindex(*ksize):
-        # NOTE: a view of buf per offset; windows may overlap, so add offset by offset.
-        view[(Ellipsis,) + off] += g
-    if any(lo or hi for lo, hi in padding):
-        inner = tuple(slice(lo, lo + s) for s, (lo, _) in zip(spatial, padding))
-        buf = xp.ascontiguousarray(buf[(Ellipsis,) + inner])
-    return buf
+    return P.avg_pool_backward(array_module(g), g, in_shape, ksize, stride, padding, out,
+                               divisor)
 
 
 @_avg_pool_backward.defvjp

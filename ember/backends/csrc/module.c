@@ -84,6 +84,7 @@ static PyMethodDef shared_methods[] = {
     {NULL, NULL, 0, NULL}};
 
 static PyMethodDef *tables[] = {shared_methods, ek_random_methods, ek_activation_methods,
+                                ek_conv_methods,
                                 ek_recurrent_methods, ek_softmax_methods, NULL};
 static PyMethodDef all_methods[128];
 

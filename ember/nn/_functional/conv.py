@@ -3,7 +3,6 @@ then the registry ops of ember/ops/conv.py on batched tensors."""
 import numpy as np
 
 from ... import _dtype as dt
-from ...autograd.grad_mode import state
 from ...ops.conv import col2im_nd, conv_nd, conv_transpose_nd, im2col_nd
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -103,8 +102,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, name):
                            f"Kernel size: ({_dims_str(eff)}). Kernel size can't be greater "
                            "than actual input size")
     _check_bias(x, weight, bias, w_shape[0])
-    cache = state.enabled and weight.requires_grad
-    y = conv_nd(x, weight, bias, stride, pads, dilation, groups, cache)
+    y = conv_nd(x, weight, bias, stride, pads, dilation, groups)
     return y.squeeze(0) if unbatched else y
 
 

@@ -1,0 +1,330 @@
+/* Sliding-window kernels: im2col / col2im for convolutions (and F.unfold / F.fold), max and
+   average pooling forward and backward, float32 and float64.
+
+   Geometry: every input is seen as (N, C, D, H, W), 1-d and 2-d ones with leading spatial
+   sizes of 1; a window has a kernel size, stride, padding in front (lo) and dilation per
+   spatial dim, and the caller gives the output sizes (PyTorch's formulas, ceil_mode
+   included, are computed in Python once).
+
+   Columns (backends/conv_kernels.py): row r = (group, channel in the group, kernel offset),
+   Cg * K rows per group; column j = (sample n, output position l), j = n * L + l over the
+   whole batch. A call fills the cnt columns from j0 on, (G * Cg * K, cnt) row-major, so that
+   a caller can walk the batch in pieces that stay in cache between im2col and the GEMM that
+   reads them (W (Og, Cg*K) times a piece is the forward; a piece times the output gradient
+   transposed is the weight gradient).
+
+   Pooling works plane by plane: the geometry's N * C planes, split among the threads. */
+#include "ember_kernels.h"   /* first: it includes Python.h */
+
+#include <math.h>
+#include <string.h>
+
+#define EK_PARALLEL_MIN 32768   /* elements; below this one thread is faster */
+#define WIN_INLINE static inline __attribute__((always_inline))   /* compiled per clone */
+
+typedef struct {
+    int64_t n, c, in[3], k[3], s[3], p[3], d[3], out[3], groups;
+} ek_geom;
+
+static inline int64_t ek_kvol(const ek_geom *g) { return g->k[0] * g->k[1] * g->k[2]; }
+static inline int64_t ek_ck(const ek_geom *g) { return g->c / g->groups * ek_kvol(g); }
+static inline int64_t ek_len(const ek_geom *g) { return g->out[0] * g->out[1] * g->out[2]; }
+
+static inline int64_t floor_div(int64_t a, int64_t b) {   /* b > 0 */
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+/* The output positions o in [lo, hi) whose input o * s + off lies in [0, size). */
+WIN_INLINE void ek_valid_outputs(int64_t off, int64_t s, int64_t size, int64_t outs,
+                                 int64_t *lo, int64_t *hi) {
+    int64_t a = s == 1 ? -off : -floor_div(off, s);            /* ceil(-off / s) */
+    int64_t b = s == 1 ? size - off : floor_div(size - 1 - off, s) + 1;
+    a = a < 0 ? 0 : a;
+    b = b > outs ? outs : b;
+    *lo = a;
+    *hi = b > a ? b : a;
+}
+
+/* A column's position: sample n, output position (od, oh, ow). */
+typedef struct {
+    int64_t n, od, oh, ow;
+} ek_pos;
+
+static void ek_position(const ek_geom *g, int64_t j, ek_pos *at) {
+    const int64_t l = j % ek_len(g);
+    at->n = j / ek_len(g);
+    at->od = l / (g->out[1] * g->out[2]);
+    at->oh = l / g->out[2] % g->out[1];
+    at->ow = l % g->out[2];
+}
+
+/* A column row's channel c and kernel offset k, stepped row by row without dividing. */
+typedef struct {
+    int64_t c, k[3];
+} ek_row;
+
+static void ek_row_start(const ek_geom *g, int64_t r, ek_row *rw) {
+    const int64_t kk = ek_kvol(g), ck = ek_ck(g), k = r % kk;
+    rw->c = (r / ck) * (g->c / g->groups) + (r % ck) / kk;
+    rw->k[0] = k / (g->k[1] * g->k[2]);
+    rw->k[1] = k / g->k[2] % g->k[1];
+    rw->k[2] = k % g->k[2];
+}
+
+static inline void ek_row_next(const ek_geom *g, ek_row *rw) {
+    if (++rw->k[2] < g->k[2]) return;
+    rw->k[2] = 0;
+    if (++rw->k[1] < g->k[1]) return;
+    rw->k[1] = 0;
+    if (++rw->k[0] < g->k[0]) return;
+    rw->k[0] = 0;
+    rw->c++;   /* (the next group's first channel follows the last of this one) */
+}
+
+/* Output o's window along dim `dim`, clipped to the input as PyTorch's pooling kernels clip
+   it: [start, end) stepped by the dilation, start the first position not in the padding. */
+WIN_INLINE void ek_window(int64_t o, int dim, const ek_geom *g, int64_t *start, int64_t *end) {
+    int64_t a = o * g->s[dim] - g->p[dim];
+    int64_t b = a + (g->k[dim] - 1) * g->d[dim] + 1;
+    *end = b < g->in[dim] ? b : g->in[dim];
+    if (a < 0) a += (-a + g->d[dim] - 1) / g->d[dim] * g->d[dim];
+    *start = a;
+}
+
+#define T float
+#define SUF(name) name##_f32
+#include "conv_impl.h"
+#undef T
+#undef SUF
+
+#define T double
+#define SUF(name) name##_f64
+#include "conv_impl.h"
+#undef T
+#undef SUF
+
+/* ------------------------------------------------------------------ Python wrappers */
+static void release_all(Py_buffer *views, int count) {
+    for (int k = 0; k < count; k++)
+        if (views[k].obj) PyBuffer_Release(&views[k]);
+}
+
+/* objs[k] as float buffers of one kind, spec[k] 'r' (read) or 'w' (written); 0, or -1 with
+   an exception set and nothing held */
+static int float_args(PyObject **objs, Py_buffer *views, const char *spec, char *kind) {
+    *kind = 0;
+    for (int k = 0; spec[k]; k++) {
+        char kk;
+        if (ek_float_buffer(objs[k], &views[k], &kk, spec[k] == 'w') < 0) {
+            release_all(views, k);
+            return -1;
+        }
+        if (*kind && kk != *kind) {
+            release_all(views, k + 1);
+            PyErr_SetString(PyExc_TypeError, "the arrays must have one float dtype");
+            return -1;
+        }
+        *kind = kk;
+    }
+    return 0;
+}
+
+/* 0 when `view` holds `count` elements, else -1 with a ValueError naming `what` */
+static int check_size(const Py_buffer *view, int64_t count, const char *what) {
+    if (view->len == count * view->itemsize) return 0;
+    PyErr_Format(PyExc_ValueError, "%s: expected %lld elements, got %lld", what,
+                 (long long)count, (long long)(view->len / view->itemsize));
+    return -1;
+}
+
+/* geometry: (N, C, D, H, W, kD, kH, kW, sD, sH, sW, pD, pH, pW, dD, dH, dW, oD, oH, oW, G) */
+static int parse_geom(PyObject *t, ek_geom *g) {
+    if (!PyArg_ParseTuple(t, "nnnnnnnnnnnnnnnnnnnnn;geometry: a tuple of 21 ints", &g->n,
+                          &g->c, &g->in[0], &g->in[1], &g->in[2], &g->k[0], &g->k[1],
+                          &g->k[2], &g->s[0], &g->s[1], &g->s[2], &g->p[0], &g->p[1], &g->p[2],
+                          &g->d[0], &g->d[1], &g->d[2], &g->out[0], &g->out[1], &g->out[2],
+                          &g->groups))
+        return -1;
+    int ok = g->n >= 0 && g->c > 0 && g->groups > 0 && g->c % g->groups == 0;
+    for (int i = 0; i < 3; i++)
+        ok = ok && g->in[i] > 0 && g->k[i] > 0 && g->s[i] > 0 && g->d[i] > 0 &&
+             g->p[i] >= 0 && g->out[i] >= 0;
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "invalid window geometry");
+        return -1;
+    }
+    return 0;
+}
+
+static int64_t in_size(const ek_geom *g) { return g->n * g->c * g->in[0] * g->in[1] * g->in[2]; }
+
+/* im2col(x, cols, geometry, j0, cnt) and col2im(cols, x, ...): x += cols' adjoint */
+static PyObject *columns_call(PyObject *args, int adjoint) {
+    PyObject *objs[2], *geom;
+    Py_ssize_t j0, cnt;
+    if (!PyArg_ParseTuple(args, "OOOnn", &objs[0], &objs[1], &geom, &j0, &cnt)) return NULL;
+    ek_geom g;
+    if (parse_geom(geom, &g) < 0) return NULL;
+    if (j0 < 0 || cnt < 0 || j0 + cnt > g.n * ek_len(&g)) {
+        PyErr_SetString(PyExc_ValueError, "columns out of range");
+        return NULL;
+    }
+    Py_buffer v[2];
+    char kind;
+    if (float_args(objs, v, "rw", &kind) < 0) return NULL;
+    const int x_at = adjoint ? 1 : 0;
+    if (check_size(&v[x_at], in_size(&g), "input") < 0 ||
+        check_size(&v[1 - x_at], g.groups * ek_ck(&g) * cnt, "columns") < 0) {
+        release_all(v, 2);
+        return NULL;
+    }
+    if (adjoint && kind == 'f') col2im_f32(v[0].buf, v[1].buf, &g, j0, cnt);
+    else if (adjoint) col2im_f64(v[0].buf, v[1].buf, &g, j0, cnt);
+    else if (kind == 'f') im2col_f32(v[0].buf, v[1].buf, &g, j0, cnt);
+    else im2col_f64(v[0].buf, v[1].buf, &g, j0, cnt);
+    release_all(v, 2);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_im2col(PyObject *self, PyObject *args) { return columns_call(args, 0); }
+static PyObject *py_col2im(PyObject *self, PyObject *args) { return columns_call(args, 1); }
+
+/* An int64 buffer of `count` elements (writable when asked), or None when allowed. */
+static int index_buffer(PyObject *obj, Py_buffer *view, int64_t count, int writable) {
+    view->obj = NULL;
+    view->buf = NULL;
+    if (obj == Py_None) return 0;
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, view, flags) < 0) return -1;
+    const char *f = view->format ? view->format : "B";
+    if (view->itemsize != 8 || !strchr("lqLQ", f[0]) || f[1] != '\0' ||
+        view->len != count * 8) {
+        PyBuffer_Release(view);
+        view->obj = NULL;
+        PyErr_SetString(PyExc_ValueError, "indices: expected an int64 array of the output size");
+        return -1;
+    }
+    return 0;
+}
+
+/* Threads split the planes; a team pays off above EK_PARALLEL_MIN window elements. */
+static int plane_parts(const ek_geom *g, int64_t planes) {
+    return planes * ek_len(g) * ek_kvol(g) >= EK_PARALLEL_MIN ? ek_num_threads() : 1;
+}
+
+/* max_pool(x, values, indices or None, geometry) */
+static PyObject *py_max_pool(PyObject *self, PyObject *args) {
+    PyObject *objs[2], *iobj, *geom;
+    if (!PyArg_ParseTuple(args, "OOOO", &objs[0], &objs[1], &iobj, &geom)) return NULL;
+    ek_geom g;
+    if (parse_geom(geom, &g) < 0) return NULL;
+    const int64_t planes = g.n * g.c, outs = planes * ek_len(&g);
+    Py_buffer v[2], iv;
+    char kind;
+    if (float_args(objs, v, "rw", &kind) < 0) return NULL;
+    if (check_size(&v[0], in_size(&g), "input") < 0 ||
+        check_size(&v[1], outs, "values") < 0 || index_buffer(iobj, &iv, outs, 1) < 0) {
+        release_all(v, 2);
+        return NULL;
+    }
+    const int parts = plane_parts(&g, planes);
+#pragma omp parallel for schedule(static) num_threads(parts) if (parts > 1)
+    for (int t = 0; t < parts; t++) {
+        const int64_t pb = planes * t / parts, pe = planes * (t + 1) / parts;
+        if (kind == 'f') max_pool_planes_f32(v[0].buf, v[1].buf, iv.buf, &g, pb, pe);
+        else max_pool_planes_f64(v[0].buf, v[1].buf, iv.buf, &g, pb, pe);
+    }
+    if (iv.obj) PyBuffer_Release(&iv);
+    release_all(v, 2);
+    Py_RETURN_NONE;
+}
+
+/* max_pool_backward(g, indices, gx, planes): gx (planes, plane) = the scatter-add of g
+   (planes, outs) at the indices within each plane */
+static PyObject *py_max_pool_backward(PyObject *self, PyObject *args) {
+    PyObject *objs[2], *iobj;
+    Py_ssize_t planes;
+    if (!PyArg_ParseTuple(args, "OOOn", &objs[0], &iobj, &objs[1], &planes)) return NULL;
+    Py_buffer v[2], iv;
+    char kind;
+    if (float_args(objs, v, "rw", &kind) < 0) return NULL;
+    const int64_t outs = planes > 0 ? v[0].len / v[0].itemsize / planes : 0;
+    const int64_t plane = planes > 0 ? v[1].len / v[1].itemsize / planes : 0;
+    if (planes <= 0 || outs * planes * v[0].itemsize != v[0].len ||
+        plane * planes * v[1].itemsize != v[1].len) {
+        release_all(v, 2);
+        PyErr_SetString(PyExc_ValueError, "max_pool_backward: sizes are not whole planes");
+        return NULL;
+    }
+    if (index_buffer(iobj, &iv, outs * planes, 0) < 0 || !iv.obj) {
+        if (!iv.obj && !PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "max_pool_backward: indices are required");
+        release_all(v, 2);
+        return NULL;
+    }
+    const int parts = outs * planes >= EK_PARALLEL_MIN ? ek_num_threads() : 1;
+#pragma omp parallel for schedule(static) num_threads(parts) if (parts > 1)
+    for (int t = 0; t < parts; t++) {
+        const int64_t pb = planes * t / parts, pe = planes * (t + 1) / parts;
+        if (kind == 'f') max_pool_backward_planes_f32(v[0].buf, iv.buf, v[1].buf, plane, outs,
+                                                      pb, pe);
+        else max_pool_backward_planes_f64(v[0].buf, iv.buf, v[1].buf, plane, outs, pb, pe);
+    }
+    PyBuffer_Release(&iv);
+    release_all(v, 2);
+    Py_RETURN_NONE;
+}
+
+/* avg_pool(x, y, divisor, geometry) and avg_pool_backward(gy, gx, divisor, geometry); the
+   divisor holds one value per output position of a plane */
+static PyObject *avg_pool_call(PyObject *args, int backward) {
+    PyObject *objs[3], *geom;
+    if (!PyArg_ParseTuple(args, "OOOO", &objs[0], &objs[1], &objs[2], &geom)) return NULL;
+    ek_geom g;
+    if (parse_geom(geom, &g) < 0) return NULL;
+    const int64_t planes = g.n * g.c;
+    PyObject *ordered[3] = {objs[0], objs[2], objs[1]};   /* read, read, written */
+    Py_buffer v[3];
+    char kind;
+    if (float_args(ordered, v, "rrw", &kind) < 0) return NULL;
+    const int64_t sizes[2] = {in_size(&g), planes * ek_len(&g)};
+    if (check_size(&v[0], sizes[backward], "source") < 0 ||
+        check_size(&v[2], sizes[!backward], "result") < 0 ||
+        check_size(&v[1], ek_len(&g), "divisor") < 0) {
+        release_all(v, 3);
+        return NULL;
+    }
+    const int parts = plane_parts(&g, planes);
+#pragma omp parallel for schedule(static) num_threads(parts) if (parts > 1)
+    for (int t = 0; t < parts; t++) {
+        const int64_t pb = planes * t / parts, pe = planes * (t + 1) / parts;
+        if (backward && kind == 'f')
+            avg_pool_backward_planes_f32(v[0].buf, v[2].buf, v[1].buf, &g, pb, pe);
+        else if (backward)
+            avg_pool_backward_planes_f64(v[0].buf, v[2].buf, v[1].buf, &g, pb, pe);
+        else if (kind == 'f') avg_pool_planes_f32(v[0].buf, v[2].buf, v[1].buf, &g, pb, pe);
+        else avg_pool_planes_f64(v[0].buf, v[2].buf, v[1].buf, &g, pb, pe);
+    }
+    release_all(v, 3);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_avg_pool(PyObject *self, PyObject *args) { return avg_pool_call(args, 0); }
+static PyObject *py_avg_pool_backward(PyObject *self, PyObject *args) {
+    return avg_pool_call(args, 1);
+}
+
+PyMethodDef ek_conv_methods[] = {
+    {"im2col", py_im2col, METH_VARARGS,
+     "im2col(x, cols, geometry, j0, cnt): the columns j0..j0+cnt of x into cols"},
+    {"col2im", py_col2im, METH_VARARGS,
+     "col2im(cols, x, geometry, j0, cnt): x += the adjoint of those columns"},
+    {"max_pool", py_max_pool, METH_VARARGS,
+     "max_pool(x, values, indices or None, geometry): PyTorch's max pooling per plane"},
+    {"max_pool_backward", py_max_pool_backward, METH_VARARGS,
+     "max_pool_backward(g, indices, gx, planes): gx = g scattered at the indices"},
+    {"avg_pool", py_avg_pool, METH_VARARGS,
+     "avg_pool(x, y, divisor, geometry): window sums over the clipped windows / divisor"},
+    {"avg_pool_backward", py_avg_pool_backward, METH_VARARGS,
+     "avg_pool_backward(gy, gx, divisor, geometry): gx = the adjoint of avg_pool"},
+    {NULL, NULL, 0, NULL}};
