@@ -43,6 +43,7 @@ from .amp.autocast_mode import (clear_autocast_cache, get_autocast_dtype,  # noq
 from .autograd import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402,F401
 from ._compile import compile  # noqa: E402,F401
 from math import e, inf, nan, pi  # noqa: E402,F401  (torch.e, torch.inf, ...)
+from ._constants import *  # noqa: E402,F401,F403  (layouts, memory formats, more dtypes)
 
 newaxis = None  # (torch.newaxis, as NumPy's: x[:, torch.newaxis])
 

@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 
+from . import _constants
 from . import _dtype as dt
 from ._device import CPU
 from ._size import Size, _size  # noqa: F401  (ember.Size; Tensor.shape builds one)
@@ -75,7 +76,7 @@ class Tensor:
     # Devices and layouts ember has no tensors on (PyTorch's predicates, always False here).
     is_sparse_csr = is_nested = is_ipu = is_maia = is_mps = is_mtia = is_vulkan = False
     is_xla = is_xpu = False
-    layout = "strided"
+    layout = _constants.strided
 
     def __new__(cls, *args, device=None):
         """Legacy constructor: `Tensor(2, 3)` (uninitialised float) or `Tensor([1., 2.])`."""
