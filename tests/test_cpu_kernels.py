@@ -307,3 +307,86 @@ def test_softmax_reduced_precision_through_float32(dtype, monkeypatch):
         assert dx.dtype == x.dtype
         np.testing.assert_allclose(dx.astype(np.float32), dref.astype(np.float32),
                                    rtol=np.finfo(y.dtype).eps, atol=np.finfo(y.dtype).eps)
+
+
+# ---------------------------------------------------------------------- layer norm
+def _layer_norm_inputs(dtype, m=67, n=201):
+    """Rows of draws at several scales and offsets (a large mean over a small spread tests
+    the two-pass variance), and rows of special values: constant, huge, tiny, inf, nan."""
+    rng = np.random.default_rng(3)
+    scale = 10.0 ** rng.integers(-3, 4, (m, 1))
+    x = rng.standard_normal((m, n)) * scale + rng.standard_normal((m, 1)) * 100
+    inf, nan = float("inf"), float("nan")
+    for k, row in enumerate([[1.5], [0.0, -0.0], [1e30, -1e30], [1e-30, -2e-30],
+                             [inf, 1.0], [nan, 1.0], [1e4 + 1e-3, 1e4 - 1e-3]]):
+        x[k] = np.resize(row, n)
+    return x.astype(dtype)
+
+
+@needs_build
+@pytest.mark.parametrize("affine", ["both", "weight", "bias", "none"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_layer_norm_matches_numpy_reference(affine, dtype, monkeypatch):
+    from ember.backends import normalization as ln
+    x = _layer_norm_inputs(dtype)
+    m, n = x.shape
+    rng = np.random.default_rng(4)
+    w = rng.standard_normal(n).astype(dtype) if affine in ("both", "weight") else None
+    b = rng.standard_normal(n).astype(dtype) if affine in ("both", "bias") else None
+    g = rng.standard_normal((m, n)).astype(dtype)
+    gmean, grstd = (rng.standard_normal((m, 1)).astype(dtype) for _ in range(2))
+    eps, tiny = np.finfo(dtype).eps, np.finfo(dtype).tiny
+    fast, ref = _reference(ln, lambda: ln.layer_norm(x, w, b, 1e-5), monkeypatch)
+    for a, r in zip(fast[:3], ref[:3]):
+        assert a.dtype == r.dtype == dtype
+        np.testing.assert_array_equal(np.isnan(a), np.isnan(r))
+    # the mean to a few ulps of the row's magnitude, rstd to a few ulps (the variance of a
+    # row whose spread is tiny beside its mean loses what the mean's rounding loses)
+    mag = np.abs(x).max(axis=1, keepdims=True)
+    finite = np.isfinite(ref[1])
+    np.testing.assert_array_less(np.abs(fast[1] - ref[1])[finite], (8 * eps * mag)[finite] +
+                                 tiny)
+    # (the mean's error d adds d^2 to the variance: relative d^2 rstd^2)
+    ok = np.isfinite(ref[2]) & finite
+    rel = 16 * eps + (8 * eps * mag * ref[2]) ** 2
+    np.testing.assert_array_less(np.abs(fast[2] - ref[2])[ok], (rel * ref[2])[ok] + tiny)
+    # y = xhat w + b: a few ulps of |xhat w| + |b|, plus what the mean's and rstd's errors
+    # carry into xhat
+    aw, ab = np.abs(1 if w is None else w), np.abs(0 if b is None else b)
+    xw = np.abs(x - ref[1]) * ref[2] * aw
+    bound = 8 * eps * (xw + ab) + 8 * eps * mag * ref[2] * aw + rel * xw
+    rows = np.isfinite(ref[0]).all(axis=1)
+    np.testing.assert_array_less(np.abs(fast[0] - ref[0])[rows], bound[rows] + tiny)
+    # the backward on the rows of finite values (the others make every column sum nan)
+    x, g, gmean, grstd, mean, rstd = (a[rows] for a in (x, g, gmean, grstd, ref[1], ref[2]))
+    for needs in [(True, True, True), (True, False, False), (False, True, True)]:
+        for gm, gr in [(None, None), (gmean, grstd)]:
+            got, want = _reference(ln, lambda: ln.layer_norm_backward(
+                g, x, w, mean, rstd, gm, gr, needs=needs), monkeypatch)
+            for k, (a, r) in enumerate(zip(got, want)):
+                assert (a is None) == (r is None) == (not needs[k] or k == 1 and w is None)
+                if a is None:
+                    continue
+                assert a.dtype == r.dtype == dtype and np.isfinite(r).all()
+                # (sums over a row or a column: a few ulps of the largest result)
+                np.testing.assert_array_less(np.abs(a - r), 16 * eps * np.abs(r).max())
+
+
+@needs_build
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_layer_norm_reduced_precision_through_float32(dtype, monkeypatch):
+    from ember.backends import normalization as ln
+    x = ember.randn(40, 70, dtype=getattr(ember, dtype))._data
+    w = ember.randn(70, dtype=getattr(ember, dtype))._data
+    (y, mean, rstd, _), (ry, rmean, rrstd, _) = _reference(
+        ln, lambda: ln.layer_norm(x, w, None, 1e-5), monkeypatch)
+    assert y.dtype == ry.dtype == x.dtype and mean.dtype == rmean.dtype == np.float32
+    np.testing.assert_allclose(mean, rmean, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(rstd, rrstd, rtol=1e-6)
+    np.testing.assert_allclose(y.astype(np.float32), ry.astype(np.float32),
+                               rtol=np.finfo(y.dtype).eps, atol=np.finfo(y.dtype).eps)
+    got, want = _reference(ln, lambda: ln.layer_norm_backward(x, x, w, mean, rstd), monkeypatch)
+    assert got[0].dtype == x.dtype and got[1].dtype == got[2].dtype == np.float32
+    for a, r in zip(got, want):
+        np.testing.assert_allclose(a.astype(np.float32), r.astype(np.float32), rtol=1e-2,
+                                   atol=1e-2 * np.abs(r.astype(np.float32)).max())

@@ -364,3 +364,23 @@ def test_norm_layers_float16_and_bfloat16_match_torch(torch_mod):
             outs.append([ln(t).float().detach().numpy(), bn(t).float().detach().numpy()])
         for a, b in zip(*outs):
             np.testing.assert_allclose(a, b, rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_layer_norm_low_precision_gradients_match_torch(torch_mod, dtype):
+    """Computed in float32, the statistics kept in the tensor's type (PyTorch's backward
+    reads them rounded): outputs and gradients within a unit of the type's precision."""
+    arrays = [_arr((6, 40), 1) * 3 + 1, _arr(40, 2), _arr(40, 3), _arr((6, 40), 4)]
+    outs = []
+    for lib in (ember, torch_mod):
+        x, w, b, g = (lib.tensor(a, dtype=getattr(lib, dtype)) for a in arrays)
+        for t in (x, w, b):
+            t.requires_grad_()
+        y = lib.nn.functional.layer_norm(x, (40,), w, b)
+        y.backward(g)
+        outs.append([t.dtype == getattr(lib, dtype) for t in (y, x.grad, w.grad, b.grad)] +
+                    [t.detach().float().numpy() for t in (y, x.grad, w.grad, b.grad)])
+    assert all(outs[0][:4]) and all(outs[1][:4])
+    eps = float(ember.finfo(getattr(ember, dtype)).eps)
+    for a, b in zip(outs[0][4:], outs[1][4:]):
+        np.testing.assert_allclose(a, b, rtol=eps, atol=eps * np.abs(b).max())

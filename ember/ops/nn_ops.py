@@ -6,9 +6,10 @@ saves its outputs, and PyTorch checks a saved output's version; putting a statis
 means an in-place op on `y` (`ReLU(inplace=True)` after a BatchNorm) stays legal, as in
 PyTorch, whose norm backward never reads the output.
 
-Each VJP has two bodies with the same formula: a fused array kernel used by a plain
-`backward()` (grad mode off), and the ember-op version used under `create_graph=True`, so
-double backward differentiates it like any other VJP.
+Each norm VJP has two bodies with the same formula: a fused array kernel used by a plain
+`backward()` (grad mode off; layer norm's is backends/normalization.py's), and the ember-op
+version used under `create_graph=True`, so double backward differentiates it like any other
+VJP.
 """
 import math
 
@@ -17,7 +18,7 @@ import numpy as np
 from .._tensor import _wrap
 from ..autograd.grad_mode import state
 from ..backends import array_module
-from ..backends import activations
+from ..backends import activations, normalization
 from ..backends.special import quiet
 from ._elementwise import not_implemented
 from .registry import defop, dispatch
@@ -45,41 +46,29 @@ def _dtype_of(array):
 @defop("native_layer_norm", node="NativeLayerNormBackward0", save=(0, 1), save_output=True,
        num_outputs=3)
 def _layer_norm(x, w, b, nd=1, eps=1e-5, saved=None):
-    """Normalise over the last `nd` dims; returns (mean, rstd, y), stats in keepdim shape.
+    """Normalise over the last `nd` dims; returns (mean, rstd, y), stats in keepdim shape and,
+    as PyTorch's, in x's dtype (computed in float32 for float16 and bfloat16).
 
-    With an affine part, the normalised input is appended to `saved` (a list the caller
-    passes): the VJP then skips recomputing it (two passes over the input)."""
+    `saved` (a list the caller passes when a backward will follow) receives what the NumPy
+    reference can hand its backward (the normalised input); the kernels recompute it."""
     xp = array_module(x)
     shape = x.shape
     lead = shape[:x.ndim - nd]
     m = int(np.prod(lead, dtype=np.int64))
     n = int(np.prod(shape[x.ndim - nd:], dtype=np.int64))
-    x2 = _opmath(xp, xp.reshape(x, (m, n)))
-    if n == 0:
-        mean = xp.full((m, 1), np.nan, x2.dtype)
-        return _ln_outputs(mean, mean, x2, x, lead, nd)
-    # NOTE: row sums as a matrix-vector product: BLAS beats a ufunc reduce over short rows.
-    mean = (x2 @ xp.ones(n, x2.dtype))[:, None] / n
-    xhat = x2 - mean
-    rstd = 1 / xp.sqrt(xp.einsum("ij,ij->i", xhat, xhat)[:, None] / n + eps)
-    xhat *= rstd
-    if w is None and b is None:
-        return _ln_outputs(mean, rstd, xhat, x, lead, nd)
-    if saved is not None:
-        saved.append(xhat)
-    if w is not None:
-        y = xhat * _opmath(xp, w.reshape(n))
-        if b is not None:
-            y += _opmath(xp, b.reshape(n))
-    else:
-        y = xhat + _opmath(xp, b.reshape(n))
-    return _ln_outputs(mean, rstd, y, x, lead, nd)
-
-
-def _ln_outputs(mean, rstd, y, x, lead, nd):
     stat_shape = lead + (1,) * nd
-    return (mean.reshape(stat_shape), rstd.reshape(stat_shape),
-            y.reshape(x.shape).astype(x.dtype, copy=False))
+    if n == 0:
+        mean = xp.full(stat_shape, np.nan, x.dtype)
+        return mean, mean.copy(), xp.reshape(x, shape).copy()
+    y, mean, rstd, xhat = normalization.layer_norm(
+        xp.reshape(x, (m, n)), None if w is None else w.reshape(n),
+        None if b is None else b.reshape(n), eps,
+        # (float16's backward reads the statistics rounded to float16, as PyTorch's does)
+        keep_xhat=saved is not None and x.dtype.itemsize >= 4)
+    if saved is not None and xhat is not None:
+        saved.append(xhat)
+    return (mean.reshape(stat_shape).astype(x.dtype, copy=False),
+            rstd.reshape(stat_shape).astype(x.dtype, copy=False), y.reshape(shape))
 
 
 @_layer_norm.defvjp
@@ -89,50 +78,20 @@ def _layer_norm_vjp(ctx, gmean, grstd, gy):
     mean, rstd, _ = ctx.outputs
     if state.enabled:
         return _layer_norm_vjp_ops(ctx, x, w, mean, rstd, gmean, grstd, gy, nd)
-    xp = array_module(x._data)
     m = mean._data.size
     n = x._data.size // m if m else 0
-    mean2, rstd2 = mean._data.reshape(m, 1), rstd._data.reshape(m, 1)
-    x2 = _opmath(xp, x._data.reshape(m, n))
-    g2 = _opmath(xp, gy._data.reshape(m, n))
     saved = ctx.params.get("saved")
-    if saved:
-        xhat = saved[0]
-    else:
-        xhat = x2 - mean2
-        xhat *= rstd2
     edges = ctx.edges
-    dw = db = dx = None
-    wv = _opmath(xp, w._data.reshape(n)) if w is not None else None
-    # NOTE: every reduction is a BLAS matrix-vector product with a ones vector or the weight.
-    gxhat = g2 * xhat
-    if w is not None and edges[1] is not None:
-        dw = _tensor((xp.ones(m, g2.dtype) @ gxhat).reshape(w.shape), x)
-    if edges[2] is not None:
-        db = _tensor((xp.ones(m, g2.dtype) @ g2).reshape(x.shape[x.dim() - nd:]), x)
-    if edges[0] is not None:
-        if wv is not None:
-            a, bs = (g2 @ wv)[:, None], (gxhat @ wv)[:, None]
-        else:
-            ones = xp.ones(n, g2.dtype)
-            a, bs = (g2 @ ones)[:, None], (gxhat @ ones)[:, None]
-        c1 = (_opmath(xp, gmean._data.reshape(m, 1)) - rstd2 * a) / n
-        c2 = (rstd2 * bs + _opmath(xp, grstd._data.reshape(m, 1)) * rstd2 * rstd2) / n
-        gx = gxhat  # reuse the buffer: one large allocation fewer
-        if wv is not None:
-            xp.multiply(g2, wv, out=gx)
-            gx *= rstd2
-        else:
-            xp.multiply(g2, rstd2, out=gx)
-        if saved:
-            # NOTE: the saved xhat may be read again (retain_graph=True): never write into it.
-            gx -= xhat * c2
-        else:
-            xhat *= c2
-            gx -= xhat
-        gx += c1
-        dx = _tensor(gx.reshape(x.shape), x)
-    return dx, dw, db
+    dx, dw, db = normalization.layer_norm_backward(
+        gy._data.reshape(m, n), x._data.reshape(m, n),
+        None if w is None else w._data.reshape(n), mean._data.reshape(m, 1),
+        rstd._data.reshape(m, 1), gmean._data.reshape(m, 1), grstd._data.reshape(m, 1),
+        saved[0] if saved else None,
+        (edges[0] is not None, w is not None and edges[1] is not None,
+         len(edges) > 2 and edges[2] is not None))
+    return (None if dx is None else _tensor(dx.reshape(x.shape), x),
+            None if dw is None else _tensor(dw.reshape(w.shape), x),
+            None if db is None else _tensor(db.reshape(x.shape[x.dim() - nd:]), x))
 
 
 def _layer_norm_vjp_ops(ctx, x, w, mean, rstd, gmean, grstd, gy, nd):

@@ -47,5 +47,6 @@ extern PyMethodDef ek_activation_methods[];
 extern PyMethodDef ek_recurrent_methods[];
 extern PyMethodDef ek_conv_methods[];
 extern PyMethodDef ek_softmax_methods[];
+extern PyMethodDef ek_normalization_methods[];
 
 #endif

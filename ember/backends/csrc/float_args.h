@@ -10,8 +10,9 @@ static void ek_release_args(Py_buffer *views, int count) {
         if (views[k].obj) PyBuffer_Release(&views[k]);
 }
 
-/* spec[k] for objs[k]: 'r' read, 'w' written, 'o' read or None (buf NULL). Returns 0 with
-   the kind in *kind, or -1 with an exception set and no buffer held. */
+/* spec[k] for objs[k]: 'r' read, 'w' written, 'o' read or None, 'O' written or None (None:
+   buf NULL). Returns 0 with the kind in *kind, or -1 with an exception set and no buffer
+   held. */
 static int ek_float_args(PyObject **objs, Py_buffer *views, const char *spec, char *kind) {
     const int count = (int)strlen(spec);
     *kind = 0;
@@ -19,9 +20,9 @@ static int ek_float_args(PyObject **objs, Py_buffer *views, const char *spec, ch
         views[k].obj = NULL;
         views[k].buf = NULL;
         views[k].len = 0;
-        if (spec[k] == 'o' && objs[k] == Py_None) continue;
+        if ((spec[k] == 'o' || spec[k] == 'O') && objs[k] == Py_None) continue;
         char kk;
-        if (ek_float_buffer(objs[k], &views[k], &kk, spec[k] == 'w') < 0) {
+        if (ek_float_buffer(objs[k], &views[k], &kk, spec[k] == 'w' || spec[k] == 'O') < 0) {
             views[k].obj = NULL;
             ek_release_args(views, k);
             return -1;

@@ -1,0 +1,123 @@
+"""Normalisation kernels behind named functions: layer norm forward and backward over the
+rows of a 2-d array.
+
+The compiled kernels (csrc/normalization.c) take NumPy float32 and float64 arrays; float16 and
+bfloat16 run through float32 (PyTorch's opmath), and float32 accumulates in float, as
+PyTorch's CPU kernel does. Everything else (CuPy arrays, no build, EMBER_KERNELS=numpy) runs
+the reference below, in array-module code: the NumPy path each kernel is tested against.
+
+Both paths compute the statistics in two passes (the mean, then the centred squares) and
+xhat = (x - mean) rstd, y = xhat w + b; the backward is
+dx = g w rstd - xhat (rstd sum(g w xhat) + grstd rstd^2) / n + (gmean - rstd sum(g w)) / n,
+gmean and grstd being the gradients that reach the statistics (zero unless something used
+them).
+"""
+import numpy as np
+
+from . import array_module
+from .cpu_kernels import compiled, note_fallback
+
+
+def _kernel_inputs(*arrays):
+    """The arrays as C-contiguous NumPy arrays of one float kind (float16/bfloat16 as float32)
+    for the compiled kernels, None kept; or None when the kernels cannot take them."""
+    if compiled is None:
+        note_fallback()
+        return None
+    if any(a is not None and type(a) is not np.ndarray for a in arrays):
+        return None
+    kind = np.result_type(*(np.float32 if a.dtype.itemsize < 4 else a.dtype
+                            for a in arrays if a is not None))
+    return [None if a is None else np.ascontiguousarray(a, dtype=kind) for a in arrays]
+
+
+def _opmath(a):
+    """float16/bfloat16 computed in float32, as PyTorch's CPU kernels do."""
+    return a if a is None or a.dtype.itemsize >= 4 else a.astype(np.float32)
+
+
+def layer_norm(x, w, b, eps, keep_xhat=False):
+    """(y, mean, rstd, xhat) for x of shape (m, n), n > 0, normalised along its rows, times
+    w and plus b (shape (n,), either may be None). y has x's dtype; mean and rstd (shape
+    (m, 1)) the compute dtype. xhat is the normalised input when keep_xhat asks the
+    reference for it (its backward then skips recomputing it), else None."""
+    args = _kernel_inputs(x, w, b) if x.size else None
+    if args is not None:
+        xk, wk, bk = args
+        m = xk.shape[0]
+        y, mean, rstd = np.empty_like(xk), np.empty((m, 1), xk.dtype), np.empty((m, 1), xk.dtype)
+        compiled.layer_norm(xk, wk, bk, y, mean, rstd, eps)
+        return y.astype(x.dtype, copy=False), mean, rstd, None
+    xp = array_module(x)
+    x2 = _opmath(x)
+    n = x2.shape[1]
+    # NOTE: row sums as a matrix-vector product: BLAS beats a ufunc reduce over short rows.
+    mean = (x2 @ xp.ones(n, x2.dtype))[:, None] / n
+    xhat = x2 - mean
+    rstd = 1 / xp.sqrt(xp.einsum("ij,ij->i", xhat, xhat)[:, None] / n + eps)
+    xhat *= rstd
+    if w is None and b is None:
+        return xhat.astype(x.dtype, copy=False), mean, rstd, None
+    if w is not None:
+        y = xhat * _opmath(w)
+        if b is not None:
+            y += _opmath(b)
+    else:
+        y = xhat + _opmath(b)
+    return y.astype(x.dtype, copy=False), mean, rstd, xhat if keep_xhat else None
+
+
+def layer_norm_backward(g, x, w, mean, rstd, gmean=None, grstd=None, xhat=None,
+                        needs=(True, True, True)):
+    """(dx, dw, db) of layer_norm for x (m, n) from y's gradient g (m, n) and the statistics'
+    gradients gmean, grstd ((m, 1) or None); mean and rstd as layer_norm gave them, xhat what
+    it kept (or None). `needs` says which of the three to compute (None for the others, and
+    dw without a weight). dx has g's dtype, dw and db the compute dtype."""
+    need_dx, need_dw, need_db = needs
+    need_dw = need_dw and w is not None
+    args = _kernel_inputs(g, x, w, mean, rstd, gmean, grstd) if x.size else None
+    if args is not None:
+        gk, xk, wk, mk, rk, gmk, grk = args
+        n = xk.shape[1]
+        dx = np.empty_like(gk) if need_dx else None
+        dw = np.empty(n, gk.dtype) if need_dw else None
+        db = np.empty(n, gk.dtype) if need_db else None
+        compiled.layer_norm_backward(gk, xk, wk, mk, rk, gmk, grk, dx, dw, db)
+        return (None if dx is None else dx.astype(g.dtype, copy=False)), dw, db
+    xp = array_module(x)
+    m, n = x.shape
+    g2, x2, wv = _opmath(g), _opmath(x), _opmath(w)
+    mean, rstd = _opmath(mean), _opmath(rstd)
+    keep = xhat is not None         # NOTE: a kept xhat may be read again (retain_graph=True)
+    if not keep:
+        xhat = x2 - mean
+        xhat *= rstd
+    # NOTE: every reduction is a BLAS matrix-vector product with a ones vector or the weight.
+    gxhat = g2 * xhat
+    dw = xp.ones(m, g2.dtype) @ gxhat if need_dw else None
+    db = xp.ones(m, g2.dtype) @ g2 if need_db else None
+    dx = None
+    if need_dx:
+        if wv is not None:
+            a, s = (g2 @ wv)[:, None], (gxhat @ wv)[:, None]
+        else:
+            ones = xp.ones(n, g2.dtype)
+            a, s = (g2 @ ones)[:, None], (gxhat @ ones)[:, None]
+        gm = 0 if gmean is None else _opmath(gmean)
+        gr = 0 if grstd is None else _opmath(grstd)
+        c1 = (gm - rstd * a) / n
+        c2 = (rstd * s + gr * rstd * rstd) / n
+        dx = gxhat                  # (the buffer reused: one large allocation fewer)
+        if wv is not None:
+            xp.multiply(g2, wv, out=dx)
+            dx *= rstd
+        else:
+            xp.multiply(g2, rstd, out=dx)
+        if keep:
+            dx -= xhat * c2
+        else:
+            xhat *= c2
+            dx -= xhat
+        dx += c1
+        dx = dx.astype(g.dtype, copy=False)
+    return dx, dw, db
