@@ -243,6 +243,13 @@ ERRORS = [
     lambda L: _F(L).ctc_loss(L.zeros(4, 2, 3), L.ones(2, 2, dtype=L.long), L.tensor([4, 4]),
                              L.tensor([3, 2])),
     lambda L: _F(L).nll_loss(L.zeros(3, 4), L.tensor([0, -1, 1])),
+    lambda L: _F(L).nll_loss(L.zeros(3, 4), L.tensor([0, 1, 1]), weight=L.ones(5)),
+    lambda L: _F(L).nll_loss(L.zeros(3, 4), L.tensor([0, 1, 1]), weight=L.ones(4).double()),
+    lambda L: _F(L).nll_loss(L.zeros(3, 4), L.tensor([0, 1, 1]), reduction="foo"),
+    lambda L: _F(L).nll_loss(L.zeros(3, 4, dtype=L.long), L.tensor([0, 1, 1])),
+    lambda L: _F(L).nll_loss(L.zeros(3, 4, 2, 2, dtype=L.long), L.zeros(3, 2, 2, dtype=L.long)),
+    lambda L: _F(L).cross_entropy(L.zeros(3, 4), L.tensor([0, 1, 1]),
+                                  weight=L.ones(4, requires_grad=True)),
     lambda L: _F(L).cross_entropy(L.zeros(3, 4, 2), L.tensor([[0, 4], [1, 1], [0, 0]])),
 ]
 
@@ -264,3 +271,63 @@ def test_cross_entropy_k_dim_and_probabilities(torch_mod):
     tgt = _int(np.random.default_rng(3).integers(0, 4, (2, 3, 2)))
     compare(lambda L, x, t: _F(L).cross_entropy(x, t, reduction="none"), [logits, tgt],
             torch_mod)
+
+
+NLL_SHAPES = [((5, 4), (5,)), ((4,), ()), ((3, 4, 6), (3, 6)), ((2, 4, 3, 2), (2, 3, 2)),
+              ((2, 4, 2, 2, 2), (2, 2, 2, 2)), ((0, 4), (0,))]
+
+
+@pytest.mark.parametrize("shapes", NLL_SHAPES, ids=[str(s[0]) for s in NLL_SHAPES])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("loss", ["nll_loss", "cross_entropy"])
+def test_nll_graph_and_double_backward_match_torch(shapes, reduction, loss, torch_mod):
+    """nll_loss is one node (NllLossBackward0; NllLoss2DBackward0 from 3 dims, through a view
+    of the input as PyTorch's), its gradient another (NllLossBackwardBackward0, ...); values,
+    gradients and second derivatives PyTorch's, with weights and an ignored class."""
+    shape, tshape = shapes
+    x = np.random.default_rng(0).standard_normal(shape)
+    target = np.random.default_rng(1).integers(0, 4, tshape)
+    for weight, ignore in ((None, -100), (np.array([0.5, 1.0, 2.0, 0.1]), 1)):
+        res = []
+        for lib in (ember, torch_mod):
+            t = lib.tensor(x, requires_grad=True)
+            w = None if weight is None else lib.tensor(weight)
+            out = getattr(lib.nn.functional, loss)(t, lib.tensor(target), weight=w,
+                                                   ignore_index=ignore, reduction=reduction)
+            gout = lib.tensor(np.linspace(0.5, 1.5, out.numel()).reshape(out.shape))
+            g, = lib.autograd.grad(out, t, gout, create_graph=True)
+            gg, = lib.autograd.grad((g * g).sum(), t)
+            res.append(([type(out.grad_fn).__name__, type(g.grad_fn).__name__],
+                        [a.detach().numpy() for a in (out, g, gg)]))
+        assert res[0][0] == res[1][0]
+        for a, b in zip(res[0][1], res[1][1]):
+            assert a.shape == b.shape
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_cross_entropy_low_precision_matches_torch(dtype, torch_mod):
+    x = _x((64, 10)) * 3
+    target = np.random.default_rng(1).integers(0, 10, 64)
+    for reduction in ("mean", "sum", "none"):
+        res = []
+        for lib in (ember, torch_mod):
+            t = lib.tensor(x, dtype=getattr(lib, dtype), requires_grad=True)
+            out = lib.nn.functional.cross_entropy(t, lib.tensor(target), reduction=reduction)
+            out.backward(lib.ones_like(out))
+            res.append([out.dtype == getattr(lib, dtype), out.detach().float().numpy(),
+                        t.grad.float().numpy()])
+        assert res[0][0] and res[1][0]
+        eps = float(ember.finfo(getattr(ember, dtype)).eps)
+        for a, b in zip(res[0][1:], res[1][1:]):
+            np.testing.assert_allclose(a, b, rtol=eps, atol=eps)
+
+
+def test_nll_loss_ignored_sample_reads_nothing(torch_mod):
+    """An ignored sample contributes 0 even where its log-probability is -inf (no 0 * inf)."""
+    for lib in (ember, torch_mod):
+        x = lib.tensor([[float("-inf"), 0.0], [-1.0, -2.0]], requires_grad=True)
+        out = lib.nn.functional.nll_loss(x, lib.tensor([0, 1]), ignore_index=0,
+                                         reduction="none")
+        out.sum().backward()
+        assert out.tolist() == [0.0, 2.0] and x.grad.tolist() == [[0.0, 0.0], [0.0, -1.0]]

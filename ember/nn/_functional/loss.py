@@ -3,6 +3,7 @@ import math
 
 import ember
 from ...amp import autocast_mode as _amp
+from ...ops import loss_ops
 
 from ._util import check_same_size, reduce_loss, reduction_of
 from .activation import log_softmax, logsigmoid
@@ -79,17 +80,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     reduction = reduction_of(size_average, reduce, reduction)
     class_dim = 0 if input.dim() == 1 else 1
     bad = _check_targets(input, target, class_dim)
-    valid = target != ignore_index
     if bad is not None and (bad != ignore_index):
         raise IndexError(f"Target {bad} is out of bounds.")
-    safe_target = ember.where(valid, target, ember.zeros_like(target)).long()
-    picked = ember.gather(input, class_dim, safe_target.unsqueeze(class_dim)).squeeze(class_dim)
-    w = ember.ones_like(picked) if weight is None else weight[safe_target]
-    w = w * valid.to(w.dtype)
-    loss = -picked * w
-    if reduction == "mean":
-        return _weighted_mean(loss.sum(), w.sum())
-    return reduce_loss(loss, reduction)
+    return loss_ops.nll_loss(input, target, weight, reduction, ignore_index)
 
 
 def _weighted_mean(total, weight_sum):
