@@ -72,6 +72,12 @@ def __getattr__(name):
     if name in _LAZY_SUBMODULES:
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
+    # Every other submodule loads on first attribute access too, as torch's do
+    # (`torch.multiprocessing.get_start_method()` after a plain `import torch`).
+    if not name.startswith("_") or name == "_dynamo":
+        import importlib.util
+        if importlib.util.find_spec(f"{__name__}.{name}") is not None:
+            return importlib.import_module(f"{__name__}.{name}")
     # NOTE: a PyTorch program asking for an API ember lacks gets an error naming it.
     if name.startswith("__"):
         raise AttributeError(f"module 'ember' has no attribute '{name}'")

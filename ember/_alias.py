@@ -51,4 +51,7 @@ def install():
     if not any(isinstance(f, TorchAliasFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, TorchAliasFinder())
     import ember
+    from ember import _names
     sys.modules.setdefault("torch", ember)
+    # The program imports torch: Size, dtypes and the like print as torch's do.
+    _names.use_torch_names()

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from . import _dtype as dt
-from . import backends
+from . import _names, backends
 from ._data import check_fill, data_to_array, positive_strides, STRIDE_ERROR
 from ._device import CPU, placement
 from ._scalars import is_number, number, type_name as _type_name
@@ -543,7 +543,7 @@ class _LegacyTensorType(type):
         return isinstance(obj, Tensor) and obj.dtype is cls.dtype and obj._device.type == "cpu"
 
     def __repr__(cls):
-        return f"<class 'ember.{cls.__name__}'>"
+        return f"<class '{_names.MODULE}.{cls.__name__}'>"
 
 
 def _legacy_type(name, dtype):

@@ -8,6 +8,8 @@ import builtins
 
 import numpy as np
 
+from . import _names
+
 __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
     "float32", "float64", "complex64", "complex128", "half", "float", "double", "short",
@@ -61,7 +63,7 @@ class dtype:
         raise AttributeError(f"'ember.dtype' object has no attribute '{attr}'")
 
     def __repr__(self):
-        return "ember." + self.name
+        return _names.MODULE + "." + self.name   # (torch.float32 under `ember run`)
 
     def __reduce__(self):
         return (_dtype_by_name, (self.name,))

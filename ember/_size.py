@@ -1,6 +1,8 @@
 """`ember.Size`: a tensor's shape, a tuple of ints whose slices and sums stay Sizes."""
 import builtins
 
+from . import _names
+
 
 class Size(tuple):
     """`ember.Size`: the shape of a tensor, a tuple of ints."""
@@ -14,8 +16,8 @@ class Size(tuple):
                 from ._tensor import Tensor
                 if isinstance(s, builtins.bool) or not hasattr(s, "__index__") or (
                         isinstance(s, Tensor) and s.dtype.category != 1):
-                    raise TypeError(f"ember.Size() takes an iterable of 'int' (item {i} is "
-                                    f"'{type(s).__name__}')")
+                    raise TypeError(f"{_names.MODULE}.Size() takes an iterable of 'int' (item "
+                                    f"{i} is '{type(s).__name__}')")
                 s = builtins.int(s.__index__())
             items.append(s)
         return tuple.__new__(cls, items)
@@ -46,7 +48,7 @@ class Size(tuple):
     __rmul__ = __mul__
 
     def __repr__(self):
-        return f"ember.Size([{', '.join(map(str, self))}])"
+        return f"{_names.MODULE}.Size([{', '.join(map(str, self))}])"
 
     def __reduce__(self):
         return (Size, (tuple(self),))

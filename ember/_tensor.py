@@ -504,6 +504,21 @@ class Tensor:
     def is_distributed(self):
         return False
 
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """PyTorch's default: run `func` with dispatch off, tensor results as `cls` (what a
+        subclass's `super().__torch_function__(...)` reaches; see ember/overrides.py)."""
+        from .overrides import tensor_torch_function
+        return tensor_torch_function(cls, func, types, args, kwargs)
+
+    def as_subclass(self, cls):
+        """`self`'s data (and autograd history) as an instance of Tensor subclass `cls`."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError("Creating a Tensor subclass from a class that does not inherit "
+                            "from Tensor is not possible. Make sure your class inherits from "
+                            "Tensor.")
+        return _as_subclass(self, cls)
+
     def is_coalesced(self):
         raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got "
                            "Strided")

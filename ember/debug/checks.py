@@ -35,7 +35,7 @@ def _arrays(inputs):
 
 def _dtype_names(inputs):
     from .._tensor import Tensor
-    return ", ".join(str(x.dtype).replace("ember.", "") if isinstance(x, Tensor) else
+    return ", ".join(x.dtype.name if isinstance(x, Tensor) else
                      type(x).__name__ for x in inputs)
 
 
@@ -73,7 +73,7 @@ def _check_wraparound(op, inputs, params, out, result):
         report_pitfall(
             "wraparound", op.name,
             f"integer wraparound in {op.name}({_dtype_names(inputs)}): the exact result "
-            f"{exact[pos]:.0f} does not fit {str(result.dtype).replace('ember.', '')} and "
+            f"{exact[pos]:.0f} does not fit {result.dtype.name} and "
             f"was stored as {value} (use a wider dtype, e.g. .long() or dtype=torch.int64)")
 
 
@@ -105,7 +105,7 @@ def _check_nonfinite(op, inputs, out, result, backward_of):
     else:
         inf = np.isinf(out)
         pos, value = _example(out, inf)
-        dtype = str(result.dtype).replace("ember.", "")
+        dtype = result.dtype.name
         report_pitfall(
             "overflow", op.name,
             f"{op.name}({_dtype_names(inputs)}) overflowed to {value} in {dtype} from finite "
@@ -122,7 +122,7 @@ def _check_lossy_cast(inputs, out, result):
         pos, value = _example(source, lossy)
         report_pitfall(
             "lossy cast", "_to_copy",
-            f"casting {source.dtype} to {str(result.dtype).replace('ember.', '')} truncated "
+            f"casting {source.dtype} to {result.dtype.name} truncated "
             f"{value} to {out[pos] if out.ndim else out[()]}")
 
 
@@ -136,7 +136,7 @@ def check_inplace_cast(target, source, value=None):
             pos, value = _example(src, lossy)
             report_pitfall("lossy cast", "copy_",
                            f"writing {src.dtype} values into a "
-                           f"{str(target.dtype).replace('ember.', '')} tensor truncated "
+                           f"{target.dtype.name} tensor truncated "
                            f"{value}")
 
 

@@ -34,7 +34,7 @@ def _comm(pg):
 def _args(t, code=None):
     import cupy
     from cupy.cuda import nccl
-    name = str(t.dtype).replace("ember.", "")
+    name = t.dtype.name
     dtype = getattr(nccl, _TYPES[name], None) if name in _TYPES else None
     if dtype is None:
         raise RuntimeError(f"NCCL does not support dtype {t.dtype}")

@@ -75,7 +75,7 @@ def _use_nccl(pg, tensors):
 
 # --------------------------------------------------------------------------- checks
 def _describe(tensors):
-    return "; ".join(f"{str(t.dtype).replace('ember.', '')} {list(t._data.shape)}"
+    return "; ".join(f"{t.dtype.name} {list(t._data.shape)}"
                      for t in tensors)
 
 

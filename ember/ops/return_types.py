@@ -2,9 +2,13 @@
 tuples with named fields like PyTorch's structseqs: they unpack, index, compare as tuples."""
 import sys
 
+from .. import _names
 from .registry import PUBLIC
 
-_MODULE = "ember.return_types"
+
+def _module():
+    """ember.return_types, or torch.return_types under `ember run` (as printed)."""
+    return f"{_names.MODULE}.return_types"
 
 
 def _field(i):
@@ -18,7 +22,7 @@ class _StructSeq(tuple):
     def __new__(cls, sequence):
         sequence = tuple(sequence)
         if len(sequence) != len(cls._fields):
-            raise TypeError(f"{_MODULE}.{cls.__name__}() takes a {len(cls._fields)}-sequence "
+            raise TypeError(f"{_module()}.{cls.__name__}() takes a {len(cls._fields)}-sequence "
                             f"({len(sequence)}-sequence given)")
         return tuple.__new__(cls, sequence)
 
@@ -27,7 +31,7 @@ class _StructSeq(tuple):
 
     def __repr__(self):
         body = ",\n".join(f"{k}={v!r}" for k, v in zip(self._fields, self))
-        return f"{_MODULE}.{type(self).__name__}(\n{body})"
+        return f"{_module()}.{type(self).__name__}(\n{body})"
 
     def __reduce__(self):
         return (type(self), (tuple(self),))
@@ -35,7 +39,7 @@ class _StructSeq(tuple):
 
 def _make(name, fields=("values", "indices")):
     cls = type(name, (_StructSeq,), {"__slots__": (), "_fields": fields,
-                                      "__module__": _MODULE, "__qualname__": name})
+                                      "__module__": "ember.return_types", "__qualname__": name})
     for i, f in enumerate(fields):
         setattr(cls, f, _field(i))
     return cls
@@ -56,5 +60,5 @@ frexp = _make("frexp", ("mantissa", "exponent"))
 histogram = _make("histogram", ("hist", "bin_edges"))
 
 # `ember.return_types` and `import ember.return_types` find this module by its public name.
-sys.modules.setdefault(_MODULE, sys.modules[__name__])
+sys.modules.setdefault("ember.return_types", sys.modules[__name__])
 PUBLIC["return_types"] = sys.modules[__name__]

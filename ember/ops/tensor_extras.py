@@ -430,3 +430,16 @@ def map_(self, tensor, callable):
 
 
 METHODS.update({"apply_": apply_, "map_": map_})
+
+
+def untyped_storage(self):
+    from ..storage import untyped_storage as of
+    return of(self)
+
+
+def storage(self):
+    from ..storage import storage as of
+    return of(self)
+
+
+METHODS.update({"untyped_storage": untyped_storage, "storage": storage})
