@@ -11,7 +11,9 @@ Callers walk the batch in the pieces `column_chunks` gives: with the compiled ke
 (csrc/conv.c) pieces small enough to stay in cache between im2col and the GEMM that reads
 them, else (NumPy reference, CuPy) one piece, the whole batch, in array-module code.
 """
+import functools
 import itertools
+import math
 
 import numpy as np
 
@@ -71,12 +73,16 @@ def windows(xp, x, ksize, stride, dilation, out, groups=None):
 def geometry(shape, ksize, stride, padding, dilation, out, groups):
     """The compiled kernels' geometry: (N, C, D, H, W, kernel, stride, front padding,
     dilation, output sizes, groups), 1-d and 2-d windows with leading spatial sizes of 1."""
-    fill = 3 - len(ksize)
+    return _geometry(tuple(shape), tuple(ksize), tuple(stride), tuple(lo for lo, _ in padding),
+                     tuple(dilation), tuple(out), groups)
 
-    def three(v, one=1):
-        return (one,) * fill + tuple(int(e) for e in v)
-    return (shape[0], shape[1]) + three(shape[2:]) + three(ksize) + three(stride) + \
-        three([lo for lo, _ in padding], 0) + three(dilation) + three(out) + (groups,)
+
+@functools.lru_cache(maxsize=256)   # (a conv op asks once per piece of its batch)
+def _geometry(shape, ksize, stride, front, dilation, out, groups):
+    fill = 3 - len(ksize)
+    ones, zeros = (1,) * fill, (0,) * fill
+    return shape[:2] + ones + shape[2:] + ones + ksize + ones + stride + zeros + front + \
+        ones + dilation + ones + out + (groups,)
 
 
 def kernel_ready(a):
@@ -108,7 +114,7 @@ def column_chunks(x, length, rows):
 
 def im2col(xp, x, ksize, stride, padding, dilation, groups, out, j0, count):
     """Columns [j0, j0 + count) of im2col(x): (G, Cg*K, count)."""
-    rows = x.shape[1] * int(np.prod(ksize))
+    rows = x.shape[1] * math.prod(ksize)
     if kernel_ready(x):
         x = np.ascontiguousarray(x)
         cols = np.empty((groups, rows // groups, count), dtype=x.dtype)

@@ -53,7 +53,14 @@ def _matmul_into(xp, wm, cols, y, j0, count):
 # ---------------------------------------------------------------------- convolution
 @defop("convolution", node="ConvolutionBackward0")
 def _convolution(x, w, b, stride, padding, dilation, groups):
-    xp = array_module(x, w)
+    y = _conv(array_module(x, w), x, w, stride, padding, dilation, groups)
+    if b is not None:
+        y += b.reshape((-1,) + (1,) * (y.ndim - 2))
+    return y
+
+
+def _conv(xp, x, w, stride, padding, dilation, groups):
+    """conv(x, w) on arrays: im2col of a piece of the batch, one GEMM into y, next piece."""
     ksize = w.shape[2:]
     out = _out_shape(x.shape[2:], ksize, stride, padding, dilation)
     length = int(np.prod(out))
@@ -62,10 +69,7 @@ def _convolution(x, w, b, stride, padding, dilation, groups):
     for j0, count in K.column_chunks(x, length, groups * wm.shape[2]):
         cols = K.im2col(xp, x, ksize, stride, padding, dilation, groups, out, j0, count)
         _matmul_into(xp, wm, cols, y, j0, count)
-    y = y.reshape((x.shape[0], w.shape[0]) + out)
-    if b is not None:
-        y += b.reshape((-1,) + (1,) * len(out))
-    return y
+    return y.reshape((x.shape[0], w.shape[0]) + out)
 
 
 @_convolution.defvjp
@@ -95,16 +99,50 @@ def _convolution_transpose(y, w, x_shape, stride, padding, dilation, groups):
     xp = array_module(y, w)
     n = y.shape[0]
     og = w.shape[0] // groups
+    x_shape = (n,) + tuple(x_shape[1:])
+    if all(s == 1 for s in stride):
+        pads = _flipped_padding(y.shape, x_shape, w.shape, padding, dilation, groups)
+        if pads is not None:
+            # x = conv(y, w flipped, in/out channels swapped): see _flipped_padding
+            nd = w.ndim - 2
+            flip = (slice(None),) * 3 + (slice(None, None, -1),) * nd
+            wf = w.reshape((groups, og, w.shape[1]) + w.shape[2:])[flip].swapaxes(1, 2)
+            wf = xp.ascontiguousarray(wf).reshape((groups * w.shape[1], og) + w.shape[2:])
+            return _conv(xp, y, wf, stride, pads, dilation, groups)
     wm = w.reshape(groups, og, -1)
     out = tuple(y.shape[2:])
     length = int(np.prod(out))
     gy = y.reshape(n, groups, og, length)
-    x = xp.zeros((n,) + tuple(x_shape[1:]), dtype=y.dtype)
+    x = xp.zeros(x_shape, dtype=y.dtype)
     wt = wm.swapaxes(-1, -2)
     for j0, count in K.column_chunks(x, length, groups * wm.shape[2]):
         cols = xp.matmul(wt, _columns(gy, j0, count))
         K.col2im(xp, cols, x, w.shape[2:], stride, padding, dilation, groups, out, j0)
     return x
+
+
+def _flipped_padding(y_shape, x_shape, w_shape, padding, dilation, groups):
+    """Padding for computing a unit-stride transpose as a convolution of y with the flipped
+    kernel, or None when GEMM + col2im is cheaper (or the padding would be negative).
+
+    x[i] = sum_k y[i + lo - d*k] w[k] = sum_k' ypad[i + d*k'] w[K-1-k'], ypad = y padded by
+    lo' = d*(K-1) - lo in front and hi' = X - Y + lo behind. The im2col copy of y (Og*K rows
+    over x's positions) and a flipped copy of the weights replace col2im's adds (Cg*K rows
+    over y's positions), and the GEMM takes the forward's shape. NOTE: an add costs about
+    twice a copy, so take the conv form while it writes at most twice as many cells."""
+    pads = []
+    for xs, ys, k, d, (lo, hi) in zip(x_shape[2:], y_shape[2:], w_shape[2:], dilation,
+                                      padding):
+        lo2, hi2 = d * (k - 1) - lo, xs - ys + lo
+        if lo2 < 0 or hi2 < 0:
+            return None
+        pads.append((lo2, hi2))
+    og, cg = w_shape[0] // groups, w_shape[1]
+    kk, n = int(np.prod(w_shape[2:])), x_shape[0]
+    span_x, span_y = int(np.prod(x_shape[2:])), int(np.prod(y_shape[2:]))
+    # cells written: im2col's plus the flipped weights' copy, against col2im's adds
+    conv_form = og * kk * n * span_x + w_shape[0] * cg * kk
+    return tuple(pads) if conv_form <= 2 * cg * kk * n * span_y else None
 
 
 @_convolution_transpose.defvjp
@@ -144,19 +182,24 @@ def _convolution_weight(x, y, w_shape, stride, padding, dilation, groups):
     length = int(np.prod(out))
     og = w_shape[0] // groups
     gy = y.reshape(x.shape[0], groups, og, length)
-    gwt = None     # gw transposed, (G, Cg*K, Og)
+    # NOTE: cols @ gy^T (then one transpose of the small result) ran up to 1.5x faster than
+    # gy @ cols^T through OpenBLAS on wide batches (its transposed operand is the long one);
+    # with few columns (deep layers on small images) the transpose of a large weight
+    # gradient costs more than the GEMM (15x at 512 channels on 1x1 images).
+    wide = x.shape[0] * length >= 1024
+    gw = None
     for j0, count in K.column_chunks(x, length, x.shape[1] * int(np.prod(ksize))):
         cols = K.im2col(xp, x, ksize, stride, padding, dilation, groups, out, j0, count)
-        # NOTE: cols @ gy^T, not gy @ cols^T: OpenBLAS ran the latter 1.5x slower on these
-        # shapes (its transposed operand is the long one); the small result is transposed once.
-        part = xp.matmul(cols, _columns(gy, j0, count).swapaxes(-1, -2))
-        if gwt is None:
-            gwt = part
+        gyc = _columns(gy, j0, count)
+        part = xp.matmul(cols, gyc.swapaxes(-1, -2)) if wide else \
+            xp.matmul(gyc, cols.swapaxes(-1, -2))
+        if gw is None:
+            gw = part
         else:
-            gwt += part
-    if gwt is None:
+            gw += part
+    if gw is None:
         return xp.zeros(w_shape, dtype=x.dtype)
-    return xp.ascontiguousarray(gwt.swapaxes(-1, -2)).reshape(w_shape)
+    return (xp.ascontiguousarray(gw.swapaxes(-1, -2)) if wide else gw).reshape(w_shape)
 
 
 @_convolution_weight.defvjp

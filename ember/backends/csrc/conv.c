@@ -19,7 +19,13 @@
 #include <math.h>
 #include <string.h>
 
-#define EK_PARALLEL_MIN 32768   /* elements; below this one thread is faster */
+/* Work below which one thread is faster. NOTE: starting a thread team cost 15-50 us on a
+   2-core VM (a sleeping vCPU is slow to wake), 20-100x a bare-metal team's start, so a team
+   must have ~100 us of work: about 1M cells of columns (a copy each), or 256K window elements
+   of pooling. The conv ops' ~1 MiB pieces stay on one thread: their GEMMs, which OpenBLAS
+   spreads over the threads itself, are most of the time. */
+#define EK_COLUMNS_PARALLEL_MIN (1 << 20)
+#define EK_POOL_PARALLEL_MIN (1 << 18)
 #define WIN_INLINE static inline __attribute__((always_inline))   /* compiled per clone */
 
 typedef struct {
@@ -43,6 +49,29 @@ WIN_INLINE void ek_valid_outputs(int64_t off, int64_t s, int64_t size, int64_t o
     b = b > outs ? outs : b;
     *lo = a;
     *hi = b > a ? b : a;
+}
+
+/* The valid outputs [lo, hi) of each kernel offset along W (pooling asks per output row:
+   kept here, they cost no division in that loop). */
+#define EK_SPANS 64
+typedef struct {
+    int64_t lo[EK_SPANS], hi[EK_SPANS];
+} ek_spans;
+
+static void ek_spans_of(const ek_geom *g, ek_spans *sp) {
+    for (int64_t kw = 0; kw < g->k[2] && kw < EK_SPANS; kw++)
+        ek_valid_outputs(kw * g->d[2] - g->p[2], g->s[2], g->in[2], g->out[2], &sp->lo[kw],
+                         &sp->hi[kw]);
+}
+
+WIN_INLINE void ek_span(const ek_spans *sp, const ek_geom *g, int64_t kw, int64_t *lo,
+                        int64_t *hi) {
+    if (kw < EK_SPANS) {
+        *lo = sp->lo[kw];
+        *hi = sp->hi[kw];
+    } else {
+        ek_valid_outputs(kw * g->d[2] - g->p[2], g->s[2], g->in[2], g->out[2], lo, hi);
+    }
 }
 
 /* A column's position: sample n, output position (od, oh, ow). */
@@ -207,9 +236,9 @@ static int index_buffer(PyObject *obj, Py_buffer *view, int64_t count, int writa
     return 0;
 }
 
-/* Threads split the planes; a team pays off above EK_PARALLEL_MIN window elements. */
+/* Threads split the planes. */
 static int plane_parts(const ek_geom *g, int64_t planes) {
-    return planes * ek_len(g) * ek_kvol(g) >= EK_PARALLEL_MIN ? ek_num_threads() : 1;
+    return planes * ek_len(g) * ek_kvol(g) >= EK_POOL_PARALLEL_MIN ? ek_num_threads() : 1;
 }
 
 /* max_pool(x, values, indices or None, geometry) */
@@ -262,7 +291,7 @@ static PyObject *py_max_pool_backward(PyObject *self, PyObject *args) {
         release_all(v, 2);
         return NULL;
     }
-    const int parts = outs * planes >= EK_PARALLEL_MIN ? ek_num_threads() : 1;
+    const int parts = outs * planes >= EK_POOL_PARALLEL_MIN ? ek_num_threads() : 1;
 #pragma omp parallel for schedule(static) num_threads(parts) if (parts > 1)
     for (int t = 0; t < parts; t++) {
         const int64_t pb = planes * t / parts, pe = planes * (t + 1) / parts;

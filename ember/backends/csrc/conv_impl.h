@@ -90,24 +90,46 @@ WIN_INLINE void SUF(walk_row)(T *cols_row, T *x, const ek_geom *g, const ek_pos 
     const int64_t offw = kof[2] * g->d[2] - g->p[2];
     int64_t lo, hi;
     ek_valid_outputs(offw, g->s[2], w_n, ow_n, &lo, &hi);
+    /* Same-width rows (unit strides along H and W, output width = input width, as in a
+       'same' convolution): output rows oh, oh + 1, ... read input rows ih, ih + 1, ..., one
+       contiguous span shifted by offw. The gather copies such spans whole and then zeroes
+       each row's cells that fall in the padding (they hold a neighbouring row's edge):
+       a few long copies instead of one short run per row. */
+    const int spans = !adjoint && g->s[1] == 1 && g->s[2] == 1 && ow_n == w_n;
     int64_t od = at->od, oh = at->oh, ow = at->ow;
     int64_t id = od * g->s[0] + offd, ih = oh * g->s[1] + offh;
     T *plane = x + (at->n * g->c + c) * d_n * hw;
     T *cell = cols_row, *end = cols_row + cnt;
     while (cell < end) {
-        const int64_t seg = ow_n - ow < end - cell ? ow_n - ow : end - cell;
+        int64_t seg = ow_n - ow < end - cell ? ow_n - ow : end - cell, rows = 1;
         /* (unsigned: one comparison tests both ends) */
         if ((uint64_t)id < (uint64_t)d_n && (uint64_t)ih < (uint64_t)h_n) {
             T *src = plane + id * hw + ih * w_n + offw;
-            if (adjoint) SUF(scatter_run)(src, g->s[2], cell, ow, ow + seg, lo, hi);
-            else SUF(gather_run)(cell, src, g->s[2], ow, ow + seg, lo, hi);
+            if (spans && ow == 0) {
+                rows = oh_n - oh < h_n - ih ? oh_n - oh : h_n - ih;
+                rows = (end - cell) / ow_n < rows ? (end - cell) / ow_n : rows;
+                rows = rows < 1 ? 1 : rows;
+            }
+            if (rows > 1) {
+                seg = rows * ow_n;
+                SUF(copy_run)(cell + lo, src + lo, seg - (ow_n - hi) - lo);
+                for (int64_t q = 0; q < seg; q += ow_n) {
+                    SUF(zero_run)(cell + q, lo);
+                    SUF(zero_run)(cell + q + hi, ow_n - hi);
+                }
+            } else if (adjoint) {
+                SUF(scatter_run)(src, g->s[2], cell, ow, ow + seg, lo, hi);
+            } else {
+                SUF(gather_run)(cell, src, g->s[2], ow, ow + seg, lo, hi);
+            }
         } else if (!adjoint) {
             SUF(zero_run)(cell, seg);
         }
         cell += seg;
         ow = 0;
-        ih += g->s[1];
-        if (++oh == oh_n) {
+        oh += rows;
+        ih += rows * g->s[1];
+        if (oh == oh_n) {
             oh = 0;
             ih = offh;
             id += g->s[0];
@@ -148,14 +170,14 @@ EK_CLONES static void SUF(col2im_part)(const T *cols, T *x, const ek_geom *g, in
 
 static void SUF(im2col)(const T *x, T *cols, const ek_geom *g, int64_t j0, int64_t cnt) {
     const int64_t rows = g->groups * ek_ck(g);
-    const int parts = rows * cnt >= EK_PARALLEL_MIN ? ek_num_threads() : 1;
+    const int parts = rows * cnt >= EK_COLUMNS_PARALLEL_MIN ? ek_num_threads() : 1;
 #pragma omp parallel for schedule(static) num_threads(parts) if (parts > 1)
     for (int t = 0; t < parts; t++)
         SUF(im2col_part)(x, cols, g, j0, cnt, rows * t / parts, rows * (t + 1) / parts);
 }
 
 static void SUF(col2im)(const T *cols, T *x, const ek_geom *g, int64_t j0, int64_t cnt) {
-    const int parts = g->groups * ek_ck(g) * cnt >= EK_PARALLEL_MIN ? ek_num_threads() : 1;
+    const int parts = g->groups * ek_ck(g) * cnt >= EK_COLUMNS_PARALLEL_MIN ? ek_num_threads() : 1;
 #pragma omp parallel for schedule(static) num_threads(parts) if (parts > 1)
     for (int t = 0; t < parts; t++)
         SUF(col2im_part)(cols, x, g, j0, cnt, g->c * t / parts, g->c * (t + 1) / parts);
@@ -164,40 +186,68 @@ static void SUF(col2im)(const T *cols, T *x, const ek_geom *g, int64_t j0, int64
 #undef RUN
 
 /* ------------------------------------------------------------------ pooling */
+/* The pooling loops take one output row (od, oh) of a plane at a time, POOL_BLOCK outputs
+   along W at once: for each input row of the window and each kernel offset kw, one loop over
+   the outputs, which reads input iw = ow * sw + kw * dw - pw (inside the input for ow in the
+   offset's [lo, hi)). That inner loop is branch-free and vectorises; every output still
+   visits its window in PyTorch's order (d, then h, then w). */
+#define POOL_BLOCK 256
+
 /* Max pooling of planes [pb, pe) as PyTorch's CPU kernel: the window clipped to the input,
    a strictly greater value or a NaN replaces the running maximum (so ties keep the first
    position and NaNs the last), which starts at -inf on the first position inside the
    input. idx may be NULL (values only). */
 EK_CLONES static void SUF(max_pool_planes)(const T *x, T *y, int64_t *idx, const ek_geom *g,
                                            int64_t pb, int64_t pe) {
-    const int64_t hw = g->in[1] * g->in[2], plane = g->in[0] * hw, outs = ek_len(g);
+    const int64_t w_n = g->in[2], hw = g->in[1] * w_n, plane = g->in[0] * hw;
+    const int64_t ow_n = g->out[2], outs = ek_len(g);
+    T m[POOL_BLOCK];
+    int64_t best[POOL_BLOCK];
+    ek_spans spans;
+    ek_spans_of(g, &spans);
     for (int64_t p = pb; p < pe; p++) {
         const T *xp = x + p * plane;
         int64_t o = p * outs;
         for (int64_t od = 0; od < g->out[0]; od++) {
             int64_t d0, d1;
             ek_window(od, 0, g, &d0, &d1);
-            for (int64_t oh = 0; oh < g->out[1]; oh++) {
+            for (int64_t oh = 0; oh < g->out[1]; oh++, o += ow_n) {
                 int64_t h0, h1;
                 ek_window(oh, 1, g, &h0, &h1);
-                for (int64_t ow = 0; ow < g->out[2]; ow++, o++) {
-                    int64_t w0, w1;
-                    ek_window(ow, 2, g, &w0, &w1);
-                    int64_t best = d0 * hw + h0 * g->in[2] + w0;
-                    T m = -INFINITY;
+                for (int64_t o0 = 0; o0 < ow_n; o0 += POOL_BLOCK) {
+                    const int64_t nb = ow_n - o0 < POOL_BLOCK ? ow_n - o0 : POOL_BLOCK;
+                    for (int64_t b = 0; b < nb; b++) {
+                        int64_t w0, w1;
+                        ek_window(o0 + b, 2, g, &w0, &w1);
+                        m[b] = -INFINITY;
+                        best[b] = d0 * hw + h0 * w_n + w0;
+                    }
                     for (int64_t id = d0; id < d1; id += g->d[0])
-                        for (int64_t ih = h0; ih < h1; ih += g->d[1]) {
-                            const int64_t row = id * hw + ih * g->in[2];
-                            for (int64_t iw = w0; iw < w1; iw += g->d[2]) {
-                                const T v = xp[row + iw];
-                                if (v > m || v != v) {
-                                    m = v;
-                                    best = row + iw;
+                        for (int64_t ih = h0; ih < h1; ih += g->d[1])
+                            for (int64_t kw = 0; kw < g->k[2]; kw++) {
+                                const int64_t off = kw * g->d[2] - g->p[2], sw = g->s[2];
+                                const int64_t at = id * hw + ih * w_n + off;
+                                int64_t lo, hi;
+                                ek_span(&spans, g, kw, &lo, &hi);
+                                lo = lo > o0 ? lo - o0 : 0;
+                                hi = hi < o0 + nb ? hi - o0 : nb;
+                                const T *row = xp + at + o0 * sw;
+                                if (idx) {
+                                    for (int64_t b = lo; b < hi; b++) {
+                                        const T v = row[b * sw];
+                                        const int take = v > m[b] || v != v;
+                                        m[b] = take ? v : m[b];
+                                        best[b] = take ? at + (o0 + b) * sw : best[b];
+                                    }
+                                } else {
+                                    for (int64_t b = lo; b < hi; b++) {
+                                        const T v = row[b * sw];
+                                        m[b] = v > m[b] || v != v ? v : m[b];
+                                    }
                                 }
                             }
-                        }
-                    y[o] = m;
-                    if (idx) idx[o] = best;
+                    memcpy(y + o + o0, m, (size_t)nb * sizeof(T));
+                    if (idx) memcpy(idx + o + o0, best, (size_t)nb * sizeof(int64_t));
                 }
             }
         }
@@ -215,59 +265,63 @@ static void SUF(max_pool_backward_planes)(const T *g, const int64_t *idx, T *gx,
     }
 }
 
-/* Average pooling: the window clipped to the input summed in order, then divided by div[o]
-   (the caller's divisor per output position, PyTorch's count). */
-EK_CLONES static void SUF(avg_pool_planes)(const T *x, T *y, const T *div, const ek_geom *g,
-                                           int64_t pb, int64_t pe) {
-    const int64_t hw = g->in[1] * g->in[2], plane = g->in[0] * hw, outs = ek_len(g);
+/* Average pooling: each window clipped to the input summed in PyTorch's order, divided by
+   div (the caller's divisor per output position of a plane: PyTorch's count). With `adjoint`,
+   the backward instead: gx = 0, then each output's gy / div added over its clipped window
+   (outputs of a row together: overlapping windows add in another order than PyTorch's). */
+WIN_INLINE void SUF(avg_pool_rows)(const T *src, T *dst, const T *div, const ek_geom *g,
+                                   int64_t pb, int64_t pe, int adjoint) {
+    const int64_t w_n = g->in[2], hw = g->in[1] * w_n, plane = g->in[0] * hw;
+    const int64_t ow_n = g->out[2], outs = ek_len(g);
+    T acc[POOL_BLOCK];
+    ek_spans spans;
+    ek_spans_of(g, &spans);
     for (int64_t p = pb; p < pe; p++) {
-        const T *xp = x + p * plane;
+        const T *in = adjoint ? src + p * outs : src + p * plane;
+        T *res = adjoint ? dst + p * plane : dst + p * outs;
+        if (adjoint) memset(res, 0, (size_t)plane * sizeof(T));
         int64_t o = 0;
         for (int64_t od = 0; od < g->out[0]; od++) {
             int64_t d0, d1;
             ek_window(od, 0, g, &d0, &d1);
-            for (int64_t oh = 0; oh < g->out[1]; oh++) {
+            for (int64_t oh = 0; oh < g->out[1]; oh++, o += ow_n) {
                 int64_t h0, h1;
                 ek_window(oh, 1, g, &h0, &h1);
-                for (int64_t ow = 0; ow < g->out[2]; ow++, o++) {
-                    int64_t w0, w1;
-                    ek_window(ow, 2, g, &w0, &w1);
-                    T sum = 0;
+                for (int64_t o0 = 0; o0 < ow_n; o0 += POOL_BLOCK) {
+                    const int64_t nb = ow_n - o0 < POOL_BLOCK ? ow_n - o0 : POOL_BLOCK;
+                    for (int64_t b = 0; b < nb; b++)
+                        acc[b] = adjoint ? in[o + o0 + b] / div[o + o0 + b] : 0;
                     for (int64_t id = d0; id < d1; id++)
                         for (int64_t ih = h0; ih < h1; ih++)
-                            for (int64_t iw = w0; iw < w1; iw++)
-                                sum += xp[id * hw + ih * g->in[2] + iw];
-                    y[p * outs + o] = sum / div[o];
+                            for (int64_t kw = 0; kw < g->k[2]; kw++) {
+                                const int64_t off = kw - g->p[2], sw = g->s[2];
+                                int64_t lo, hi;
+                                ek_span(&spans, g, kw, &lo, &hi);
+                                lo = lo > o0 ? lo - o0 : 0;
+                                hi = hi < o0 + nb ? hi - o0 : nb;
+                                const int64_t at = id * hw + ih * w_n + off + o0 * sw;
+                                if (adjoint)
+                                    for (int64_t b = lo; b < hi; b++) res[at + b * sw] += acc[b];
+                                else
+                                    for (int64_t b = lo; b < hi; b++) acc[b] += in[at + b * sw];
+                            }
+                    if (!adjoint)
+                        for (int64_t b = 0; b < nb; b++)
+                            res[o + o0 + b] = acc[b] / div[o + o0 + b];
                 }
             }
         }
     }
 }
 
-/* gx = 0, then each output's g / div spread over its clipped window, outputs in order. */
+EK_CLONES static void SUF(avg_pool_planes)(const T *x, T *y, const T *div, const ek_geom *g,
+                                           int64_t pb, int64_t pe) {
+    SUF(avg_pool_rows)(x, y, div, g, pb, pe, 0);
+}
+
 EK_CLONES static void SUF(avg_pool_backward_planes)(const T *gy, T *gx, const T *div,
                                                     const ek_geom *g, int64_t pb, int64_t pe) {
-    const int64_t hw = g->in[1] * g->in[2], plane = g->in[0] * hw, outs = ek_len(g);
-    for (int64_t p = pb; p < pe; p++) {
-        T *dst = gx + p * plane;
-        memset(dst, 0, (size_t)plane * sizeof(T));
-        int64_t o = 0;
-        for (int64_t od = 0; od < g->out[0]; od++) {
-            int64_t d0, d1;
-            ek_window(od, 0, g, &d0, &d1);
-            for (int64_t oh = 0; oh < g->out[1]; oh++) {
-                int64_t h0, h1;
-                ek_window(oh, 1, g, &h0, &h1);
-                for (int64_t ow = 0; ow < g->out[2]; ow++, o++) {
-                    int64_t w0, w1;
-                    ek_window(ow, 2, g, &w0, &w1);
-                    const T v = gy[p * outs + o] / div[o];
-                    for (int64_t id = d0; id < d1; id++)
-                        for (int64_t ih = h0; ih < h1; ih++)
-                            for (int64_t iw = w0; iw < w1; iw++)
-                                dst[id * hw + ih * g->in[2] + iw] += v;
-                }
-            }
-        }
-    }
+    SUF(avg_pool_rows)(gy, gx, div, g, pb, pe, 1);
 }
+
+#undef POOL_BLOCK
