@@ -4,7 +4,7 @@ import numpy as np
 
 import ember
 from .. import _dtype as dt
-from .registry import check_tensor, export
+from .registry import check_tensor, export, name_node
 
 _MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
           "donot_use_mm_for_euclid_dist")
@@ -39,9 +39,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     r1, r2 = x1.shape[-2], x2.shape[-2]
     if p == 2 and x1.shape[-1] and (compute_mode == _MODES[1] or (
             compute_mode == _MODES[0] and (r1 > 25 or r2 > 25))):
-        return _euclidean_mm(x1, x2)
+        return name_node(_euclidean_mm(x1, x2), "CdistBackward0")
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    return ember.linalg.vector_norm(diff, p, dim=-1)
+    return name_node(ember.linalg.vector_norm(diff, p, dim=-1), "CdistBackward0")
 
 
 @export(method=False)
@@ -56,4 +56,4 @@ def pdist(input, p=2):
     n = input.shape[0]
     i, j = (ember.tensor(a, device=input.device) for a in np.triu_indices(n, 1))
     diff = input.index_select(0, i) - input.index_select(0, j)
-    return ember.linalg.vector_norm(diff, p, dim=-1)
+    return name_node(ember.linalg.vector_norm(diff, p, dim=-1), "PdistBackward0")

@@ -36,6 +36,18 @@ def node_class(name):
     return cls
 
 
+def name_node(result, node_name):
+    """Give the node that made `result`, the last op of a composite written in ember ops,
+    PyTorch's name for the whole composite (MseLossBackward0 on mse_loss's mean): its class
+    (`type(t.grad_fn).__name__`) and op name change, its VJP stays the op's own, so gradients
+    are untouched. `result` must be the composite's fresh output; no graph, no change."""
+    fn = result.grad_fn
+    if fn is not None:
+        fn.op = fn.op.renamed(node_name)
+        fn.__class__ = fn.op.node_class
+    return result
+
+
 class Op:
     """One primitive: `forward(*arrays, **params)` and `vjp(ctx, *grads)`.
 

@@ -1,10 +1,15 @@
 """Activation functions, composed from ember ops (differentiable for free); GELU is one fused
-op (ops/nn_ops.py), softmax and log_softmax are ops of their own (ops/softmax_ops.py)."""
+op (ops/nn_ops.py), softmax and log_softmax are ops of their own (ops/softmax_ops.py).
+
+A composite's result carries PyTorch's node name for the whole function (SiluBackward0,
+LeakyReluBackward0, ...; registry.name_node renames its last op), so `grad_fn` reads as in
+PyTorch; the in-place forms keep their copy's node."""
 import warnings
 
 import ember
 from ...ops import softmax_ops
 from ...ops.nn_ops import gelu as _ops_gelu
+from ...ops.registry import name_node
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu",
            "selu_", "celu", "celu_", "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh",
@@ -40,7 +45,7 @@ def relu6(input, inplace=False):
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     x = _source(input, inplace)
     out = ember.where(x > 0, x, x * negative_slope)
-    return _inplace(input, out) if inplace else out
+    return _inplace(input, out) if inplace else name_node(out, "LeakyReluBackward0")
 
 
 def leaky_relu_(input, negative_slope=0.01):
@@ -50,7 +55,7 @@ def leaky_relu_(input, negative_slope=0.01):
 def elu(input, alpha=1.0, inplace=False):
     x = _source(input, inplace)
     out = ember.where(x > 0, x, alpha * ember.expm1(ember.clamp(x, max=0)))
-    return _inplace(input, out) if inplace else out
+    return _inplace(input, out) if inplace else name_node(out, "EluBackward0")
 
 
 def elu_(input, alpha=1.0):
@@ -63,7 +68,7 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 def selu(input, inplace=False):
     out = _SELU_SCALE * elu(_source(input, inplace), _SELU_ALPHA)
-    return _inplace(input, out) if inplace else out
+    return _inplace(input, out) if inplace else name_node(out, "EluBackward0")
 
 
 def selu_(input):
@@ -75,7 +80,7 @@ def celu(input, alpha=1.0, inplace=False):
         raise RuntimeError("ZeroDivisionError")
     x = _source(input, inplace)
     out = ember.where(x > 0, x, alpha * ember.expm1(ember.clamp(x, max=0) / alpha))
-    return _inplace(input, out) if inplace else out
+    return _inplace(input, out) if inplace else name_node(out, "CeluBackward0")
 
 
 def celu_(input, alpha=1.0):
@@ -89,13 +94,13 @@ def gelu(input, approximate="none"):
 def silu(input, inplace=False):
     x = _source(input, inplace)
     out = x * ember.sigmoid(x)
-    return _inplace(input, out) if inplace else out
+    return _inplace(input, out) if inplace else name_node(out, "SiluBackward0")
 
 
 def mish(input, inplace=False):
     x = _source(input, inplace)
     out = x * ember.tanh(softplus(x))
-    return _inplace(input, out) if inplace else out
+    return _inplace(input, out) if inplace else name_node(out, "MishBackward0")
 
 
 def sigmoid(input):
@@ -117,7 +122,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
         # PyTorch casts the bounds to an integral input's dtype (no promotion to float).
         min_val, max_val = int(min_val), int(max_val)
     out = ember.clamp(_source(input, inplace), min_val, max_val)
-    return _inplace(input, out) if inplace else out
+    return _inplace(input, out) if inplace else name_node(out, "HardtanhBackward0")
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
@@ -126,22 +131,24 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 
 def hardsigmoid(input, inplace=False):
     out = ember.clamp(_source(input, inplace) / 6 + 0.5, 0, 1)
-    return _inplace(input, out) if inplace else out
+    return _inplace(input, out) if inplace else name_node(out, "HardsigmoidBackward0")
 
 
 def hardswish(input, inplace=False):
     x = _source(input, inplace)
     out = x * ember.clamp(x + 3, 0, 6) / 6
-    return _inplace(input, out) if inplace else out
+    return _inplace(input, out) if inplace else name_node(out, "HardswishBackward0")
 
 
 def hardshrink(input, lambd=0.5):
-    return ember.where(ember.abs(input) > lambd, input, ember.zeros_like(input))
+    return name_node(ember.where(ember.abs(input) > lambd, input, ember.zeros_like(input)),
+                     "HardshrinkBackward0")
 
 
 def softshrink(input, lambd=0.5):
-    return ember.where(input > lambd, input - lambd,
-                       ember.where(input < -lambd, input + lambd, ember.zeros_like(input)))
+    out = ember.where(input > lambd, input - lambd,
+                      ember.where(input < -lambd, input + lambd, ember.zeros_like(input)))
+    return name_node(out, "SoftshrinkBackward0")
 
 
 def tanhshrink(input):
@@ -150,7 +157,7 @@ def tanhshrink(input):
 
 def threshold(input, threshold, value, inplace=False):
     out = ember.where(input > threshold, input, ember.full_like(input, value))
-    return _inplace(input, out) if inplace else out
+    return _inplace(input, out) if inplace else name_node(out, "ThresholdBackward0")
 
 
 def threshold_(input, threshold_value, value):
@@ -162,7 +169,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     # is computed on clamped input so exp never overflows.
     scaled = input * beta
     soft = ember.log1p(ember.exp(ember.clamp(scaled, max=threshold))) / beta
-    return ember.where(scaled > threshold, input, soft)
+    return name_node(ember.where(scaled > threshold, input, soft), "SoftplusBackward0")
 
 
 def softsign(input):
@@ -171,7 +178,8 @@ def softsign(input):
 
 def logsigmoid(input):
     # NOTE: log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)): stable for large |x|.
-    return ember.clamp(input, max=0) - ember.log1p(ember.exp(-ember.abs(input)))
+    out = ember.clamp(input, max=0) - ember.log1p(ember.exp(-ember.abs(input)))
+    return name_node(out, "LogSigmoidBackward0")
 
 
 def glu(input, dim=-1):
@@ -182,7 +190,7 @@ def glu(input, dim=-1):
         raise RuntimeError(f"Halving dimension must be even, but dimension "
                            f"{dim % input.dim()} is size {n}")
     a, b = ember.chunk(input, 2, dim)
-    return a * ember.sigmoid(b)
+    return name_node(a * ember.sigmoid(b), "GluBackward0")
 
 
 def _implicit_dim(name, ndim):
@@ -218,7 +226,7 @@ def prelu(input, weight):
         shape = [1] * input.dim()
         shape[1] = weight.numel()
         weight = weight.reshape(shape)
-    return ember.where(input > 0, input, weight * input)
+    return name_node(ember.where(input > 0, input, weight * input), "PreluKernelBackward0")
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
@@ -232,7 +240,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         out = _source(input, inplace) * slope
     else:
         out = leaky_relu(_source(input, inplace), (lower + upper) / 2)
-    return _inplace(input, out) if inplace else out
+    return _inplace(input, out) if inplace else name_node(out, "RreluWithNoiseBackward0")
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):

@@ -1,5 +1,6 @@
 """Distances and similarities: pairwise_distance, cosine_similarity, pdist, cdist."""
 import ember
+from ...ops.registry import name_node
 
 __all__ = ["pairwise_distance", "cosine_similarity", "pdist"]
 
@@ -9,8 +10,10 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     nd = max(x1.dim(), x2.dim())
     diff = x1 - x2 + eps
     if nd == 0:
-        return ember.linalg.vector_norm(diff.reshape(1), p, dim=0, keepdim=keepdim)
-    return ember.linalg.vector_norm(diff, p, dim=-1, keepdim=keepdim)
+        out = ember.linalg.vector_norm(diff.reshape(1), p, dim=0, keepdim=keepdim)
+    else:
+        out = ember.linalg.vector_norm(diff, p, dim=-1, keepdim=keepdim)
+    return name_node(out, "NormBackward1")   # (PyTorch's composite ends in norm(p, dim))
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):

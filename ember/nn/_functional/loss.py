@@ -1,9 +1,14 @@
-"""Loss functions (numerically stable formulations: log-sum-exp, log-sigmoid)."""
+"""Loss functions (numerically stable formulations: log-sum-exp, log-sigmoid).
+
+Where PyTorch computes a loss as one op of its own, the composite's result carries that op's
+node name (MseLossBackward0, BinaryCrossEntropyBackward0, ...: registry.name_node); where
+PyTorch's loss is itself a composite (l1_loss, kl_div, the weighted forms) so is the graph."""
 import math
 
 import ember
 from ...amp import autocast_mode as _amp
 from ...ops import loss_ops
+from ...ops.registry import name_node
 
 from ._util import check_same_size, reduce_loss, reduction_of
 from .activation import log_softmax, logsigmoid
@@ -20,9 +25,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     check_same_size(input, target, "mse_loss")
     diff = input - target
     loss = diff * diff
-    if weight is not None:
-        loss = loss * weight
-    return reduce_loss(loss, reduction)
+    if weight is not None:   # (PyTorch's weighted form is a composite: no named node)
+        return reduce_loss(loss * weight, reduction)
+    return name_node(reduce_loss(loss, reduction), "MseLossBackward0")
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -118,8 +123,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if weight is not None:
             terms = terms * weight.reshape(wshape)
         loss = -terms.sum(class_dim)
-        if reduction == "mean":
-            return loss.sum() / (input.numel() // n_classes)
+        if reduction == "mean":   # (PyTorch divides by a Scalar there: DivBackward1)
+            return name_node(loss.sum() / (input.numel() // n_classes), "DivBackward1")
         return reduce_loss(loss, reduction)
     nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
     if label_smoothing <= 0:
@@ -156,7 +161,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     loss = -(target * log_p + (1 - target) * log_q)
     if weight is not None:
         loss = loss * weight
-    return reduce_loss(loss, reduction)
+    return name_node(reduce_loss(loss, reduction), "BinaryCrossEntropyBackward0")
 
 
 def _torch_size(t):
@@ -178,7 +183,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
-    return reduce_loss(loss, reduction)
+    return name_node(reduce_loss(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0")
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -187,9 +192,9 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     check_same_size(input, target, "huber_loss")
     diff = ember.abs(input - target)
     loss = ember.where(diff < delta, 0.5 * diff * diff, delta * (diff - 0.5 * delta))
-    if weight is not None:
-        loss = loss * weight
-    return reduce_loss(loss, reduction)
+    if weight is not None:   # (PyTorch's weighted form is a composite: no named node)
+        return reduce_loss(loss * weight, reduction)
+    return name_node(reduce_loss(loss, reduction), "HuberLossBackward0")
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
@@ -201,7 +206,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta == 0:
         return reduce_loss(diff, reduction)
     loss = ember.where(diff < beta, 0.5 * diff * diff / beta, diff - 0.5 * beta)
-    return reduce_loss(loss, reduction)
+    return name_node(reduce_loss(loss, reduction), "SmoothL1LossBackward0")
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):

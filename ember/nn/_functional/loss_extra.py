@@ -4,6 +4,7 @@ log-sum-exp with a finite floor for CTC."""
 import math
 
 import ember
+from ...ops.registry import name_node
 
 from ._util import reduce_loss, reduction_of
 from .activation import logsigmoid, softplus
@@ -183,7 +184,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     loss = (hinge * mask.to(x.dtype)).sum((1, 2)) / c
     if input.dim() <= 1:
         loss = loss.reshape(())
-    return reduce_loss(loss, reduction)
+    return name_node(reduce_loss(loss, reduction), "MultilabelMarginLossBackward0")
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
@@ -227,11 +228,12 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     loss = (hinge * not_target).sum(1) / c
     if input.dim() <= 1:
         loss = loss.reshape(())
-    return reduce_loss(loss, reduction)
+    return name_node(reduce_loss(loss, reduction), "MultiMarginLossBackward0")
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
-    return reduce_loss(softplus(-target * input), reduction)
+    return name_node(reduce_loss(softplus(-target * input), reduction),
+                     "SoftMarginLossBackward0")
 

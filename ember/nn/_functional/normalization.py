@@ -9,7 +9,7 @@ import numbers
 import ember
 from ...autograd.grad_mode import no_grad, state
 from ...ops.nn_ops import _batch_norm, _layer_norm
-from ...ops.registry import check_tensor, dispatch
+from ...ops.registry import check_tensor, dispatch, name_node
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm",
            "local_response_norm", "normalize"]
@@ -164,14 +164,12 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                                f"{_shape_list(input.shape)}")
     x = input.reshape(n, num_groups, -1)
     y = dispatch(_layer_norm, (x, None, None), {"nd": 1, "eps": eps})[2].reshape(input.shape)
-    if weight is None and bias is None:
-        return y
     shape = (1, c) + (1,) * (input.dim() - 2)
     if weight is not None:
         y = y * weight.reshape(shape)
     if bias is not None:
         y = y + bias.reshape(shape)
-    return y
+    return name_node(y, "NativeGroupNormBackward0")
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):

@@ -5,7 +5,7 @@ import numpy as np
 
 from ...ops.index_ops import _index_select
 from ...ops.nn_resample import constant_pad_nd
-from ...ops.registry import dispatch
+from ...ops.registry import dispatch, name_node
 
 __all__ = ["pad"]
 
@@ -44,7 +44,10 @@ def pad(input, pad, mode="constant", value=None):
         lo, hi = pad[2 * i], pad[2 * i + 1]
         idx = _source_index(mode, shape[d], lo, hi, i, d, shape)
         out = dispatch(_index_select, (out,), {"index": idx, "dim": d})
-    return out
+    if mode == "circular":   # (PyTorch's circular pad is a composite of copies)
+        return out
+    kind = "Reflection" if mode == "reflect" else "Replication"
+    return name_node(out, f"{kind}Pad{k}DBackward0")
 
 
 def _source_index(mode, n, lo, hi, i, d, shape):

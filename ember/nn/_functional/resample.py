@@ -11,6 +11,7 @@ import numpy as np
 
 import ember
 from ...ops.nn_resample import interp_taps
+from ...ops.registry import name_node
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
@@ -146,7 +147,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if w is not None:
             w = w.astype(input.dtype.np)
         out = interp_taps(out, i + 2, idx, w)
-    return out
+    return name_node(out, f"Upsample{_NODE_MODES[mode]}{dim}DBackward0")
+
+
+# PyTorch's upsample node names by mode (UpsampleBilinear2DBackward0 ...)
+_NODE_MODES = {"nearest": "Nearest", "nearest-exact": "NearestExact", "linear": "Linear",
+               "bilinear": "Bilinear", "bicubic": "Bicubic", "trilinear": "Trilinear"}
 
 
 def _check_mode(input, mode):
@@ -214,7 +220,7 @@ def pixel_shuffle(input, upscale_factor):
     n = len(lead)
     x = input.reshape(lead + (c // (r * r), r, r, h, w))
     x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
-    return x.reshape(lead + (c // (r * r), h * r, w * r))
+    return name_node(x.reshape(lead + (c // (r * r), h * r, w * r)), "PixelShuffleBackward0")
 
 
 def pixel_unshuffle(input, downscale_factor):
@@ -236,7 +242,7 @@ def pixel_unshuffle(input, downscale_factor):
     n = len(lead)
     x = input.reshape(lead + (c, h // r, r, w // r, r))
     x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
-    return x.reshape(lead + (c * r * r, h // r, w // r))
+    return name_node(x.reshape(lead + (c * r * r, h // r, w // r)), "PixelUnshuffleBackward0")
 
 
 def channel_shuffle(input, groups):
@@ -254,7 +260,7 @@ def channel_shuffle(input, groups):
                            f"and {g} groups.")
     rest = tuple(input.shape[2:])
     x = input.reshape((n, g, c // g) + rest).transpose(1, 2)
-    return x.reshape((n, c) + rest)
+    return name_node(x.reshape((n, c) + rest), "ChannelShuffleBackward0")
 
 
 native_channel_shuffle = channel_shuffle
