@@ -336,7 +336,11 @@ def test_layer_norm_matches_numpy_reference(affine, dtype, monkeypatch):
     g = rng.standard_normal((m, n)).astype(dtype)
     gmean, grstd = (rng.standard_normal((m, 1)).astype(dtype) for _ in range(2))
     eps, tiny = np.finfo(dtype).eps, np.finfo(dtype).tiny
-    fast, ref = _reference(ln, lambda: ln.layer_norm(x, w, b, 1e-5), monkeypatch)
+    fast, ref = _reference(ln, lambda: ln.layer_norm(x, w, b, 1e-5, n), monkeypatch)
+    assert fast[1].shape == ref[1].shape == fast[2].shape == ref[2].shape == (m,)
+    # (the statistics as columns below)
+    fast = (fast[0], fast[1][:, None], fast[2][:, None])
+    ref = (ref[0], ref[1][:, None], ref[2][:, None])
     for a, r in zip(fast[:3], ref[:3]):
         assert a.dtype == r.dtype == dtype
         np.testing.assert_array_equal(np.isnan(a), np.isnan(r))
@@ -379,7 +383,7 @@ def test_layer_norm_reduced_precision_through_float32(dtype, monkeypatch):
     x = ember.randn(40, 70, dtype=getattr(ember, dtype))._data
     w = ember.randn(70, dtype=getattr(ember, dtype))._data
     (y, mean, rstd, _), (ry, rmean, rrstd, _) = _reference(
-        ln, lambda: ln.layer_norm(x, w, None, 1e-5), monkeypatch)
+        ln, lambda: ln.layer_norm(x, w, None, 1e-5, 70), monkeypatch)
     assert y.dtype == ry.dtype == x.dtype and mean.dtype == rmean.dtype == np.float32
     np.testing.assert_allclose(mean, rmean, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(rstd, rrstd, rtol=1e-6)

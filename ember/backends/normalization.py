@@ -1,5 +1,5 @@
-"""Normalisation kernels behind named functions: layer norm forward and backward over the
-rows of a 2-d array.
+"""Normalisation kernels behind named functions: layer norm forward and backward, each group
+of n trailing elements (a row) normalised on its own.
 
 The compiled kernels (csrc/normalization.c) take NumPy float32 and float64 arrays; float16 and
 bfloat16 run through float32 (PyTorch's opmath), and float32 accumulates in float, as
@@ -36,66 +36,74 @@ def _opmath(a):
     return a if a is None or a.dtype.itemsize >= 4 else a.astype(np.float32)
 
 
-def layer_norm(x, w, b, eps, keep_xhat=False):
-    """(y, mean, rstd, xhat) for x of shape (m, n), n > 0, normalised along its rows, times
-    w and plus b (shape (n,), either may be None). y has x's dtype; mean and rstd (shape
-    (m, 1)) the compute dtype. xhat is the normalised input when keep_xhat asks the
-    reference for it (its backward then skips recomputing it), else None."""
+def layer_norm(x, w, b, eps, n, keep_xhat=False):
+    """(y, mean, rstd, xhat): x normalised over its trailing elements in groups of n > 0
+    (x.size / n rows), times w and plus b (n elements, either may be None). y has x's shape
+    and dtype; mean and rstd (shape (rows,)) the compute dtype. xhat is the normalised input
+    as (rows, n) when keep_xhat asks the reference for it (its backward then skips
+    recomputing it), else None."""
     args = _kernel_inputs(x, w, b) if x.size else None
     if args is not None:
         xk, wk, bk = args
-        m = xk.shape[0]
-        y, mean, rstd = np.empty_like(xk), np.empty((m, 1), xk.dtype), np.empty((m, 1), xk.dtype)
+        m = xk.size // n
+        y, mean, rstd = np.empty_like(xk), np.empty(m, xk.dtype), np.empty(m, xk.dtype)
         compiled.layer_norm(xk, wk, bk, y, mean, rstd, eps)
         return y.astype(x.dtype, copy=False), mean, rstd, None
     xp = array_module(x)
-    x2 = _opmath(x)
-    n = x2.shape[1]
+    x2 = _opmath(x).reshape(-1, n)
     # NOTE: row sums as a matrix-vector product: BLAS beats a ufunc reduce over short rows.
     mean = (x2 @ xp.ones(n, x2.dtype))[:, None] / n
     xhat = x2 - mean
     rstd = 1 / xp.sqrt(xp.einsum("ij,ij->i", xhat, xhat)[:, None] / n + eps)
     xhat *= rstd
     if w is None and b is None:
-        return xhat.astype(x.dtype, copy=False), mean, rstd, None
-    if w is not None:
-        y = xhat * _opmath(w)
+        y = xhat
+    elif w is not None:
+        y = xhat * _opmath(w).reshape(n)
         if b is not None:
-            y += _opmath(b)
+            y += _opmath(b).reshape(n)
     else:
-        y = xhat + _opmath(b)
-    return y.astype(x.dtype, copy=False), mean, rstd, xhat if keep_xhat else None
+        y = xhat + _opmath(b).reshape(n)
+    return (y.reshape(x.shape).astype(x.dtype, copy=False), mean[:, 0], rstd[:, 0],
+            xhat if keep_xhat and y is not xhat else None)
 
 
 def layer_norm_backward(g, x, w, mean, rstd, gmean=None, grstd=None, xhat=None,
-                        needs=(True, True, True)):
-    """(dx, dw, db) of layer_norm for x (m, n) from y's gradient g (m, n) and the statistics'
-    gradients gmean, grstd ((m, 1) or None); mean and rstd as layer_norm gave them, xhat what
-    it kept (or None). `needs` says which of the three to compute (None for the others, and
-    dw without a weight). dx has g's dtype, dw and db the compute dtype."""
+                        needs=(True, True, True), param_shape=None):
+    """(dx, dw, db) of layer_norm for x from y's gradient g (x's shape) and the statistics'
+    gradients gmean, grstd (one per row, or None); mean and rstd as layer_norm gave them,
+    xhat what it kept (or None). `needs` says which of the three to compute (None for the
+    others, and dw without a weight). dx has g's shape and dtype, dw and db `param_shape` (the
+    n normalised elements' shape) and the compute dtype. The results are fresh arrays, never
+    views (the engine keeps such a gradient as .grad without copying it)."""
     need_dx, need_dw, need_db = needs
     need_dw = need_dw and w is not None
+    m = mean.size
+    n = x.size // m if m else 0
+    param_shape = (n,) if param_shape is None else tuple(param_shape)
     args = _kernel_inputs(g, x, w, mean, rstd, gmean, grstd) if x.size else None
     if args is not None:
         gk, xk, wk, mk, rk, gmk, grk = args
-        n = xk.shape[1]
         dx = np.empty_like(gk) if need_dx else None
-        dw = np.empty(n, gk.dtype) if need_dw else None
-        db = np.empty(n, gk.dtype) if need_db else None
+        dw = np.empty(param_shape, gk.dtype) if need_dw else None
+        db = np.empty(param_shape, gk.dtype) if need_db else None
         compiled.layer_norm_backward(gk, xk, wk, mk, rk, gmk, grk, dx, dw, db)
         return (None if dx is None else dx.astype(g.dtype, copy=False)), dw, db
     xp = array_module(x)
-    m, n = x.shape
-    g2, x2, wv = _opmath(g), _opmath(x), _opmath(w)
-    mean, rstd = _opmath(mean), _opmath(rstd)
+    g2, x2 = _opmath(g).reshape(m, n), _opmath(x).reshape(m, n)
+    wv = None if w is None else _opmath(w).reshape(n)
+    mean, rstd = _opmath(mean).reshape(m, 1), _opmath(rstd).reshape(m, 1)
     keep = xhat is not None         # NOTE: a kept xhat may be read again (retain_graph=True)
     if not keep:
         xhat = x2 - mean
         xhat *= rstd
     # NOTE: every reduction is a BLAS matrix-vector product with a ones vector or the weight.
-    gxhat = g2 * xhat
-    dw = xp.ones(m, g2.dtype) @ gxhat if need_dw else None
-    db = xp.ones(m, g2.dtype) @ g2 if need_db else None
+    # (g xhat goes into a buffer of g's shape that becomes dx: a fresh array, not a view)
+    full = xp.empty(g.shape, g2.dtype)
+    gxhat = full.reshape(m, n)
+    xp.multiply(g2, xhat, out=gxhat)
+    dw = _shaped(xp.ones(m, g2.dtype) @ gxhat, param_shape) if need_dw else None
+    db = _shaped(xp.ones(m, g2.dtype) @ g2, param_shape) if need_db else None
     dx = None
     if need_dx:
         if wv is not None:
@@ -103,8 +111,8 @@ def layer_norm_backward(g, x, w, mean, rstd, gmean=None, grstd=None, xhat=None,
         else:
             ones = xp.ones(n, g2.dtype)
             a, s = (g2 @ ones)[:, None], (gxhat @ ones)[:, None]
-        gm = 0 if gmean is None else _opmath(gmean)
-        gr = 0 if grstd is None else _opmath(grstd)
+        gm = 0 if gmean is None else _opmath(gmean).reshape(m, 1)
+        gr = 0 if grstd is None else _opmath(grstd).reshape(m, 1)
         c1 = (gm - rstd * a) / n
         c2 = (rstd * s + gr * rstd * rstd) / n
         dx = gxhat                  # (the buffer reused: one large allocation fewer)
@@ -119,5 +127,9 @@ def layer_norm_backward(g, x, w, mean, rstd, gmean=None, grstd=None, xhat=None,
             xhat *= c2
             dx -= xhat
         dx += c1
-        dx = dx.astype(g.dtype, copy=False)
+        dx = full.astype(g.dtype, copy=False)
     return dx, dw, db
+
+
+def _shaped(a, shape):
+    return a if a.shape == shape else a.reshape(shape)

@@ -54,18 +54,20 @@ def softmax(x, dim, log=False):
         compiled.softmax(xk, y, *sizes, log, last, reduced)
         return y.astype(x.dtype, copy=False)
     xp = array_module(x)
-    xo = _opmath(x).reshape(sizes)
-    if xo.size == 0:
+    if x.size == 0:
         return xp.empty(x.shape, x.dtype)
+    # (along `dim` of x itself: results of x's shape, not views of a reshaped array, which
+    # the engine would copy before keeping one as a .grad)
+    xo, axis = (_opmath(x), dim) if x.ndim else (_opmath(x).reshape(1), 0)
 
     def rounded(a):     # to the tensor's type and back, for float16 and bfloat16
         return a.astype(x.dtype).astype(a.dtype) if reduced else a
 
     # NOTE: the maximum subtracted first keeps exp from overflowing; a row of -inf (or one
     # holding +inf or nan) gives nan throughout, as in PyTorch.
-    shifted = xo - xo.max(axis=1, keepdims=True)
+    shifted = xo - xo.max(axis=axis, keepdims=True)
     e = xp.exp(shifted)
-    s = e.sum(axis=1, keepdims=True)
+    s = e.sum(axis=axis, keepdims=True)
     if log:
         y = shifted - (rounded(xp.log(rounded(s))) if last else xp.log(s))
     elif last:
@@ -73,7 +75,8 @@ def softmax(x, dim, log=False):
         y = e
     else:
         y = rounded(e) / s
-    return y.reshape(x.shape).astype(x.dtype, copy=False)
+    y = y.astype(x.dtype, copy=False)
+    return y if x.ndim else y.reshape(())
 
 
 def softmax_backward(g, y, dim, log=False):
@@ -87,13 +90,14 @@ def softmax_backward(g, y, dim, log=False):
         compiled.softmax_backward(gk, yk, dx, *_split(g.shape, dim), log)
         return dx.astype(g.dtype, copy=False)
     xp = array_module(g)
-    sizes = _split(g.shape, dim)
-    go, yo = _opmath(g).reshape(sizes), _opmath(y).reshape(sizes)
+    go, yo, axis = (_opmath(g), _opmath(y), dim) if g.ndim else \
+        (_opmath(g).reshape(1), _opmath(y).reshape(1), 0)
     if log:
-        dx = go - xp.exp(yo) * go.sum(axis=1, keepdims=True)
+        dx = go - xp.exp(yo) * go.sum(axis=axis, keepdims=True)
     else:
-        dx = yo * (go - (go * yo).sum(axis=1, keepdims=True))
-    return dx.reshape(g.shape).astype(g.dtype, copy=False)
+        dx = yo * (go - (go * yo).sum(axis=axis, keepdims=True))
+    dx = dx.astype(g.dtype, copy=False)
+    return dx if g.ndim else dx.reshape(())
 
 
 def _opmath(a):

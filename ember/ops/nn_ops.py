@@ -54,21 +54,19 @@ def _layer_norm(x, w, b, nd=1, eps=1e-5, saved=None):
     xp = array_module(x)
     shape = x.shape
     lead = shape[:x.ndim - nd]
-    m = int(np.prod(lead, dtype=np.int64))
     n = int(np.prod(shape[x.ndim - nd:], dtype=np.int64))
     stat_shape = lead + (1,) * nd
     if n == 0:
         mean = xp.full(stat_shape, np.nan, x.dtype)
-        return mean, mean.copy(), xp.reshape(x, shape).copy()
+        return mean, mean.copy(), x.copy()
     y, mean, rstd, xhat = normalization.layer_norm(
-        xp.reshape(x, (m, n)), None if w is None else w.reshape(n),
-        None if b is None else b.reshape(n), eps,
+        x, w, b, eps, n,
         # (float16's backward reads the statistics rounded to float16, as PyTorch's does)
         keep_xhat=saved is not None and x.dtype.itemsize >= 4)
     if saved is not None and xhat is not None:
         saved.append(xhat)
     return (mean.reshape(stat_shape).astype(x.dtype, copy=False),
-            rstd.reshape(stat_shape).astype(x.dtype, copy=False), y.reshape(shape))
+            rstd.reshape(stat_shape).astype(x.dtype, copy=False), y)
 
 
 @_layer_norm.defvjp
@@ -78,20 +76,15 @@ def _layer_norm_vjp(ctx, gmean, grstd, gy):
     mean, rstd, _ = ctx.outputs
     if state.enabled:
         return _layer_norm_vjp_ops(ctx, x, w, mean, rstd, gmean, grstd, gy, nd)
-    m = mean._data.size
-    n = x._data.size // m if m else 0
     saved = ctx.params.get("saved")
     edges = ctx.edges
     dx, dw, db = normalization.layer_norm_backward(
-        gy._data.reshape(m, n), x._data.reshape(m, n),
-        None if w is None else w._data.reshape(n), mean._data.reshape(m, 1),
-        rstd._data.reshape(m, 1), gmean._data.reshape(m, 1), grstd._data.reshape(m, 1),
-        saved[0] if saved else None,
+        gy._data, x._data, None if w is None else w._data, mean._data, rstd._data,
+        gmean._data, grstd._data, saved[0] if saved else None,
         (edges[0] is not None, w is not None and edges[1] is not None,
-         len(edges) > 2 and edges[2] is not None))
-    return (None if dx is None else _tensor(dx.reshape(x.shape), x),
-            None if dw is None else _tensor(dw.reshape(w.shape), x),
-            None if db is None else _tensor(db.reshape(x.shape[x.dim() - nd:]), x))
+         len(edges) > 2 and edges[2] is not None), x.shape[x.dim() - nd:])
+    return (None if dx is None else _tensor(dx, x), None if dw is None else _tensor(dw, x),
+            None if db is None else _tensor(db, x))
 
 
 def _layer_norm_vjp_ops(ctx, x, w, mean, rstd, gmean, grstd, gy, nd):
