@@ -79,8 +79,9 @@ def _product(a, b, name):
 
 @export
 def matmul(input, other, *, out=None):
-    check_tensor("matmul", input)
-    check_tensor("matmul", other, "other", 2)
+    if input.__class__ is not Tensor or other.__class__ is not Tensor:
+        check_tensor("matmul", input)   # (one class test on the hot path)
+        check_tensor("matmul", other, "other", 2)
     sa, sb = input._data.shape, other._data.shape
     if len(sa) == 0 or len(sb) == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
@@ -151,8 +152,9 @@ def addmm_fused(bias, mat1, mat2):
 
 @export
 def mm(input, mat2, *, out=None):
-    check_tensor("mm", input)
-    check_tensor("mm", mat2, "mat2", 2)
+    if input.__class__ is not Tensor or mat2.__class__ is not Tensor:
+        check_tensor("mm", input)   # (one class test on the hot path)
+        check_tensor("mm", mat2, "mat2", 2)
     if input._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2._data.ndim != 2:
@@ -167,8 +169,9 @@ def mm(input, mat2, *, out=None):
 
 @export
 def bmm(input, mat2, *, out=None):
-    check_tensor("bmm", input)
-    check_tensor("bmm", mat2, "mat2", 2)
+    if input.__class__ is not Tensor or mat2.__class__ is not Tensor:
+        check_tensor("bmm", input)   # (one class test on the hot path)
+        check_tensor("bmm", mat2, "mat2", 2)
     sa, sb = input._data.shape, mat2._data.shape
     if len(sa) != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -183,8 +186,9 @@ def bmm(input, mat2, *, out=None):
 
 @export
 def mv(input, vec, *, out=None):
-    check_tensor("mv", input)
-    check_tensor("mv", vec, "vec", 2)
+    if input.__class__ is not Tensor or vec.__class__ is not Tensor:
+        check_tensor("mv", input)   # (one class test on the hot path)
+        check_tensor("mv", vec, "vec", 2)
     if input._data.ndim != 2 or vec._data.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input._data.ndim}, "
                            f"{vec._data.ndim}")

@@ -101,7 +101,8 @@ def view(self, *shape):
 
 @export
 def reshape(input, *shape):
-    check_tensor("reshape", input)
+    if input.__class__ is not Tensor:
+        check_tensor("reshape", input)
     shape = infer_shape(shape_arg(shape, "reshape", "shape"), input._data.size)
     if input._data.flags.c_contiguous or _reshape_is_view(input._data, shape):
         return dispatch(_view, (input,), {"shape": shape})
@@ -138,7 +139,8 @@ def _clone_vjp(ctx, g):
 
 @export
 def clone(input, *, memory_format=None):
-    check_tensor("clone", input)
+    if input.__class__ is not Tensor:
+        check_tensor("clone", input)
     return dispatch(_clone, (input,))
 
 
@@ -217,7 +219,8 @@ def _permute_vjp(ctx, g):
 
 @export
 def permute(input, *dims):
-    check_tensor("permute", input)
+    if input.__class__ is not Tensor:
+        check_tensor("permute", input)
     dims = shape_arg(dims, "permute", "dims")
     n = input._data.ndim
     if len(dims) != n:
@@ -248,7 +251,8 @@ def transpose(input, dim0, dim1):
 
 @export
 def t(input):
-    check_tensor("t", input)
+    if input.__class__ is not Tensor:
+        check_tensor("t", input)
     n = input._data.ndim
     if n > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
@@ -320,7 +324,8 @@ def unsqueeze(input, dim):
 
 @export
 def squeeze(input, dim=None):
-    check_tensor("squeeze", input)
+    if input.__class__ is not Tensor:
+        check_tensor("squeeze", input)
     shape = input._data.shape
     if dim is None:
         op, ds = _squeeze_all, range(len(shape))
@@ -334,7 +339,8 @@ def squeeze(input, dim=None):
 
 @export
 def flatten(input, start_dim=0, end_dim=-1):
-    check_tensor("flatten", input)
+    if input.__class__ is not Tensor:
+        check_tensor("flatten", input)
     shape = input._data.shape
     if not shape:
         return reshape(input, (1,))
@@ -476,7 +482,8 @@ def _diag_embed_vjp(ctx, g):
 
 @export
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    check_tensor("diagonal", input)
+    if input.__class__ is not Tensor:
+        check_tensor("diagonal", input)
     d1, d2 = _diagonal_dims(input._data.ndim, offset, dim1, dim2)
     return dispatch(_diagonal, (input,), {"offset": offset, "dim1": d1, "dim2": d2})
 
