@@ -168,16 +168,52 @@ EK_CLONES static void SUF(col2im_part)(const T *cols, T *x, const ek_geom *g, in
         SUF(walk_row)((T *)cols + r * cnt, x, g, &at, cnt, rw.c, rw.k, 1);
 }
 
+/* im2col through a gather table (see ek_gather_table) for rows [rb, re): per column row and
+   sample, one branch-free loop over the output positions (a vector gather and blend). */
+EK_CLONES static void SUF(im2col_table_part)(const T *x, T *cols, const ek_geom *g,
+                                             const int32_t *tab, int64_t j0, int64_t cnt,
+                                             int64_t rb, int64_t re) {
+    const int64_t len = ek_len(g), plane = g->in[0] * g->in[1] * g->in[2], kk = ek_kvol(g);
+    ek_row rw;
+    ek_row_start(g, rb, &rw);
+    for (int64_t r = rb; r < re; r++, ek_row_next(g, &rw)) {
+        const int32_t *t = tab + (rw.k[0] * g->k[1] + rw.k[1]) * g->k[2] * len + rw.k[2] * len;
+        T *cell = cols + r * cnt, *end = cell + cnt;
+        int64_t l = j0 % len;
+        const T *src = x + ((j0 / len) * g->c + rw.c) * plane;
+        while (cell < end) {
+            const int64_t m = len - l < end - cell ? len - l : end - cell;
+            /* (branch-free: an unconditional load and a select) */
+            T *restrict dst = cell;
+            const T *restrict from = src;
+            const int32_t *restrict at = t + l, *restrict ok = at + kk * len;
+            for (int64_t i = 0; i < m; i++) {
+                const T v = from[at[i]];
+                dst[i] = ok[i] ? v : 0;
+            }
+            cell += m;
+            l = 0;
+            src += g->c * plane;
+        }
+    }
+}
+
 static void SUF(im2col)(const T *x, T *cols, const ek_geom *g, int64_t j0, int64_t cnt) {
     const int64_t rows = g->groups * ek_ck(g);
     const int parts = rows * cnt >= EK_COLUMNS_PARALLEL_MIN ? ek_num_threads() : 1;
+    int32_t *tab = ek_short_rows(g) ? ek_gather_table(g) : NULL;
 #pragma omp parallel for schedule(static) num_threads(parts) if (parts > 1)
-    for (int t = 0; t < parts; t++)
-        SUF(im2col_part)(x, cols, g, j0, cnt, rows * t / parts, rows * (t + 1) / parts);
+    for (int t = 0; t < parts; t++) {
+        const int64_t rb = rows * t / parts, re = rows * (t + 1) / parts;
+        if (tab) SUF(im2col_table_part)(x, cols, g, tab, j0, cnt, rb, re);
+        else SUF(im2col_part)(x, cols, g, j0, cnt, rb, re);
+    }
+    free(tab);
 }
 
 static void SUF(col2im)(const T *cols, T *x, const ek_geom *g, int64_t j0, int64_t cnt) {
-    const int parts = g->groups * ek_ck(g) * cnt >= EK_COLUMNS_PARALLEL_MIN ? ek_num_threads() : 1;
+    const int64_t cells = g->groups * ek_ck(g) * cnt;
+    const int parts = cells >= EK_COLUMNS_PARALLEL_MIN ? ek_num_threads() : 1;
 #pragma omp parallel for schedule(static) num_threads(parts) if (parts > 1)
     for (int t = 0; t < parts; t++)
         SUF(col2im_part)(cols, x, g, j0, cnt, g->c * t / parts, g->c * (t + 1) / parts);
