@@ -56,12 +56,6 @@ class dtype:
     def to_real(self):
         return {complex64: float32, complex128: float64}.get(self, self)
 
-    def __getattr__(self, attr):
-        # Reached only when a slot is unset: bfloat16's NumPy type, resolved on first use.
-        if attr == "np" and self.name == "bfloat16":
-            return _load_bfloat16()
-        raise AttributeError(f"'ember.dtype' object has no attribute '{attr}'")
-
     def __repr__(self):
         return _names.MODULE + "." + self.name   # (torch.float32 under `ember run`)
 
@@ -78,9 +72,22 @@ int64 = dtype("int64", np.int64, _INT, 5, "i64")
 float16 = dtype("float16", np.float16, _FLOAT, 6, "f16")
 # NOTE: bfloat16's NumPy type comes from ml_dtypes, whose extension module takes 0.7 s to
 # import in some releases (0.7.0), more than the rest of `import ember`; so it is imported
-# when `bfloat16.np` is first read (dtype.__getattr__), not here. Every other attribute of
+# when `bfloat16.np` is first read (_LazyNumpyType.__getattr__), not here. Every other attribute of
 # the dtype object is plain data.
-bfloat16 = dtype("bfloat16", None, _FLOAT, 7, "bf16", itemsize=2)
+class _LazyNumpyType(dtype):
+    """A dtype whose NumPy type is imported on first read. NOTE: a subclass of its own, since
+    a __getattr__ on dtype itself would take Python's fast attribute path away from every
+    dtype (4-10% on each small op)."""
+    __slots__ = ()
+
+    def __getattr__(self, attr):
+        # Reached only when a slot is unset: the NumPy type, resolved on first use.
+        if attr == "np":
+            return _load_bfloat16()
+        raise AttributeError(f"'ember.dtype' object has no attribute '{attr}'")
+
+
+bfloat16 = _LazyNumpyType("bfloat16", None, _FLOAT, 7, "bf16", itemsize=2)
 float32 = dtype("float32", np.float32, _FLOAT, 8, "f32")
 float64 = dtype("float64", np.float64, _FLOAT, 9, "f64")
 complex64 = dtype("complex64", np.complex64, _COMPLEX, 10, "c64")
