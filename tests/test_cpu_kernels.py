@@ -394,3 +394,68 @@ def test_layer_norm_reduced_precision_through_float32(dtype, monkeypatch):
     for a, r in zip(got, want):
         np.testing.assert_allclose(a.astype(np.float32), r.astype(np.float32), rtol=1e-2,
                                    atol=1e-2 * np.abs(r.astype(np.float32)).max())
+
+
+# ---------------------------------------------------------------------- batch norm
+@needs_build
+@pytest.mark.parametrize("shape", [(37, 5), (6, 7, 45), (4, 3, 9, 11), (1, 300, 3)])
+@pytest.mark.parametrize("affine", ["both", "weight", "none"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_batch_norm_matches_numpy_reference(shape, affine, dtype, monkeypatch):
+    from ember.backends import normalization as bn
+    rng = np.random.default_rng(5)
+    c = shape[1]
+    # channels at several scales and offsets; one constant channel, one of huge values
+    x = rng.standard_normal(shape) * 10.0 ** rng.integers(-2, 3, (1, c) + (1,) * (len(shape) - 2))
+    x = x + rng.standard_normal((1, c) + (1,) * (len(shape) - 2)) * 50
+    x[:, 0] = 1.5
+    x[:, -1] *= 1e15
+    x = x.astype(dtype)
+    w = rng.standard_normal(c).astype(dtype) if affine != "none" else None
+    b = rng.standard_normal(c).astype(dtype) if affine == "both" else None
+    eps = np.finfo(dtype).eps
+    (y, mean, var), (ry, rmean, rvar) = _reference(bn, lambda: bn.batch_norm(x, w, b, 1e-5),
+                                                   monkeypatch)
+    assert y.dtype == ry.dtype == mean.dtype == var.dtype == dtype and y.shape == x.shape
+    dims = (0,) + tuple(range(2, x.ndim))
+    mag = np.abs(x).max(axis=dims)
+    # sums in float64 (for float64 in its own precision, in another order): a few ulps
+    np.testing.assert_array_less(np.abs(mean - rmean), 8 * eps * mag + np.finfo(dtype).tiny)
+    np.testing.assert_allclose(var, rvar, rtol=16 * eps)
+    cshape = (1, c) + (1,) * (x.ndim - 2)
+    scale = np.abs(1 if w is None else w.reshape(cshape)) / np.sqrt(rvar.reshape(cshape) + 1e-5)
+    bound = 8 * eps * (np.abs(x - rmean.reshape(cshape)) * scale + np.abs(
+        0 if b is None else b.reshape(cshape))) + 8 * eps * mag.reshape(cshape) * scale
+    np.testing.assert_array_less(np.abs(y - ry), bound + np.finfo(dtype).tiny)
+    g = rng.standard_normal(shape).astype(dtype)
+    gmean, gvar = rng.standard_normal(c).astype(dtype), rng.standard_normal(c).astype(dtype)
+    for needs in [(True, True, True), (True, False, False), (False, True, True)]:
+        for gm, gv in [(None, None), (gmean, gvar)]:
+            got, want = _reference(bn, lambda: bn.batch_norm_backward(
+                g, x, w, rmean, rvar, 1e-5, gm, gv, needs), monkeypatch)
+            for k, (a, r) in enumerate(zip(got, want)):
+                assert (a is None) == (r is None) == (not needs[k] or k == 1 and w is None)
+                if a is not None:
+                    assert a.dtype == r.dtype == dtype and a.shape == r.shape
+                    np.testing.assert_array_less(np.abs(a - r), 16 * eps * np.abs(r).max())
+
+
+@needs_build
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_batch_norm_reduced_precision_through_float32(dtype, monkeypatch):
+    from ember.backends import normalization as bn
+    x = ember.randn(8, 6, 5, dtype=getattr(ember, dtype))._data
+    w = ember.randn(6, dtype=getattr(ember, dtype))._data
+    (y, mean, var), (ry, rmean, rvar) = _reference(bn, lambda: bn.batch_norm(x, w, None, 1e-5),
+                                                   monkeypatch)
+    assert y.dtype == ry.dtype == x.dtype and mean.dtype == var.dtype == np.float32
+    np.testing.assert_allclose(mean, rmean, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(var, rvar, rtol=1e-6)
+    np.testing.assert_allclose(y.astype(np.float32), ry.astype(np.float32),
+                               rtol=np.finfo(y.dtype).eps, atol=np.finfo(y.dtype).eps)
+    got, want = _reference(bn, lambda: bn.batch_norm_backward(x, x, w, mean, var, 1e-5),
+                           monkeypatch)
+    assert got[0].dtype == x.dtype and got[1].dtype == got[2].dtype == np.float32
+    for a, r in zip(got, want):
+        np.testing.assert_allclose(a.astype(np.float32), r.astype(np.float32), rtol=1e-2,
+                                   atol=1e-2 * np.abs(r.astype(np.float32)).max())

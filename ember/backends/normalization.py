@@ -133,3 +133,78 @@ def layer_norm_backward(g, x, w, mean, rstd, gmean=None, grstd=None, xhat=None,
 
 def _shaped(a, shape):
     return a if a.shape == shape else a.reshape(shape)
+
+
+def batch_norm(x, w, b, eps):
+    """(y, mean, var): training-mode batch norm of x (N, C, *) over every dim but 1, times w
+    and plus b (C elements, either may be None). y has x's shape and dtype; mean and the
+    biased variance (shape (C,)) the compute dtype, their sums taken in float64 as PyTorch's
+    CPU kernel takes them. y = (x - mean) w / sqrt(var + eps) + b."""
+    nb, c = x.shape[0], x.shape[1]
+    args = _kernel_inputs(x, w, b) if x.size else None
+    if args is not None:
+        xk, wk, bk = args
+        y, mean, var = np.empty_like(xk), np.empty(c, xk.dtype), np.empty(c, xk.dtype)
+        compiled.batch_norm(xk, wk, bk, y, mean, var, nb, xk.size // (nb * c), eps)
+        return y.astype(x.dtype, copy=False), mean, var
+    xp = array_module(x)
+    x3 = _opmath(x).reshape(nb, c, -1)
+    ct, n = x3.dtype, x3.shape[0] * x3.shape[2]
+    mean = (x3.sum(axis=(0, 2), dtype=np.float64) / n).astype(ct)
+    y = x3 - mean[:, None]
+    var = xp.square(y).sum(axis=(0, 2), dtype=np.float64) / n
+    scale = (1 / xp.sqrt(var + eps)).astype(ct)
+    if w is not None:
+        scale = scale * _opmath(w)
+    y *= scale[:, None]
+    if b is not None:
+        y += _opmath(b)[:, None]
+    return y.reshape(x.shape).astype(x.dtype, copy=False), mean, var.astype(ct)
+
+
+def batch_norm_backward(g, x, w, mean, var, eps, gmean=None, gvar=None,
+                        needs=(True, True, True)):
+    """(dx, dw, db) of batch_norm for x (N, C, *) from y's gradient g and the statistics'
+    gradients gmean, gvar ((C,) or None); mean and var as batch_norm gave them. With
+    gsum = sum(g), dot = sum(g (x - mean)) per channel (float64 sums) and invstd =
+    1 / sqrt(var + eps):
+      dx = g scale - (x - mean) (scale invstd^2 dot - 2 gvar) / n + (gmean - scale gsum) / n,
+      scale = invstd w; dw = dot invstd, db = gsum.
+    `needs` says which to compute (None for the others, and dw without a weight); dx has g's
+    shape and dtype (a fresh array), dw and db (C,) the compute dtype."""
+    need_dx, need_dw, need_db = needs
+    need_dw = need_dw and w is not None
+    nb, c = x.shape[0], x.shape[1]
+    args = _kernel_inputs(g, x, w, mean, var, gmean, gvar) if x.size else None
+    if args is not None:
+        gk, xk, wk, mk, vk, gmk, gvk = args
+        dx = np.empty_like(gk) if need_dx else None
+        dw = np.empty(c, gk.dtype) if need_dw else None
+        db = np.empty(c, gk.dtype) if need_db else None
+        compiled.batch_norm_backward(gk, xk, wk, mk, vk, gmk, gvk, dx, dw, db, nb,
+                                     xk.size // (nb * c), eps)
+        return (None if dx is None else dx.astype(g.dtype, copy=False)), dw, db
+    xp = array_module(x)
+    x3, g3 = _opmath(x).reshape(nb, c, -1), _opmath(g).reshape(nb, c, -1)
+    ct, n = x3.dtype, x3.shape[0] * x3.shape[2]
+    invstd = (1 / xp.sqrt(_opmath(var).astype(np.float64) + eps)).astype(ct)
+    xc = x3 - _opmath(mean)[:, None]
+    gsum = g3.sum(axis=(0, 2), dtype=np.float64).astype(ct)
+    dot = (g3 * xc).sum(axis=(0, 2), dtype=np.float64).astype(ct)
+    dw = dot * invstd if need_dw else None
+    db = gsum if need_db else None
+    dx = None
+    if need_dx:
+        scale = invstd * _opmath(w) if w is not None else invstd
+        gm = 0 if gmean is None else _opmath(gmean)
+        gv = 0 if gvar is None else _opmath(gvar)
+        c1 = (gm - scale * gsum) / n
+        c2 = (scale * invstd * invstd * dot - 2 * gv) / n
+        full = xp.empty(g.shape, ct)      # (dx: a fresh array of g's shape, not a view)
+        gx = full.reshape(g3.shape)
+        xp.multiply(g3, scale[:, None], out=gx)
+        xc *= c2[:, None]
+        gx -= xc
+        gx += c1[:, None]
+        dx = full.astype(g.dtype, copy=False)
+    return dx, dw, db

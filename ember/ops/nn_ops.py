@@ -23,16 +23,6 @@ from ..backends.special import quiet
 from ._elementwise import not_implemented
 from .registry import defop, dispatch
 
-_HALF = ("float16", "bfloat16")
-
-
-def _opmath(xp, a):
-    """float16 / bfloat16 compute in float32, as PyTorch's opmath."""
-    if a.dtype.name in _HALF:
-        return a.astype(xp.float32)
-    return a
-
-
 def _tensor(array, like):
     return _wrap(array, _dtype_of(array), like.device)
 
@@ -112,20 +102,8 @@ def _layer_norm_vjp_ops(ctx, x, w, mean, rstd, gmean, grstd, gy, nd):
        num_outputs=3)
 def _batch_norm(x, w, b, eps=1e-5):
     """Training-mode batch norm over dims (0, 2, 3, ...); returns (mean, biased var, y)."""
-    xp = array_module(x)
-    nb, c = x.shape[0], x.shape[1]
-    x3 = _opmath(xp, xp.reshape(x, (nb, c, -1)))
-    n = x3.shape[0] * x3.shape[2]
-    mean = x3.sum(axis=(0, 2)) / n
-    y = x3 - mean[:, None]
-    var = xp.einsum("ncl,ncl->c", y, y) / n
-    scale = 1 / xp.sqrt(var + eps)
-    if w is not None:
-        scale = scale * _opmath(xp, w)
-    y *= scale[:, None]
-    if b is not None:
-        y += _opmath(xp, b)[:, None]
-    return mean, var, y.reshape(x.shape).astype(x.dtype, copy=False)
+    y, mean, var = normalization.batch_norm(x, w, b, eps)
+    return mean, var, y
 
 
 @_batch_norm.defvjp
@@ -135,31 +113,14 @@ def _batch_norm_vjp(ctx, gmean, gvar, gy):
     mean, var, _ = ctx.outputs
     if state.enabled:
         return _batch_norm_vjp_ops(ctx, x, w, mean, var, gmean, gvar, gy, eps)
-    xp = array_module(x._data)
-    nb, c = x.shape[0], x.shape[1]
-    x3 = _opmath(xp, x._data.reshape(nb, c, -1))
-    g3 = _opmath(xp, gy._data.reshape(nb, c, -1))
-    n = x3.shape[0] * x3.shape[2]
-    invstd = 1 / xp.sqrt(var._data + eps)
-    xc = x3 - mean._data[:, None]
-    gsum = g3.sum(axis=(0, 2))
-    dot = xp.einsum("ncl,ncl->c", g3, xc)
     edges = ctx.edges
-    dx = dw = db = None
-    if w is not None and edges[1] is not None:
-        dw = _tensor(dot * invstd, x)
-    if len(edges) > 2 and edges[2] is not None:
-        db = _tensor(gsum, x)
-    if edges[0] is not None:
-        scale = invstd * _opmath(xp, w._data) if w is not None else invstd
-        c1 = (_opmath(xp, gmean._data) - scale * gsum) / n
-        c2 = (scale * invstd * invstd * dot - 2 * _opmath(xp, gvar._data)) / n
-        gx = g3 * scale[:, None]
-        xc *= c2[:, None]
-        gx -= xc
-        gx += c1[:, None]
-        dx = _tensor(gx.reshape(x.shape), x)
-    return dx, dw, db
+    dx, dw, db = normalization.batch_norm_backward(
+        gy._data, x._data, None if w is None else w._data, mean._data, var._data, eps,
+        gmean._data, gvar._data,
+        (edges[0] is not None, w is not None and edges[1] is not None,
+         len(edges) > 2 and edges[2] is not None))
+    return (None if dx is None else _tensor(dx, x), None if dw is None else _tensor(dw, x),
+            None if db is None else _tensor(db, x))
 
 
 def _batch_norm_vjp_ops(ctx, x, w, mean, var, gmean, gvar, gy, eps):

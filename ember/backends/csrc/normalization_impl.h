@@ -1,5 +1,6 @@
-/* The layer norm kernels for one float type, included by normalization.c once per type with
-   T (float or double), SUF(name) (name_f32, name_f64), SQRT and LANES_SUM defined.
+/* The layer norm and batch norm kernels for one float type, included by normalization.c once
+   per type with T (float or double), SUF(name) (name_f32, name_f64), SQRT and LANES_SUM
+   defined.
 
    A tensor is seen as m rows of n elements, each row normalised on its own:
    xhat = (x - mean) rstd, rstd = 1 / sqrt(var + eps) (var biased), y = xhat w + b. */
@@ -139,5 +140,161 @@ EK_CLONES static int SUF(layer_norm_backward)(const T *restrict g, const T *rest
             if (db) db[j] = t ? db[j] + part[(size_t)t * 2 * n + n + j] : part[n + j];
         }
     free(part);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ batch norm
+   x is (N, C, L): channel c is N runs of L elements, C L apart. The statistics of a channel
+   are sums over n and l, accumulated in double as PyTorch's CPU kernel does (its accumulation
+   type for float is double). Every pass walks x row by row (a row: the C L elements of one
+   n) and keeps one partial sum per column j = c L + l, so that the inner loop runs over
+   contiguous columns for any L (BatchNorm1d's L = 1 included); threads take blocks of
+   columns; the columns of a channel are then added in order. */
+
+/* s[j] += x[n, j] over the rows, and (square) q[j] += (x[n, j] - m[j])^2, for the columns of
+   block `blk` */
+EK_INLINE void SUF(bn_column_sums)(const T *restrict x, const T *restrict m,
+                                   double *restrict s, int64_t N, int64_t cols, int64_t blk,
+                                   int square) {
+    const int64_t j0 = blk * BN_BLOCK, j1 = j0 + BN_BLOCK < cols ? j0 + BN_BLOCK : cols;
+    for (int64_t n = 0; n < N; n++) {
+        const T *restrict row = x + n * cols;
+        if (square)
+            for (int64_t j = j0; j < j1; j++) {
+                const T d = row[j] - m[j];
+                s[j] += (double)(d * d);
+            }
+        else
+            for (int64_t j = j0; j < j1; j++) s[j] += (double)row[j];
+    }
+}
+
+/* Training-mode forward: mean and biased var per channel (in T, from the double sums), and
+   y = (x - mean) scale + b with scale = w / sqrt(var + eps) (w, b may be NULL). 0, or -1
+   when out of memory. */
+EK_CLONES static int SUF(batch_norm)(const T *restrict x, const T *restrict w,
+                                     const T *restrict b, T *restrict y, T *restrict mean,
+                                     T *restrict var, int64_t N, int64_t C, int64_t L,
+                                     double eps) {
+    const int64_t cols = C * L, blocks = (cols + BN_BLOCK - 1) / BN_BLOCK;
+    const double count = (double)(N * L);
+    double *s = calloc((size_t)cols * 2, sizeof(double));
+    T *mj = malloc((size_t)cols * 3 * sizeof(T));
+    if (!s || !mj) { free(s); free(mj); return -1; }
+    double *q = s + cols;
+    T *sj = mj + cols, *bj = sj + cols;
+    const int threads = N * cols >= EK_PARALLEL_MIN ? ek_num_threads() : 1;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+#pragma omp for schedule(static)
+        for (int64_t blk = 0; blk < blocks; blk++)
+            SUF(bn_column_sums)(x, NULL, s, N, cols, blk, 0);
+#pragma omp single
+        for (int64_t c = 0; c < C; c++) {
+            double t = 0;
+            for (int64_t l = 0; l < L; l++) t += s[c * L + l];
+            mean[c] = (T)(t / count);
+            for (int64_t l = 0; l < L; l++) mj[c * L + l] = mean[c];
+        }
+#pragma omp for schedule(static)
+        for (int64_t blk = 0; blk < blocks; blk++) SUF(bn_column_sums)(x, mj, q, N, cols, blk, 1);
+#pragma omp single
+        for (int64_t c = 0; c < C; c++) {
+            double t = 0;
+            for (int64_t l = 0; l < L; l++) t += q[c * L + l];
+            var[c] = (T)(t / count);
+            const T invstd = (T)(1.0 / sqrt(t / count + eps));
+            const T scale = w ? invstd * w[c] : invstd;
+            for (int64_t l = 0; l < L; l++) {
+                sj[c * L + l] = scale;
+                bj[c * L + l] = b ? b[c] : 0;
+            }
+        }
+#pragma omp for schedule(static)
+        for (int64_t t = 0; t < N * blocks; t++) {   /* (row, column block) pairs */
+            const int64_t n = t / blocks, j0 = (t % blocks) * BN_BLOCK;
+            const int64_t j1 = j0 + BN_BLOCK < cols ? j0 + BN_BLOCK : cols;
+            const T *restrict row = x + n * cols;
+            T *restrict out = y + n * cols;
+            if (b)
+                for (int64_t j = j0; j < j1; j++) out[j] = (row[j] - mj[j]) * sj[j] + bj[j];
+            else
+                for (int64_t j = j0; j < j1; j++) out[j] = (row[j] - mj[j]) * sj[j];
+        }
+    }
+    free(s);
+    free(mj);
+    return 0;
+}
+
+/* The backward, from y's gradient g and the statistics' gmean, gvar (NULL: zero), with
+   gsum = sum(g) and dot = sum(g (x - mean)) per channel (double sums, then T):
+     dx = g scale - (x - mean) (scale invstd^2 dot - 2 gvar) / count
+          + (gmean - scale gsum) / count
+     dw = dot invstd, db = gsum          (dx, dw, db NULL when not wanted) */
+EK_CLONES static int SUF(batch_norm_backward)(const T *restrict g, const T *restrict x,
+                                              const T *restrict w, const T *restrict mean,
+                                              const T *restrict var, const T *restrict gmean,
+                                              const T *restrict gvar, T *restrict dx,
+                                              T *restrict dw, T *restrict db, int64_t N,
+                                              int64_t C, int64_t L, double eps) {
+    const int64_t cols = C * L, blocks = (cols + BN_BLOCK - 1) / BN_BLOCK;
+    const T count = (T)(N * L);
+    double *s = calloc((size_t)cols * 2, sizeof(double));
+    T *mj = malloc((size_t)cols * 4 * sizeof(T));
+    if (!s || !mj) { free(s); free(mj); return -1; }
+    double *q = s + cols;
+    T *sj = mj + cols, *c1j = sj + cols, *c2j = c1j + cols;
+    for (int64_t c = 0; c < C; c++)
+        for (int64_t l = 0; l < L; l++) mj[c * L + l] = mean[c];
+    const int threads = N * cols >= EK_PARALLEL_MIN ? ek_num_threads() : 1;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+#pragma omp for schedule(static)
+        for (int64_t blk = 0; blk < blocks; blk++) {
+            const int64_t j0 = blk * BN_BLOCK;
+            const int64_t j1 = j0 + BN_BLOCK < cols ? j0 + BN_BLOCK : cols;
+            for (int64_t n = 0; n < N; n++) {
+                const T *restrict gr = g + n * cols, *restrict xr = x + n * cols;
+                for (int64_t j = j0; j < j1; j++) {
+                    s[j] += (double)gr[j];
+                    q[j] += (double)(gr[j] * (xr[j] - mj[j]));
+                }
+            }
+        }
+#pragma omp single
+        for (int64_t c = 0; c < C; c++) {
+            double ts = 0, tq = 0;
+            for (int64_t l = 0; l < L; l++) {
+                ts += s[c * L + l];
+                tq += q[c * L + l];
+            }
+            const T gsum = (T)ts, dot = (T)tq;
+            const T invstd = (T)(1.0 / sqrt((double)var[c] + eps));
+            const T scale = w ? invstd * w[c] : invstd;
+            if (dw) dw[c] = dot * invstd;
+            if (db) db[c] = gsum;
+            const T c1 = ((gmean ? gmean[c] : 0) - scale * gsum) / count;
+            const T c2 = (scale * invstd * invstd * dot - 2 * (gvar ? gvar[c] : 0)) / count;
+            for (int64_t l = 0; l < L; l++) {
+                sj[c * L + l] = scale;
+                c1j[c * L + l] = c1;
+                c2j[c * L + l] = c2;
+            }
+        }
+        if (dx) {
+#pragma omp for schedule(static)
+            for (int64_t t = 0; t < N * blocks; t++) {
+                const int64_t n = t / blocks, j0 = (t % blocks) * BN_BLOCK;
+                const int64_t j1 = j0 + BN_BLOCK < cols ? j0 + BN_BLOCK : cols;
+                const T *restrict gr = g + n * cols, *restrict xr = x + n * cols;
+                T *restrict out = dx + n * cols;
+                for (int64_t j = j0; j < j1; j++)
+                    out[j] = gr[j] * sj[j] - (xr[j] - mj[j]) * c2j[j] + c1j[j];
+            }
+        }
+    }
+    free(s);
+    free(mj);
     return 0;
 }
