@@ -179,6 +179,22 @@ EK_CLONES static void SUF(im2col_table_part)(const T *x, T *cols, const ek_geom 
     for (int64_t r = rb; r < re; r++, ek_row_next(g, &rw)) {
         const int32_t *t = tab + (rw.k[0] * g->k[1] + rw.k[1]) * g->k[2] * len + rw.k[2] * len;
         T *cell = cols + r * cnt, *end = cell + cnt;
+        if (len <= 4 && j0 % len == 0 && cnt % len == 0) {
+            /* a handful of positions per sample (images of 1x1 to 2x2): samples innermost,
+               a strided loop per position instead of a tiny one per sample */
+            const T *restrict from = x + ((j0 / len) * g->c + rw.c) * plane;
+            const int64_t step = g->c * plane, samples = cnt / len;
+            for (int64_t l = 0; l < len; l++) {
+                T *restrict dst = cell + l;
+                if (!t[kk * len + l]) {
+                    for (int64_t n = 0; n < samples; n++) dst[n * len] = 0;
+                    continue;
+                }
+                const T *restrict src = from + t[l];
+                for (int64_t n = 0; n < samples; n++) dst[n * len] = src[n * step];
+            }
+            continue;
+        }
         int64_t l = j0 % len;
         const T *src = x + ((j0 / len) * g->c + rw.c) * plane;
         while (cell < end) {
