@@ -459,3 +459,39 @@ def test_batch_norm_reduced_precision_through_float32(dtype, monkeypatch):
     for a, r in zip(got, want):
         np.testing.assert_allclose(a.astype(np.float32), r.astype(np.float32), rtol=1e-2,
                                    atol=1e-2 * np.abs(r.astype(np.float32)).max())
+
+
+# ---------------------------------------------------------------------- threads
+@needs_build
+def test_row_kernels_give_the_same_results_on_two_threads():
+    """Above their thread threshold (1M float32 elements) the kernels split rows or column
+    blocks over the team: the same values as on one thread (each row or column is summed by
+    one thread in one order; layer norm's dw and db add per-thread partial sums)."""
+    from ember.backends import normalization, softmax
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((1100, 1000)).astype(np.float32)
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    w = rng.standard_normal(1000).astype(np.float32)
+    x4 = x.reshape(11, 100, 20, 50)
+
+    def run():
+        y, mean, rstd, _ = normalization.layer_norm(x, w, None, 1e-5, 1000)
+        bn = normalization.batch_norm(x4, w[:100], None, 1e-5)
+        return ([softmax.softmax(x, 1), softmax.softmax(x, 0, log=True),
+                 softmax.softmax_backward(g, x, 1), y, mean, rstd,
+                 *normalization.layer_norm_backward(g, x, w, mean, rstd)[:1], *bn,
+                 *normalization.batch_norm_backward(g.reshape(x4.shape), x4, w[:100], bn[1],
+                                                    bn[2], 1e-5)],
+                normalization.layer_norm_backward(g, x, w, mean, rstd)[1:])
+    before = cpu_kernels.compiled.get_num_threads()
+    try:
+        cpu_kernels.compiled.set_num_threads(1)
+        one = run()
+        cpu_kernels.compiled.set_num_threads(2)
+        two = run()
+    finally:
+        cpu_kernels.compiled.set_num_threads(before)
+    for a, b in zip(one[0], two[0]):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(one[1], two[1]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5 * np.abs(a).max())

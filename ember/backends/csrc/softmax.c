@@ -10,10 +10,17 @@
 #include "float_args.h"
 #include "vector_math.h"
 
-#define EK_PARALLEL_MIN 32768   /* elements; below this one thread is faster */
+/* Elements from which a loop runs on a thread team. NOTE: the team waits passively between
+   loops (cpu_kernels.py: spinning threads took BLAS's cores), so each parallel loop first
+   wakes its threads: about 75 us on a loaded 2-core machine, measured. A loop parallelises
+   when one thread would take a few times that: about 1M float32 elements here, half as many
+   float64 (twice the time per element). */
+#define EK_PARALLEL_MIN_F32 (1 << 20)
+#define EK_PARALLEL_MIN_F64 (1 << 19)
 #define CHUNK 64                /* columns per task when the dim is not the last */
 
 #define T float
+#define EK_PARALLEL_MIN EK_PARALLEL_MIN_F32
 #define SUF(name) name##_f32
 #define EXP ek_expf
 #define LOG logf
@@ -22,6 +29,7 @@
 #define ROUND ek_round_reduced
 #include "softmax_impl.h"
 #undef T
+#undef EK_PARALLEL_MIN
 #undef SUF
 #undef EXP
 #undef LOG
@@ -30,6 +38,7 @@
 #undef ROUND
 
 #define T double
+#define EK_PARALLEL_MIN EK_PARALLEL_MIN_F64
 #define SUF(name) name##_f64
 #define EXP ek_exp
 #define LOG log
@@ -38,6 +47,7 @@
 #define ROUND(v, reduced) (v)
 #include "softmax_impl.h"
 #undef T
+#undef EK_PARALLEL_MIN
 #undef SUF
 #undef EXP
 #undef LOG
