@@ -34,6 +34,10 @@ class OpInfo:
     inplace: Optional[str] = None      # name of the Tensor in-place method, e.g. 'add_'
     atol: float = 1e-5
     rtol: float = 1.3e-6
+    # NOTE: float64 gets its own, tight tolerances: 1e-5 cannot tell float64 arithmetic from
+    # float32 arithmetic done behind the user's back. Loosen per op only with a reason.
+    f64_atol: float = 1e-12
+    f64_rtol: float = 1e-12
     grad_atol: float = 1e-5
     grad_rtol: float = 1e-3
     low_precision_tol: float = 1e-2    # float16 / bfloat16 tolerance
@@ -45,20 +49,15 @@ class OpInfo:
 
 
 FAMILIES = ("arithmetic", "pointwise", "reduction", "shape", "indexing", "sorting", "linalg",
-            "views", "matmul", "conversion", "unary", "rounding", "comparison", "fft",
-            "special")
+            "views", "unary", "rounding", "comparison", "fft", "special")
 
 
 def all_ops():
+    """Every family's entries. A family that fails to import fails the collection: a
+    silently skipped module would let its ops go untested."""
     ops = []
     for family in FAMILIES:
-        try:
-            module = importlib.import_module(f"op_db.{family}")
-        except ModuleNotFoundError as e:
-            if e.name == f"op_db.{family}":
-                continue
-            raise
-        ops.extend(module.OPS)
+        ops.extend(importlib.import_module(f"op_db.{family}").OPS)
     return ops
 
 
