@@ -12,6 +12,8 @@ dx = g w rstd - xhat (rstd sum(g w xhat) + grstd rstd^2) / n + (gmean - rstd sum
 gmean and grstd being the gradients that reach the statistics (zero unless something used
 them).
 """
+import math
+
 import numpy as np
 
 from . import array_module
@@ -28,7 +30,8 @@ def _kernel_inputs(*arrays):
         return None
     kind = np.result_type(*(np.float32 if a.dtype.itemsize < 4 else a.dtype
                             for a in arrays if a is not None))
-    return [None if a is None else np.ascontiguousarray(a, dtype=kind) for a in arrays]
+    # (not np.ascontiguousarray: it makes a 0-d array 1-d)
+    return [None if a is None else np.require(a, kind, "C") for a in arrays]
 
 
 def _opmath(a):
@@ -79,8 +82,10 @@ def layer_norm_backward(g, x, w, mean, rstd, gmean=None, grstd=None, xhat=None,
     need_dx, need_dw, need_db = needs
     need_dw = need_dw and w is not None
     m = mean.size
-    n = x.size // m if m else 0
-    param_shape = (n,) if param_shape is None else tuple(param_shape)
+    if param_shape is None:
+        param_shape = (x.size // m if m else 0,)
+    param_shape = tuple(param_shape)
+    n = math.prod(param_shape)
     args = _kernel_inputs(g, x, w, mean, rstd, gmean, grstd) if x.size else None
     if args is not None:
         gk, xk, wk, mk, rk, gmk, grk = args

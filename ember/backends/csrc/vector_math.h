@@ -1,5 +1,6 @@
-/* The vectorisable pieces the row kernels share (softmax.c, normalization.c): a float exp
-   that GCC can inline into a vector loop, and row reductions over a fixed set of lanes.
+/* The vectorisable pieces the row kernels share (softmax.c, normalization.c): float and
+   double exps that GCC can inline into a vector loop, row reductions over a fixed set of
+   lanes, and the rounding of a float to float16 / bfloat16.
 
    Why lanes: without -ffast-math GCC keeps a plain `s += x[i]` loop scalar (reassociating the
    sum would change its rounding). Summing into EK_LANES partial sums, lane k taking elements
