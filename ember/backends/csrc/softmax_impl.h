@@ -22,20 +22,29 @@ EK_INLINE T SUF(row_max)(const T *restrict x, int64_t n) {
     return LANES_MAX(acc);
 }
 
-/* sum of exp(x - m) over a row, each exp stored to e */
+/* sum of exp(x - m) over a row, each exp stored to e (when not NULL: log_softmax has no use
+   for them, and a store stream less is faster) */
 EK_INLINE T SUF(row_exp_sum)(const T *restrict x, T *restrict e, int64_t n, T m) {
     T acc[EK_LANES] = {0};
     int64_t i = 0;
-    for (; i + EK_LANES <= n; i += EK_LANES)
+    if (e) {
+        for (; i + EK_LANES <= n; i += EK_LANES)
+            EK_LANE_LOOP
+            for (int k = 0; k < EK_LANES; k++) {
+                e[i + k] = EXP(x[i + k] - m);
+                acc[k] += e[i + k];
+            }
         EK_LANE_LOOP
-        for (int k = 0; k < EK_LANES; k++) {
+        for (int k = 0; i + k < n; k++) {
             e[i + k] = EXP(x[i + k] - m);
             acc[k] += e[i + k];
         }
-    EK_LANE_LOOP
-    for (int k = 0; i + k < n; k++) {
-        e[i + k] = EXP(x[i + k] - m);
-        acc[k] += e[i + k];
+    } else {
+        for (; i + EK_LANES <= n; i += EK_LANES)
+            EK_LANE_LOOP
+            for (int k = 0; k < EK_LANES; k++) acc[k] += EXP(x[i + k] - m);
+        EK_LANE_LOOP
+        for (int k = 0; i + k < n; k++) acc[k] += EXP(x[i + k] - m);
     }
     return LANES_SUM(acc);
 }
@@ -65,7 +74,7 @@ EK_INLINE T SUF(row_dot)(const T *restrict a, const T *restrict b, int64_t n) {
 EK_INLINE void SUF(softmax_row)(const T *restrict x, T *restrict y, int64_t n, int take_log,
                                 int reduced) {
     const T m = SUF(row_max)(x, n);
-    const T s = SUF(row_exp_sum)(x, y, n, m);
+    const T s = SUF(row_exp_sum)(x, take_log ? NULL : y, n, m);
     if (take_log) {
         const T ls = ROUND(LOG(ROUND(s, reduced)), reduced);
         for (int64_t i = 0; i < n; i++) y[i] = (x[i] - m) - ls;
