@@ -113,12 +113,12 @@ static inline void ek_row_next(const ek_geom *g, ek_row *rw) {
 
 /* Whether output rows are short enough to gather through a table (ek_gather_table) rather
    than run by run: a run per output row costs more than its few cells (ResNet's last layers
-   have 1 to 8 per row). Measured per cell, runs against the table: 1.9 against 3.8 ns on
-   1x1 images, 0.65 against 0.85 on 4x4 ones, but 0.56 against 0.36 for 8-wide rows copied
-   as spans (see walk_row). */
+   have 1 to 7 per row). Measured per cell, runs against the table: 3.8 against 1.9 ns on
+   1x1 images; same-width rows copied as spans (see walk_row) 0.92 against 0.94 ns on 4x4
+   images and 0.59 against 0.86 on 7x7 ones. */
 static int ek_short_rows(const ek_geom *g) {
     const int spans = g->s[1] == 1 && g->s[2] == 1 && g->out[2] == g->in[2];
-    return g->out[2] < (spans ? 8 : 16);
+    return g->out[2] < (spans ? 4 : 16);
 }
 
 /* For each kernel offset k and output position l of a plane, the input position it reads
