@@ -217,3 +217,20 @@ def test_avg_pool_matches_numpy_reference(geo, dtype, divisor, monkeypatch):
     eps = np.finfo(dtype).eps
     np.testing.assert_allclose(y, ry, rtol=4 * eps, atol=4 * eps)
     np.testing.assert_allclose(gx, rgx, rtol=4 * eps, atol=4 * eps)
+
+
+def test_strided_input_matches_torch(torch_mod, small_pieces):
+    # a channels-last array seen as NCHW: the kernels read it once made contiguous
+    torch = torch_mod
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((4, 10, 12, 3)).astype("float32")
+    w = rng.standard_normal((5, 3, 3, 3)).astype("float32")
+    ex, ew = ember.tensor(x, requires_grad=True), ember.tensor(w, requires_grad=True)
+    tx, tw = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    ey = F.max_pool2d(F.conv2d(ex.permute(0, 3, 1, 2), ew, padding=1), 2)
+    ty = torch.nn.functional.max_pool2d(torch.nn.functional.conv2d(tx.permute(0, 3, 1, 2), tw,
+                                                                   padding=1), 2)
+    ey.sum().backward()
+    ty.sum().backward()
+    for e, t in [(ey.detach(), ty.detach()), (ex.grad, tx.grad), (ew.grad, tw.grad)]:
+        np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-4, atol=1e-4)

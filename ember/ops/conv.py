@@ -61,6 +61,7 @@ def _convolution(x, w, b, stride, padding, dilation, groups):
 
 def _conv(xp, x, w, stride, padding, dilation, groups):
     """conv(x, w) on arrays: im2col of a piece of the batch, one GEMM into y, next piece."""
+    x = xp.ascontiguousarray(x)     # (once, not per piece)
     ksize = w.shape[2:]
     out = _out_shape(x.shape[2:], ksize, stride, padding, dilation)
     length = int(np.prod(out))
@@ -182,6 +183,7 @@ def _convolution_weight(x, y, w_shape, stride, padding, dilation, groups):
     length = int(np.prod(out))
     og = w_shape[0] // groups
     gy = y.reshape(x.shape[0], groups, og, length)
+    x = xp.ascontiguousarray(x)     # (once, not per piece)
     # NOTE: cols @ gy^T (then one transpose of the small result) ran up to 1.5x faster than
     # gy @ cols^T through OpenBLAS on wide batches (its transposed operand is the long one);
     # with few columns (deep layers on small images) the transpose of a large weight
