@@ -184,6 +184,7 @@ EK_CLONES static int SUF(batch_norm)(const T *restrict x, const T *restrict w,
     double *q = s + cols;
     T *sj = mj + cols, *bj = sj + cols;
     const int threads = N * cols >= EK_PARALLEL_MIN ? ek_num_threads() : 1;
+    (void)threads;   /* (read by OpenMP's pragma only) */
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
 #pragma omp for schedule(static)
@@ -248,6 +249,7 @@ EK_CLONES static int SUF(batch_norm_backward)(const T *restrict g, const T *rest
     for (int64_t c = 0; c < C; c++)
         for (int64_t l = 0; l < L; l++) mj[c * L + l] = mean[c];
     const int threads = N * cols >= EK_PARALLEL_MIN ? ek_num_threads() : 1;
+    (void)threads;   /* (read by OpenMP's pragma only) */
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
 #pragma omp for schedule(static)
