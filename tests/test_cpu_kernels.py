@@ -495,3 +495,16 @@ def test_row_kernels_give_the_same_results_on_two_threads():
         np.testing.assert_array_equal(a, b)
     for a, b in zip(one[1], two[1]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5 * np.abs(a).max())
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_zero_dim_keeps_its_shape(approximate, torch_mod):
+    e = ember.tensor(0.7, requires_grad=True)
+    t = torch_mod.tensor(0.7, requires_grad=True)
+    ye = ember.nn.functional.gelu(e, approximate=approximate)
+    yt = torch_mod.nn.functional.gelu(t, approximate=approximate)
+    ye.backward()
+    yt.backward()
+    assert tuple(ye.shape) == tuple(yt.shape) == () and tuple(e.grad.shape) == ()
+    np.testing.assert_allclose(ye.item(), yt.item(), rtol=1e-6)
+    np.testing.assert_allclose(e.grad.item(), t.grad.item(), rtol=1e-6)

@@ -35,7 +35,8 @@ def _kernel_input(a):
             note_fallback()
         return None
     a = a.astype(np.float32) if a.dtype.itemsize < 4 else a
-    return np.ascontiguousarray(a)
+    # NOTE: not np.ascontiguousarray, which makes a 0-d array 1-d
+    return a if a.flags.c_contiguous else a.copy(order="C")
 
 
 def gelu(x, approximate):

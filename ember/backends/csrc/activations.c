@@ -6,36 +6,13 @@
    degree 9. float64 calls the C library's erfc/exp/tanh. Loops run on ek_num_threads()
    threads above a size where a thread team pays for itself. */
 #include "ember_kernels.h"   /* first: it includes Python.h */
+#include "vector_math.h"
 
 #include <math.h>
 #include <string.h>
 
 
 #define EK_PARALLEL_MIN 32768   /* elements; below this one thread is faster */
-
-static inline float f32_from_bits(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
-static inline uint32_t f32_bits(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
-
-/* exp(x) in float, within 2 ulp, branch-free (Cephes' polynomial on a 2^n range split);
-   0 below -87.3 (we do not build subnormal results), inf above 88.7, nan for nan. */
-static inline float ek_expf(float x) {
-    const float in = x;
-    x = x < -87.3f ? -87.3f : (x > 88.7f ? 88.7f : x);
-    /* round x / ln 2 to an integer by the 1.5 * 2^23 trick (vectorises without roundps) */
-    float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-    float r = fmaf(n, -0.693359375f, x);
-    r = fmaf(n, 2.12194440e-4f, r);
-    float p = fmaf(1.9875691500e-4f, r, 1.3981999507e-3f);
-    p = fmaf(p, r, 8.3334519073e-3f);
-    p = fmaf(p, r, 4.1665795894e-2f);
-    p = fmaf(p, r, 1.6666665459e-1f);
-    p = fmaf(p, r, 5.0000001201e-1f);
-    p = fmaf(p, r * r, r) + 1.0f;
-    p *= f32_from_bits((uint32_t)((int32_t)n + 127) << 23);
-    p = in < -87.3f ? 0.0f : p;
-    p = in > 88.7f ? INFINITY : p;
-    return in != in ? in : p;
-}
 
 /* Phi(x) and exp(-x^2 / 2) in float (see backends/normal_cdf.py for the fit). */
 static inline void normal_cdf_gauss_f32(float x, float *cdf, float *gauss) {

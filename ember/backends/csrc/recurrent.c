@@ -6,32 +6,12 @@
    c' and tanh(c'). Each value is rounded as the NumPy reference (backends/recurrent.py)
    rounds it except for exp itself, so the two agree within a few ulps. */
 #include "ember_kernels.h"   /* first: it includes Python.h */
+#include "vector_math.h"
 
 #include <math.h>
 #include <string.h>
 
-static inline float f32_from_bits(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
-
-/* exp(x) in float within 2 ulp, branch-free; 0 below -87.3, inf above 88.7. */
-static inline float expf_fast(float x) {
-    const float in = x;
-    x = x < -87.3f ? -87.3f : (x > 88.7f ? 88.7f : x);
-    float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-    float r = fmaf(n, -0.693359375f, x);
-    r = fmaf(n, 2.12194440e-4f, r);
-    float p = fmaf(1.9875691500e-4f, r, 1.3981999507e-3f);
-    p = fmaf(p, r, 8.3334519073e-3f);
-    p = fmaf(p, r, 4.1665795894e-2f);
-    p = fmaf(p, r, 1.6666665459e-1f);
-    p = fmaf(p, r, 5.0000001201e-1f);
-    p = fmaf(p, r * r, r) + 1.0f;
-    p *= f32_from_bits((uint32_t)((int32_t)n + 127) << 23);
-    p = in < -87.3f ? 0.0f : p;
-    p = in > 88.7f ? INFINITY : p;
-    return in != in ? in : p;
-}
-
-static inline float sigmoid_f32(float x) { return 1.0f / (1.0f + expf_fast(-x)); }
+static inline float sigmoid_f32(float x) { return 1.0f / (1.0f + ek_expf(-x)); }
 
 /* tanh(x) = -expm1(-2|x|) / (2 + expm1(-2|x|)), sign restored: expm1 by its Taylor series
    near 0 (where exp(y) - 1 would cancel) and from exp elsewhere, so tanh keeps its relative
@@ -45,7 +25,7 @@ static inline float tanh_f32(float x) {
     s = fmaf(s, y, 1.0f / 6.0f);
     s = fmaf(s, y, 0.5f);
     s = fmaf(s * y, y, y);
-    const float m = y > -0.35f ? s : expf_fast(y) - 1.0f;
+    const float m = y > -0.35f ? s : ek_expf(y) - 1.0f;
     const float t = -m / (2.0f + m);
     return copysignf(t, x);
 }

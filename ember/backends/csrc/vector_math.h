@@ -1,6 +1,6 @@
-/* The vectorisable pieces the row kernels share (softmax.c, normalization.c): float and
-   double exps that GCC can inline into a vector loop, row reductions over a fixed set of
-   lanes, and the rounding of a float to float16 / bfloat16.
+/* The vectorisable pieces the kernels share (softmax.c, normalization.c, activations.c,
+   recurrent.c): float and double exps that GCC can inline into a vector loop, row
+   reductions over a fixed set of lanes, and the rounding of a float to float16 / bfloat16.
 
    Why lanes: without -ffast-math GCC keeps a plain `s += x[i]` loop scalar (reassociating the
    sum would change its rounding). Summing into EK_LANES partial sums, lane k taking elements
@@ -27,8 +27,7 @@
 static inline float ek_f32_from_bits(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
 
 /* exp(x) in float, within 2 ulp, branch-free (Cephes' polynomial on a 2^n range split);
-   0 below -87.3 (no subnormal results), inf above 88.7, nan for nan. The same function as
-   activations.c's. */
+   0 below -87.3 (no subnormal results), inf above 88.7, nan for nan. */
 static inline float ek_expf(float x) {
     const float in = x;
     x = x < -87.3f ? -87.3f : (x > 88.7f ? 88.7f : x);
