@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from . import array_module
-from .cpu_kernels import compiled, note_fallback
+from .cpu_kernels import compiled, kernel_input
 from .normal_cdf import normal_cdf_and_gauss
 
 _K = math.sqrt(2 / math.pi)
@@ -27,21 +27,9 @@ def _opmath(xp, a):
     return a.astype(np.float32) if a.dtype.itemsize < 4 else a
 
 
-def _kernel_input(a):
-    """`a` as a C-contiguous float32/float64 NumPy array for the compiled kernels, or None
-    when they cannot take it (another array module, or no build)."""
-    if compiled is None or type(a) is not np.ndarray:
-        if compiled is None:
-            note_fallback()
-        return None
-    a = a.astype(np.float32) if a.dtype.itemsize < 4 else a
-    # NOTE: not np.ascontiguousarray, which makes a 0-d array 1-d
-    return a if a.flags.c_contiguous else a.copy(order="C")
-
-
 def gelu(x, approximate):
     """(GELU(x) in x's dtype, saved): approximate is 'none' (x Phi(x)) or 'tanh'."""
-    xk = _kernel_input(x)
+    xk = kernel_input(x, compiled)
     if xk is not None:
         y = np.empty_like(xk)
         compiled.gelu(xk, y, approximate == "tanh")
@@ -68,9 +56,9 @@ def _sigmoid2(xp, u):
 
 def gelu_backward(g, x, approximate, saved=None):
     """g * GELU'(x) in g's dtype; `saved` is what `gelu` returned (recomputed when None)."""
-    xk = _kernel_input(x) if saved is None else None
+    xk = kernel_input(x, compiled) if saved is None else None
     if xk is not None:
-        gk = _kernel_input(g).astype(xk.dtype, copy=False)
+        gk = kernel_input(g, compiled).astype(xk.dtype, copy=False)
         out = np.empty_like(xk)
         compiled.gelu_backward(gk, xk, out, approximate == "tanh")
         return out.astype(g.dtype, copy=False)

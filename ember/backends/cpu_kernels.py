@@ -54,6 +54,20 @@ def note_fallback():
                   "present (pip install -e .) to build them.", RuntimeWarning, stacklevel=3)
 
 
+def kernel_input(a, kernels):
+    """`a` as a C-contiguous float32/float64 NumPy array for the compiled kernels (float16 and
+    bfloat16 as float32, PyTorch's opmath), or None when they cannot take it (another array
+    module, or no build). `kernels`: the caller's reference to the compiled module (tests set
+    it to None to run the NumPy reference)."""
+    if kernels is None or type(a) is not np.ndarray:
+        if kernels is None:
+            note_fallback()
+        return None
+    a = a.astype(np.float32) if a.dtype.itemsize < 4 else a
+    # NOTE: not np.ascontiguousarray, which makes a 0-d array 1-d
+    return a if a.flags.c_contiguous else a.copy(order="C")
+
+
 _PY64 = {"log": math.log, "log1p": math.log1p, "exp": math.exp, "sin": math.sin,
          "cos": math.cos, "tan": math.tan}
 _C32 = {}

@@ -19,19 +19,7 @@ import math
 import numpy as np
 
 from . import array_module
-from .cpu_kernels import compiled, note_fallback
-
-
-def _kernel_input(a):
-    """`a` as a C-contiguous float32/float64 NumPy array for the compiled kernels, or None
-    when they cannot take it (another array module, or no build)."""
-    if compiled is None or type(a) is not np.ndarray:
-        if compiled is None:
-            note_fallback()
-        return None
-    a = a.astype(np.float32) if a.dtype.itemsize < 4 else a
-    # (not np.ascontiguousarray: it makes a 0-d array 1-d)
-    return a if a.flags.c_contiguous else a.copy(order="C")
+from .cpu_kernels import compiled, kernel_input
 
 
 def _split(shape, dim):
@@ -49,7 +37,7 @@ def softmax(x, dim, log=False):
     sizes = _split(x.shape, dim)
     last = x.ndim > 0 and dim == x.ndim - 1
     reduced = _REDUCED.get(x.dtype.name, 0)
-    xk = _kernel_input(x)
+    xk = kernel_input(x, compiled)
     if xk is not None:
         y = np.empty_like(xk)
         compiled.softmax(xk, y, *sizes, log, last, reduced)
@@ -83,7 +71,7 @@ def softmax(x, dim, log=False):
 def softmax_backward(g, y, dim, log=False):
     """The input gradient of softmax (log: log_softmax) over `dim` from its output y and the
     output's gradient g, in g's dtype."""
-    gk, yk = _kernel_input(g), _kernel_input(y)
+    gk, yk = kernel_input(g, compiled), kernel_input(y, compiled)
     if gk is not None and yk is not None:
         kind = np.promote_types(gk.dtype, yk.dtype)
         gk, yk = gk.astype(kind, copy=False), yk.astype(kind, copy=False)
