@@ -11,6 +11,7 @@ from . import return_types
 from ._promote import compute_dtype
 from ._reduce_ops import const, exp_, gather_dim, log_, scatter_dim
 from .reduction import one_dim, sum_dtype
+from ._elementwise import defpointwise
 from .registry import defop, dispatch, export
 
 
@@ -163,11 +164,30 @@ cummin = export(_cum_extreme_fn("cummin", _cummin))
 
 
 # ---------------------------------------------------------------------- logcumsumexp
-@defop("logcumsumexp", save=(0,), save_output=True)
+@defpointwise("logcumsumexp", save=(0,), save_output=True)   # warnings off: -inf steps
 def _logcumsumexp(a, dim):
     compute = compute_dtype(dt.from_numpy_dtype(a.dtype)).np
+    if a.dtype.kind == "c":
+        return _complex_logcumsumexp(a, dim)
     r = accumulate("logaddexp", _scan_input(a).astype(compute, copy=False), dim)
     return _scan_output(r, a)
+
+
+def _complex_logcumsumexp(a, dim):
+    # NOTE: NumPy's logaddexp has no complex loop. PyTorch's complex step is
+    # big + log1p(exp(small - big)), `big` the operand with the larger real part (exp cannot
+    # overflow), run along the dim one slice at a time.
+    xp = array_module(a)
+    if a.ndim == 0:
+        return a.copy()
+    r = xp.moveaxis(a, dim, 0).copy()
+    for k in range(1, r.shape[0]):
+        x, y = r[k - 1], r[k]
+        first = x.real >= y.real
+        big, small = xp.where(first, x, y), xp.where(first, y, x)
+        step = big + xp.log1p(xp.exp(small - big))
+        r[k] = xp.where(xp.isneginf(big.real), small, step)
+    return xp.moveaxis(r, 0, dim)
 
 
 def _flip(t, dim):

@@ -235,6 +235,8 @@ def permute(input, *dims):
 
 @defop("transpose", save=(), view=True)
 def _transpose(a, dim0, dim1):
+    if a.ndim == 0:   # PyTorch takes dims 0 / -1 of a 0-d tensor; NumPy has no axis there
+        return a.view()
     return array_module(a).swapaxes(a, dim0, dim1)
 
 
@@ -276,6 +278,8 @@ def _mT(self):
 @export
 def adjoint(input):
     check_tensor("adjoint", input)
+    if input._data.ndim == 0:   # PyTorch 2.13 still accepts it (deprecated): x.conj()
+        return input.conj()
     return _mT(input).conj()
 
 
