@@ -48,9 +48,9 @@ class Generator:
 
     - `random_uint32(n)`: n 32-bit words (`random()`), uint32 array.
     - `random_uint64(n)`: n 64-bit words (`random64()`: two words, first is high), uint64.
-    - `random_bits(n, bits)`: the low `bits` (<= 32) bits of n words, uint32.
-    - `uniform(n, dtype)`: n uniforms in [0, 1) of NumPy float dtype: float64 takes 53 bits
-      of a 64-bit word, float32 24 bits, float16 11, bfloat16 8 bits of a 32-bit word.
+    - `uniform(n, dtype, low, span)`: `uniform_` on n elements: float64 takes 53 bits of a
+      64-bit word, float32 24 bits of a 32-bit word (float16 and bfloat16 too: PyTorch 2.13
+      draws them in float, then rounds).
     - `uniform_double(n)`: float64 uniforms (the `uniform_real_distribution<double>` used
       by bernoulli, exponential, multinomial, ...).
     - `normal_fill(n, dtype, mean, std)`: `normal_` on a contiguous tensor of n elements.
@@ -182,24 +182,19 @@ class Generator:
         return self._ints.integers(0, 0xFFFFFFFFFFFFFFFF, size=n, dtype=np.uint64,
                                    endpoint=True)
 
-    def random_bits(self, n, bits):
-        self._fresh = False
-        return self._legacy.randint(0, 1 << bits, size=n, dtype=np.uint32)
-
     # ------------------------------------------------------------------ uniforms
     def uniform_double(self, n):
         """n float64 uniforms in [0, 1): 53 bits of a 64-bit word each."""
         return self.uniform(n, np.float64)
 
     def uniform(self, n, dtype, low=0.0, span=1.0, out=None):
-        """`uniform_(low, low + span)` on n elements of NumPy float dtype `dtype`, with
-        PyTorch's bits per dtype, as float64 (for float64) or float32 values: `low + u *
-        span` rounded as PyTorch's build for this CPU rounds it. float16 and bfloat16 give
-        float32 values (PyTorch computes them in float, then rounds). `out`: an array of n
-        elements of that type to fill instead of a new one."""
+        """`uniform_(low, low + span)` on n elements, as float64 values for `dtype` float64,
+        else float32 values (PyTorch computes float16 and bfloat16 in float, then rounds):
+        `low + u * span` rounded as PyTorch's build for this CPU rounds it. `out`: an array
+        of n elements of that type to fill instead of a new one."""
         self._fresh = False
         wide = dtype == np.float64
-        bits = 53 if wide else _float_bits(dtype)
+        bits = 53 if wide else 24
         fused = fuses_multiply_add()
         if out is None:
             out = np.empty(n, np.float64 if wide else np.float32)
@@ -265,19 +260,6 @@ class Generator:
             transform(tail, mean, std)
             u[n - 16:] = tail
         return u
-
-
-def _float_bits(dtype):
-    """The random bits PyTorch turns into one uniform of this float dtype (its mantissa
-    digits): float32 24, float16 11, bfloat16 8."""
-    dtype = np.dtype(dtype)
-    if dtype == np.float32:
-        return 24
-    if dtype == np.float16:
-        return 11
-    if dtype.name == "bfloat16":        # (ml_dtypes' type, not imported here: see _dtype)
-        return 8
-    raise TypeError(f"no uniform kernel for {dtype}")
 
 
 def _seed_value(seed):
