@@ -7,7 +7,7 @@ from . import registry  # noqa: F401
 from . import (arithmetic, conversion, einsum, indexing, linalg, linalg_decomp,  # noqa: F401
                linalg_norms, linalg_spectral, matmul, pointwise, random, reduction, scatter,
                shape, sorting, take_put, views)
-from . import filling, grids, index_ops, masked, splitting  # noqa: F401
+from . import filling, grids, index_ops, masked, random_factories, splitting  # noqa: F401
 from . import loss_ops, nn_ops, softmax_ops  # noqa: F401
 from . import cumulative, minmax, statistics  # noqa: F401
 from . import comparison, rounding, select, unary  # noqa: F401
