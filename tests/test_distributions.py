@@ -262,8 +262,19 @@ ERRORS = {
 }
 
 
+@pytest.fixture
+def validating(torch_mod):
+    """Argument validation on in both libraries. NOTE: torch's dynamo switches it off for the
+    whole process the first time it patches torch (any torch.compile'd call in an earlier test
+    of this worker), so the default cannot be relied on."""
+    before = torch_mod.distributions.Distribution._validate_args
+    torch_mod.distributions.Distribution.set_default_validate_args(True)
+    yield
+    torch_mod.distributions.Distribution.set_default_validate_args(before)
+
+
 @pytest.mark.parametrize("case", list(ERRORS), ids=list(ERRORS))
-def test_argument_validation_messages(case, torch_mod):
+def test_argument_validation_messages(case, torch_mod, validating):
     got, ref = _message(lambda: ERRORS[case](ember)), _message(lambda: ERRORS[case](torch_mod))
     assert ref is not None and got == ref
 

@@ -169,14 +169,7 @@ def test_compile_module_matches_torch_wrapping(torch_mod):
     x = ember.randn(4, 3)
     np.testing.assert_array_equal(c(x).detach().numpy(), m(x).detach().numpy())
     assert c.weight is m.weight
-    # NOTE: torch.compile's first call imports torch._dynamo, which switches torch's
-    # distribution argument validation off for the whole process: put it back for the tests
-    # that share this worker.
-    validate = torch_mod.distributions.Distribution._validate_args
-    try:
-        tm = torch_mod.compile(torch_mod.nn.Linear(3, 2))
-    finally:
-        torch_mod.distributions.Distribution.set_default_validate_args(validate)
+    tm = torch_mod.compile(torch_mod.nn.Linear(3, 2))
     assert list(c.state_dict()) == list(tm.state_dict())
 
 
