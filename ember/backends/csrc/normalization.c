@@ -16,13 +16,6 @@
 
 #include <stdlib.h>
 
-/* Elements from which a loop runs on a thread team. NOTE: the team waits passively between
-   loops (cpu_kernels.py: spinning threads took BLAS's cores), so each parallel loop first
-   wakes its threads: about 75 us on a loaded 2-core machine, measured. A loop parallelises
-   when one thread would take a few times that: about 1M float32 elements here, half as many
-   float64 (twice the time per element). */
-#define EK_PARALLEL_MIN_F32 (1 << 20)
-#define EK_PARALLEL_MIN_F64 (1 << 19)
 #define BN_BLOCK 256            /* batch norm: columns per task (their sums stay in L1) */
 #ifdef _OPENMP
 #define EK_THREAD_NUM() omp_get_thread_num()

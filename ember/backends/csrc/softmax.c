@@ -10,13 +10,6 @@
 #include "float_args.h"
 #include "vector_math.h"
 
-/* Elements from which a loop runs on a thread team. NOTE: the team waits passively between
-   loops (cpu_kernels.py: spinning threads took BLAS's cores), so each parallel loop first
-   wakes its threads: about 75 us on a loaded 2-core machine, measured. A loop parallelises
-   when one thread would take a few times that: about 1M float32 elements here, half as many
-   float64 (twice the time per element). */
-#define EK_PARALLEL_MIN_F32 (1 << 20)
-#define EK_PARALLEL_MIN_F64 (1 << 19)
 #define CHUNK 64                /* columns per task when the dim is not the last */
 
 #define T float
