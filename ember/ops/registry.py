@@ -18,7 +18,8 @@ from ..autograd.graph import Node
 OPS = {}          # name -> Op
 PUBLIC = {}       # name -> function exported as ember.<name>
 METHODS = {}      # name -> function bound as Tensor.<name>
-instruments = []  # callables(op, inputs, params, result) run after each op when present
+instruments = []  # callables(op, inputs, params, result) run after each op when present;
+#                   one with `all_outputs = True` gets the tuple of a multi-output op's results
 
 _EMPTY = {}
 
@@ -245,7 +246,9 @@ def dispatch(op, inputs, params=_EMPTY, dtype=None, arrays=None):
         _record(op, inputs, params, results, device)
     if instruments:
         for instrument in instruments:
-            instrument(op, inputs, params, results[0])
+            # (a tracer that must see every output says so with `all_outputs`)
+            instrument(op, inputs, params,
+                       results if getattr(instrument, "all_outputs", False) else results[0])
     return results
 
 
