@@ -1,15 +1,13 @@
 """add_graph's picture of a model: one forward pass, recorded op by op, as a GraphDef.
 
-PyTorch traces with torch.jit; ember watches the pass as it runs instead. An instrument at
-the op registry's door sees every op with its inputs and result, and global module hooks
-keep the stack of modules being run, so each op is named by its module scope, as PyTorch
-names them: "Net/Sequential[features]/Conv2d[0]/conv2d". Parameters and buffers become
-"prim::GetAttr" nodes in their module's scope, the model's inputs and outputs "IO Node"s.
+PyTorch traces with torch.jit; ember watches the pass as it runs instead (ember._tracing
+records every op at the registry's door with the stack of modules being run), so each op is
+named by its module scope, as PyTorch names them: "Net/Sequential[features]/Conv2d[0]/conv2d".
+Parameters and buffers become "prim::GetAttr" nodes in their module's scope, the model's
+inputs and outputs "IO Node"s.
 """
 from ..._tensor import Tensor
-from ...autograd.grad_mode import enable_grad
-from ...nn.modules import module as _module
-from ...ops import registry
+from ..._tracing import Value, flatten, trace
 from ._tbx import tbx
 
 _proto = tbx.proto
@@ -22,23 +20,6 @@ TensorShapeProto = _proto.tensor_shape_pb2.TensorShapeProto
 RUN_METADATA = b"\n\x11\n\x0f\n\r/device:CPU:0"
 
 _MAX_ATTR = 80  # characters of one op argument shown in a node's "attr" text
-
-
-def _key(t):
-    """Who a tensor is: its producing node and output slot when it has one (so a tensor
-    updated in place is found under its newest producer), else the object itself."""
-    fn = t.grad_fn
-    return (id(fn), t._output_nr) if fn is not None else id(t)
-
-
-def _flat_tensors(obj):
-    if isinstance(obj, Tensor):
-        return [obj]
-    if isinstance(obj, (list, tuple)):
-        return [t for o in obj for t in _flat_tensors(o)]
-    if isinstance(obj, dict):
-        return [t for o in obj.values() for t in _flat_tensors(o)]
-    return []
 
 
 def _short(v):
@@ -55,42 +36,28 @@ def _node(name, op, inputs=(), shape=None, attr=""):
     return NodeDef(name=name, op=op, input=list(inputs), attr=attrs)
 
 
-class _Tracer:
-    """The instrument (called after every op) and the module hooks of one traced pass."""
+class _GraphBuilder:
+    """The NodeDefs of one Trace, each op named by its module scope."""
 
     def __init__(self, model):
         self.root = type(model).__name__
         self.scopes = {}   # id(module) -> scope name
-        self.owners = {}   # id(parameter or buffer) -> (scope, attribute name)
         paths = {"": self.root}
         for path, m in model.named_modules():
             if path:
                 parent, _, last = path.rpartition(".")
                 paths[path] = f"{paths[parent]}/{type(m).__name__}[{last}]"
-            scope = self.scopes.setdefault(id(m), paths[path])
-            for table in (m._parameters, m._buffers):
-                for attr, t in table.items():
-                    if t is not None:
-                        self.owners.setdefault(id(t), (scope, attr))
-        self.stack = []
-        self.names = {}    # tensor key -> the node that produced it
+            self.scopes.setdefault(id(m), paths[path])
+        self.names = {}    # id(Value) -> the node that produced it
         self.taken = {}    # node name -> times used
-        self.alive = []    # NOTE: holds traced tensors so no id (a key) is reused mid-trace
         self.nodes = []
 
-    # --- module scopes
-    def scope(self):
-        return self.stack[-1] if self.stack else self.root
+    def scope(self, modules):
+        scope = self.root
+        for m in modules:
+            scope = self.scopes.get(id(m)) or f"{scope}/{type(m).__name__}"
+        return scope
 
-    def enter(self, module, args):
-        scope = self.scopes.get(id(module))
-        self.stack.append(scope or f"{self.scope()}/{type(module).__name__}")
-
-    def leave(self, module, args, output):
-        if self.stack:
-            self.stack.pop()
-
-    # --- nodes
     def add(self, name, op, inputs=(), shape=None, attr=""):
         n = self.taken.get(name, 0)
         self.taken[name] = n + 1
@@ -99,53 +66,46 @@ class _Tracer:
         self.nodes.append(_node(name, op, inputs, shape, attr))
         return name
 
-    def bind(self, t, name):
-        self.names[_key(t)] = name
-        self.alive.append(t)
-
-    def source(self, t):
-        """The node that made `t`: an op's, a parameter's, an input's, or a new constant."""
-        name = self.names.get(_key(t))
+    def source(self, value):
+        """The node that made `value`: an op's or an input's, else a new parameter or
+        constant node (made at first use, in the scope of that use)."""
+        name = self.names.get(id(value))
         if name is None:
-            owner = self.owners.get(id(t))
-            if owner is not None:
-                scope, attr = owner
-                name = self.add(f"{scope}/{attr}", "prim::GetAttr", (), t.shape,
+            shape = value.tensor.shape
+            if value.owner is not None:
+                module, attr = value.owner
+                name = self.add(f"{self.scope((module,))}/{attr}", "prim::GetAttr", (), shape,
                                 f"{{ name :  {attr} }}")
             else:
-                name = self.add(f"{self.scope()}/constant", "prim::Constant", (), t.shape)
-            self.bind(t, name)
+                name = self.add(f"{self.scope(value.modules)}/constant", "prim::Constant",
+                                (), shape)
+            self.names[id(value)] = name
         return name
 
-    def inputs(self, args):
-        for i, t in enumerate(_flat_tensors(args)):
+    def build(self, trace):
+        for i, value in enumerate(trace.inputs):
             name = f"input/input.{i + 1}"
             self.taken[name] = 1
-            self.nodes.append(_node(name, "IO Node", (), t.shape))
-            self.bind(t, name)
-
-    def outputs(self, out):
-        for i, t in enumerate(_flat_tensors(out)):
-            name = f"output/output.{i + 1}"
-            self.nodes.append(_node(name, "IO Node", [self.source(t)], t.shape))
-
-    def __call__(self, op, inputs, params, result):
-        sources, args = [], []
-        for x in inputs:
-            tensors = _flat_tensors(x)
-            if tensors:
-                sources += [self.source(t) for t in tensors]
-            elif x is not None:
-                args.append(_short(x))   # Python scalars go into the node's text
-        args += [f"{k} : {_short(v)}" for k, v in params.items()]
-        attr = "{ " + ", ".join(args) + " }" if args else "{}"
-        name = self.add(f"{self.scope()}/{op.name}", f"aten::{op.name}", sources,
-                        result.shape, attr)
-        self.bind(result, name)
-        fn = result.grad_fn
-        if fn is not None and fn.out_meta is not None:
-            for nr in range(1, len(fn.out_meta)):   # the other outputs of a multi-output op
-                self.names[(id(fn), nr)] = name
+            self.nodes.append(_node(name, "IO Node", (), value.tensor.shape))
+            self.names[id(value)] = name
+        for call in trace.calls:
+            sources, args = [], []
+            for x in call.inputs:
+                values = [v for v in flatten(x) if isinstance(v, Value)]
+                if values:
+                    sources += [self.source(v) for v in values]
+                elif x is not None:
+                    args.append(_short(x))   # Python scalars go into the node's text
+            args += [f"{k} : {_short(v)}" for k, v in call.params.items()]
+            attr = "{ " + ", ".join(args) + " }" if args else "{}"
+            name = self.add(f"{self.scope(call.modules)}/{call.name}", f"aten::{call.name}",
+                            sources, call.outputs[0].tensor.shape, attr)
+            for value in call.outputs:   # every output of a multi-output op: its one node
+                self.names[id(value)] = name
+        for i, value in enumerate(trace.outputs):
+            self.nodes.append(_node(f"output/output.{i + 1}", "IO Node", [self.source(value)],
+                                    value.tensor.shape))
+        return self.nodes
 
 
 def _as_args(input_to_model):
@@ -160,27 +120,17 @@ def graph(model, input_to_model=None, verbose=False):
     """(GraphDef, serialised RunMetadata) of one forward pass of `model`, run in eval mode
     (as PyTorch traces it) and put back in its training mode afterwards."""
     args = _as_args(input_to_model)
-    tracer = _Tracer(model)
-    tracer.inputs(args)
     modes = [(m, m.training) for m in model.modules()]
     model.eval()
-    pre = _module.register_module_forward_pre_hook(tracer.enter)
-    post = _module.register_module_forward_hook(tracer.leave)
-    registry.instruments.append(tracer)
     try:
-        with enable_grad():   # producers are found through grad_fn (see _key)
-            out = model(*args)
+        recorded = trace(model, args)
     finally:
-        registry.instruments.remove(tracer)
-        pre.remove()
-        post.remove()
         for m, mode in modes:
             m.training = mode
-    tracer.stack.clear()
-    tracer.outputs(out)
+    nodes = _GraphBuilder(model).build(recorded)
     if verbose:
-        for n in tracer.nodes:
+        for n in nodes:
             print(f"{n.name} = {n.op}({', '.join(n.input)})")
     graph_def = _proto.graph_pb2.GraphDef(
-        node=tracer.nodes, versions=_proto.versions_pb2.VersionDef(producer=22))
+        node=nodes, versions=_proto.versions_pb2.VersionDef(producer=22))
     return graph_def, RUN_METADATA
