@@ -23,3 +23,5 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
 from .ops.linalg import return_type as _rt  # noqa: E402
 
 _SolveEx = _rt("linalg_solve_ex", ("result", "info"))
+
+from .ops.linalg_lu import lu, lu_factor, lu_factor_ex, lu_solve  # noqa: E402,F401
