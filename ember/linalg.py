@@ -25,3 +25,4 @@ from .ops.linalg import return_type as _rt  # noqa: E402
 _SolveEx = _rt("linalg_solve_ex", ("result", "info"))
 
 from .ops.linalg_lu import lu, lu_factor, lu_factor_ex, lu_solve  # noqa: E402,F401
+from .ops.linalg_householder import householder_product  # noqa: E402,F401
