@@ -92,6 +92,8 @@ def _cuda_available():
 
 
 def _make(kind, index):
+    if kind == "cpu" and index is None and "CPU" in globals():
+        return CPU   # one object, so the compiled door knows a CPU tensor by identity
     d = object.__new__(device)
     d.type = kind
     d.index = index

@@ -589,6 +589,19 @@ def _zeros_like_meta(node, nr):
         return _wrap(xp.zeros(shape, dtype=dtype.np), dtype, node.device)
 
 
+def _compiled_wrap():
+    """`_wrap` as compiled by the kernel layer (backends/csrc/dispatch.c) when it is built:
+    the same fields set without a Python frame (it runs for nearly every op's result);
+    `_wrap` above stays the definition and the NumPy path's version."""
+    from .backends.cpu_kernels import compiled
+    if compiled is None:
+        return _wrap
+    compiled.tensor_setup(Tensor, _Version, CPU)
+    return compiled.wrap
+
+
+_wrap = _compiled_wrap()
+
 from ._inplace import (_any_requires_grad, _check_multi_view,  # noqa: E402,F401
                        commit_inplace, snapshot_for_inplace, write_out)
 

@@ -422,6 +422,13 @@ def _topological_order(roots):
     return order
 
 
+def _compiled_topological_order():
+    """The walk above as compiled by the kernel layer (backends/csrc/autograd.c), the same
+    steps and so the same order; the Python one stays the definition and the NumPy path's."""
+    from ..backends.cpu_kernels import compiled
+    return _topological_order if compiled is None else compiled.topological_order
+
+
 def _reaching(order, targets):
     """Nodes on some path to a target node (targets included)."""
     reach = set(targets)
@@ -464,7 +471,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     """
     unbroadcast = _T.unbroadcast
     root_edges = [edge_of(r) for r in roots]
-    order = _topological_order([e[0] for e in root_edges])
+    order = topological_order([e[0] for e in root_edges])
     grads = {}  # node -> list of gradient per output
     for (node, nr), g in zip(root_edges, root_grads):
         _add_grad(grads, node, nr, g)
@@ -625,3 +632,5 @@ def _add_grad(grads, node, nr, g):
 
 
 from ..debug.state import state as _guard  # noqa: E402
+
+topological_order = _compiled_topological_order()

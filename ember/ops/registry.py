@@ -424,3 +424,25 @@ def apply_inplace(self, fn, args, kwargs):
 
 from ..autograd import anomaly as _anomaly  # noqa: E402
 from ..amp import autocast_mode as _autocast  # noqa: E402
+
+
+def _compiled_door():
+    """`dispatch` as compiled by the kernel layer (backends/csrc/dispatch.c) when it is built:
+    the same steps without Python frames for plain CPU calls, handing every other call to the
+    Python `dispatch` above, which stays the definition (and the door on the NumPy path)."""
+    from ..backends import cpu_kernels
+    from .._dtype import dtype
+    kernels = cpu_kernels.compiled
+    if kernels is None:
+        return dispatch
+    kernels.dispatch_setup({
+        "dispatch": dispatch, "record": _record, "wrap_out": _wrap_out,
+        "current_grad_fn": current_grad_fn, "get_accumulator": get_accumulator,
+        "Node": Node, "Op": Op, "dtype": dtype, "ndarray": np.ndarray, "grad_state": state,
+        "autocast": _autocast, "anomaly": _anomaly, "instruments": instruments,
+        "empty_params": _EMPTY})
+    return kernels.dispatch
+
+
+python_dispatch = dispatch
+dispatch = _compiled_door()

@@ -57,5 +57,7 @@ extern PyMethodDef ek_recurrent_methods[];
 extern PyMethodDef ek_conv_methods[];
 extern PyMethodDef ek_softmax_methods[];
 extern PyMethodDef ek_normalization_methods[];
+extern PyMethodDef ek_dispatch_methods[];
+extern PyMethodDef ek_autograd_methods[];
 
 #endif
