@@ -432,6 +432,7 @@ def _compiled_door():
     Python `dispatch` above, which stays the definition (and the door on the NumPy path)."""
     from ..backends import cpu_kernels
     from .._dtype import dtype
+    from .._tensor import FAST_TYPES
     kernels = cpu_kernels.compiled
     if kernels is None:
         return dispatch
@@ -440,7 +441,7 @@ def _compiled_door():
         "current_grad_fn": current_grad_fn, "get_accumulator": get_accumulator,
         "Node": Node, "Op": Op, "dtype": dtype, "ndarray": np.ndarray, "grad_state": state,
         "autocast": _autocast, "anomaly": _anomaly, "instruments": instruments,
-        "empty_params": _EMPTY})
+        "empty_params": _EMPTY, "plain_types": FAST_TYPES})
     return kernels.dispatch
 
 

@@ -33,7 +33,7 @@ static Py_ssize_t dtype_np_slot, dtype_category_slot, version_v_slot;
 static PyTypeObject *tensor_type, *version_type, *op_type, *ndarray_type, *dtype_type;
 static PyObject *python_dispatch, *cpu_device, *grad_state, *autocast_module,
     *anomaly_module, *instruments, *wrap_out, *python_record, *current_grad_fn,
-    *get_accumulator, *empty_params;
+    *get_accumulator, *empty_params, *plain_types;
 static PyObject *str_enabled, *str_active, *str_shape, *str_dtype, *str_out,
     *str_conj_around, *str_params, *str_arrays;
 static int ready = 0;
@@ -293,6 +293,13 @@ static PyObject *py_dispatch(PyObject *self, PyObject *const *args, Py_ssize_t n
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *x = items[i];
         if (!is_tensor(x)) continue;
+        /* Tensor subclasses other than the plain ones (nn.Parameter) may carry behaviour of
+           their own (batched, sparse): the Python door decides for them. */
+        if (Py_TYPE(x) != tensor_type) {
+            int plain = PySet_Contains(plain_types, (PyObject *)Py_TYPE(x));
+            if (plain < 0) return NULL;
+            if (!plain) return fall_back(args, nargs, kwnames);
+        }
         /* Only CPU tensors (ember.device('cpu') is one object) take this door; the Python
            one raises the mixed-device error and guards other GPUs. */
         if (SLOT(x, tensor_slot.device) != cpu_device || !SLOT(x, tensor_slot.data))
@@ -429,10 +436,11 @@ static PyObject *py_dispatch_setup(PyObject *self, PyObject *config) {
     GET(autocast_module, "autocast"); GET(anomaly_module, "anomaly");
     GET(instruments, "instruments"); GET(wrap_out, "wrap_out"); GET(python_record, "record");
     GET(current_grad_fn, "current_grad_fn"); GET(get_accumulator, "get_accumulator");
-    GET(empty_params, "empty_params");
+    GET(empty_params, "empty_params"); GET(plain_types, "plain_types");
 #undef GET
     int bad = !PyType_Check(node) ||
-              !PyType_Check(opt) || !PyType_Check(ndarray) || !PyType_Check(dtype) || !PyList_CheckExact(instruments);
+              !PyType_Check(opt) || !PyType_Check(ndarray) || !PyType_Check(dtype) || !PyList_CheckExact(instruments) ||
+              !PyAnySet_Check(plain_types);
     if (bad) {
         PyErr_SetString(PyExc_TypeError, "dispatch_setup: unexpected configuration");
         return NULL;
