@@ -5,6 +5,7 @@ from . import _dtype as dt
 from ._tensor import Tensor, _wrap
 from .autograd.grad_mode import state
 from .debug.state import state as _guard
+from .func import _state as _func
 
 
 def snapshot_for_inplace(self, args, kwargs):
@@ -63,6 +64,8 @@ def commit_inplace(self, result):
     if result._data.shape != self._data.shape:
         raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
                            f"broadcast shape {list(result._data.shape)}")
+    if _func.depth and _func.commit_inplace(self, result) is not None:
+        return self   # under vmap: a batched tensor's storage is its physical batch
     if result._data is not self._data:
         if _guard.enabled:
             from .debug.checks import check_inplace_cast

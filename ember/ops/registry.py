@@ -200,6 +200,10 @@ def dispatch(op, inputs, params=_EMPTY, dtype=None, arrays=None):
     `dtype` is the result's ember dtype (inferred from the array when None); `arrays` lets a
     caller pass inputs already cast to the compute dtype.
     """
+    if _func.depth:   # a module int: nonzero only inside ember.func.vmap (batched operands)
+        batched = _func.handler(op, inputs, params, dtype, arrays)
+        if batched is not None:
+            return batched
     device = None
     needs_grad = False
     for x in inputs:
@@ -424,6 +428,7 @@ def apply_inplace(self, fn, args, kwargs):
 
 from ..autograd import anomaly as _anomaly  # noqa: E402
 from ..amp import autocast_mode as _autocast  # noqa: E402
+from ..func import _state as _func  # noqa: E402
 
 
 def _compiled_door():
