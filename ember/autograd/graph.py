@@ -243,7 +243,10 @@ class AccumulateGrad:
         if t is None:
             return
         fresh = t._grad is None
-        if fresh:
+        if grad.is_sparse or (not fresh and t._grad.is_sparse):
+            from ..sparse.ops import accumulate_grad   # (PyTorch's sparse + dense rules)
+            t._grad = accumulate_grad(t._grad, grad, create_graph)
+        elif fresh:
             if create_graph:
                 t._grad = grad
             elif _owned(grad):
@@ -566,7 +569,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 elif slot[nr] is None:
                     slot[nr] = g
                 else:
-                    slot[nr] = slot[nr] + g
+                    # (dense + sparse, never sparse + dense: PyTorch defines only the first)
+                    slot[nr] = g + slot[nr] if slot[nr].is_sparse else slot[nr] + g
             if not retain_graph and op.saves:
                 node.free()
     except Exception as exc:

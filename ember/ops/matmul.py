@@ -77,11 +77,16 @@ def _product(a, b, name):
     return dispatch(_matmul, (a, b), {"acc": acc}, a.dtype)
 
 
+_strided = Tensor.layout
+
+
 @export
 def matmul(input, other, *, out=None):
     if input.__class__ is not Tensor or other.__class__ is not Tensor:
         check_tensor("matmul", input)   # (one class test on the hot path)
         check_tensor("matmul", other, "other", 2)
+        if input.layout is not _strided or other.layout is not _strided:   # (ember/sparse)
+            return other.__rmatmul__(input) if input.layout is _strided else input.matmul(other)
     sa, sb = input._data.shape, other._data.shape
     if len(sa) == 0 or len(sb) == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
@@ -155,6 +160,8 @@ def mm(input, mat2, *, out=None):
     if input.__class__ is not Tensor or mat2.__class__ is not Tensor:
         check_tensor("mm", input)   # (one class test on the hot path)
         check_tensor("mm", mat2, "mat2", 2)
+        if input.layout is not _strided or mat2.layout is not _strided:   # (ember/sparse)
+            return mat2.__rmatmul__(input) if input.layout is _strided else input.mm(mat2)
     if input._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2._data.ndim != 2:

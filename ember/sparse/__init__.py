@@ -1,0 +1,56 @@
+"""ember.sparse (torch.sparse): sparse COO and CSR tensors, their products, sums and softmax.
+
+`ember.sparse_coo_tensor` / `Tensor.to_sparse()` make COO tensors, `ember.sparse_csr_tensor` /
+`to_sparse_csr()` CSR matrices; CSC and the blocked layouts raise NotImplementedError.
+"""
+from . import conversion as _conversion
+from . import methods as _methods
+from .coo import SparseCooTensor, sparse_coo_tensor  # noqa: F401
+from .csr import SparseCsrTensor, sparse_csr_tensor  # noqa: F401
+from .ops import addmm, log_softmax, mm, softmax, sum  # noqa: F401
+
+__all__ = ["addmm", "check_sparse_tensor_invariants", "log_softmax", "mm", "softmax", "sum"]
+
+_conversion.install_dense_methods()
+_methods.install_sparse_methods()
+
+
+class check_sparse_tensor_invariants:
+    """torch.sparse.check_sparse_tensor_invariants: ember checks a sparse tensor's coordinates
+    against its size on every construction, so enabling or disabling the checks changes
+    nothing; the context manager, decorator and queries are accepted for compatibility."""
+
+    _enabled = False
+
+    def __init__(self, enable=True):
+        self.state = enable
+        self.saved_state = None
+
+    @staticmethod
+    def is_enabled():
+        return check_sparse_tensor_invariants._enabled
+
+    @staticmethod
+    def enable():
+        check_sparse_tensor_invariants._enabled = True
+
+    @staticmethod
+    def disable():
+        check_sparse_tensor_invariants._enabled = False
+
+    def __enter__(self):
+        self.saved_state = check_sparse_tensor_invariants._enabled
+        check_sparse_tensor_invariants._enabled = self.state
+        return self
+
+    def __exit__(self, *exc):
+        check_sparse_tensor_invariants._enabled = self.saved_state
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self:
+                return fn(*args, **kwargs)
+        return wrapper

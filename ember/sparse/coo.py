@@ -1,0 +1,332 @@
+"""Sparse COO tensors: coordinates (sparse_dim x nnz int64) and values (nnz x dense dims).
+
+`SparseCooTensor` is a Tensor subclass (isinstance works; autograd sees it like any tensor)
+whose `_data` is a `NoElements` stand-in of the dense shape: the numbers live in
+`_sparse_indices` and `_sparse_values`. Construction, coalescing, densifying and the repr are
+here; products, reductions and arithmetic in ops.py.
+"""
+import numpy as np
+
+from .. import _constants
+from .. import _dtype as dt
+from .._tensor import Tensor, _new, _Version, _wrap
+from ..backends import array_module
+from ..ops.registry import defop
+from ._graph import record, values_at
+from ._no_elements import NoElements, unsupported
+from ._printing import sparse_repr
+
+__all__ = ["SparseCooTensor", "make_coo", "sparse_coo_tensor", "coalesce", "to_dense"]
+
+
+class SparseCooTensor(Tensor):
+    """A tensor of layout sparse_coo (see the module docstring)."""
+
+    __slots__ = ("_sparse_indices", "_sparse_values", "_coalesced")
+    is_sparse = True
+    layout = _constants.sparse_coo
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("construct sparse COO tensors with ember.sparse_coo_tensor")
+
+    # ------------------------------------------------------------------ structure
+    def sparse_dim(self):
+        return self._sparse_indices._data.shape[0]
+
+    def dense_dim(self):
+        return self._sparse_values._data.ndim - 1
+
+    def _nnz(self):
+        return self._sparse_values._data.shape[0]
+
+    def is_coalesced(self):
+        return self._coalesced
+
+    def _coalesced_(self, coalesced):
+        self._coalesced = bool(coalesced)
+        return self
+
+    def _indices(self):
+        return self._sparse_indices
+
+    def _values(self):
+        return self._sparse_values
+
+    def indices(self):
+        if not self._coalesced:
+            raise RuntimeError("Cannot get indices on an uncoalesced tensor, please call "
+                               ".coalesce() first")
+        return self._sparse_indices
+
+    def values(self):
+        if not self._coalesced:
+            raise RuntimeError("Cannot get values on an uncoalesced tensor, please call "
+                               ".coalesce() first")
+        return self._sparse_values
+
+    def coalesce(self):
+        return coalesce(self)
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        out = to_dense(self)
+        return out if dtype is None else out.to(dtype)
+
+    def to_sparse(self, *args, layout=None, blocksize=None, dense_dim=None):
+        from .conversion import to_sparse
+        return to_sparse(self, *args, layout=layout, blocksize=blocksize, dense_dim=dense_dim)
+
+    def to_sparse_coo(self):
+        return self
+
+    def to_sparse_csr(self, dense_dim=None):
+        from .csr import coo_to_csr
+        return coo_to_csr(self)
+
+    # ------------------------------------------------------------------ conversions
+    def detach(self):
+        return make_coo(self._sparse_indices, self._sparse_values.detach(), self.shape,
+                        self._coalesced)
+
+    def clone(self, *, memory_format=None):
+        return _from_values(self, self._sparse_values.clone(), "clone")
+
+    def to(self, *args, **kwargs):
+        values = self._sparse_values.to(*args, **kwargs)
+        if values is self._sparse_values:
+            return self
+        return make_coo(self._sparse_indices.to(values.device), values, self.shape,
+                        self._coalesced, values_grad=True)
+
+    def double(self):
+        return self.to(dt.float64)
+
+    def float(self):
+        return self.to(dt.float32)
+
+    def half(self):
+        return self.to(dt.float16)
+
+    def numpy(self, *, force=False):
+        raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() "
+                        "first.")
+
+    def tolist(self):
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+    data_ptr = tolist
+
+    def item(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted "
+                               "to Scalar")
+        return self.to_dense().item()
+
+    def view(self, *shape):
+        raise unsupported("aten::view", self._data.backend)
+
+    def reshape(self, *shape):
+        raise RuntimeError("reshape is not implemented for sparse tensors")
+
+    def __repr__(self, *, tensor_contents=None):
+        return sparse_repr(self, (("indices", self._sparse_indices),
+                                  ("values", self._sparse_values)), force_newline=True)
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild, (self._sparse_indices, self._sparse_values, tuple(self.shape),
+                           self._coalesced, self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        import copy
+        new = make_coo(copy.deepcopy(self._sparse_indices, memo),
+                       copy.deepcopy(self._sparse_values.detach(), memo), self.shape,
+                       self._coalesced)
+        new._requires_grad = self._requires_grad
+        return new
+
+
+def _rebuild(indices, values, size, coalesced, requires_grad):
+    t = make_coo(indices, values, size, coalesced)
+    t._requires_grad = requires_grad
+    return t
+
+
+def make_coo(indices, values, size, coalesced=False, values_grad=False):
+    """A SparseCooTensor around `indices` and `values` (no checks, no copy). With
+    `values_grad` it joins the graph through the values (SparseCooTensorWithDims...)."""
+    t = _new(SparseCooTensor)
+    device = values._device
+    t._data = NoElements(size, values.dtype.np,
+                         "SparseCPU" if device.type == "cpu" else "SparseCUDA")
+    t.dtype = values.dtype
+    t._device = device
+    t._requires_grad = False
+    t._grad = None
+    t.grad_fn = None
+    t._output_nr = 0
+    t._vc = _Version()
+    t._base = None
+    t._accumulator = None
+    t._retains_grad = False
+    t._sparse_indices = indices
+    t._sparse_values = values
+    t._coalesced = coalesced
+    if values_grad:
+        record(_sparse_coo, (values,), t, {"indices": indices})
+    return t
+
+
+def _from_values(like, values, what=None):
+    """A sparse tensor with `like`'s coordinates and new values, through the graph."""
+    return make_coo(like._sparse_indices, values, like.shape, like._coalesced,
+                    values_grad=True)
+
+
+# ---------------------------------------------------------------------- construction
+@defop("sparse_coo_tensor", node="SparseCooTensorWithDimsAndTensorsBackward0", save=())
+def _sparse_coo(values, indices):
+    raise AssertionError("sparse ops record their node through sparse._graph.record")
+
+
+@_sparse_coo.defvjp
+def _sparse_coo_vjp(ctx, g):
+    return values_at(g, ctx.params["indices"])
+
+
+def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
+                      pin_memory=False, requires_grad=False, check_invariants=None,
+                      is_coalesced=None):
+    """torch.sparse_coo_tensor: the tensor with `values` at the coordinates `indices`."""
+    from .._creation import as_tensor
+    from .._device import placement
+    if isinstance(values, Tensor):
+        if dtype is not None and dtype is not values.dtype:
+            values = values.to(dtype)
+    else:
+        values = as_tensor(values, dtype=dtype)
+    if device is not None:
+        values = values.to(placement(device))
+    if isinstance(indices, Tensor):
+        indices = indices.detach()
+    else:
+        indices = as_tensor(indices)
+    indices = indices.to(dtype=dt.int64, device=values.device)
+    if indices.dim() != 2:
+        if size is not None:
+            raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: "
+                               f"len(size) = {len(size)}, sparse_dim = "
+                               f"{indices.shape[0] if indices.dim() else 1}, "
+                               f"dense_dim = {max(values.dim() - 1, 0)}")
+        raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(indices.shape)}")
+    if values.dim() == 0:
+        values = values.reshape(1)   # (PyTorch accepts one scalar value for one coordinate)
+    sparse_dim, nnz = indices.shape
+    if values.shape[0] != nnz:
+        raise RuntimeError(f"indices and values must have same nnz, but got nnz from indices: "
+                           f"{nnz}, nnz from values: {values.shape[0]}")
+    idx = indices._data
+    if size is None:
+        top = idx.max(axis=1) + 1 if nnz else np.zeros(sparse_dim, np.int64)
+        size = tuple(int(s) for s in top) + tuple(values.shape[1:])
+    else:
+        size = tuple(int(s) for s in size)
+        if len(size) != sparse_dim + values.dim() - 1:
+            raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: "
+                               f"len(size) = {len(size)}, sparse_dim = {sparse_dim}, "
+                               f"dense_dim = {values.dim() - 1}")
+        if tuple(values.shape[1:]) != size[sparse_dim:]:
+            raise RuntimeError(f"values has incorrect size, expected "
+                               f"{list((nnz,) + size[sparse_dim:])}, got "
+                               f"{list(values.shape)}")
+    _check_bounds(idx, size)
+    t = make_coo(indices, values, size, bool(is_coalesced), values_grad=True)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _check_bounds(idx, size):
+    """PyTorch checks coordinates only with check_invariants; ember always does, because its
+    kernels index arrays with them (an out-of-range coordinate would be a NumPy error)."""
+    if not idx.shape[1]:
+        return
+    xp = array_module(idx)
+    low, high = idx.min(axis=1), idx.max(axis=1)
+    for d in range(idx.shape[0]):
+        if int(low[d]) < 0:
+            raise RuntimeError(f"found negative index {int(low[d])} for dim {d}")
+        if int(high[d]) >= size[d]:
+            raise RuntimeError(f"size is inconsistent with indices: for dim {d}, size is "
+                               f"{size[d]} but found index {int(high[d])}")
+    del xp
+
+
+# ---------------------------------------------------------------------- coalesce
+def linear_index(idx, sparse_shape):
+    """One int64 key per coordinate column, in row-major order of the sparse dims."""
+    xp = array_module(idx)
+    key = xp.zeros(idx.shape[1], dtype=np.int64)
+    for d, n in enumerate(sparse_shape):
+        key = key * n + idx[d]
+    return key
+
+
+def coalesced_arrays(idx, vals, sparse_shape):
+    """(indices, values) with coordinates sorted and duplicates summed."""
+    xp = array_module(idx, vals)
+    key = linear_index(idx, sparse_shape)
+    uniq, first, inverse = xp.unique(key, return_index=True, return_inverse=True)
+    out = xp.zeros((uniq.shape[0],) + vals.shape[1:], dtype=vals.dtype)
+    xp.add.at(out, inverse.reshape(-1), vals)
+    return idx[:, first], out
+
+
+@defop("coalesce", node="CoalesceBackward0", save=())
+def _coalesce(x):
+    raise AssertionError("sparse ops record their node through sparse._graph.record")
+
+
+@_coalesce.defvjp
+def _coalesce_vjp(ctx, g):
+    return g   # (coalescing does not change the tensor it stands for)
+
+
+def coalesce(x):
+    if x._coalesced:
+        return x
+    values = x._sparse_values
+    idx, vals = coalesced_arrays(x._sparse_indices._data, values._data,
+                                 x.shape[:x.sparse_dim()])
+    out = make_coo(_wrap(idx, dt.int64, x._device), _wrap(vals, values.dtype, x._device),
+                   x.shape, True)
+    return record(_coalesce, (x,), out)
+
+
+# ---------------------------------------------------------------------- to_dense
+@defop("to_dense", node="ToDenseBackward0", save=(0,))
+def _to_dense(x):
+    raise AssertionError("sparse ops record their node through sparse._graph.record")
+
+
+@_to_dense.defvjp
+def _to_dense_vjp(ctx, g):
+    from .ops import sparse_mask
+    return sparse_mask(g, ctx.inputs[0])
+
+
+def dense_array(x):
+    """The dense array of a COO tensor (duplicates summed)."""
+    idx, vals = x._sparse_indices._data, x._sparse_values._data
+    xp = array_module(idx, vals)
+    sd = idx.shape[0]
+    sparse_shape = x.shape[:sd]
+    flat = xp.zeros((int(np.prod(sparse_shape, dtype=np.int64)),) + vals.shape[1:],
+                    dtype=vals.dtype)
+    xp.add.at(flat, linear_index(idx, sparse_shape), vals)
+    return flat.reshape(tuple(x.shape))
+
+
+def to_dense(x):
+    out = _wrap(dense_array(x), x.dtype, x._device)
+    return record(_to_dense, (x,), out)

@@ -1,0 +1,484 @@
+"""Ops on sparse COO tensors: products with dense matrices, sums, softmax, masks, and the
+elementwise add/mul PyTorch defines between sparse and dense operands.
+
+Each op computes on the arrays of its operands' indices and values and records one graph node
+(`_graph.record`) whose VJP is written in ember ops; the gradient reaching a sparse input is
+sparse where PyTorch's is (sparse.mm, to_dense, sum, softmax) and dense where PyTorch's is
+(torch.mm, dense + sparse).
+"""
+import numbers
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._tensor import Tensor, _wrap
+from ..backends import array_module
+from ..ops.registry import defop
+from ._graph import record, values_at
+from .coo import coalesce, coalesced_arrays, dense_array, linear_index, make_coo, to_dense
+
+__all__ = ["sparse_mask", "transpose", "mm", "addmm", "sum", "softmax", "log_softmax", "add",
+           "mul", "div", "neg", "accumulate_grad"]
+
+
+def _unrecorded(*args, **kwargs):
+    raise AssertionError("sparse ops record their node through sparse._graph.record")
+
+
+def _is_sparse(x):
+    return isinstance(x, Tensor) and x.is_sparse
+
+
+def _coalesced_parts(x):
+    """(indices array, values array) of `x` coalesced, without recording anything."""
+    if x._coalesced:
+        return x._sparse_indices._data, x._sparse_values._data
+    return coalesced_arrays(x._sparse_indices._data, x._sparse_values._data,
+                            x.shape[:x.sparse_dim()])
+
+
+def _on_coordinates(x, values):
+    """A coalesced sparse tensor with x's coalesced coordinates and `values` (graph-linked)."""
+    c = coalesce(x.detach())
+    return make_coo(c._sparse_indices, values, x.shape, True, values_grad=True)
+
+
+# ---------------------------------------------------------------------- sparse_mask
+def sparse_mask(input, mask):
+    """`input`'s entries at `mask`'s (coalesced) coordinates, as a sparse tensor."""
+    if not _is_sparse(mask):
+        raise RuntimeError(f"sparse_mask expects mask to be sparse COO, got {mask.layout}")
+    if tuple(input.shape) != tuple(mask.shape):
+        raise RuntimeError("sparse_mask(): operands have incompatible sizes; self has size "
+                           f"{list(input.shape)} but mask has size {list(mask.shape)}")
+    c = coalesce(mask.detach())
+    # (indexing the dense input is an ember op: its gradient and double backward come free)
+    return make_coo(c._sparse_indices, values_at(input, c._sparse_indices), input.shape,
+                    True, values_grad=True)
+
+
+# ---------------------------------------------------------------------- transpose
+@defop("sparse_transpose", node="TransposeBackward0", save=())
+def _transpose(x):
+    _unrecorded()
+
+
+@_transpose.defvjp
+def _transpose_vjp(ctx, g):
+    d0, d1 = ctx.params["dims"]
+    return transpose(g, d0, d1) if _is_sparse(g) else g.transpose(d0, d1)
+
+
+def transpose(x, dim0, dim1):
+    n = x.dim()
+    dim0, dim1 = dim0 % n if n else 0, dim1 % n if n else 0
+    sd = x.sparse_dim()
+    if dim0 >= sd or dim1 >= sd:
+        raise NotImplementedError("ember does not support transposing the dense dimensions "
+                                  "of a hybrid sparse tensor")
+    order = list(range(sd))
+    order[dim0], order[dim1] = order[dim1], order[dim0]
+    shape = list(x.shape)
+    shape[dim0], shape[dim1] = shape[dim1], shape[dim0]
+    indices = _wrap(x._sparse_indices._data[order], dt.int64, x._device)
+    out = make_coo(indices, x._sparse_values.detach(), shape, False)
+    return record(_transpose, (x,), out, {"dims": (dim0, dim1)})
+
+
+# ---------------------------------------------------------------------- products
+def _scipy_matrix(x):
+    from .._optional import require
+    sp = require("scipy.sparse", "sparse matrix products")
+    idx, vals = x._sparse_indices._data, x._sparse_values._data
+    if x._device.type != "cpu":
+        raise NotImplementedError("ember does not support sparse matrix products on "
+                                  f"{x._device.type} tensors yet")
+    return sp.csr_matrix((vals, (idx[0], idx[1])), shape=tuple(x.shape))
+
+
+def _check_mm(a, b):
+    if a.dim() != 2 or b.dim() != 2:
+        raise RuntimeError(f"addmm: matrices expected, got {a.dim()}D, {b.dim()}D tensors")
+    if _is_sparse(a) and a.dense_dim() or _is_sparse(b) and b.dense_dim():
+        raise NotImplementedError("ember does not support products of hybrid sparse tensors")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {a.shape[1]}, "
+                           f"got {b.shape[0]}")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected scalar type {dt.type_name(a.dtype)} but found "
+                           f"{dt.type_name(b.dtype)}")
+
+
+@defop("sparse_mm", node="SparseAddmmBackward0", save=(0, 1))
+def _sparse_mm(a, b):
+    _unrecorded()
+
+
+@_sparse_mm.defvjp
+def _sparse_mm_vjp(ctx, g):
+    s, d = ctx.inputs
+    e = ctx.edges
+    gs = gd = None
+    if e[0] is not None:
+        # PyTorch's gradient of the sparse factor keeps its sparsity: (g @ d^T) at s's entries
+        c = coalesce(s.detach())
+        row, col = c._sparse_indices[0], c._sparse_indices[1]
+        gs = _on_coordinates(s, (g.index_select(0, row) * d.index_select(0, col)).sum(1))
+    if e[1] is not None:
+        gd = sparse_dense_mm(transpose(s, 0, 1), g, _sparse_mm)
+    return gs, gd
+
+
+@defop("sparse_dense_mm", node="MmBackward0", save=(0, 1))
+def _mm_dense_grad(a, b):
+    _unrecorded()
+
+
+@_mm_dense_grad.defvjp
+def _mm_dense_grad_vjp(ctx, g):
+    a, b = ctx.inputs
+    e = ctx.edges
+    ga = gb = None
+    if e[0] is not None:   # (torch.mm gives the sparse factor a dense gradient)
+        ga = _dense_product(g, b.t())
+    if e[1] is not None:
+        gb = _dense_product(a.t(), g)
+    return ga, gb
+
+
+def _dense_product(a, b):
+    """a @ b where either factor may be sparse: through the ops below, else ember's mm."""
+    if _is_sparse(a) or _is_sparse(b):
+        return mm_any(a, b, _mm_dense_grad)
+    return a.mm(b)
+
+
+def sparse_dense_mm(s, d, op):
+    """sparse (n, m) @ dense (m, p) -> dense (n, p), recorded as `op`."""
+    _check_mm(s, d)
+    m = _scipy_matrix(s)
+    dd = d._data
+    compute = dd.astype(np.float32) if d.dtype in (dt.float16, dt.bfloat16) else dd
+    out = np.asarray(m @ compute).astype(d.dtype.np, copy=False).reshape(s.shape[0],
+                                                                         d.shape[1])
+    return record(op, (s, d), _wrap(out, d.dtype, d._device))
+
+
+def dense_sparse_mm(d, s, op):
+    """dense (n, m) @ sparse (m, p) -> dense (n, p), recorded as `op`."""
+    _check_mm(d, s)
+    m = _scipy_matrix(s)
+    out = np.asarray((m.T @ d._data.T).T).astype(d.dtype.np, copy=False)
+    return record(op, (d, s), _wrap(out.reshape(d.shape[0], s.shape[1]), d.dtype, d._device))
+
+
+def sparse_sparse_mm(a, b):
+    """sparse @ sparse -> sparse (coalesced); not differentiable in ember."""
+    _check_mm(a, b)
+    if (a._requires_grad or b._requires_grad) and _graph_on():
+        raise NotImplementedError("ember does not support gradients of sparse @ sparse "
+                                  "products yet")
+    m = (_scipy_matrix(a) @ _scipy_matrix(b)).tocoo()
+    idx = np.stack([m.row, m.col]).astype(np.int64)
+    key = linear_index(idx, tuple(a.shape[:1]) + tuple(b.shape[1:]))
+    order = np.argsort(key, kind="stable")
+    vals = m.data[order].astype(a.dtype.np, copy=False)
+    return make_coo(_wrap(idx[:, order], dt.int64, a._device), _wrap(vals, a.dtype, a._device),
+                    (a.shape[0], b.shape[1]), True)
+
+
+def _graph_on():
+    from ..autograd.grad_mode import state
+    return state.enabled
+
+
+def mm_any(a, b, op):
+    if _is_sparse(a) and _is_sparse(b):
+        return sparse_sparse_mm(a, b)
+    if _is_sparse(a):
+        return sparse_dense_mm(a, b, op)
+    return dense_sparse_mm(a, b, op)
+
+
+def mm(mat1, mat2):
+    """torch.sparse.mm: the sparse factor's gradient is sparse (SparseAddmmBackward0)."""
+    if _is_sparse(mat1) and not _is_sparse(mat2):
+        return sparse_dense_mm(mat1, mat2, _sparse_mm)
+    return mm_any(mat1, mat2, _mm_dense_grad)
+
+
+def addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0):
+    """torch.sparse.addmm: beta * mat + alpha * (mat1 @ mat2), mat1 sparse, mat dense."""
+    from ..ops.registry import name_node
+    product = mm(mat1, mat2)
+    out = (mat * beta if beta != 1 else mat) + (product * alpha if alpha != 1 else product)
+    return name_node(out, "SparseAddmmBackward0")
+
+
+# ---------------------------------------------------------------------- sum
+def _dims(dim, n):
+    dims = (dim,) if isinstance(dim, numbers.Integral) else tuple(dim)
+    out = sorted({d % n if n else 0 for d in dims})
+    return out
+
+
+@defop("sparse_sum", node="SparseSumBackward0", save=(0,))
+def _sparse_sum(x):
+    _unrecorded()
+
+
+@_sparse_sum.defvjp
+def _sparse_sum_vjp(ctx, g):
+    x = ctx.inputs[0]
+    kept_sparse, summed_dense = ctx.params["kept"], ctx.params["summed_dense"]
+    c = coalesce(x.detach())
+    if _is_sparse(g):
+        g = g.to_dense()
+    if kept_sparse:
+        gv = g[tuple(c._sparse_indices[k] for k in kept_sparse)]
+    else:
+        gv = g.unsqueeze(0)
+    for d in summed_dense:   # (positions within the values' dims, ascending)
+        gv = gv.unsqueeze(d)
+    return _on_coordinates(x, gv.expand(tuple(c._sparse_values.shape)))
+
+
+def sum(input, dim=None, dtype=None):
+    """torch.sparse.sum: a dense 0-d tensor without dim; else sparse while a sparse dim is
+    left, dense once every sparse dim is summed."""
+    if dtype is not None:
+        input = input.to(dtype)
+    sd = input.sparse_dim()
+    if dim is None:
+        dims = list(range(input.dim()))
+    else:
+        dims = _dims(dim, input.dim())
+    kept = [d for d in range(sd) if d not in dims]
+    summed_dense = [d - sd + 1 for d in dims if d >= sd]
+    vals = input._sparse_values._data
+    if summed_dense:
+        vals = vals.sum(axis=tuple(summed_dense))
+    params = {"kept": kept, "summed_dense": summed_dense}
+    if kept:
+        idx = input._sparse_indices._data[kept]
+        shape = [input.shape[d] for d in kept]
+        new_idx, new_vals = coalesced_arrays(idx, vals, shape)
+        dense_shape = [s for d, s in enumerate(input.shape) if d >= sd and d not in dims]
+        out = make_coo(_wrap(new_idx, dt.int64, input._device),
+                       _wrap(new_vals, input.dtype, input._device), shape + dense_shape, True)
+        return record(_sparse_sum, (input,), out, params)
+    out = _wrap(np.asarray(vals.sum(axis=0), dtype=vals.dtype), input.dtype, input._device)
+    if dim is None:
+        return record(_sparse_sum.renamed("SumBackward0"), (input,), out, params)
+    return record(_sparse_sum, (input,), out, params)
+
+
+# ---------------------------------------------------------------------- softmax
+@defop("sparse_softmax", node="SparseSoftmaxBackward0", save=())
+def _sparse_softmax(x):
+    _unrecorded()
+
+
+@_sparse_softmax.defvjp
+def _sparse_softmax_vjp(ctx, g):
+    p = ctx.params
+    y, group, out_indices = p["output"], p["group"], p["indices"]
+    gv = values_at(g, out_indices)
+    zeros = y.new_zeros((p["groups"],) + tuple(y.shape[1:]))
+    if p["log"]:
+        total = zeros.index_add(0, group, gv)
+        dx = gv - y.exp() * total.index_select(0, group)
+    else:
+        total = zeros.index_add(0, group, gv * y)
+        dx = y * (gv - total.index_select(0, group))
+    return make_coo(out_indices, dx, ctx.in_meta[0][0], True, values_grad=True)
+
+
+def _softmax(input, dim, dtype, log):
+    if dtype is not None:
+        input = input.to(dtype)
+    n = input.dim()
+    dim = dim % n if n else 0
+    sd = input.sparse_dim()
+    if dim >= sd:   # a dense dim: an ordinary softmax of the values
+        values = input._sparse_values
+        fn = values.log_softmax if log else values.softmax
+        return make_coo(input._sparse_indices, fn(dim - sd + 1), input.shape, input._coalesced,
+                        values_grad=True)
+    idx, vals = _coalesced_parts(input)
+    xp = array_module(idx, vals)
+    others = [d for d in range(sd) if d != dim]
+    key = linear_index(idx[others], [input.shape[d] for d in others])
+    uniq, group = xp.unique(key, return_inverse=True)
+    group = group.reshape(-1)
+    top = xp.full((uniq.shape[0],) + vals.shape[1:], -np.inf, dtype=vals.dtype)
+    xp.maximum.at(top, group, vals)
+    shifted = vals - top[group]   # NOTE: max-shifted, so exp cannot overflow
+    e = xp.exp(shifted)
+    total = xp.zeros_like(top)
+    xp.add.at(total, group, e)
+    out_vals = shifted - xp.log(total)[group] if log else e / total[group]
+    indices = _wrap(idx, dt.int64, input._device)
+    values = _wrap(out_vals.astype(vals.dtype, copy=False), input.dtype, input._device)
+    out = make_coo(indices, values, input.shape, True)
+    op = _sparse_softmax.renamed("SparseLogSoftmaxBackward0") if log else _sparse_softmax
+    params = {"output": values, "group": _wrap(group.astype(np.int64), dt.int64,
+                                               input._device),
+              "groups": int(uniq.shape[0]), "indices": indices, "log": log}
+    return record(op, (input,), out, params)
+
+
+def softmax(input, dim, dtype=None):
+    """torch.sparse.softmax: over the specified entries along `dim` (others count as -inf)."""
+    return _softmax(input, dim, dtype, False)
+
+
+def log_softmax(input, dim, dtype=None):
+    return _softmax(input, dim, dtype, True)
+
+
+# ---------------------------------------------------------------------- add, mul, div
+@defop("sparse_add", node="AddBackward0", save=())
+def _add(a, b):
+    _unrecorded()
+
+
+@_add.defvjp
+def _add_vjp(ctx, g):
+    alpha = ctx.params["alpha"]
+    return g, (g if alpha == 1 else mul(g, alpha))
+
+
+def _check_same_shape(a, b, what):
+    if tuple(a.shape) != tuple(b.shape):
+        raise RuntimeError(f"{what}: expected 'self' and 'other' to have same size, but self "
+                           f"has size {list(a.shape)} while other has size {list(b.shape)} "
+                           "(FYI: dense-sparse addition does not currently support "
+                           "broadcasting)")
+
+
+def add(input, other, *, alpha=1):
+    """sparse + sparse -> sparse (coordinates concatenated, uncoalesced, as PyTorch);
+    dense + sparse -> dense; sparse + dense is PyTorch's error."""
+    if not isinstance(other, Tensor):
+        raise RuntimeError("add(sparse, scalar) is not supported by ember: only sparse "
+                           "+ sparse and dense + sparse are defined")
+    if _is_sparse(input) and not _is_sparse(other):
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) "
+                           "instead.")
+    result_dtype = dt.result_type(input, other)
+    if not _is_sparse(input):
+        _check_same_shape(input, other, "add")
+        dense = dense_array(other)
+        out = input._data.astype(result_dtype.np) + (dense * alpha if alpha != 1 else dense)
+        return record(_add, (input, other), _wrap(out.astype(result_dtype.np, copy=False),
+                                                  result_dtype, input._device),
+                      {"alpha": alpha})
+    _check_same_shape(input, other, "add")
+    if input.sparse_dim() != other.sparse_dim():
+        raise NotImplementedError("ember does not support adding sparse tensors with "
+                                  "different sparse_dim")
+    xp = array_module(input._sparse_values._data)
+    vb = other._sparse_values._data
+    vals = xp.concatenate([input._sparse_values._data.astype(result_dtype.np),
+                           (vb * alpha if alpha != 1 else vb).astype(result_dtype.np)])
+    idx = xp.concatenate([input._sparse_indices._data, other._sparse_indices._data], axis=1)
+    out = make_coo(_wrap(idx, dt.int64, input._device), _wrap(vals, result_dtype, input._device),
+                   input.shape, False)
+    return record(_add, (input, other), out, {"alpha": alpha})
+
+
+@defop("sparse_mul", node="MulBackward0", save=())
+def _mul(a, b):
+    _unrecorded()
+
+
+@_mul.defvjp
+def _mul_vjp(ctx, g):
+    p = ctx.params
+    e = ctx.edges
+    kind = p["kind"]
+    if kind == "scalar":
+        return mul(g, p["scalar"]), None
+    if kind == "dense":   # sparse s * dense d: s's coordinates, values s_v * d[coords]
+        s, d = p["sparse"], p["dense"]
+        gv = values_at(g, p["indices"])
+        gs = make_coo(p["indices"], gv * values_at(d, p["indices"]), s.shape, s._coalesced,
+                      values_grad=True) if e[p["sparse_pos"]] is not None else None
+        gd = to_dense(make_coo(p["indices"], gv * s._sparse_values, s.shape, False,
+                               values_grad=True)) if e[1 - p["sparse_pos"]] is not None else None
+        return (gs, gd) if p["sparse_pos"] == 0 else (gd, gs)
+    # sparse * sparse: the product lives on the common coordinates
+    gv = values_at(g, p["indices"])
+    shape = ctx.in_meta[0][0]
+    ga = make_coo(p["indices"], gv * p["b_values"], shape, True, values_grad=True)
+    gb = make_coo(p["indices"], gv * p["a_values"], shape, True, values_grad=True)
+    return ga, gb
+
+
+def mul(input, other):
+    """sparse * scalar, sparse * dense (same shape) and sparse * sparse, all sparse."""
+    if not _is_sparse(input):
+        input, other = other, input
+    if not isinstance(other, Tensor) or (other.dim() == 0 and not other.is_sparse):
+        scalar = other.item() if isinstance(other, Tensor) else other
+        values = input._sparse_values._data * scalar
+        result_dtype = dt.result_type(input, other)
+        out = make_coo(input._sparse_indices,
+                       _wrap(values.astype(result_dtype.np, copy=False), result_dtype,
+                             input._device), input.shape, input._coalesced)
+        return record(_mul, (input, other), out, {"kind": "scalar", "scalar": scalar})
+    _check_same_shape(input, other, "mul")
+    result_dtype = dt.result_type(input, other)
+    if not _is_sparse(other):
+        indices = input._sparse_indices
+        picked = other._data[tuple(indices._data)]
+        values = (input._sparse_values._data * picked).astype(result_dtype.np, copy=False)
+        out = make_coo(indices, _wrap(values, result_dtype, input._device), input.shape,
+                       input._coalesced)
+        params = {"kind": "dense", "sparse": input.detach(), "dense": other.detach(),
+                  "indices": indices, "sparse_pos": 0}
+        return record(_mul, (input, other), out, params)
+    ia, va = _coalesced_parts(input)
+    ib, vb = _coalesced_parts(other)
+    shape = input.shape[:input.sparse_dim()]
+    common, pa, pb = np.intersect1d(linear_index(ia, shape), linear_index(ib, shape),
+                                    assume_unique=True, return_indices=True)
+    del common
+    values = (va[pa] * vb[pb]).astype(result_dtype.np, copy=False)
+    indices = _wrap(ia[:, pa], dt.int64, input._device)
+    out = make_coo(indices, _wrap(values, result_dtype, input._device), input.shape, True)
+    params = {"kind": "sparse", "indices": indices,
+              "a_values": _wrap(va[pa], input.dtype, input._device),
+              "b_values": _wrap(vb[pb], other.dtype, other._device)}
+    return record(_mul, (input, other), out, params)
+
+
+def div(input, other):
+    if isinstance(other, Tensor) and (other.is_sparse or other.dim() != 0):
+        raise NotImplementedError("ember does not support dividing a sparse tensor by a "
+                                  "tensor: only by a scalar")
+    scalar = other.item() if isinstance(other, Tensor) else other
+    return mul(input, 1.0 / scalar) if input.dtype.category >= 2 else \
+        mul(input.to(dt.get_default_dtype()), 1.0 / scalar)
+
+
+def neg(input):
+    return mul(input, -1)
+
+
+# ---------------------------------------------------------------------- gradient accumulation
+def accumulate_grad(existing, grad, create_graph):
+    """A leaf's .grad after a new gradient arrives, where either one is sparse (PyTorch's
+    rules: dense += sparse in place; sparse + sparse concatenates; sparse + dense is dense)."""
+    if existing is None:
+        return grad
+    if not existing.is_sparse:
+        if create_graph:
+            return existing + grad
+        existing._data += dense_array(grad).astype(existing._data.dtype, copy=False)
+        existing._vc.v += 1
+        return existing
+    if grad.is_sparse:
+        return add(existing, grad)
+    return grad + existing
