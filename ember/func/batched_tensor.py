@@ -1,0 +1,235 @@
+"""The batched value of ember.func.vmap and the registry door's batching step.
+
+A BatchedTensor is the logical tensor one call of the vmapped function sees. It wraps
+`_inner`, a tensor whose dim 0 is the batch dimension of vmap level `_level` (and which may
+itself be batched at an outer level), so every op runs once on the whole batch. Its `_data`
+is a read-only logical view (batch element 0, as a `LogicalView` array): argument checks that
+read shapes, dtypes or even values before dispatch work unchanged, and arrays derived from it
+stay LogicalViews, so a value that left ember's dispatch (an op ember cannot batch) is caught
+at the door instead of silently standing for the whole batch.
+
+Autograd never records on BatchedTensors: ops recorded under vmap are recorded on the inner
+tensors (see transforms.py: grad under vmap differentiates the batched program).
+"""
+import warnings
+
+import numpy as np
+
+from .. import _tensor as _T
+from .._tensor import Tensor, _Version
+from . import _state
+
+_new = object.__new__
+
+# Open vmap levels, innermost last: each is [batch size, randomness].
+LEVELS = []
+
+
+class LogicalView(np.ndarray):
+    """The logical `_data` of a BatchedTensor (NumPy keeps the subclass through views,
+    casts and ufuncs, which is how leaked values are recognised)."""
+
+
+class BatchedTensor(Tensor):
+    """A tensor inside vmap: logical shape outside, physical batch at dim 0 of `_inner`."""
+
+    __slots__ = ("_inner", "_level")
+
+    @property
+    def requires_grad(self):
+        return self._inner.requires_grad
+
+    @property
+    def data(self):
+        return make_batched(self._inner.data, self._level)
+
+    def detach(self):
+        return make_batched(self._inner.detach(), self._level)
+
+    def item(self):
+        raise RuntimeError(
+            "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap "
+            "over calling .item() on a Tensor, please try to rewrite what you're doing with "
+            "other operations. If error is occurring somewhere inside PyTorch internals, "
+            "please file a bug report.")
+
+    __float__ = __int__ = __complex__ = __index__ = item
+
+    def __bool__(self):
+        raise RuntimeError(
+            "vmap: It looks like you're attempting to use a Tensor in some data-dependent "
+            "control flow. We don't support that yet, please file an issue at "
+            "https://github.com/pytorch/pytorch/issues .")
+
+    def _no_storage(self, *args, **kwargs):
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+    tolist = numpy = _host = _no_storage
+
+    def __repr__(self):
+        inner = "\n".join("    " + line for line in repr(self._inner).splitlines())
+        return f"BatchedTensor(lvl={self._level}, bdim=0, value=\n{inner}\n)"
+
+
+def make_batched(inner, level):
+    """The logical tensor of vmap level `level` whose batch is dim 0 of `inner`."""
+    t = _new(BatchedTensor)
+    data = inner._data
+    logical = data[0] if data.shape[0] else _empty_logical(data)
+    if isinstance(logical, np.ndarray):
+        logical = logical.view(LogicalView)
+        logical.flags.writeable = False
+    t._data = logical
+    t.dtype = inner.dtype
+    t._device = inner._device
+    t._requires_grad = False
+    t._grad = None
+    t.grad_fn = None
+    t._output_nr = 0
+    t._vc = _Version()
+    t._base = None
+    t._accumulator = None
+    t._retains_grad = False
+    t._inner = inner
+    t._level = level
+    return t
+
+
+def _empty_logical(data):
+    """A batch of size 0 has no element 0: its logical view is a zero-filled stand-in."""
+    return np.zeros(data.shape[1:], dtype=data.dtype)
+
+
+def physical(value, level):
+    """`value` as a tensor with the batch of `level` at dim 0 (unbatched values expanded)."""
+    if value.__class__ is BatchedTensor and value._level == level:
+        return value._inner
+    size = LEVELS[level - 1][0]
+    return value.unsqueeze(0).expand((size,) + tuple(value.shape))
+
+
+# ---------------------------------------------------------------------- the door's step
+class Call:
+    """One op call at one vmap level: the inputs with this level's batched ones replaced by
+    their physical tensors (`values`), which of them are batched, and the call's params."""
+
+    __slots__ = ("op", "inputs", "values", "batched", "params", "dtype", "arrays", "level",
+                 "size")
+
+    def __init__(self, op, inputs, params, dtype, arrays, level):
+        self.op, self.inputs, self.params, self.dtype = op, inputs, params, dtype
+        self.arrays, self.level = arrays, level
+        self.size = LEVELS[level - 1][0]
+        self.values = [x._inner if x.__class__ is BatchedTensor and x._level == level else x
+                       for x in inputs]
+        self.batched = [x.__class__ is BatchedTensor and x._level == level for x in inputs]
+
+    def run(self, values=None, params=None, op=None):
+        """Dispatch the op (or `op`) on physical `values`; the caller's pre-cast arrays are
+        recast from the new values (the only change callers make to them is a dtype cast)."""
+        values = self.values if values is None else values
+        arrays = None
+        if self.arrays is not None:
+            arrays = []
+            for v, a, x in zip(values, self.arrays, self.inputs):
+                if isinstance(v, Tensor):
+                    d = v._data
+                    if getattr(a, "shape", None) != x._data.shape:
+                        raise _unsupported(self.op, "its caller reshaped a batched operand")
+                    arrays.append(d if a.dtype == d.dtype else d.astype(a.dtype))
+                else:
+                    arrays.append(a)
+        return _registry.dispatch(op or self.op, tuple(values), self.params if params is None
+                                  else params, self.dtype, arrays)
+
+    def logical_ndim(self, i):
+        v = self.values[i]
+        return v.dim() - 1 if self.batched[i] else v.dim()
+
+
+def intercept(op, inputs, params, dtype, arrays):
+    """The batching step of `registry.dispatch` (active only inside vmap): None for a call
+    without batched operands, else the batched result of the op's rule (or of the loop)."""
+    level = 0
+    for x in inputs:
+        cls = x.__class__
+        if cls is BatchedTensor:
+            if x._level > level:
+                level = x._level
+        elif cls is not int and cls is not float and isinstance(x, Tensor) and \
+                x._data.__class__ is LogicalView:
+            raise _leaked(op)
+    if not level:
+        return None
+    if params:
+        _check_params(op, params)
+    call = Call(op, inputs, params, dtype, arrays, level)
+    rule = _rules.BATCHING_RULES.get(op.name)
+    out = loop_fallback(call) if rule is None else rule(call)
+    if type(out) is tuple:
+        return tuple(make_batched(o, level) for o in out)
+    return make_batched(out, level)
+
+
+def _check_params(op, params):
+    for value in params.values():
+        if value.__class__ is LogicalView or (type(value) in (tuple, list) and any(
+                v.__class__ is LogicalView for v in value)):
+            raise _unsupported(op, "a batched tensor reaches it as an index or a parameter")
+
+
+def _unsupported(op, why):
+    return RuntimeError(f"vmap: ember cannot batch the op '{op.name}' here ({why}); "
+                        "ember does not support this call inside vmap.")
+
+
+def _leaked(op):
+    return RuntimeError(f"vmap: the op '{op.name}' got a tensor computed from a batched "
+                        "tensor outside ember's op dispatch (a function ember cannot batch); "
+                        "ember does not support that function inside vmap.")
+
+
+_warned = set()
+
+
+def loop_fallback(call):
+    """Ops without a batching rule: the op once per batch element, results stacked (with
+    PyTorch's one-time performance warning per op)."""
+    name = call.op.name
+    if name not in _warned:
+        _warned.add(name)
+        warnings.warn(f"There is a performance drop because we have not yet implemented the "
+                      f"batching rule for {name}. Please file us an issue on GitHub so that "
+                      "we can prioritize its implementation.", UserWarning, stacklevel=4)
+    rows = []
+    for b in range(call.size):
+        values = [v.select(0, b) if bt else v for v, bt in zip(call.values, call.batched)]
+        rows.append(call.run(values))
+    stack = _T._fn["stack"]
+    if type(rows[0]) is tuple:
+        return tuple(stack([r[k] for r in rows]) for k in range(len(rows[0])))
+    return stack(rows)
+
+
+def commit_inplace(self, result):
+    """In-place ops on batched tensors write the physical batch; writing a batched value
+    into a tensor that is not batched at its level is PyTorch's shape error."""
+    level = max(x._level if x.__class__ is BatchedTensor else 0 for x in (self, result))
+    if not level:
+        return None
+    self_batched = self.__class__ is BatchedTensor and self._level == level
+    if not self_batched:
+        size = LEVELS[level - 1][0]
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
+                           f"broadcast shape {[size] + list(result.shape)}")
+    source = result._inner if result.__class__ is BatchedTensor and result._level == level \
+        else result
+    self._inner.copy_(source)
+    return self
+
+
+from ..ops import registry as _registry  # noqa: E402
+from . import batching_rules as _rules  # noqa: E402
+
+_state.handler = intercept
+_state.commit_inplace = commit_inplace

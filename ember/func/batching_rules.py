@@ -1,0 +1,316 @@
+"""vmap's rule table: op name -> how to run that op once on a whole batch.
+
+A rule gets a `Call` (batched_tensor.py): the op, its inputs with this level's batched ones
+replaced by physical tensors whose dim 0 is the batch (`call.values`, `call.batched`), and
+its params, which speak of the logical tensors. It returns the physical result (batch at dim
+0), usually by dispatching the same op with the dims shifted past the batch dim. Ops missing
+here run once per batch element (batched_tensor.loop_fallback), with a warning.
+"""
+from .. import _tensor as _T
+from .._tensor import Tensor
+
+BATCHING_RULES = {}
+
+
+def rule(*names):
+    def register(fn):
+        for name in names:
+            BATCHING_RULES[name] = fn
+        return fn
+    return register
+
+
+def _shift(d):
+    """A logical dim as a physical one (negative dims count from the end: unchanged)."""
+    return d + 1 if d >= 0 else d
+
+
+def _all_dims(ndim):
+    return tuple(range(1, ndim + 1))
+
+
+def _pad_batched(call, rank, values=None):
+    """Batched operands with 1s inserted after the batch dim up to logical rank `rank`, so
+    that broadcasting aligns logical dims from the right (unbatched operands broadcast as
+    they are: their rank is at most `rank`)."""
+    values = list(call.values if values is None else values)
+    for i, batched in enumerate(call.batched):
+        if batched:
+            v = values[i]
+            missing = rank - (v.dim() - 1)
+            if missing > 0:
+                values[i] = v.reshape((v.shape[0],) + (1,) * missing + tuple(v.shape[1:]))
+    return values
+
+
+def _logical_rank(call):
+    return max((call.logical_ndim(i) for i, v in enumerate(call.values)
+                if isinstance(v, Tensor)), default=0)
+
+
+def _expanded(call, i):
+    """Operand i as a physical tensor: unbatched operands expanded along the batch."""
+    v = call.values[i]
+    if call.batched[i]:
+        return v
+    return v.unsqueeze(0).expand((call.size,) + tuple(v.shape))
+
+
+# ---------------------------------------------------------------------- elementwise family
+ELEMENTWISE = (
+    "abs acos acosh angle asin asinh atan atan2 atanh bitwise_and bitwise_left_shift "
+    "bitwise_not bitwise_or bitwise_right_shift bitwise_xor ceil clamp clamp_max "
+    "clamp_max_scalar clamp_min clamp_min_scalar clamp_scalar clone complex conj copysign cos "
+    "cosh deg2rad digamma div div_floor div_trunc eq erf erfc erfinv exp exp2 expm1 floor fmax "
+    "fmin fmod fmod_scalar frac gcd ge gelu gelu_backward gt heaviside hypot i0 igamma igammac "
+    "imag isclose isfinite isinf isnan isneginf isposinf isreal lcm ldexp le lerp lerp_scalar "
+    "lgamma log log10 log1p log2 logaddexp logaddexp2 logical_and logical_not logical_or "
+    "logical_xor logit lt masked_fill maximum minimum mul nan_to_num ne neg nextafter "
+    "polygamma pow pow_scalar_base pow_tensor rad2deg real reciprocal relu remainder "
+    "remainder_scalar remainder_scalar_self round round_decimals rsqrt sgn sigmoid sign "
+    "signbit sin sinc sinh special_i1 sqrt sub tan tanh threshold_backward trunc where xlogy "
+    "xlogy_scalar_other xlogy_scalar_self add addcdiv addcmul _to_copy _exp _log _abs_pow "
+    "linalg_abs_pow linalg_sgn_pow linalg_conj fill fill_scalar zero"
+).split()
+
+
+@rule(*ELEMENTWISE)
+def elementwise(call):
+    return call.run(_pad_batched(call, _logical_rank(call)))
+
+
+# Ops on the trailing dims only, batched over any leading dims by their kernels.
+@rule("tril", "triu", "view_as_real", "view_as_complex", "linalg_det", "linalg_inv",
+      "linalg_slogdet", "linalg_cholesky", "linalg_matrix_exp")
+def trailing(call):
+    return call.run()
+
+
+# ---------------------------------------------------------------------- reductions
+@rule("sum", "mean", "nansum", "nanmean", "prod", "prod_dim", "amax", "amin", "aminmax",
+      "logsumexp", "norm", "std", "var", "std_mean", "var_mean", "max_all", "min_all",
+      "linalg_vector_norm")
+def reduction(call):
+    dims = call.params["dims"]
+    dims = _all_dims(call.logical_ndim(0)) if dims is None else tuple(_shift(d) for d in dims)
+    return call.run(params=dict(call.params, dims=dims))
+
+
+@rule("softmax", "log_softmax", "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp",
+      "max", "min", "sort", "topk", "kthvalue", "median", "mode", "nanmedian", "unsqueeze",
+      "softmax_backward_data", "log_softmax_backward_data", "linalg_cross")
+def along_dim(call):
+    values = _pad_batched(call, _logical_rank(call))
+    return call.run(values, dict(call.params, dim=_shift(call.params["dim"])))
+
+
+@rule("gather", "_gather_dim")
+def gather(call):
+    # Both operands need the batch: an unbatched index is expanded, an unbatched input too.
+    values = [_expanded(call, 0), _expanded(call, 1)] + list(call.values[2:])
+    return call.run(values, dict(call.params, dim=_shift(call.params["dim"])))
+
+
+@rule("index_select")
+def index_select(call):
+    if call.batched[1]:
+        from .batched_tensor import loop_fallback
+        return loop_fallback(call)
+    return call.run(params=dict(call.params, dim=_shift(call.params["dim"])))
+
+
+@rule("cat", "stack")
+def cat(call):
+    values = [_expanded(call, i) for i in range(len(call.values))]
+    return call.run(values, dict(call.params, dim=_shift(call.params["dim"])))
+
+
+# ---------------------------------------------------------------------- views and shapes
+@rule("transpose")
+def transpose(call):
+    p = call.params
+    return call.run(params=dict(p, dim0=_shift(p["dim0"]), dim1=_shift(p["dim1"])))
+
+
+@rule("permute")
+def permute(call):
+    dims = (0,) + tuple(d % call.logical_ndim(0) + 1 for d in call.params["dims"])
+    return call.run(params=dict(call.params, dims=dims))
+
+
+@rule("view")
+def view(call):
+    shape = (call.size,) + tuple(call.params["shape"])
+    try:
+        return call.run(params=dict(call.params, shape=shape))
+    except RuntimeError:
+        # NOTE: the physical tensor (batch moved to the front) may not be viewable where the
+        # logical one is; PyTorch's vmap copies then too.
+        return call.values[0].reshape(shape)
+
+
+@rule("expand")
+def expand(call):
+    return call.run(params=dict(call.params, shape=(call.size,) + tuple(call.params["shape"])))
+
+
+@rule("squeeze", "squeeze_dim", "squeeze_dims")
+def squeeze(call):
+    dims = call.params["dims"]
+    if dims is None:
+        logical = call.values[0].shape[1:]
+        dims = tuple(i for i, s in enumerate(logical) if s == 1)
+    if isinstance(dims, int):
+        dims = (dims,)
+    return call.run(params=dict(call.params, dims=tuple(_shift(d) for d in dims)))
+
+
+@rule("select", "slice")
+def basic_index(call):
+    key = call.params["key"]
+    key = key if type(key) is tuple else (key,)
+    return call.run(params=dict(call.params, key=(slice(None),) + key))
+
+
+@rule("index")
+def index(call):
+    key = call.params["key"]
+    key = key if type(key) is tuple else (key,)
+    advanced = [k for k in key if k is not None and k is not Ellipsis and
+                k.__class__ is not slice]
+    if len(advanced) > 1:
+        # NOTE: NumPy moves non-adjacent advanced indices to the front: a slice for the
+        # batch dim in front of them would change where their dims land.
+        from .batched_tensor import loop_fallback
+        return loop_fallback(call)
+    return call.run(params=dict(call.params, key=(slice(None),) + key))
+
+
+@rule("diagonal", "diagonal_copy", "linalg_diagonal")
+def diagonal(call):
+    p = call.params
+    return call.run(params=dict(p, dim1=_shift(p["dim1"]), dim2=_shift(p["dim2"])))
+
+
+@rule("flip")
+def flip(call):
+    return call.run(params=dict(call.params, dims=tuple(_shift(d) for d in
+                                                        call.params["dims"])))
+
+
+@rule("unfold")
+def unfold(call):
+    return call.run(params=dict(call.params, dim=_shift(call.params["dim"])))
+
+
+@rule("repeat")
+def repeat(call):
+    reps = tuple(call.params["reps"])
+    v = call.values[0]
+    missing = len(reps) - (v.dim() - 1)
+    if missing > 0:
+        v = v.reshape((v.shape[0],) + (1,) * missing + tuple(v.shape[1:]))
+    return call.run([v], dict(call.params, reps=(1,) + reps))
+
+
+# ---------------------------------------------------------------------- products
+@rule("matmul")
+def matmul(call):
+    return _batched_matmul(call, call.values[0], call.values[1], call.batched[0],
+                           call.batched[1])
+
+
+def _batched_matmul(call, a, b, a_batched, b_batched, params=None):
+    """matmul's rule: 1-d logical operands made matrices (and the extra dim taken off the
+    result), then batched operands padded to the larger logical rank."""
+    a_rank = a.dim() - a_batched
+    b_rank = b.dim() - b_batched
+    if a_rank == 1:
+        a = a.unsqueeze(-2)
+    if b_rank == 1:
+        b = b.unsqueeze(-1)
+    rank = max(a.dim() - a_batched, b.dim() - b_batched)
+    if a_batched and a.dim() - 1 < rank:
+        a = a.reshape((a.shape[0],) + (1,) * (rank - a.dim() + 1) + tuple(a.shape[1:]))
+    if b_batched and b.dim() - 1 < rank:
+        b = b.reshape((b.shape[0],) + (1,) * (rank - b.dim() + 1) + tuple(b.shape[1:]))
+    out = _registry.dispatch(_registry.OPS["matmul"], (a, b),
+                             params or {"acc": call.params.get("acc")}, call.dtype)
+    if b_rank == 1:
+        out = out.squeeze(-1)
+    if a_rank == 1:
+        out = out.squeeze(-2)
+    return out
+
+
+@rule("addmm")
+def addmm(call):
+    bias, m1, m2 = call.values
+    product = _batched_matmul(call, m1, m2, call.batched[1], call.batched[2],
+                              {"acc": call.params.get("acc")})
+    if call.batched[0] and bias.dim() - 1 < 2:
+        bias = bias.reshape((bias.shape[0],) + (1,) * (3 - bias.dim()) + tuple(bias.shape[1:]))
+    if not (call.batched[1] or call.batched[2]):
+        product = product.unsqueeze(0)
+    return _T._fn["add"](product, bias)
+
+
+# ---------------------------------------------------------------------- nn
+def _fold(v, size):
+    """(B, N, ...) -> (B*N, ...): the batch folded into an op's own batch dim."""
+    return v.reshape((size * v.shape[1],) + tuple(v.shape[2:]))
+
+
+def _unfold(out, size):
+    return out.reshape((size, out.shape[0] // size) + tuple(out.shape[1:]))
+
+
+@rule("convolution")
+def convolution(call):
+    x, w, b = call.values
+    xb, wb, bb = call.batched
+    p = call.params
+    size = call.size
+    if not wb and not bb:
+        # The batch joins the images' batch dim: one convolution for all.
+        return _unfold(call.run([_fold(x, size), w, b]), size)
+    # Batched weights (model ensembles): the members become groups of one convolution.
+    x = _expanded(call, 0)                                    # (B, N, C, *S)
+    n = x.shape[1]
+    x = x.movedim(0, 1).reshape((n, size * x.shape[2]) + tuple(x.shape[3:]))
+    w = _expanded(call, 1)                                    # (B, O, C/g, *K)
+    out_channels = w.shape[1]
+    w = w.reshape((size * out_channels,) + tuple(w.shape[2:]))
+    if b is not None:
+        b = _expanded(call, 2).reshape(size * out_channels)
+    params = dict(p, groups=p["groups"] * size)
+    out = call.run([x, w, b], params)                         # (N, B*O, *S')
+    out = out.reshape((n, size, out_channels) + tuple(out.shape[2:]))
+    return out.movedim(1, 0)
+
+
+@rule("max_pool", "max_pool_values", "avg_pool", "adaptive_max_pool")
+def pooling(call):
+    if any(call.batched[1:]):
+        from .batched_tensor import loop_fallback
+        return loop_fallback(call)
+    values = [_fold(call.values[0], call.size)] + list(call.values[1:])
+    out = call.run(values)
+    if type(out) is tuple:
+        return tuple(_unfold(o, call.size) for o in out)
+    return _unfold(out, call.size)
+
+
+@rule("native_layer_norm", "embedding")
+def leading_operand(call):
+    """Ops batched over every leading dim of their first operand (layer norm's rows,
+    embedding's indices), when the other operands (weights) are not batched."""
+    batched_first = 1 if call.op.name == "embedding" else 0
+    others = [b for i, b in enumerate(call.batched) if i != batched_first]
+    if any(others):
+        from .batched_tensor import loop_fallback
+        return loop_fallback(call)
+    return call.run()
+
+
+from ..ops import registry as _registry  # noqa: E402
