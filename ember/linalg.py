@@ -26,3 +26,5 @@ _SolveEx = _rt("linalg_solve_ex", ("result", "info"))
 
 from .ops.linalg_lu import lu, lu_factor, lu_factor_ex, lu_solve  # noqa: E402,F401
 from .ops.linalg_householder import householder_product  # noqa: E402,F401
+from .ops.linalg_ldl import ldl_factor, ldl_factor_ex, ldl_solve  # noqa: E402,F401
+from .ops.linalg_tensor import cond, tensorinv, tensorsolve, vander  # noqa: E402,F401

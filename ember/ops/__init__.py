@@ -17,7 +17,7 @@ from . import distance, nn_resample  # noqa: F401
 from . import view_inplace  # noqa: F401
 from . import construction_extras, numeric_extras, stats_extras, tensor_extras  # noqa: F401
 from . import fft, spectral  # noqa: F401
-from . import linalg_householder, linalg_lu  # noqa: F401
+from . import linalg_householder, linalg_ldl, linalg_lu, linalg_removed, linalg_tensor  # noqa
 from .registry import METHODS, OPS, PUBLIC  # noqa: F401
 
 

@@ -39,6 +39,8 @@ def permutation(pivots, m):
     xp = array_module(pivots)
     batch = pivots.shape[:-1]
     k = pivots.shape[-1]
+    if m == 0 or 0 in batch:
+        return xp.zeros(batch + (m,), xp.int64)
     perm = xp.broadcast_to(xp.arange(m), batch + (m,)).reshape(-1, m).copy()
     swaps = (pivots.reshape(-1, k) - 1).astype(xp.int64)
     rows = xp.arange(perm.shape[0])

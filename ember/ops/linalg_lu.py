@@ -68,8 +68,9 @@ def _unpack_arrays(lu, pivots, unpack_data=True, unpack_pivots=True):
         L = xp.tril(lu[..., :, :k], -1) + xp.eye(m, k, dtype=lu.dtype)
         U = xp.triu(lu[..., :k, :])
     if unpack_pivots:
-        batch = lu.shape[:-2]
-        P = _lapack.permutation_matrix(xp.broadcast_to(pivots, batch + (k,)), m, lu.dtype)
+        batch = np.broadcast_shapes(lu.shape[:-2], pivots.shape[:-1])
+        P = _lapack.permutation_matrix(xp.broadcast_to(pivots, batch + pivots.shape[-1:]), m,
+                                       lu.dtype)
     return P, L, U
 
 
@@ -243,9 +244,9 @@ def _check_unpack_pivots(LU, pivots):
                            "with the output produced by torch.linalg.lu_factor")
     m, n = LU._data.shape[-2:]
     k = min(m, n)
-    if pivots._data.shape[-1:] != (k,) or pivots._data.shape[:-1] != LU._data.shape[:-2]:
-        raise RuntimeError(f"torch.lu_unpack: Expected LU_pivots.shape == "
-                           f"{list(LU._data.shape[:-2] + (k,))}, but got "
+    # (fewer pivots than min(m, n) are applied as given, as PyTorch does)
+    if pivots._data.ndim == 0 or pivots._data.shape[-1] > k:
+        raise RuntimeError(f"torch.lu_unpack: Expected LU_pivots.shape[-1] <= {k}, but got "
                            f"{list(pivots._data.shape)}")
     p = pivots._data
     if p.size and (int(p.min()) < 1 or int(p.max()) > m):
