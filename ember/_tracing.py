@@ -91,14 +91,15 @@ def flatten(obj):
     return [obj]
 
 
-def _map_tensors(obj, fn):
+def map_tensors(obj, fn):
+    """`obj` with every tensor t inside lists, tuples and dicts replaced by fn(t)."""
     if isinstance(obj, Tensor):
         return fn(obj)
     if isinstance(obj, (list, tuple)):
-        mapped = [_map_tensors(o, fn) for o in obj]
+        mapped = [map_tensors(o, fn) for o in obj]
         return type(obj)(*mapped) if hasattr(obj, "_fields") else type(obj)(mapped)
     if isinstance(obj, dict):
-        return {k: _map_tensors(o, fn) for k, o in obj.items()}
+        return {k: map_tensors(o, fn) for k, o in obj.items()}
     return obj
 
 
@@ -188,8 +189,8 @@ def trace(fn, args=(), kwargs=None, module=None):
     kwargs = kwargs or {}
     recorder = _Recorder(module)
     with enable_grad():   # results are recognised through their grad_fn (see _key)
-        args = _map_tensors(tuple(args), _trackable)
-        kwargs = _map_tensors(dict(kwargs), _trackable)
+        args = map_tensors(tuple(args), _trackable)
+        kwargs = map_tensors(dict(kwargs), _trackable)
     for i, t in enumerate(x for x in flatten((args, kwargs)) if isinstance(x, Tensor)):
         value = Value(INPUT, t, name=i)
         recorder.bind(t, value)

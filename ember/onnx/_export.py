@@ -1,0 +1,205 @@
+"""From a model and example inputs to an ONNX ModelProto.
+
+The model runs once under ember._tracing; each recorded op call that the outputs depend on
+is written as ONNX nodes by its entry in symbolic_table.TABLE; parameters and buffers become
+initializers named by their module path ("layer1.0.conv1.weight"), as PyTorch names them.
+"""
+import inspect
+import warnings
+
+from .. import _tracing
+from .._optional import require
+from .._tensor import Tensor
+from .._tracing import BUFFER, CONSTANT, INPUT, PARAMETER, flatten
+from . import _dynamic
+from ._builder import GraphBuilder, tensor_type
+from .errors import UnsupportedOperatorError
+from .symbolic_table import TABLE
+
+DEFAULT_OPSET = 20    # PyTorch 2.13's default
+MIN_OPSET = 17        # LayerNormalization
+MAX_OPSET = 23        # PyTorch 2.13's newest
+
+_exporting = False
+
+
+def is_exporting():
+    return _exporting
+
+
+def load_onnx():
+    return require("onnx", "ember.onnx.export")
+
+
+def check_opset(opset_version):
+    if opset_version is None:
+        return DEFAULT_OPSET
+    if not isinstance(opset_version, int) or isinstance(opset_version, bool):
+        raise TypeError(f"opset_version must be an int, not {type(opset_version).__name__}")
+    if not MIN_OPSET <= opset_version <= MAX_OPSET:
+        raise ValueError(f"ember.onnx exports ONNX opset versions {MIN_OPSET} to {MAX_OPSET}, "
+                         f"not {opset_version}")
+    return opset_version
+
+
+def _input_names(model, args, kwargs, given):
+    """The graph input names: the user's, else the forward argument that holds each tensor
+    (`x`, or `args_0_1` for the second tensor inside the first of several)."""
+    forward = model.forward if hasattr(model, "forward") else model
+    try:
+        bound = inspect.signature(forward).bind(*args, **kwargs)
+        groups = []
+        for name, value in bound.arguments.items():
+            kind = inspect.signature(forward).parameters[name].kind
+            if kind == inspect.Parameter.VAR_POSITIONAL:
+                groups += [(f"{name}_{i}", v) for i, v in enumerate(value)]
+            elif kind == inspect.Parameter.VAR_KEYWORD:
+                groups += list(value.items())
+            else:
+                groups.append((name, value))
+    except (TypeError, ValueError):
+        groups = [(f"input_{i}", v) for i, v in enumerate(list(args) + list(kwargs.values()))]
+    names = []
+    for name, value in groups:
+        tensors = [t for t in flatten(value) if isinstance(t, Tensor)]
+        names += [name] if len(tensors) == 1 and isinstance(value, Tensor) else \
+            [f"{name}_{i}" for i in range(len(tensors))]
+    given = list(given or ())
+    return given + names[len(given):]
+
+
+def _dynamic_spec(dynamic_axes, input_names, output_names):
+    """{input position: {axis: name}}, {output position: {axis: name}} from PyTorch's
+    dynamic_axes ({name: {axis: dim name}} or {name: [axes]})."""
+    inputs, outputs = {}, {}
+    for key, axes in (dynamic_axes or {}).items():
+        if isinstance(axes, dict):
+            named = {int(a): str(n) for a, n in axes.items()}
+        else:
+            named = {int(a): f"{key}_dynamic_axes_{i + 1}" for i, a in enumerate(axes)}
+        if key in input_names:
+            inputs[input_names.index(key)] = named
+        elif key in output_names:
+            outputs[output_names.index(key)] = named
+        else:
+            warnings.warn(f"Provided key {key} for dynamic axes is not a valid input/output "
+                          "name", UserWarning, stacklevel=4)
+    return inputs, outputs
+
+
+def _live_calls(trace):
+    """The calls the outputs depend on, in order (the others, such as a LayerNorm's saved
+    statistics, need no ONNX node)."""
+    needed, live = {id(v) for v in trace.outputs}, []
+    for call in reversed(trace.calls):
+        if any(id(v) in needed for v in call.outputs):
+            live.append(call)
+            needed.update(id(v) for v in call.tensor_inputs())
+    return live[::-1]
+
+
+def _trace(model, args, kwargs):
+    global _exporting
+    _exporting = True
+    try:
+        return _tracing.trace(model, args, kwargs)
+    finally:
+        _exporting = False
+
+
+def build_model(model, args, kwargs=None, *, input_names=None, output_names=None,
+                opset_version=None, dynamic_axes=None, export_params=True,
+                keep_initializers_as_inputs=False):
+    """The ONNX ModelProto of one run of `model(*args, **kwargs)`."""
+    onnx = load_onnx()
+    opset = check_opset(opset_version)
+    kwargs = dict(kwargs or {})
+    trace = _trace(model, args, kwargs)
+    in_names = _input_names(model, args, kwargs, input_names)
+    out_names = list(output_names or ())
+    dyn_in, dyn_out = _dynamic_spec(dynamic_axes, in_names, out_names)
+    twin = None
+    g = GraphBuilder(onnx, opset, trace)
+    pairs = {}
+    if dyn_in:
+        names = [n for axes in dyn_in.values() for n in axes.values()]
+        increments = {n: i + 1 for i, n in enumerate(dict.fromkeys(names))}
+        twin_args, twin_kwargs = _dynamic.grown_inputs(args, kwargs, dyn_in, increments)
+        twin = _trace(model, twin_args, twin_kwargs)
+        pairs = _dynamic.pair_calls(trace, twin)
+        g.dynamic = _dynamic.constant_builders(trace, twin, dyn_in)
+
+    graph_inputs, input_dims = [], {}
+    for i, value in enumerate(trace.inputs):
+        name = in_names[i] if i < len(in_names) else f"input_{i}"
+        g.taken.add(name)
+        g.bind(value, name)
+        dims = list(value.tensor.shape)
+        for axis, dim in dyn_in.get(i, {}).items():
+            dims[axis] = dim
+        input_dims[i] = dims
+        graph_inputs.append(_value_info(onnx, name, value, dims))
+    for value in trace.values:
+        if value.kind in (PARAMETER, BUFFER) and id(value) not in g.names:
+            g.taken.add(value.name)
+            g.bind(value, value.name)
+            array = value.tensor.detach()._data
+            if export_params:
+                g.initializers.append(onnx.numpy_helper.from_array(array, value.name))
+            if keep_initializers_as_inputs or not export_params:
+                graph_inputs.append(_value_info(onnx, value.name, value,
+                                                list(value.tensor.shape)))
+
+    for call in _live_calls(trace):
+        symbolic = TABLE.get(call.name)
+        if symbolic is None:
+            raise UnsupportedOperatorError(f"aten::{call.name}", opset, None)
+        g.call, g.twin = call, pairs.get(id(call))
+        for value, name in zip(call.outputs, symbolic(g, call)):
+            g.bind(value, name)
+
+    graph_outputs = []
+    used = set()
+    g.call = None
+    for i, value in enumerate(trace.outputs):
+        if value.kind == INPUT or value.kind == CONSTANT:
+            g.call = _OutputStandIn(value)
+        source = g.input(value)
+        name = out_names[i] if i < len(out_names) else None
+        if name is None and (source in used or value.kind != _tracing.RESULT):
+            name = g.fresh(f"output_{i}")
+        if name is not None and name != source:
+            g.taken.add(name)
+            g.nodes.append(onnx.helper.make_node("Identity", [source], [name],
+                                                 name=g.fresh("node_Identity")))
+            source = name
+        used.add(source)
+        fixed = dyn_out.get(i, {})
+        if twin is not None:
+            dims = _dynamic.dim_labels(value, twin.outputs[i], fixed, dyn_in, trace, twin,
+                                       input_dims)
+        else:
+            dims = [fixed.get(a, d) for a, d in enumerate(value.tensor.shape)]
+        graph_outputs.append(_value_info(onnx, source, value, dims))
+
+    graph = onnx.helper.make_graph(g.nodes, "main_graph", graph_inputs, graph_outputs,
+                                   initializer=g.initializers)
+    opsets = [onnx.helper.make_opsetid("", opset)]
+    from ..version import __version__
+    proto = onnx.helper.make_model(graph, opset_imports=opsets, producer_name="ember",
+                                   producer_version=str(__version__))
+    proto.ir_version = max(10, onnx.helper.find_min_ir_version_for(opsets))
+    return proto
+
+
+class _OutputStandIn:
+    """(g.call for an output that is an input or a constant: only its dtype is asked)"""
+
+    def __init__(self, value):
+        self.outputs = [value]
+        self.name = "output"
+
+
+def _value_info(onnx, name, value, dims):
+    return onnx.helper.make_tensor_value_info(
+        name, tensor_type(onnx, value.tensor._data.dtype), dims)

@@ -1,0 +1,146 @@
+"""Symbolic functions of the nn ops: convolution, pooling, normalisation, GELU, embedding
+and the LSTM layer (see symbolic_table.py)."""
+import math
+
+import numpy as np
+
+from .symbolic_table import operands, symbolic
+
+
+def _pads(padding):
+    """ember's ((lo, hi), ...) per spatial axis as ONNX's [lo..., hi...]."""
+    pairs = [(p, p) if isinstance(p, int) else tuple(p) for p in padding]
+    return [lo for lo, _ in pairs] + [hi for _, hi in pairs]
+
+
+def _ceil_mode(in_sizes, ksize, stride, pads, dilation, out):
+    """Whether ember's output size `out` needed ceil mode: ember gives the size, ONNX wants
+    the rule that made it."""
+    n = len(ksize)
+    for i in range(n):
+        span = in_sizes[i] + pads[i] + pads[i + n] - dilation[i] * (ksize[i] - 1) - 1
+        if span // stride[i] + 1 != out[i]:
+            return 1
+    return 0
+
+
+@symbolic("convolution")
+def _convolution(g, call):
+    x, w, b = call.inputs[:3]
+    p = call.params
+    names = operands(g, x, w) + ([] if b is None else operands(g, b))
+    return [g.op("Conv", *names, strides=list(p["stride"]), pads=_pads(p["padding"]),
+                 dilations=list(p["dilation"]), group=p["groups"],
+                 kernel_shape=list(w.tensor.shape[2:]))]
+
+
+@symbolic("convolution_transpose")
+def _convolution_transpose(g, call):
+    """The gradient of a convolution with respect to its input: ConvTranspose, with the
+    output padding that gives the traced size."""
+    y, w = call.inputs[:2]
+    p = call.params
+    k = list(w.tensor.shape[2:])
+    pads = _pads(p["padding"])
+    n = len(k)
+    in_sizes = y.tensor.shape[2:]
+    target = list(p["x_shape"])[2:]
+    extra = [target[i] - ((in_sizes[i] - 1) * p["stride"][i] - pads[i] - pads[i + n]
+                          + p["dilation"][i] * (k[i] - 1) + 1) for i in range(n)]
+    return [g.op("ConvTranspose", *operands(g, y, w), strides=list(p["stride"]), pads=pads,
+                 dilations=list(p["dilation"]), group=p["groups"], kernel_shape=k,
+                 output_padding=extra if any(extra) else None)]
+
+
+@symbolic("max_pool")
+def _max_pool(g, call):
+    x = call.inputs[0]
+    p = call.params
+    pads = _pads(p["padding"])
+    ceil = _ceil_mode(x.tensor.shape[2:], p["ksize"], p["stride"], pads, p["dilation"],
+                      p["out"])
+    # (the second output, the indices, has no ONNX use here: max_pool's VJP reads them)
+    return [g.op("MaxPool", g.input(x), kernel_shape=list(p["ksize"]),
+                 strides=list(p["stride"]), pads=pads, dilations=list(p["dilation"]),
+                 ceil_mode=ceil)]
+
+
+@symbolic("avg_pool")
+def _avg_pool(g, call):
+    """ember divides window sums by `divisor` (a number, or PyTorch's count per position):
+    AveragePool counting the padding gives sum / window size, rescaled to it."""
+    x = call.inputs[0]
+    p = call.params
+    pads = _pads(p["padding"])
+    ones = [1] * len(p["ksize"])
+    ceil = _ceil_mode(x.tensor.shape[2:], p["ksize"], p["stride"], pads, ones, p["out"])
+    y = g.op("AveragePool", g.input(x), kernel_shape=list(p["ksize"]),
+             strides=list(p["stride"]), pads=pads, ceil_mode=ceil, count_include_pad=1)
+    window = math.prod(p["ksize"])
+    divisor = p["divisor"]
+    if isinstance(divisor, (int, float)) and divisor == window:
+        return [y]
+    scale = window / np.asarray(divisor, dtype=np.float64)
+    return [g.op("Mul", y, g.const(scale.astype(g.out_dtype()), "scale"))]
+
+
+@symbolic("native_layer_norm")
+def _layer_norm(g, call):
+    x, w, b = call.inputs[:3]
+    p = call.params
+    nd = p.get("nd", 1)
+    shape = tuple(x.tensor.shape[-nd:])
+    scale = operands(g, w)[0] if w is not None else g.const(np.ones(shape, g.out_dtype()))
+    names = [operands(g, x)[0], scale] + ([] if b is None else operands(g, b))
+    return [g.op("LayerNormalization", *names, axis=-nd, epsilon=float(p.get("eps", 1e-5)))]
+
+
+@symbolic("gelu")
+def _gelu(g, call):
+    x, = operands(g, call.inputs[0])
+    approximate = call.params.get("approximate", "none")
+    if g.opset >= 20:
+        return [g.op("Gelu", x, approximate=approximate)]
+    dtype = g.out_dtype()
+    c = lambda v: g.const(np.asarray(v, dtype=dtype), "c")  # noqa: E731
+    if approximate == "tanh":
+        inner = g.op("Mul", c(math.sqrt(2 / math.pi)),
+                     g.op("Add", x, g.op("Mul", c(0.044715), g.op("Pow", x, c(3)))))
+        core = g.op("Tanh", inner)
+    else:
+        core = g.op("Erf", g.op("Div", x, c(math.sqrt(2))))
+    return [g.op("Mul", g.op("Mul", x, c(0.5)), g.op("Add", core, c(1)))]
+
+
+@symbolic("embedding")
+def _embedding(g, call):
+    weight, indices = call.inputs[:2]
+    return [g.op("Gather", g.input(weight), g.input(indices), axis=0)]
+
+
+# PyTorch orders an LSTM's gate blocks (input, forget, cell, output); ONNX (input, output,
+# forget, cell).
+_ONNX_GATE_ORDER = (0, 3, 1, 2)
+
+
+@symbolic("lstm_layer")
+def _lstm_layer(g, call):
+    """One LSTM layer and direction, `gates_x` (T, B, 4H) already holding the input
+    projection and both biases: an ONNX LSTM whose input weight is the permutation matrix
+    that reorders the gates, and whose recurrent weight is W_hh's rows in ONNX's order."""
+    gates_x, h0, c0, w_hh = call.inputs[:4]
+    hidden = w_hh.tensor.shape[1]
+    dtype = g.out_dtype()
+    rows = np.concatenate([np.arange(hidden) + block * hidden for block in _ONNX_GATE_ORDER])
+    permutation = np.zeros((1, 4 * hidden, 4 * hidden), dtype=dtype)
+    permutation[0, np.arange(4 * hidden), rows] = 1
+    axis0 = g.ints([0], "axes")
+    recurrent = g.op("Unsqueeze", g.op("Gather", g.input(w_hh), g.const(rows, "gate_rows"),
+                                       axis=0), axis0)
+    y, y_h, y_c = g.op(
+        "LSTM", g.input(gates_x), g.const(permutation, "gate_order"), recurrent, None, None,
+        g.op("Unsqueeze", g.input(h0), axis0), g.op("Unsqueeze", g.input(c0), axis0),
+        hidden_size=hidden, direction="reverse" if call.params.get("reverse") else "forward",
+        outputs=3)
+    return [g.op("Squeeze", y, g.ints([1], "axes")), g.op("Squeeze", y_h, axis0),
+            g.op("Squeeze", y_c, axis0)]

@@ -1,0 +1,254 @@
+"""Symbolic functions of views, joins, splits and indexing (see symbolic_table.py).
+
+Shapes in an ember trace are numbers. Where a dynamic axis makes a shape argument differ
+between the two traces the exporter runs (see _dynamic.py), the op says here how ONNX gets
+the size at run time: Reshape's 0 (copy the input's size) and -1 (infer one size), Expand's 1
+(keep the input's size); any other case raises instead of freezing the size.
+"""
+import numpy as np
+
+from .._tracing import Value, flatten
+from .errors import OnnxExporterError
+from .symbolic_table import operands, symbolic
+
+_INT_MAX = np.iinfo(np.int64).max
+_INT_MIN = np.iinfo(np.int64).min
+
+
+def _dynamic_error(g, what):
+    return OnnxExporterError(
+        f"ember.onnx: '{g.call.name}' {what} depends on the size of a dynamic axis in a way "
+        "ember cannot express in ONNX; export without dynamic_axes for this model")
+
+
+def _twin_input_shape(g, position=0):
+    return tuple(g.twin.inputs[position].tensor.shape)
+
+
+@symbolic("view", "reshape", "_reshape_alias", "view_copy")
+def _view(g, call):
+    x = call.inputs[0]
+    shape = list(call.params["shape"])
+    if g.varying("shape"):
+        other = list(g.twin_param("shape"))
+        in_a, in_b = tuple(x.tensor.shape), _twin_input_shape(g)
+        free = []
+        for i, (a, b) in enumerate(zip(shape, other)):
+            if a == b:
+                continue
+            if i < len(in_a) and in_a[i] == a and in_b[i] == b:
+                shape[i] = 0                           # Reshape: the input's own size
+            else:
+                free.append(i)
+        if len(free) > 1 or len(shape) != len(other):
+            raise _dynamic_error(g, "target shape")
+        for i in free:
+            shape[i] = -1
+        return [g.op("Reshape", g.input(x), g.ints(shape, "shape"))]
+    # (allowzero: a real 0 in a static shape is an empty axis, not "copy")
+    return [g.op("Reshape", g.input(x), g.ints(shape, "shape"),
+                 allowzero=1 if 0 in shape else None)]
+
+
+@symbolic("expand")
+def _expand(g, call):
+    x = call.inputs[0]
+    shape = list(call.params["shape"])
+    if g.varying("shape"):
+        other = list(g.twin_param("shape"))
+        in_a, in_b = tuple(x.tensor.shape), _twin_input_shape(g)
+        lead = len(shape) - len(in_a)
+        for i, (a, b) in enumerate(zip(shape, other)):
+            j = i - lead
+            if a != b:
+                if j < 0 or in_a[j] != a or in_b[j] != b:
+                    raise _dynamic_error(g, "target shape")
+                shape[i] = 1                           # Expand keeps the input's size
+    return [g.op("Expand", g.input(x), g.ints(shape, "shape"))]
+
+
+@symbolic("transpose")
+def _transpose(g, call):
+    x = call.inputs[0]
+    perm = list(range(g.rank(x)))
+    d0, d1 = call.params["dim0"] % max(len(perm), 1), call.params["dim1"] % max(len(perm), 1)
+    if not perm:
+        return [g.input(x)]
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    return [g.op("Transpose", g.input(x), perm=perm)]
+
+
+@symbolic("permute")
+def _permute(g, call):
+    x = call.inputs[0]
+    rank = g.rank(x)
+    return [g.op("Transpose", g.input(x), perm=[d % rank for d in call.params["dims"]])]
+
+
+@symbolic("unsqueeze")
+def _unsqueeze(g, call):
+    x = call.inputs[0]
+    dim = call.params["dim"] % (g.rank(x) + 1)
+    return [g.op("Unsqueeze", g.input(x), g.ints([dim], "axes"))]
+
+
+@symbolic("squeeze", "squeeze_dim", "squeeze_dims")
+def _squeeze(g, call):
+    x = call.inputs[0]
+    shape = tuple(x.tensor.shape)
+    dims = call.params.get("dims")
+    dims = range(len(shape)) if dims is None else ([dims] if isinstance(dims, int) else dims)
+    axes = sorted({d % len(shape) for d in dims if shape[d] == 1}) if shape else []
+    if g.twin is not None and any(_twin_input_shape(g)[d] != 1 for d in axes):
+        raise _dynamic_error(g, "squeezed axis")
+    if not axes:
+        return [g.op("Identity", g.input(x))]
+    return [g.op("Squeeze", g.input(x), g.ints(axes, "axes"))]
+
+
+def _tensors(call):
+    return [v for v in flatten(call.inputs) if isinstance(v, Value)]
+
+
+@symbolic("cat")
+def _cat(g, call):
+    return [g.op("Concat", *operands(g, *_tensors(call)), axis=call.params["dim"])]
+
+
+@symbolic("stack")
+def _stack(g, call):
+    dim = call.params["dim"] % (g.out_shape().__len__())
+    axes = g.ints([dim], "axes")
+    parts = [g.op("Unsqueeze", name, axes) for name in operands(g, *_tensors(call))]
+    return [g.op("Concat", *parts, axis=dim)]
+
+
+@symbolic("split", "split_with_sizes")
+def _split(g, call):
+    sizes = [hi - lo for lo, hi in call.params["bounds"]]
+    x = g.input(call.inputs[0])
+    if len(sizes) == 1:
+        return [g.op("Identity", x)]
+    return g.op("Split", x, g.ints(sizes, "split"), axis=call.params["dim"],
+                outputs=len(sizes))
+
+
+@symbolic("unbind")
+def _unbind(g, call):
+    dim, count = call.params["dim"], call.params["count"]
+    x = g.input(call.inputs[0])
+    axes = g.ints([dim], "axes")
+    if count == 1:
+        return [g.op("Squeeze", x, axes)]
+    parts = g.op("Split", x, g.ints([1] * count, "split"), axis=dim, outputs=count)
+    return [g.op("Squeeze", p, axes) for p in parts]
+
+
+@symbolic("select", "slice", "index")
+def _index(g, call):
+    """x[key] for keys of ints, slices, None and Ellipsis (one Slice, then Squeeze for the
+    ints and Unsqueeze for the Nones), or one integer array on one axis (Gather)."""
+    x = call.inputs[0]
+    key = call.params["key"]
+    key = key if isinstance(key, tuple) else (key,)
+    rank = g.rank(x)
+    arrays = [i for i, k in enumerate(key) if isinstance(k, (np.ndarray, list))]
+    if arrays:
+        return [_gather_key(g, x, key, arrays, rank)]
+    used = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if any(k is Ellipsis for k in key):
+        at = key.index(Ellipsis)
+        key = key[:at] + (slice(None),) * (rank - used) + key[at + 1:]
+    key = key + (slice(None),) * (rank - sum(1 for k in key if k is not None))
+    starts, ends, axes, steps, squeeze, unsqueeze = [], [], [], [], [], []
+    dim = out = 0
+    for k in key:
+        if k is None:
+            unsqueeze.append(out)
+            out += 1
+            continue
+        if isinstance(k, (bool, np.bool_)):
+            raise OnnxExporterError("ember.onnx: indexing with a bool is not supported")
+        if isinstance(k, (int, np.integer)):
+            k = int(k)
+            starts.append(k)
+            ends.append(k + 1 if k != -1 else _INT_MAX)
+            axes.append(dim)
+            steps.append(1)
+            squeeze.append(dim)
+        elif k != slice(None):
+            step = 1 if k.step is None else k.step
+            starts.append(k.start if k.start is not None else (0 if step > 0 else -1))
+            ends.append(k.stop if k.stop is not None else (_INT_MAX if step > 0 else _INT_MIN))
+            axes.append(dim)
+            steps.append(step)
+            out += 1
+        else:
+            out += 1
+        dim += 1
+    name = g.input(x)
+    if axes:
+        name = g.op("Slice", name, g.ints(starts, "starts"), g.ints(ends, "ends"),
+                    g.ints(axes, "axes"), g.ints(steps, "steps"))
+    if squeeze:
+        name = g.op("Squeeze", name, g.ints(squeeze, "axes"))
+    if unsqueeze:
+        name = g.op("Unsqueeze", name, g.ints(unsqueeze, "axes"))
+    if not axes and not squeeze and not unsqueeze:
+        name = g.op("Identity", name)
+    return [name]
+
+
+def _gather_key(g, x, key, arrays, rank):
+    if len(arrays) != 1 or any(k != slice(None) for i, k in enumerate(key) if i != arrays[0]) \
+            or any(k is Ellipsis or k is None for k in key):
+        raise OnnxExporterError("ember.onnx: indexing with more than one index array, or "
+                                "with an index array beside other indices, is not supported")
+    index = np.asarray(key[arrays[0]])
+    if index.dtype == np.bool_:
+        raise OnnxExporterError("ember.onnx: indexing with a boolean mask is not supported "
+                                "(its result's shape depends on the values)")
+    return g.op("Gather", g.input(x), g.const(index.astype(np.int64), "indices"),
+                axis=arrays[0])
+
+
+@symbolic("index_select")
+def _index_select(g, call):
+    x, index = call.inputs[:2]
+    index, = operands(g, index, dtype=np.dtype(np.int64))
+    return [g.op("Gather", g.input(x), index, axis=call.params["dim"])]
+
+
+@symbolic("flip")
+def _flip(g, call):
+    dims = list(call.params["dims"])
+    n = len(dims)
+    return [g.op("Slice", g.input(call.inputs[0]), g.ints([-1] * n, "starts"),
+                 g.ints([_INT_MIN] * n, "ends"), g.ints(dims, "axes"), g.ints([-1] * n))]
+
+
+@symbolic("repeat")
+def _repeat(g, call):
+    x = call.inputs[0]
+    reps = list(call.params["reps"])
+    name = g.input(x)
+    extra = len(reps) - g.rank(x)
+    if extra > 0:
+        name = g.op("Unsqueeze", name, g.ints(range(extra), "axes"))
+    return [g.op("Tile", name, g.ints(reps, "repeats"))]
+
+
+@symbolic("constant_pad_nd")
+def _constant_pad(g, call):
+    """PyTorch's pad lists (begin, end) pairs from the last axis backwards; ONNX's all the
+    begins, then all the ends, from the first axis."""
+    x = call.inputs[0]
+    pad = list(call.params["pad"])
+    rank = g.rank(x)
+    begins, ends = [0] * rank, [0] * rank
+    for i in range(len(pad) // 2):
+        begins[rank - 1 - i] = pad[2 * i]
+        ends[rank - 1 - i] = pad[2 * i + 1]
+    value = call.params.get("value", 0)
+    return [g.op("Pad", g.input(x), g.ints(begins + ends, "pads"),
+                 g.input(0 if value is None else value), mode="constant")]

@@ -1,0 +1,225 @@
+"""The table: registry op name -> the function that writes it as ONNX nodes.
+
+A symbolic function takes the GraphBuilder `g` and the traced call, reads the call's inputs
+(`call.inputs`: Values and Python scalars) and params, and returns the ONNX names of the
+call's outputs, in order (a shorter list when the later outputs, such as max_pool's indices,
+have no ONNX counterpart). This file holds the pointwise and reduction ops;
+symbolic_shape.py the views and indexing, symbolic_nn.py convolution, pooling,
+normalisation and the recurrent layers.
+"""
+import numpy as np
+
+from .._tracing import Value
+
+TABLE = {}
+
+
+def symbolic(*names):
+    def register(fn):
+        for name in names:
+            TABLE[name] = fn
+        return fn
+    return register
+
+
+def operands(g, *xs, dtype=None):
+    """The inputs as ONNX names, each cast to `dtype` (default: the result's dtype) where it
+    differs: ember promotes (int + float, int / int) where ONNX requires equal types."""
+    dtype = g.out_dtype() if dtype is None else dtype
+    names = []
+    for x in xs:
+        name = g.input(x, dtype)
+        if isinstance(x, Value) and x.tensor._data.dtype != dtype:
+            name = g.cast(name, dtype)
+        names.append(name)
+    return names
+
+
+def common_dtype(*xs):
+    """The dtype two operands of a comparison meet in."""
+    tensors = [x.tensor._data for x in xs if isinstance(x, Value)]
+    scalars = [x for x in xs if not isinstance(x, Value)]
+    dtype = np.result_type(*tensors)
+    if any(isinstance(s, float) for s in scalars) and dtype.kind in "biu":
+        dtype = np.dtype(np.float32)
+    return dtype
+
+
+# ---------------------------------------------------------------------- pointwise
+_UNARY = {"neg": "Neg", "relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh", "exp": "Exp",
+          "log": "Log", "sqrt": "Sqrt", "abs": "Abs", "erf": "Erf", "sin": "Sin", "cos": "Cos",
+          "tan": "Tan", "asin": "Asin", "acos": "Acos", "atan": "Atan", "sinh": "Sinh",
+          "cosh": "Cosh", "asinh": "Asinh", "acosh": "Acosh", "atanh": "Atanh",
+          "floor": "Floor", "ceil": "Ceil", "round": "Round", "sign": "Sign",
+          "reciprocal": "Reciprocal", "logical_not": "Not", "bitwise_not": "BitwiseNot",
+          "clone": "Identity", "alias": "Identity", "isnan": "IsNaN"}
+
+
+def _unary(op_type):
+    def translate(g, call):
+        x, = operands(g, call.inputs[0], dtype=None if op_type not in ("IsNaN",)
+                      else g.np_dtype(call.inputs[0]))
+        return [g.op(op_type, x)]
+    return translate
+
+
+for _name, _type in _UNARY.items():
+    TABLE[_name] = _unary(_type)
+
+
+@symbolic("rsqrt")
+def _rsqrt(g, call):
+    x, = operands(g, call.inputs[0])
+    return [g.op("Reciprocal", g.op("Sqrt", x))]
+
+
+@symbolic("expm1")
+def _expm1(g, call):
+    x, one = operands(g, call.inputs[0], 1)
+    return [g.op("Sub", g.op("Exp", x), one)]
+
+
+@symbolic("log1p")
+def _log1p(g, call):
+    x, one = operands(g, call.inputs[0], 1)
+    return [g.op("Log", g.op("Add", x, one))]
+
+
+_BINARY = {"mul": "Mul", "div": "Div", "maximum": "Max", "minimum": "Min",
+           "fmax": "Max", "fmin": "Min", "pow": "Pow", "pow_tensor": "Pow",
+           "pow_scalar_base": "Pow", "atan2": None}
+
+
+def _binary(op_type):
+    def translate(g, call):
+        a, b = operands(g, *call.inputs[:2])
+        return [g.op(op_type, a, b)]
+    return translate
+
+
+for _name, _type in _BINARY.items():
+    if _type is not None:
+        TABLE[_name] = _binary(_type)
+
+
+@symbolic("add", "sub")
+def _add_sub(g, call):
+    a, b = call.inputs[:2]
+    alpha = call.inputs[2] if len(call.inputs) > 2 else call.params.get("alpha", 1)
+    a, b = operands(g, a, b)
+    if alpha != 1:
+        b = g.op("Mul", b, g.input(alpha))
+    return [g.op("Add" if call.name == "add" else "Sub", a, b)]
+
+
+_COMPARE = {"eq": ("Equal", False), "ne": ("Equal", True), "lt": ("Less", False),
+            "le": ("LessOrEqual", False), "gt": ("Greater", False),
+            "ge": ("GreaterOrEqual", False), "logical_and": ("And", False),
+            "logical_or": ("Or", False), "logical_xor": ("Xor", False)}
+
+
+def _compare(op_type, negate):
+    def translate(g, call):
+        a, b = call.inputs[:2]
+        dtype = np.dtype(np.bool_) if op_type in ("And", "Or", "Xor") else common_dtype(a, b)
+        a, b = operands(g, a, b, dtype=dtype)
+        out = g.op(op_type, a, b)
+        return [g.op("Not", out) if negate else out]
+    return translate
+
+
+for _name, (_type, _negate) in _COMPARE.items():
+    TABLE[_name] = _compare(_type, _negate)
+
+
+@symbolic("clamp_scalar", "clamp_min_scalar", "clamp_max_scalar", "clamp", "clamp_min",
+          "clamp_max")
+def _clamp(g, call):
+    x, lo, hi = call.inputs[:3]
+    out, = operands(g, x)
+    # Max then Min (not Clip): the bounds may be tensors, and lo > hi gives hi as in PyTorch.
+    if lo is not None:
+        out = g.op("Max", out, operands(g, lo)[0])
+    if hi is not None:
+        out = g.op("Min", out, operands(g, hi)[0])
+    return [out]
+
+
+@symbolic("where")
+def _where(g, call):
+    c, x, y = call.inputs
+    cond, = operands(g, c, dtype=np.dtype(np.bool_))
+    x, y = operands(g, x, y)
+    return [g.op("Where", cond, x, y)]
+
+
+@symbolic("masked_fill")
+def _masked_fill(g, call):
+    a, value, mask = call.inputs
+    mask, = operands(g, mask, dtype=np.dtype(np.bool_))
+    a, value = operands(g, a, value)
+    return [g.op("Where", mask, value, a)]
+
+
+@symbolic("_to_copy")
+def _to_copy(g, call):
+    return [g.cast(g.input(call.inputs[0]), g.out_dtype())]
+
+
+@symbolic("copy_")
+def _copy(g, call):
+    """copy_(dst, src) gives src cast to dst's dtype and broadcast to dst's shape."""
+    dst, src = call.inputs
+    out, = operands(g, src)
+    if tuple(src.tensor.shape) != tuple(dst.tensor.shape):
+        out = g.op("Expand", out, g.op("Shape", g.input(dst)))
+    return [out]
+
+
+# ---------------------------------------------------------------------- reductions
+_REDUCE = {"mean": "ReduceMean", "sum": "ReduceSum", "amax": "ReduceMax",
+           "amin": "ReduceMin", "prod": "ReduceProd", "max_all": "ReduceMax",
+           "min_all": "ReduceMin"}
+
+
+def _reduce(op_type):
+    def translate(g, call):
+        x, = operands(g, call.inputs[0])
+        dims = call.params.get("dims")
+        keep = int(bool(call.params.get("keepdim", False)))
+        if dims is None or (isinstance(dims, (tuple, list)) and len(dims) == 0
+                            and g.rank(call.inputs[0]) > 0):
+            return [g.op(op_type, x, keepdims=keep)]
+        dims = [dims] if isinstance(dims, int) else list(dims)
+        return [g.op(op_type, x, g.ints(dims, "axes"), keepdims=keep)]
+    return translate
+
+
+for _name, _type in _REDUCE.items():
+    TABLE[_name] = _reduce(_type)
+
+
+@symbolic("softmax", "log_softmax")
+def _softmax(g, call):
+    x, = operands(g, call.inputs[0])
+    return [g.op("Softmax" if call.name == "softmax" else "LogSoftmax", x,
+                 axis=call.params["dim"])]
+
+
+# ---------------------------------------------------------------------- matrix products
+@symbolic("matmul")
+def _matmul(g, call):
+    a, b = operands(g, *call.inputs[:2])
+    return [g.op("MatMul", a, b)]
+
+
+@symbolic("addmm")
+def _addmm(g, call):
+    bias, a, b = call.inputs[:3]
+    bias, a, b = operands(g, bias, a, b)
+    beta = call.params.get("beta", 1)
+    alpha = call.params.get("alpha", 1)
+    return [g.op("Gemm", a, b, bias, alpha=float(alpha), beta=float(beta))]
+
+
+from . import symbolic_nn, symbolic_shape  # noqa: E402,F401  (they fill TABLE too)
