@@ -249,14 +249,6 @@ def test_embedding_from_pretrained(torch_mod):
     np.testing.assert_array_equal(bag(ember.tensor([[1, 0]])).numpy(), [w[0] + w[1]])
 
 
-def test_embedding_sparse_is_a_clear_error():
-    m = ember.nn.Embedding(4, 3, sparse=True)
-    with pytest.raises(RuntimeError, match="sparse gradients are not supported"):
-        m(ember.tensor([1, 2]))
-    with ember.no_grad():
-        assert m(ember.tensor([1, 2])).shape == (2, 3)
-
-
 def test_embedding_gradcheck():
     w = np.random.default_rng(0).standard_normal((5, 3))
     idx = ember.tensor([[0, 2, 2], [4, 1, 2]])

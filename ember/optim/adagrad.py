@@ -6,6 +6,8 @@ __all__ = ["Adagrad", "adagrad"]
 
 
 class Adagrad(Optimizer):
+    _sparse_grad_error = None   # (sparse gradients are taken: see _sparse_adagrad)
+
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
                  eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
         check_lr(lr)
@@ -53,6 +55,10 @@ def adagrad(params, grads, states, *, lr, weight_decay, lr_decay, eps, maximize)
         w, g = p._data, g_t._data
         state["step"]._data += 1
         step = float(state["step"]._data)
+        if g_t.is_sparse:
+            _sparse_adagrad(p, g_t, state, lr / (1 + (step - 1) * lr_decay), weight_decay, eps,
+                            maximize)
+            continue
         if maximize:
             g = -g
         if weight_decay != 0:
@@ -64,3 +70,21 @@ def adagrad(params, grads, states, *, lr, weight_decay, lr_decay, eps, maximize)
         std += eps
         w -= clr * (g / std)
         bump(p, state["step"], state["sum"])
+
+
+def _sparse_adagrad(p, grad, state, clr, weight_decay, eps, maximize):
+    """Adagrad on the rows a sparse gradient touches: only those entries of the squared-sum
+    and of the parameter change."""
+    if weight_decay != 0:
+        raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+    c = grad.coalesce()
+    where = tuple(c._indices()._data)
+    g = c._values()._data
+    if maximize:
+        g = -g
+    total = state["sum"]._data
+    total[where] += g * g
+    std = total[where] ** 0.5
+    std += eps
+    p._data[where] += -clr * (g / std)
+    bump(p, state["step"], state["sum"])

@@ -42,6 +42,10 @@ def register_optimizer_step_post_hook(hook):
 class Optimizer:
     """Base class: holds `param_groups` (dicts of params + options) and `state`."""
 
+    # PyTorch's refusal of sparse gradients ({} is the class name); None in the optimizers
+    # that take them (SGD, Adagrad, SparseAdam).
+    _sparse_grad_error = "{} does not support sparse gradients"
+
     def __init__(self, params, defaults):
         self.defaults = defaults
         self._optimizer_step_pre_hooks = OrderedDict()
@@ -147,12 +151,20 @@ class Optimizer:
             from ..autograd.grad_mode import enable_grad
             with enable_grad():
                 loss = closure()
+        if self._sparse_grad_error is not None:
+            self._refuse_sparse_grads()
         with no_grad():
             update()
         for hook in chain(self._optimizer_step_post_hooks.values(),
                           _global_step_post_hooks.values()):
             hook(self, (), {})
         return loss
+
+    def _refuse_sparse_grads(self):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p._grad is not None and p._grad.is_sparse:
+                    raise RuntimeError(self._sparse_grad_error.format(type(self).__name__))
 
     def register_step_pre_hook(self, hook):
         handle = RemovableHandle(self._optimizer_step_pre_hooks)

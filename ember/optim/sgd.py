@@ -6,6 +6,8 @@ __all__ = ["SGD", "sgd"]
 
 
 class SGD(Optimizer):
+    _sparse_grad_error = None   # (sparse gradients are taken: see sgd)
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
                  fused=None):
@@ -45,6 +47,8 @@ def sgd(params, grads, momentum_buffers, *, weight_decay, momentum, lr, dampenin
     `momentum_buffers` is a list aligned with params, filled in for new buffers."""
     for i, (p, g_t) in enumerate(zip(params, grads)):
         w, g = p._data, g_t._data
+        if g_t.is_sparse:
+            g = _sparse_as_dense(g_t, weight_decay)
         if maximize:
             g = -g
         if weight_decay != 0:
@@ -66,3 +70,14 @@ def sgd(params, grads, momentum_buffers, *, weight_decay, momentum, lr, dampenin
         if lr != 0:
             w -= lr * g if lr != 1 else g
         p._vc.v += 1
+
+
+def _sparse_as_dense(grad, weight_decay):
+    """A sparse gradient's dense array. NOTE: PyTorch keeps a sparse momentum buffer; ember's
+    is dense, which holds the same numbers (the buffer is a running sum of gradients)."""
+    if weight_decay != 0:
+        # (PyTorch adds the dense weight to the sparse gradient, an addition it refuses)
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) "
+                           "instead.")
+    from ..sparse.coo import dense_array
+    return dense_array(grad)

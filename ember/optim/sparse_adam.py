@@ -1,15 +1,17 @@
-"""SparseAdam: Adam for sparse gradients. ember has no sparse tensors, so it cannot step."""
+"""SparseAdam: Adam that updates only the entries a sparse gradient touches (the moments
+and the parameter rows elsewhere are left as they are; PyTorch's "lazy" Adam)."""
+import math
+
 from .._tensor import Tensor
+from .. import _creation
 from .optimizer import Optimizer, check_betas
 
-__all__ = ["SparseAdam"]
-
-_NO_SPARSE = ("SparseAdam does not support dense gradients, please consider Adam instead "
-              "(ember has no sparse tensors: nn.Embedding(sparse=True) and "
-              "nn.EmbeddingBag(sparse=True) produce dense gradients, which Adam handles)")
+__all__ = ["SparseAdam", "sparse_adam"]
 
 
 class SparseAdam(Optimizer):
+    _sparse_grad_error = None
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, maximize=False):
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
@@ -29,6 +31,51 @@ class SparseAdam(Optimizer):
     def step(self, closure=None):
         def update():
             for group in self.param_groups:
-                if any(p._grad is not None for p in group["params"]):
-                    raise RuntimeError(_NO_SPARSE)
+                params, grads, states = [], [], []
+                for p in group["params"]:
+                    if p._grad is None:
+                        continue
+                    if not p._grad.is_sparse:
+                        raise RuntimeError("SparseAdam does not support dense gradients, "
+                                           "please consider Adam instead")
+                    state = self.state[p]
+                    if not state:
+                        state["step"] = 0
+                        state["exp_avg"] = _creation.zeros_like(p)
+                        state["exp_avg_sq"] = _creation.zeros_like(p)
+                    state["step"] += 1
+                    params.append(p)
+                    grads.append(p._grad)
+                    states.append(state)
+                beta1, beta2 = group["betas"]
+                sparse_adam(params, grads, states, lr=float(group["lr"]), beta1=beta1,
+                            beta2=beta2, eps=group["eps"], maximize=group["maximize"])
         return self._run_step(closure, update)
+
+
+def sparse_adam(params, grads, states, *, lr, beta1, beta2, eps, maximize):
+    """The kernel, in place on arrays: at the coalesced gradient's coordinates, the moments
+    move toward the gradient and the parameter takes Adam's bias-corrected step."""
+    for p, grad, state in zip(params, grads, states):
+        c = grad.coalesce()
+        g = c._values()._data
+        if g.size == 0:
+            continue
+        if maximize:
+            g = -g
+        where = tuple(c._indices()._data)
+        exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+        old_avg, old_sq = exp_avg[where], exp_avg_sq[where]
+        # old <- old + (1 - beta) * (new - old), PyTorch's form of b * old + (1 - b) * new
+        avg_step = (g - old_avg) * (1 - beta1)
+        sq_step = (g * g - old_sq) * (1 - beta2)
+        numer = avg_step + old_avg
+        denom = (sq_step + old_sq) ** 0.5
+        denom += eps
+        exp_avg[where] = numer
+        exp_avg_sq[where] = sq_step + old_sq
+        step = state["step"]
+        step_size = lr * math.sqrt(1 - beta2 ** step) / (1 - beta1 ** step)
+        p._data[where] += -step_size * (numer / denom)
+        for t in (p, state["exp_avg"], state["exp_avg_sq"]):
+            t._vc.v += 1

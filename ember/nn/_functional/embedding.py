@@ -9,9 +9,9 @@ from ...ops.registry import dispatch
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
 
-_SPARSE_MESSAGE = ("sparse gradients are not supported by ember: construct the embedding with "
-                   "sparse=False (its gradient is then a dense tensor, which every optimizer "
-                   "accepts)")
+_SPARSE_MESSAGE = ("ember does not support sparse gradients for embedding_bag yet: construct "
+                   "it with sparse=False (its gradient is then a dense tensor, which every "
+                   "optimizer accepts)")
 
 
 def _padding_index(padding_idx, num_embeddings):
@@ -54,11 +54,13 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     padding_idx = _padding_index(padding_idx, weight.shape[0])
     _check_indices(input, "embedding")
-    _check_sparse(weight, sparse)
     if input.numel() and (int(input.max()) >= weight.shape[0] or int(input.min()) < 0):
         raise IndexError("index out of range in self")
     if max_norm is not None:
         _embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+    if sparse:   # (the weight's gradient is a sparse COO tensor)
+        from ...sparse.embedding import embedding_sparse
+        return embedding_sparse(input, weight, padding_idx, scale_grad_by_freq)
     params = {"padding_idx": padding_idx, "scale_grad_by_freq": scale_grad_by_freq}
     return dispatch(_embedding, (weight, input), params, weight.dtype,
                     (weight._data, input._data))
