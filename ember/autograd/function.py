@@ -94,7 +94,6 @@ class _FunctionOp:
     __slots__ = ("name", "node_name", "cls")
     saves = True
     num_outputs = 1
-    fast_vjp = None
 
     def __init__(self, cls):
         self.cls = cls

@@ -490,7 +490,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
         reach = _reaching(order, [e[0] for e in capture])
 
     check_nan = anomaly.enabled and anomaly.check_nan
-    node = g = in_grads = op = vjp = None
+    node = g = in_grads = op = None
     global _running
     outer = _running
     prev_mode = state.enabled
@@ -535,11 +535,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                         break
             _running = node
             op = node.op
-            vjp = op.vjp if create_graph or op.fast_vjp is None else op.fast_vjp
             if node.conj_around:
-                in_grads = _conjugated(vjp, node, node_grads)
+                in_grads = _conjugated(op.vjp, node, node_grads)
             else:
-                in_grads = vjp(node, *node_grads)
+                in_grads = op.vjp(node, *node_grads)
             _running = None
             if type(in_grads) is not tuple:
                 in_grads = (in_grads,)

@@ -13,7 +13,7 @@ from .._tensor import FAST_TYPES, Tensor, write_out
 from ..backends import array_module
 from ._promote import (broadcast_error, compute_dtype, operand_array, result_dtype,
                        result_type_of, shape_of, tensor_operands)
-from .registry import check_tensor, defop, dispatch, export, grad_like, native_operands
+from .registry import check_tensor, defop, dispatch, export
 
 
 def binary(op, a, b, params=None, out=None, dtype=None):
@@ -184,16 +184,6 @@ def _mul_vjp(ctx, g):
     a, b = ctx.inputs
     e = ctx.edges
     return (g * b if e[0] is not None else None), (g * a if e[1] is not None else None)
-
-
-@_mul.deffastvjp
-def _mul_fast_vjp(ctx, g):
-    ab = native_operands(g, ctx.inputs)
-    if ab is None:
-        return _mul_vjp(ctx, g)
-    e, gd = ctx.edges, g._data
-    return (grad_like(gd * ab[1], g) if e[0] is not None else None,
-            grad_like(gd * ab[0], g) if e[1] is not None else None)
 
 
 @export(inplace=True, aliases=("multiply",))

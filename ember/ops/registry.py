@@ -54,8 +54,6 @@ class Op:
 
     `saves` lists the inputs the VJP reads (their in-place modification is an error);
     `save_output` keeps the output for VJPs that prefer it (exp, tanh, sigmoid).
-    `fast_vjp` (optional, hot ops only) computes the same gradients on raw arrays; the engine
-    uses it when no graph of the backward is wanted (create_graph=False).
 
     Complex gradients follow PyTorch's convention (the conjugate Wirtinger derivative: for a
     holomorphic f the input gradient is conj(f'(z)) * g). A VJP written as f'(z) * g, the
@@ -64,7 +62,7 @@ class Op:
     PyTorch's convention already (non-holomorphic ops, the linear algebra decompositions).
     """
 
-    __slots__ = ("name", "forward", "vjp", "fast_vjp", "_node_name", "node_class",
+    __slots__ = ("name", "forward", "vjp", "_node_name", "node_class",
                  "save_inputs", "save_output", "num_outputs", "saves", "view", "_renamed",
                  "conj_ready")
 
@@ -75,7 +73,6 @@ class Op:
         self.view = view
         self.forward = forward
         self.vjp = _missing_vjp(name)
-        self.fast_vjp = None
         self.node_name = node_name
         self.save_inputs = save_inputs
         self.save_output = save_output
@@ -96,13 +93,6 @@ class Op:
         self.vjp = fn
         return fn
 
-    def deffastvjp(self, fn):
-        """Register `fn(ctx, *grads)`: the VJP's values computed on backend arrays, skipping
-        dispatch (the per-op cost of backward for small tensors). It must give exactly what
-        `vjp` gives, and call `vjp` itself for the cases it does not cover."""
-        self.fast_vjp = fn
-        return fn
-
     def renamed(self, node_name):
         """This op recorded under another grad_fn name: PyTorch numbers the overloads of
         one op (SumBackward0 for sum(), SumBackward1 for sum(dim)), ember shares the body."""
@@ -113,7 +103,6 @@ class Op:
             twin = Op(self.name, self.forward, node_name, self.save_inputs, self.save_output,
                       self.num_outputs, self.view, self.conj_ready)
             twin.vjp = self.vjp
-            twin.fast_vjp = self.fast_vjp
             self._renamed[node_name] = twin
         return twin
 
@@ -254,34 +243,6 @@ def dispatch(op, inputs, params=_EMPTY, dtype=None, arrays=None):
             instrument(op, inputs, params,
                        results if getattr(instrument, "all_outputs", False) else results[0])
     return results
-
-
-def native_operands(g, inputs):
-    """For fast VJPs: the inputs as backend arrays (Python numbers and None as they are) when
-    the gradient's dtype computes natively (no float32 detour), every tensor input has that
-    dtype and the device is the current one; else None, meaning "use the graph VJP"."""
-    d = g.dtype
-    if not d.fast:
-        return None
-    device = g._device
-    if device.index is not None and device.index != backends.current_gpu.index:
-        return None
-    arrays = []
-    for x in inputs:
-        if x is None or x.__class__ is float or x.__class__ is int:
-            arrays.append(x)
-        elif isinstance(x, Tensor) and x.dtype is d:
-            arrays.append(x._data)
-        else:
-            return None
-    return arrays
-
-
-def grad_like(array, g):
-    """A gradient tensor around `array`, with g's dtype and device (fast VJPs' results)."""
-    if isinstance(array, np.generic):  # NumPy gives scalars for 0-d operands
-        array = np.asarray(array)
-    return _wrap(array, g.dtype, g._device)
 
 
 def _out_of_memory(exc, device):

@@ -12,7 +12,7 @@ from ..backends import array_module
 from ._elementwise import (CPP_NAMES, EMPTY, binary, check_tensor, defpointwise,
                            not_implemented, not_tensor, public, result_of, unary)
 from ._promote import broadcast_error, compute_dtype, operand_array, result_type_of
-from .registry import defop, dispatch, export, grad_like, native_operands
+from .registry import defop, dispatch, export
 
 
 # ---------------------------------------------------------------------- maximum, minimum
@@ -298,13 +298,6 @@ def _relu_vjp(ctx, g):
     # NOTE: one fused op (PyTorch's threshold_backward), not a comparison plus a where: relu
     # sits in every MLP and its backward is on the per-op overhead path.
     return dispatch(_relu_grad, (g,), {"output": ctx.output_array()}, g.dtype)
-
-
-@_relu.deffastvjp
-def _relu_fast_vjp(ctx, g):
-    if native_operands(g, ()) is None:
-        return _relu_vjp(ctx, g)
-    return grad_like(_relu_grad.forward(g._data, ctx.output_array()), g)
 
 
 @defop("threshold_backward", node="ThresholdBackwardBackward0", save=())
