@@ -92,7 +92,9 @@ def _layer_norm(g, call):
     shape = tuple(x.tensor.shape[-nd:])
     scale = operands(g, w)[0] if w is not None else g.const(np.ones(shape, g.out_dtype()))
     names = [operands(g, x)[0], scale] + ([] if b is None else operands(g, b))
-    return [g.op("LayerNormalization", *names, axis=-nd, epsilon=float(p.get("eps", 1e-5)))]
+    y, mean, inv_std = g.op("LayerNormalization", *names, axis=-nd,
+                            epsilon=float(p.get("eps", 1e-5)), outputs=3)
+    return [mean, inv_std, y]   # (ember's order: the statistics first)
 
 
 @symbolic("gelu")
