@@ -71,6 +71,9 @@ _LAZY_SUBMODULES = ("vision", "distributions", "hub", "jit", "fft", "special",
 
 
 def __getattr__(name):
+    if name == "vmap":   # torch.vmap is torch.func.vmap
+        from .func import vmap
+        return vmap
     if name in _LAZY_SUBMODULES:
         import importlib
         return importlib.import_module(f"{__name__}.{name}")

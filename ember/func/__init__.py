@@ -8,11 +8,11 @@ functions; jvp, jacfwd and linearize get forward-mode derivatives from two rever
 import importlib
 
 _HOMES = {
-    "vmap": "vmap",
+    "vmap": "vmap_transform",
     "grad": "transforms", "grad_and_value": "transforms", "vjp": "transforms",
     "jvp": "transforms", "jacrev": "transforms", "jacfwd": "transforms",
     "hessian": "transforms", "linearize": "transforms",
-    "functional_call": "functional_call", "stack_module_state": "functional_call",
+    "functional_call": "module_state", "stack_module_state": "module_state",
 }
 
 __all__ = sorted(_HOMES)
