@@ -47,7 +47,8 @@ def _ldl_factor(a, hermitian):
         sytrf = _routine("trf", src.dtype, hermitian)
         for idx in _lapack.batch_indices(batch):
             factor, pivots[idx], info[idx] = sytrf(src[idx], lower=1)
-            ld[idx] = np.tril(factor)   # LAPACK leaves the upper triangle as it was; torch zeroes it
+            # LAPACK leaves the strict upper triangle as it was; PyTorch returns zeros there
+            ld[idx] = np.tril(factor)
     return _lapack.back(a, ld), _lapack.back(a, pivots), _lapack.back(a, info)
 
 

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as dt
-from .._tensor import _wrap, write_out
+from .._tensor import write_out
 from ..backends import array_module
 from . import _lapack
 from .linalg import const, embed, extract, mh, return_type, tril, triu
@@ -218,7 +218,6 @@ def _lu_unpack_vjp(ctx, gP, gL, gU):
     if not ctx.params["unpack_data"]:
         return None, None
     shape = ctx.in_meta[0][0]
-    m, n = shape[-2:]
     return embed(tril(gL, -1), shape, (0, 0)) + embed(triu(gU), shape, (0, 0)), None
 
 

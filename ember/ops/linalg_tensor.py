@@ -133,3 +133,7 @@ def vander(x, *, N=None):
     first = ones(shape + (1,), dtype=x.dtype, device=x.device)
     powers = cumprod(x.unsqueeze(-1).expand(*shape, N - 1), -1)
     return cat([first, powers], -1)
+
+
+# PyTorch's N is keyword-only, and its TypeErrors name the function linalg_vander
+vander.__name__ = vander.__qualname__ = "linalg_vander"
