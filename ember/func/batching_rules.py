@@ -314,3 +314,34 @@ def leading_operand(call):
 
 
 from ..ops import registry as _registry  # noqa: E402
+
+
+@rule("nll_loss")
+def nll_loss(call):
+    """Per-sample losses of the folded batch ('none'), reduced per batch element."""
+    x, target, weight = call.values
+    if call.batched[2] or call.logical_ndim(0) > 2:
+        from .batched_tensor import loop_fallback
+        return loop_fallback(call)
+    x, target = _expanded(call, 0), _expanded(call, 1)
+    size = call.size
+    per_row = x.dim() == 3                              # logical (N, C): rows per element
+    flat_x = _fold(x, size) if per_row else x
+    flat_t = target.reshape(-1)
+    p = call.params
+    params = dict(p, reduction="none", stash=[])
+    losses = call.run([flat_x, flat_t, weight], params)[0]
+    losses = losses.reshape(size, -1)
+    kept = (flat_t != p["ignore_index"]).reshape(size, -1).to(x.dtype)
+    row_weight = kept if weight is None else kept * weight[flat_t.clamp(0, x.shape[-1] - 1)
+                                                           ].reshape(size, -1)
+    total_weight = row_weight.sum(1)
+    reduction = p["reduction"]
+    if reduction == "none":
+        loss = losses if per_row else losses.reshape(size)
+    elif reduction == "sum":
+        loss = losses.sum(1)
+    else:
+        loss = losses.sum(1) / total_weight
+    p["stash"].append(total_weight)
+    return loss, total_weight
