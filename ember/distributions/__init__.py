@@ -1,34 +1,62 @@
 """ember.distributions (torch.distributions): parameterised families with sample/rsample,
-log_prob, entropy, moments, cdf/icdf, batch/event shapes, expand, argument validation, a few
-transforms and closed-form KL divergences.
+log_prob, entropy, moments, cdf/icdf, batch/event shapes, expand, argument validation,
+transforms, the constraint registries (biject_to, transform_to) and closed-form KL divergences.
 
 Seeded samples equal PyTorch's where its sampler is a transform of standard draws (Normal,
-Uniform, Exponential, Laplace, Gumbel, LogNormal, Bernoulli, Geometric, Categorical,
-OneHotCategorical, Multinomial, MultivariateNormal, RelaxedBernoulli); Gamma, Beta, Dirichlet,
-StudentT, Chi2, Poisson and Binomial are exact in distribution but draw different numbers
-(see _samplers.py).
+Uniform, Exponential, Laplace, Gumbel, LogNormal, Cauchy, HalfCauchy, HalfNormal, Pareto,
+Weibull, GeneralizedPareto, Kumaraswamy, ContinuousBernoulli, VonMises, Bernoulli, Geometric,
+Categorical, OneHotCategorical(StraightThrough), Multinomial, MultivariateNormal,
+LowRankMultivariateNormal, LogisticNormal, RelaxedBernoulli, RelaxedOneHotCategorical,
+MixtureSameFamily of those); Gamma, Beta, Dirichlet, StudentT, Chi2, InverseGamma,
+FisherSnedecor, Poisson, Binomial, NegativeBinomial, Wishart and LKJCholesky are exact in
+distribution but draw different numbers (see _samplers.py).
 """
 from . import constraints, transforms  # noqa: F401
+from .bounded import ContinuousBernoulli, Kumaraswamy, VonMises  # noqa: F401
+from .constraint_registry import biject_to, transform_to  # noqa: F401
 from .continuous import (Beta, Chi2, Dirichlet, Exponential, Gamma, Laplace,  # noqa: F401
                          Normal, StudentT, Uniform)
 from .discrete import (Bernoulli, Binomial, Categorical, Geometric,  # noqa: F401
                        Multinomial, OneHotCategorical, Poisson)
 from .distribution import Distribution  # noqa: F401
 from .exp_family import ExponentialFamily  # noqa: F401
+from .heavy_tailed import (Cauchy, FisherSnedecor, GeneralizedPareto,  # noqa: F401
+                           HalfCauchy, Pareto)
 from .independent import Independent  # noqa: F401
 from .kl import kl_divergence, register_kl  # noqa: F401
+from .lowrank_multivariate_normal import LowRankMultivariateNormal  # noqa: F401
+from .matrix import LKJCholesky, Wishart  # noqa: F401
+from .mixture import MixtureSameFamily  # noqa: F401
 from .multivariate_normal import MultivariateNormal  # noqa: F401
+from .negative_binomial import NegativeBinomial  # noqa: F401
+from .positive import HalfNormal, InverseGamma, Weibull  # noqa: F401
+from .simplex_families import (LogisticNormal, OneHotCategoricalStraightThrough,  # noqa: F401
+                               RelaxedOneHotCategorical)
 from .transformed import (Gumbel, LogNormal, LogitRelaxedBernoulli,  # noqa: F401
                           RelaxedBernoulli, TransformedDistribution)
-from .transforms import (AbsTransform, AffineTransform, ComposeTransform,  # noqa: F401
-                         ExpTransform, PowerTransform, SigmoidTransform, TanhTransform,
-                         Transform, identity_transform)
+from .transforms import (AbsTransform, AffineTransform, CatTransform,  # noqa: F401
+                         ComposeTransform, CorrCholeskyTransform,
+                         CumulativeDistributionTransform, ExpTransform, IndependentTransform,
+                         LowerCholeskyTransform, PositiveDefiniteTransform, PowerTransform,
+                         ReshapeTransform, SigmoidTransform, SoftmaxTransform,
+                         SoftplusTransform, StackTransform, StickBreakingTransform,
+                         TanhTransform, Transform, identity_transform)
+from . import kl_families  # noqa: F401,E402  (registers the KL pairs of the newer families)
 
-__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Chi2", "Dirichlet", "Distribution",
-           "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "Independent",
-           "Laplace", "LogNormal", "LogitRelaxedBernoulli", "Multinomial",
-           "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "RelaxedBernoulli",
-           "StudentT", "TransformedDistribution", "Uniform", "constraints", "kl_divergence",
-           "register_kl", "transforms", "AbsTransform", "AffineTransform", "ComposeTransform",
-           "ExpTransform", "PowerTransform", "SigmoidTransform", "TanhTransform", "Transform",
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
+           "ContinuousBernoulli", "Dirichlet", "Distribution", "Exponential",
+           "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric",
+           "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy",
+           "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal", "LogitRelaxedBernoulli",
+           "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial",
+           "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform",
+           "VonMises", "Weibull", "Wishart", "biject_to", "constraints", "kl_divergence",
+           "register_kl", "transform_to", "transforms", "AbsTransform", "AffineTransform",
+           "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
+           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
+           "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform",
+           "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
+           "StackTransform", "StickBreakingTransform", "TanhTransform", "Transform",
            "identity_transform"]

@@ -3,7 +3,8 @@ boolean tensor over the batch; `event_dim` says how many rightmost dims one even
 __all__ = ["Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property",
            "greater_than", "greater_than_eq", "independent", "integer_interval", "interval",
            "half_open_interval", "is_dependent", "less_than", "lower_cholesky",
-           "lower_triangular", "multinomial", "nonnegative", "nonnegative_integer", "one_hot",
+           "lower_triangular", "MixtureSameFamilyConstraint", "multinomial", "nonnegative",
+           "nonnegative_integer", "one_hot",
            "positive", "positive_semidefinite", "positive_definite", "positive_integer",
            "real", "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval"]
 
@@ -20,7 +21,8 @@ class Constraint:
 
 
 def _fmt(v):
-    return repr(v) if not hasattr(v, "shape") else str(v)
+    # a 0-dim tensor bound prints as its number, as PyTorch's f-string does
+    return f"{v}"
 
 
 class _Bounded(Constraint):
@@ -314,6 +316,29 @@ class _Stack(Constraint):
         import ember
         vs = [value.select(self.dim, i) for i in range(value.size(self.dim))]
         return ember.stack([c.check(v) for v, c in zip(vs, self.cseq)], self.dim)
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The support of a MixtureSameFamily: its components' support, checked on the value
+    broadcast against the component dim."""
+
+    def __init__(self, base_constraint):
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        component_dim = -1 - self.event_dim
+        return self.base_constraint.check(value.unsqueeze(component_dim)).squeeze(-1)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}({self.base_constraint!r})"
 
 
 dependent = _Dependent()

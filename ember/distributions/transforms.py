@@ -11,7 +11,10 @@ from .utils import _sum_rightmost, clamp_probs
 
 __all__ = ["Transform", "ComposeTransform", "ExpTransform", "AffineTransform",
            "SigmoidTransform", "TanhTransform", "AbsTransform", "PowerTransform",
-           "identity_transform"]
+           "identity_transform", "CatTransform", "CorrCholeskyTransform",
+           "CumulativeDistributionTransform", "IndependentTransform", "LowerCholeskyTransform",
+           "PositiveDefiniteTransform", "ReshapeTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StackTransform", "StickBreakingTransform"]
 
 
 class Transform:
@@ -425,3 +428,12 @@ class PowerTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         return (self.exponent * y / x).abs().log()
+
+
+# The families of transforms kept in their own files, importable from here as in PyTorch
+# (imported last: they subclass Transform above).
+from .transforms_constrained import (CorrCholeskyTransform, LowerCholeskyTransform,  # noqa: E402
+                                     PositiveDefiniteTransform, SoftmaxTransform,
+                                     SoftplusTransform, StickBreakingTransform)
+from .transforms_structured import (CatTransform, CumulativeDistributionTransform,  # noqa: E402
+                                    IndependentTransform, ReshapeTransform, StackTransform)

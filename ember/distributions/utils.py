@@ -5,7 +5,8 @@ from functools import update_wrapper
 import ember
 
 __all__ = ["broadcast_all", "logits_to_probs", "probs_to_logits", "clamp_probs",
-           "lazy_property", "standard_normal", "euler_constant"]
+           "lazy_property", "standard_normal", "euler_constant", "vec_to_tril_matrix",
+           "tril_matrix_to_vec"]
 
 euler_constant = 0.57721566490153286060
 
@@ -87,3 +88,36 @@ class BinaryProbs:
 class _lazy_property_and_property(lazy_property, property):
     def __init__(self, wrapped):
         property.__init__(self, wrapped)
+
+
+def _tril_flat_positions(n, diag, device=None):
+    """Row-major positions (i * n + j) of the entries of an n x n matrix with j - i <= diag."""
+    rows, cols = ember.tril_indices(n, n, offset=diag, device=device)
+    return rows * n + cols
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """The lower triangle (on and below diagonal `diag`) of square matrices, filled row by row
+    from the last dim of `vec`; the rest is zero. Differentiable in `vec`."""
+    k = vec.shape[-1]
+    b = 1 + 2 * diag
+    n = (-b + (b * b + 8 * k + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if round(n) - n > ember.finfo(vec.dtype).eps:
+        raise ValueError(f"The size of last dimension is {k} which cannot be expressed as "
+                         "the lower triangular part of a square D x D matrix.")
+    n = round(n)
+    # NOTE: a gather from vec padded by one zero, rather than a masked write, keeps the graph
+    # to one indexing op (its VJP scatters back)
+    source = ember.full((n * n,), k, dtype=ember.long, device=vec.device)
+    source[_tril_flat_positions(n, diag, vec.device)] = ember.arange(k, device=vec.device)
+    padded = ember.cat([vec, vec.new_zeros(tuple(vec.shape[:-1]) + (1,))], -1)
+    return padded[..., source].reshape(tuple(vec.shape[:-1]) + (n, n))
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """The entries of the lower triangle (j - i <= diag) of square matrices, row by row."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    flat = mat.reshape(tuple(mat.shape[:-2]) + (n * n,))
+    return flat[..., _tril_flat_positions(n, diag, mat.device)]
