@@ -105,9 +105,21 @@ def _alpha_params(input, other, alpha):
 
 @export(inplace=True)
 def add(input, other, *, alpha=1, out=None):
-    if alpha.__class__ is int and alpha == 1:   # (the default, without a call: hot path)
-        return binary(_add, input, other, None, out)
-    return binary(_add, input, other, _alpha_params(input, other, alpha), out)
+    try:
+        if alpha.__class__ is int and alpha == 1:   # (the default, without a call: hot path)
+            return binary(_add, input, other, None, out)
+        return binary(_add, input, other, _alpha_params(input, other, alpha), out)
+    except NotImplementedError:   # (a sparse operand refuses dense kernels: ember/sparse)
+        return _sparse_binary("add", input, other, out, alpha=alpha)
+
+
+def _sparse_binary(name, input, other, out, **kwargs):
+    """add/sub/mul with a sparse operand, else the NotImplementedError being handled."""
+    if not (getattr(input, "is_sparse", False) or getattr(other, "is_sparse", False)):
+        raise   # noqa: PLE0704  (called from an except block: re-raises its exception)
+    from ..sparse import ops as sparse_ops
+    r = getattr(sparse_ops, name)(input, other, **kwargs)
+    return r if out is None else write_out(r, out)
 
 
 @defop("sub", save=())
@@ -140,7 +152,10 @@ def _check_bool_sub(input, other):
 @export(inplace=True, aliases=("subtract",))
 def sub(input, other, *, alpha=1, out=None):
     _check_bool_sub(input, other)
-    return binary(_sub, input, other, _alpha_params(input, other, alpha), out)
+    try:
+        return binary(_sub, input, other, _alpha_params(input, other, alpha), out)
+    except NotImplementedError:
+        return _sparse_binary("add", input, other, out, alpha=-alpha)
 
 
 @export(method=False)
@@ -188,7 +203,10 @@ def _mul_vjp(ctx, g):
 
 @export(inplace=True, aliases=("multiply",))
 def mul(input, other, *, out=None):
-    return binary(_mul, input, other, None, out)
+    try:
+        return binary(_mul, input, other, None, out)
+    except NotImplementedError:
+        return _sparse_binary("mul", input, other, out)
 
 
 # ---------------------------------------------------------------------- div

@@ -240,7 +240,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
                                f"{list((nnz,) + size[sparse_dim:])}, got "
                                f"{list(values.shape)}")
     _check_bounds(idx, size)
-    t = make_coo(indices, values, size, bool(is_coalesced), values_grad=True)
+    # (PyTorch: at most one entry is coalesced; otherwise only when the caller says so)
+    t = make_coo(indices, values, size, bool(is_coalesced) or nnz <= 1, values_grad=True)
     if requires_grad:
         t.requires_grad_(True)
     return t

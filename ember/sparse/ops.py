@@ -10,12 +10,13 @@ import numbers
 
 import numpy as np
 
+from .. import _constants
 from .. import _dtype as dt
 from .._tensor import Tensor, _wrap
 from ..backends import array_module
 from ..ops.registry import defop
 from ._graph import record, values_at
-from .coo import coalesce, coalesced_arrays, dense_array, linear_index, make_coo, to_dense
+from .coo import coalesce, coalesced_arrays, dense_array, linear_index, make_coo
 
 __all__ = ["sparse_mask", "transpose", "mm", "addmm", "sum", "softmax", "log_softmax", "add",
            "mul", "div", "neg", "accumulate_grad"]
@@ -200,8 +201,13 @@ def mm_any(a, b, op):
     return dense_sparse_mm(a, b, op)
 
 
+def _as_coo(x):
+    return x.to_sparse_coo() if x.layout is _constants.sparse_csr else x
+
+
 def mm(mat1, mat2):
     """torch.sparse.mm: the sparse factor's gradient is sparse (SparseAddmmBackward0)."""
+    mat1, mat2 = _as_coo(mat1), _as_coo(mat2)
     if _is_sparse(mat1) and not _is_sparse(mat2):
         return sparse_dense_mm(mat1, mat2, _sparse_mm)
     return mm_any(mat1, mat2, _mm_dense_grad)
@@ -300,10 +306,11 @@ def _softmax(input, dim, dtype, log):
     n = input.dim()
     dim = dim % n if n else 0
     sd = input.sparse_dim()
-    if dim >= sd:   # a dense dim: an ordinary softmax of the values
-        values = input._sparse_values
+    if dim >= sd:   # a dense dim: an ordinary softmax of the (coalesced) values
+        c = coalesce(input)
+        values = c._sparse_values
         fn = values.log_softmax if log else values.softmax
-        return make_coo(input._sparse_indices, fn(dim - sd + 1), input.shape, input._coalesced,
+        return make_coo(c._sparse_indices, fn(dim - sd + 1), input.shape, True,
                         values_grad=True)
     idx, vals = _coalesced_parts(input)
     xp = array_module(idx, vals)
@@ -378,14 +385,43 @@ def add(input, other, *, alpha=1):
     if input.sparse_dim() != other.sparse_dim():
         raise NotImplementedError("ember does not support adding sparse tensors with "
                                   "different sparse_dim")
-    xp = array_module(input._sparse_values._data)
-    vb = other._sparse_values._data
-    vals = xp.concatenate([input._sparse_values._data.astype(result_dtype.np),
-                           (vb * alpha if alpha != 1 else vb).astype(result_dtype.np)])
-    idx = xp.concatenate([input._sparse_indices._data, other._sparse_indices._data], axis=1)
+    idx, vals = _merged_sum(input, other, alpha, result_dtype)
     out = make_coo(_wrap(idx, dt.int64, input._device), _wrap(vals, result_dtype, input._device),
-                   input.shape, False)
+                   input.shape, input._coalesced and other._coalesced)
     return record(_add, (input, other), out, {"alpha": alpha})
+
+
+def _merged_sum(a, b, alpha, result_dtype):
+    """PyTorch's sparse + sparse: one pass of a two-pointer merge over both coordinate lists
+    as they are stored, summing a pair whose coordinates meet (so coalesced operands give a
+    coalesced sum, and the entry order of uncoalesced ones matches PyTorch's)."""
+    shape = a.shape[:a.sparse_dim()]
+    ia_, ib_ = a._sparse_indices._data, b._sparse_indices._data
+    ka, kb = linear_index(ia_, shape).tolist(), linear_index(ib_, shape).tolist()
+    pos_a, pos_b = [], []
+    i = j = 0
+    while i < len(ka) and j < len(kb):
+        if ka[i] < kb[j]:
+            pos_a.append(i), pos_b.append(-1)
+            i += 1
+        elif ka[i] > kb[j]:
+            pos_a.append(-1), pos_b.append(j)
+            j += 1
+        else:
+            pos_a.append(i), pos_b.append(j)
+            i, j = i + 1, j + 1
+    pos_a += list(range(i, len(ka))) + [-1] * (len(kb) - j)
+    pos_b += [-1] * (len(ka) - i) + list(range(j, len(kb)))
+    pos_a, pos_b = np.asarray(pos_a, np.int64), np.asarray(pos_b, np.int64)
+    in_a, in_b = pos_a >= 0, pos_b >= 0
+    va = a._sparse_values._data.astype(result_dtype.np, copy=False)
+    vb = b._sparse_values._data.astype(result_dtype.np, copy=False)
+    vals = np.zeros((len(pos_a),) + va.shape[1:], dtype=result_dtype.np)
+    vals[in_a] = va[pos_a[in_a]]
+    vals[in_b] += vb[pos_b[in_b]] * alpha if alpha != 1 else vb[pos_b[in_b]]
+    idx = np.where(in_a, ia_[:, np.maximum(pos_a, 0)], ib_[:, np.maximum(pos_b, 0)]) \
+        if len(pos_a) else np.zeros((ia_.shape[0], 0), np.int64)
+    return idx, vals
 
 
 @defop("sparse_mul", node="MulBackward0", save=())
@@ -403,10 +439,15 @@ def _mul_vjp(ctx, g):
     if kind == "dense":   # sparse s * dense d: s's coordinates, values s_v * d[coords]
         s, d = p["sparse"], p["dense"]
         gv = values_at(g, p["indices"])
-        gs = make_coo(p["indices"], gv * values_at(d, p["indices"]), s.shape, s._coalesced,
-                      values_grad=True) if e[p["sparse_pos"]] is not None else None
-        gd = to_dense(make_coo(p["indices"], gv * s._sparse_values, s.shape, False,
-                               values_grad=True)) if e[1 - p["sparse_pos"]] is not None else None
+        gs = None
+        if e[p["sparse_pos"]] is not None:
+            # NOTE: on s's coalesced coordinates: a repeated coordinate must get the gradient
+            # once, or the sparse gradient would stand for a multiple of it.
+            c = coalesce(s)._sparse_indices
+            gs = _on_coordinates(s, values_at(g, c) * values_at(d, c))
+        # (the dense factor's gradient is sparse too in PyTorch, on s's coordinates)
+        gd = make_coo(p["indices"], gv * s._sparse_values, s.shape, s._coalesced,
+                      values_grad=True) if e[1 - p["sparse_pos"]] is not None else None
         return (gs, gd) if p["sparse_pos"] == 0 else (gd, gs)
     # sparse * sparse: the product lives on the common coordinates
     gv = values_at(g, p["indices"])
