@@ -440,3 +440,47 @@ OPS = [
     OpInfo("zero_", lambda m, x: (x * 1).zero_(), np.zeros_like,
            lambda rng, d: [Sample((_a(rng, (3, 4), d),)), Sample((_a(rng, (), d),))]),
 ]
+
+
+# ---------------------------------------------------------------------- index_reduce, copies
+def _index_reduce_samples(rng, d):
+    """_dim_samples with a source, without the 0-dim input (PyTorch rejects its shapes)."""
+    return [s for s in _dim_samples(rng, d, True) if s.args[0].ndim]
+
+
+def _index_reduce_op(reduce, include_self):
+    def op(m, x, dim, i, s):
+        return m.index_reduce(x, dim, i, s, reduce, include_self=include_self)
+    return OpInfo(f"index_reduce_{reduce}" + ("" if include_self else "_exclude_self"), op,
+                  None, _index_reduce_samples, inplace="index_reduce_")
+
+
+def _narrow_ref(x, dim, start, length):
+    start = start % x.shape[dim] if start < 0 else start
+    return np.take(x, range(start, start + length), dim)
+
+
+def _as_strided_scatter_ref(x, src, size, stride, offset):
+    out = x.copy()
+    flat = out.reshape(-1)
+    item = flat.itemsize
+    np.lib.stride_tricks.as_strided(flat[offset:], size, [s * item for s in stride])[...] = src
+    return out
+
+
+OPS.extend([_index_reduce_op(r, inc) for r in ("prod", "mean", "amax", "amin")
+            for inc in (True, False)])
+OPS.extend([
+    OpInfo("narrow_copy", lambda m, x, dim, start, length: m.narrow_copy(x, dim, start, length),
+           _narrow_ref,
+           lambda rng, d: [Sample((_a(rng, (3, 4), d), 0, 1, 2)),
+                           Sample((_a(rng, (3, 4), d, nc=True), 1, -3, 2)),
+                           Sample((_a(rng, (2, 3, 4), d), -1, 0, 0))], dtypes=NUMERIC),
+    OpInfo("as_strided_scatter",
+           lambda m, x, s, size, stride, off: m.as_strided_scatter(x, s, size, stride, off),
+           _as_strided_scatter_ref,
+           lambda rng, d: [Sample((_a(rng, (3, 4), d), _a(rng, (2, 2), d), (2, 2), (1, 2), 1)),
+                           Sample((_a(rng, (6,), d), _a(rng, (3,), d), (3,), (2,), 0)),
+                           Sample((_a(rng, (2, 3), d), _a(rng, (0,), d), (0,), (1,), 0))],
+           dtypes=NUMERIC),
+])

@@ -1,0 +1,209 @@
+"""Tensor methods about a tensor's memory and geometry: set_, as_strided_, as_strided_scatter,
+the deprecated non-inplace resize/resize_as, dim_order, the legacy `new`, module_load, map2_
+and chalf."""
+import math
+import warnings
+
+from .. import _dtype as dt
+from .._constants import channels_last, channels_last_3d, contiguous_format
+from .._tensor import Tensor, _contiguous_strides
+from ..autograd.grad_mode import state
+from .registry import METHODS, PUBLIC, check_tensor, defop, dispatch, export
+from .tensor_extras import _check_geometry, _python_map, _strided
+from .views import shape_arg
+
+
+def _check_inplace_leaf(self):
+    if state.enabled and self._requires_grad:
+        if self.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+        if self._base is not None and self._base._requires_grad and \
+                self._base.grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used "
+                               "in an in-place operation.")
+
+
+# ---------------------------------------------------------------------- set_
+def set_(self, source=None, storage_offset=0, size=None, stride=None):
+    """Make `self` look at another memory: a tensor's (same size, stride and offset), an
+    UntypedStorage's (read as self's dtype, with the given geometry) or nothing."""
+    from ..storage import TypedStorage, UntypedStorage
+    _check_inplace_leaf(self)
+    if source is None:
+        self._data = self._data.reshape(-1)[:0].copy()
+    elif isinstance(source, Tensor):
+        if source.dtype is not self.dtype:
+            from .._creation import _C_NAMES
+            raise RuntimeError(f"Could not set tensor of type {_C_NAMES[source.dtype]} to a "
+                               f"tensor of type {_C_NAMES[self.dtype]}")
+        self._data = source._data
+    elif isinstance(source, (UntypedStorage, TypedStorage)):
+        raw = source if isinstance(source, UntypedStorage) else source.untyped()
+        item = self.dtype.itemsize
+        flat = raw._bytes[:raw.nbytes() - raw.nbytes() % item].view(self.dtype.np)
+        size = (flat.size - storage_offset,) if size is None else shape_arg((size,))
+        stride = _contiguous_strides(size) if stride is None else shape_arg((stride,))
+        _check_geometry(size, stride, storage_offset, item, flat.size)
+        self._data = _strided(flat, size, stride, storage_offset)
+    else:
+        raise TypeError(f"set_() received an invalid combination of arguments - got "
+                        f"({type(source).__name__}), but expected a Tensor or a Storage")
+    self._vc.v += 1
+    return self
+
+
+# ---------------------------------------------------------------------- as_strided_
+def as_strided_(self, size, stride, storage_offset=None):
+    _check_inplace_leaf(self)
+    result = PUBLIC["as_strided"](self, size, stride, storage_offset)
+    self._data = result._data
+    if result.grad_fn is not None:   # (a non-leaf: its history continues through the view)
+        self.grad_fn = result.grad_fn
+        self._output_nr = result._output_nr
+    return self
+
+
+# ---------------------------------------------------------------------- as_strided_scatter
+@defop("as_strided_scatter", save=())
+def _as_strided_scatter(a, src, size, stride, offset):
+    out = a.copy()   # (C-contiguous: the geometry reads the input as a fresh dense storage)
+    _strided(out.reshape(-1), size, stride, offset)[...] = src
+    return out
+
+
+@_as_strided_scatter.defvjp
+def _as_strided_scatter_vjp(ctx, g):
+    p = ctx.params
+    g = g.contiguous()
+    ga = gs = None
+    if ctx.edges[0] is not None:
+        ga = dispatch(_as_strided_scatter, (g, 0), p)
+    if ctx.edges[1] is not None:
+        gs = PUBLIC["as_strided"](g, p["size"], p["stride"], p["offset"]).clone()
+    return ga, gs
+
+
+@export
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    check_tensor("as_strided_scatter", input)
+    check_tensor("as_strided_scatter", src, "src", 2)
+    size, stride = shape_arg((size,)), shape_arg((stride,))
+    offset = 0 if storage_offset is None else storage_offset
+    _check_geometry(size, stride, offset, input._data.itemsize, input._data.size)
+    if tuple(src._data.shape) != size:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src._data.shape)}, slice size = {list(size)}")
+    from .conversion import cast
+    return dispatch(_as_strided_scatter, (input, cast(src, input.dtype)),
+                    {"size": size, "stride": stride, "offset": offset}, input.dtype)
+
+
+# ---------------------------------------------------------------------- resize, resize_as
+def _resized(self, sizes, name):
+    warnings.warn(f"non-inplace {name} is deprecated", UserWarning, stacklevel=3)
+    size = shape_arg(sizes)
+    n = self._data.size
+    if math.prod(size) != n:
+        def text(shape):
+            return "x".join(map(str, shape))
+        raise RuntimeError(f"requested resize to {text(size)} ({math.prod(size)} elements in "
+                           f"total), but the given tensor has a size of "
+                           f"{text(self._data.shape)} ({n} elements). autograd's resize can "
+                           "only change the shape of a given tensor, while preserving the "
+                           "number of elements. ")
+    # NOTE: PyTorch's grad_fn here is an autograd.Function (ResizeBackward); a reshape of
+    # the contiguous tensor gives the same values and gradient (ViewBackward0).
+    return self.contiguous().view(size)
+
+
+def resize(self, *sizes):
+    return _resized(self, sizes, "resize")
+
+
+def resize_as(self, tensor):
+    return _resized(self, (tensor.shape,), "resize_as")
+
+
+# ---------------------------------------------------------------------- dim_order
+def _dense_in(shape, strides, order):
+    """Whether (shape, strides) is dense with dims nested as `order` (outermost first); size-1
+    dims may have any stride."""
+    expected = 1
+    for d in reversed(order):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def dim_order(self, *, ambiguity_check=False):
+    """The dims from outermost to innermost in memory. With `ambiguity_check` True, PyTorch's
+    error when the order is not unique (a size-1 dim, or neighbouring dims with equal
+    strides); with a list of memory formats, the error only when the tensor is not also
+    contiguous in exactly one of them. (Where PyTorch's own sort finds equal strides it may
+    order tied dims differently from this stable sort; both orders describe the memory.)"""
+    from .._constants import memory_format
+    if not isinstance(ambiguity_check, bool) and (not isinstance(ambiguity_check, list) or any(
+            not isinstance(f, memory_format) for f in ambiguity_check)):
+        raise TypeError("The ambiguity_check argument must be a bool or a list of memory "
+                        "formats.")
+    shape, strides = self._data.shape, self.stride()
+    n = len(shape)
+    layouts = {contiguous_format: tuple(range(n))}
+    if n in (4, 5):
+        layouts[channels_last if n == 4 else channels_last_3d] = (0,) + tuple(range(2, n)) + (1,)
+    formats = ambiguity_check if isinstance(ambiguity_check, list) else []
+    if ambiguity_check is not False:
+        repeated = any(s == t for s, t in zip(strides, strides[1:]))
+        if (repeated or 1 in shape) and sum(
+                f in layouts and _dense_in(shape, strides, layouts[f]) for f in formats) != 1:
+            raise RuntimeError("The tensor does not have unique dim order, or cannot map to "
+                               "exact one of the given memory formats.")
+    if n < 2:
+        return tuple(range(n))
+    dense = _dense_in(shape, strides, layouts[contiguous_format])
+    last = n == 4 and _dense_in(shape, strides, layouts[channels_last])
+    if dense and not last:
+        return tuple(range(n))
+    if last and not dense:
+        return (0, 2, 3, 1)
+    return tuple(sorted(range(n), key=lambda d: -strides[d]))
+
+
+# ---------------------------------------------------------------------- new, module_load
+def new(self, *args, device=None):
+    """The legacy constructor with `self`'s dtype: new(2, 3), new([1, 2]), new(tensor)."""
+    from .._creation import legacy_new
+    return legacy_new(Tensor, self.dtype, args, self._device if device is None else device,
+                      typed=True)
+
+
+def module_load(self, other, assign=False):
+    """What `Module.load_state_dict` writes for this parameter or buffer: `other` itself
+    with assign=True, else `self` with `other`'s values copied in (detached)."""
+    if assign:
+        return other.detach()
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        return self.copy_(other).detach()
+
+
+def map2_(self, x, y, callable):
+    for arg, t in (("x", x), ("y", y)):
+        if t.dtype is not self.dtype:
+            raise TypeError(f"map2_: expected {self.type()} for argument '{arg}' (got "
+                            f"{t.type()})")
+        t.expand(self._data.shape)   # (PyTorch's message when it does not broadcast)
+    return _python_map(self, "map2_", callable, x, y)
+
+
+def chalf(self, memory_format=None):
+    """complex32 is not an ember dtype: complex64 stands in (see ARCHITECTURE.md)."""
+    return self.to(dt.complex64)
+
+
+METHODS.update({"set_": set_, "as_strided_": as_strided_, "resize": resize,
+                "resize_as": resize_as, "dim_order": dim_order, "new": new,
+                "module_load": module_load, "map2_": map2_, "chalf": chalf})
