@@ -12,6 +12,7 @@ from .matmul import matmul
 from .registry import check_tensor, defop, dispatch, export, name_node
 
 GeqrfResult = return_type("geqrf", ("a", "tau"))
+GeqrfOut = return_type("geqrf_out", ("a", "tau"))
 
 
 def _check_lapack_dtype(kernel, x):
@@ -48,7 +49,7 @@ def geqrf(input, *, out=None):
     _check_lapack_dtype("geqrf_cpu", input)
     a, tau = dispatch(_geqrf, (input,))
     if out is not None:
-        a, tau = write_out(a, out[0]), write_out(tau, out[1])
+        return GeqrfOut((write_out(a, out[0]), write_out(tau, out[1])))
     return GeqrfResult((a, tau))
 
 
@@ -150,5 +151,9 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
     r = matmul(Q, other) if left else matmul(other, Q)
     r = name_node(r, "OrmqrBackward0")
     if out is not None:
+        if out.dtype is not input.dtype:
+            raise RuntimeError(f"{name}: Expected input and result to have the same dtype, but "
+                               f"input has dtype{dt.type_name(input.dtype)} and result has "
+                               f"dtype {dt.type_name(out.dtype)}")
         return write_out(r, out)
     return r

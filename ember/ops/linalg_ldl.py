@@ -6,13 +6,15 @@ and backward says so in PyTorch's words.
 import numpy as np
 
 from .. import _dtype as dt
-from .._tensor import write_out
 from . import _lapack
 from .linalg import return_type
+from .linalg_lu import write_exact
 from .registry import check_tensor, defop, dispatch
 
 LDLFactor = return_type("linalg_ldl_factor", ("LD", "pivots"))
 LDLFactorEx = return_type("linalg_ldl_factor_ex", ("LD", "pivots", "info"))
+LDLFactorOut = return_type("linalg_ldl_factor_out", ("LD", "pivots"))
+LDLFactorExOut = return_type("linalg_ldl_factor_ex_out", ("LD", "pivots", "info"))
 
 
 def _routine(kind, dtype, hermitian):
@@ -72,23 +74,21 @@ def _raise_on_info(name, info):
         raise RuntimeError(f"{name}: Unknown error code: {int(bad[0])}.")
 
 
-def _write_all(results, out):
-    if out is None:
-        return results
-    return tuple(write_out(r, o) for r, o in zip(results, out))
-
-
 def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     LD, pivots, info = _factor(A, hermitian, "linalg_ldl_factor_ex")
     if check_errors:
         _raise_on_info("torch.linalg.ldl_factor_ex", info)
-    return LDLFactorEx(_write_all((LD, pivots, info), out))
+    if out is None:
+        return LDLFactorEx((LD, pivots, info))
+    return LDLFactorExOut(write_exact((LD, pivots, info), out))
 
 
 def ldl_factor(A, *, hermitian=False, out=None):
     LD, pivots, info = _factor(A, hermitian, "linalg_ldl_factor")
     _raise_on_info("torch.linalg.ldl_factor", info)
-    return LDLFactor(_write_all((LD, pivots), out))
+    if out is None:
+        return LDLFactor((LD, pivots))
+    return LDLFactorOut(write_exact((LD, pivots), out))
 
 
 # ---------------------------------------------------------------------- ldl_solve
@@ -136,4 +136,4 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
                            f"{dt.type_name(B.dtype)} and A of type {dt.type_name(LD.dtype)} "
                            "instead.")
     X = dispatch(_ldl_solve, (LD, pivots, B), {"hermitian": hermitian})
-    return X if out is None else write_out(X, out)
+    return X if out is None else write_exact((X,), (out,))[0]

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as dt
+from .._creation import _C_NAMES as C_NAMES
 from .._tensor import write_out
 from ..backends import array_module
 from . import _lapack
@@ -21,6 +22,11 @@ LUFactorEx = return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))
 LUResult = return_type("linalg_lu", ("P", "L", "U"))
 LUUnpack = return_type("lu_unpack", ("P", "L", "U"))
 LUWithInfo = return_type("_lu_with_info", ("LU", "pivots", "info"))
+# with out=, PyTorch returns these under the names of its _out overloads
+LUFactorOut = return_type("linalg_lu_factor_out", ("LU", "pivots"))
+LUFactorExOut = return_type("linalg_lu_factor_ex_out", ("LU", "pivots", "info"))
+LUResultOut = return_type("linalg_lu_out", ("P", "L", "U"))
+LUUnpackOut = return_type("lu_unpack_out", ("P", "L", "U"))
 
 
 def check_lu_input(name, A, arg="A"):
@@ -162,9 +168,13 @@ def _singular_error(name, info):
                         "linalg.lu_factor_ex(A, pivot)")
 
 
-def _write_all(results, out):
-    if out is None:
-        return results
+def write_exact(results, out):
+    """out= of the LAPACK-backed functions, whose out tensors must have the results' dtypes
+    exactly (no casting, unlike elementwise ops)."""
+    for r, o in zip(results, out):
+        if o.dtype is not r.dtype:
+            raise RuntimeError(f"Expected out tensor to have dtype {C_NAMES[r.dtype]}, but got "
+                               f"{C_NAMES[o.dtype]} instead")
     return tuple(write_out(r, o) for r, o in zip(results, out))
 
 
@@ -174,7 +184,9 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
         error = _singular_error("torch.linalg.lu_factor_ex", info._data)
         if error is not None:
             raise error
-    return LUFactorEx(_write_all((LU, pivots, info), out))
+    if out is None:
+        return LUFactorEx((LU, pivots, info))
+    return LUFactorExOut(write_exact((LU, pivots, info), out))
 
 
 def lu_factor(A, *, pivot=True, out=None):
@@ -182,7 +194,9 @@ def lu_factor(A, *, pivot=True, out=None):
     error = _singular_error("torch.linalg.lu_factor", info._data)
     if error is not None:
         raise error
-    return LUFactor(_write_all((LU, pivots), out))
+    if out is None:
+        return LUFactor((LU, pivots))
+    return LUFactorOut(write_exact((LU, pivots), out))
 
 
 # ---------------------------------------------------------------------- linalg.lu
@@ -204,7 +218,9 @@ def lu(A, *, pivot=True, out=None):
     _no_pivot(pivot)
     P, L, U = dispatch(_lu, (A,))
     # P is not differentiable (PyTorch's P does not require grad)
-    return LUResult(_write_all((P.detach(), L, U), out))
+    if out is None:
+        return LUResult((P.detach(), L, U))
+    return LUResultOut(write_exact((P.detach(), L, U), out))
 
 
 # ---------------------------------------------------------------------- lu_unpack
@@ -233,7 +249,9 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
         _check_unpack_pivots(LU_data, LU_pivots)
     P, L, U = dispatch(_lu_unpack, (LU_data, LU_pivots),
                        {"unpack_data": unpack_data, "unpack_pivots": unpack_pivots})
-    return LUUnpack(_write_all((P.detach(), L, U), out))
+    if out is None:
+        return LUUnpack((P.detach(), L, U))
+    return LUUnpackOut(tuple(write_out(r, o) for r, o in zip((P.detach(), L, U), out)))
 
 
 def _check_unpack_pivots(LU, pivots):
@@ -351,7 +369,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     else:
         # X A = B  <=>  A^H X^H = B^H (and X A^H = B <=> A X^H = B^H)
         X = mh(lu_solve_matrix(LU, pivots, mh(B), not adjoint))
-    return X if out is None else write_out(X, out)
+    return X if out is None else write_exact((X,), (out,))[0]
 
 
 # ---------------------------------------------------------------------- deprecated forms
@@ -391,8 +409,9 @@ def lu_legacy(A, pivot=True, get_infos=False, out=None):
     """torch.lu: (LU, pivots), or the named (LU, pivots, info) with get_infos."""
     LU, pivots, info = _lu_with_info(A, pivot)
     if get_infos:
-        return LUWithInfo(_write_all((LU, pivots, info), out))
-    return _write_all((LU, pivots), out)
+        return LUWithInfo((LU, pivots, info) if out is None else
+                          write_exact((LU, pivots, info), out))
+    return (LU, pivots) if out is None else write_exact((LU, pivots), out)
 
 
 @export(name="lu", function=False)
@@ -406,4 +425,7 @@ def lu_method(self, pivot=True, get_infos=False):
 def lu_solve_legacy(input, LU_data, LU_pivots, *, out=None):
     """torch.lu_solve(b, LU_data, LU_pivots): linalg.lu_solve with its arguments reversed."""
     _warn_once("lu_solve", _LU_SOLVE_DEPRECATED, 2)
+    check_tensor("lu_solve", input)
+    check_tensor("lu_solve", LU_data, "LU_data", 2)
+    check_tensor("lu_solve", LU_pivots, "LU_pivots", 3)
     return lu_solve(LU_data, LU_pivots, input, out=out)
