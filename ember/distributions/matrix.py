@@ -54,7 +54,8 @@ class Wishart(ExponentialFamily):
                                  "scale_tril may be specified.")
         name, param = given[0]
         if param.dim() < 2:
-            raise ValueError(f"{name} must be at least two-dimensional, with optional "
+            # NOTE: PyTorch names scale_tril whichever matrix was given
+            raise ValueError("scale_tril must be at least two-dimensional, with optional "
                              "leading batch dimensions")
         if isinstance(df, Number):
             batch_shape = _Size(param.shape[:-2])
