@@ -422,3 +422,23 @@ def test_grad_fn_names_and_non_differentiable_outputs(torch_mod):
                                                     requires_grad=True))
     with pytest.raises(RuntimeError, match="derivative for aten::linalg_ldl_solve is not "):
         X.sum().backward()
+
+
+# ---------------------------------------------------------------------- devices
+def test_results_stay_on_the_inputs_device(cuda_standin):
+    """The host LAPACK round trip hands results back on the input's device (the NumPy-backed
+    'cuda' stand-in here), with the values the CPU path gives."""
+    A = ember.tensor(SQ)
+    for device in ("cuda", "cuda:1"):
+        Ad = A.to(device)
+        LU, piv = ember.linalg.lu_factor(Ad)
+        assert LU.device == Ad.device and piv.device == Ad.device
+        assert_close(LU.cpu(), ember.linalg.lu_factor(A).LU.numpy())
+        X = ember.linalg.lu_solve(LU, piv, ember.ones(3, 1, dtype=ember.float64, device=device))
+        assert X.device == Ad.device
+        np.testing.assert_allclose(SQ @ X.cpu().numpy(), np.ones((3, 1)), atol=1e-12)
+        assert ember.linalg.lu(Ad).P.device == Ad.device
+        assert ember.geqrf(Ad).tau.device == Ad.device
+        assert ember.linalg.ldl_factor(ember.tensor(SYM, device=device)).LD.device == Ad.device
+        with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+            ember.linalg.lu_solve(LU, piv, ember.ones(3, 1, dtype=ember.float64))
