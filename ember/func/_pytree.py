@@ -40,7 +40,7 @@ def flatten(tree):
 
 def _flatten(tree, leaves):
     kind = type(tree)
-    if kind in (tuple, list):
+    if kind in (tuple, list) or isinstance(tree, tuple):   # namedtuples, return_types too
         return TreeSpec(kind, None, [_flatten(x, leaves) for x in tree])
     if kind is dict:
         keys = list(tree)
@@ -60,6 +60,8 @@ def _build(spec, it):
     children = [_build(c, it) for c in spec.children]
     if spec.kind is dict:
         return dict(zip(spec.context, children))
+    if hasattr(spec.kind, "_make"):   # a namedtuple takes its fields one by one
+        return spec.kind._make(children)
     return spec.kind(children)
 
 
@@ -74,7 +76,7 @@ def broadcast_prefix(prefix, tree_spec):
 
 def _broadcast(prefix, spec, out):
     kind = type(prefix)
-    if kind not in (tuple, list, dict):
+    if kind not in (tuple, list, dict) and not isinstance(prefix, tuple):
         out.extend([prefix] * spec.num_leaves())
         return True
     if spec.is_leaf or spec.kind is not kind or len(prefix) != len(spec.children):

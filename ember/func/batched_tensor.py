@@ -27,7 +27,23 @@ LEVELS = []
 
 class LogicalView(np.ndarray):
     """The logical `_data` of a BatchedTensor (NumPy keeps the subclass through views,
-    casts and ufuncs, which is how leaked values are recognised)."""
+    casts and ufuncs, which is how leaked values are recognised).
+
+    Functions that compute a result from the values themselves outside dispatch (argmax,
+    all, unique, ...) would see batch element 0 only: called on a LogicalView they raise."""
+
+    def __array_function__(self, func, types, args, kwargs):
+        if func.__name__ in _VALUE_FUNCTIONS:
+            raise RuntimeError(f"vmap: ember computes {func.__name__}() outside its op dispatch "
+                               "and cannot batch it; ember does not support it inside vmap.")
+        return super().__array_function__(func, types, args, kwargs)
+
+
+# NumPy functions whose results ember's non-differentiable functions return as they are.
+_VALUE_FUNCTIONS = frozenset((
+    "argmax argmin argsort sort unique searchsorted histogram histogram_bin_edges bincount "
+    "nonzero argwhere count_nonzero flatnonzero lexsort argpartition partition all any "
+    "digitize isin in1d unique_values unique_counts unique_inverse unique_all").split())
 
 
 class BatchedTensor(Tensor):
@@ -65,6 +81,17 @@ class BatchedTensor(Tensor):
         raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
 
     tolist = numpy = _host = _no_storage
+
+    # fill_ and zero_ write `_data` directly outside a graph: here they write the batch.
+    def fill_(self, value):
+        if isinstance(value, Tensor):
+            return self.copy_(value.expand(self.shape))
+        self._inner.fill_(value)
+        return self
+
+    def zero_(self):
+        self._inner.zero_()
+        return self
 
     def __repr__(self):
         inner = "\n".join("    " + line for line in repr(self._inner).splitlines())
@@ -219,9 +246,13 @@ def commit_inplace(self, result):
         return None
     self_batched = self.__class__ is BatchedTensor and self._level == level
     if not self_batched:
-        size = LEVELS[level - 1][0]
-        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
-                           f"broadcast shape {[size] + list(result.shape)}")
+        raise RuntimeError(
+            "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists "
+            "a Tensor `other` in extra_args that has more elements than `self`. This happened "
+            "due to `other` being vmapped over but `self` not being vmapped over in a vmap. "
+            "Please try to use out-of-place operators instead of inplace arithmetic. If said "
+            "operator is being called inside the PyTorch framework, please file a bug report "
+            "instead.")
     source = result._inner if result.__class__ is BatchedTensor and result._level == level \
         else result
     self._inner.copy_(source)

@@ -100,23 +100,39 @@ def reduction(call):
       "max", "min", "sort", "topk", "kthvalue", "median", "mode", "nanmedian", "unsqueeze",
       "softmax_backward_data", "log_softmax_backward_data", "linalg_cross")
 def along_dim(call):
-    values = _pad_batched(call, _logical_rank(call))
+    rank = _logical_rank(call)
+    if rank == 0:
+        # NOTE: dim 0 of a 0-d tensor is the tensor itself: the op runs over a dim of size 1
+        # that is dropped again (dim 1 of the physical (B,) tensor does not exist).
+        values = [v.unsqueeze(1) if b else v for v, b in zip(call.values, call.batched)]
+        out = call.run(values, dict(call.params, dim=1))
+        if type(out) is tuple:
+            return tuple(o.reshape(call.size) for o in out)
+        return out.reshape(call.size)
+    values = _pad_batched(call, rank)
     return call.run(values, dict(call.params, dim=_shift(call.params["dim"])))
 
 
 @rule("gather", "_gather_dim")
 def gather(call):
-    # Both operands need the batch: an unbatched index is expanded, an unbatched input too.
-    values = [_expanded(call, 0), _expanded(call, 1)] + list(call.values[2:])
-    return call.run(values, dict(call.params, dim=_shift(call.params["dim"])))
+    # The index (a param: never batched here) is expanded along the batch.
+    from ..backends import array_module
+    index = call.params["index"]
+    index = array_module(index).broadcast_to(index, (call.size,) + index.shape)
+    return call.run(params=dict(call.params, index=index, dim=_shift(call.params["dim"])))
 
 
 @rule("index_select")
 def index_select(call):
-    if call.batched[1]:
-        from .batched_tensor import loop_fallback
-        return loop_fallback(call)
     return call.run(params=dict(call.params, dim=_shift(call.params["dim"])))
+
+
+@rule("copy_")
+def copy(call):
+    if not call.batched[0]:
+        from .batched_tensor import commit_inplace
+        return commit_inplace(call.inputs[0], call.inputs[1])   # raises PyTorch's error
+    return call.run(_pad_batched(call, _logical_rank(call)))
 
 
 @rule("cat", "stack")
@@ -151,7 +167,9 @@ def view(call):
 
 @rule("expand")
 def expand(call):
-    return call.run(params=dict(call.params, shape=(call.size,) + tuple(call.params["shape"])))
+    shape = tuple(call.params["shape"])
+    values = _pad_batched(call, len(shape))    # new leading dims go after the batch dim
+    return call.run(values, dict(call.params, shape=(call.size,) + shape))
 
 
 @rule("squeeze", "squeeze_dim", "squeeze_dims")
@@ -236,10 +254,12 @@ def _batched_matmul(call, a, b, a_batched, b_batched, params=None):
         b = b.reshape((b.shape[0],) + (1,) * (rank - b.dim() + 1) + tuple(b.shape[1:]))
     out = _registry.dispatch(_registry.OPS["matmul"], (a, b),
                              params or {"acc": call.params.get("acc")}, call.dtype)
+    if a_rank == 1 and b_rank == 1:
+        return out.reshape(out.shape[:-2])
     if b_rank == 1:
-        out = out.squeeze(-1)
+        return out.squeeze(-1)
     if a_rank == 1:
-        out = out.squeeze(-2)
+        return out.squeeze(-2)
     return out
 
 

@@ -9,6 +9,7 @@ from ..autograd.grad_mode import state
 from ..backends import array_module
 from .indexing import _value_array
 from .registry import METHODS, apply_inplace, defop, dispatch
+from ..func import _state as _func
 
 
 # ---------------------------------------------------------------------- fill_, zero_, copy_
@@ -104,8 +105,8 @@ def copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
                         f"{type_name(src)}")
-    if state.enabled and (self._requires_grad or src._requires_grad):
-        return apply_inplace(self, _copied, (src,), {})
+    if state.enabled and (self._requires_grad or src._requires_grad) or _func.depth:
+        return apply_inplace(self, _copied, (src,), {})   # (under vmap: batched writes)
     if src.dtype.category == 3 and self.dtype.category < 3:
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=2)
