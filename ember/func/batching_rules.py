@@ -65,7 +65,7 @@ ELEMENTWISE = (
     "fmin fmod fmod_scalar frac gcd ge gelu gelu_backward gt heaviside hypot i0 igamma igammac "
     "imag isclose isfinite isinf isnan isneginf isposinf isreal lcm ldexp le lerp lerp_scalar "
     "lgamma log log10 log1p log2 logaddexp logaddexp2 logical_and logical_not logical_or "
-    "logical_xor logit lt masked_fill maximum minimum mul nan_to_num ne neg nextafter "
+    "logical_xor logit lt maximum minimum mul nan_to_num ne neg nextafter "
     "polygamma pow pow_scalar_base pow_tensor rad2deg real reciprocal relu remainder "
     "remainder_scalar remainder_scalar_self round round_decimals rsqrt sgn sigmoid sign "
     "signbit sin sinc sinh special_i1 sqrt sub tan tanh threshold_backward trunc where xlogy "
@@ -97,7 +97,7 @@ def reduction(call):
 
 
 @rule("softmax", "log_softmax", "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp",
-      "max", "min", "sort", "topk", "kthvalue", "median", "mode", "nanmedian", "unsqueeze",
+      "max", "min", "sort", "topk", "kthvalue", "median", "mode", "nanmedian",
       "softmax_backward_data", "log_softmax_backward_data", "linalg_cross")
 def along_dim(call):
     rank = _logical_rank(call)
@@ -122,8 +122,23 @@ def gather(call):
     return call.run(params=dict(call.params, index=index, dim=_shift(call.params["dim"])))
 
 
+@rule("masked_fill")
+def masked_fill(call):
+    # The mask (a param, never batched here) may broadcast the input to more dims.
+    rank = max(_logical_rank(call), call.params["mask"].ndim)
+    return call.run(_pad_batched(call, rank))
+
+
+@rule("unsqueeze")
+def unsqueeze(call):
+    return call.run(params=dict(call.params, dim=_shift(call.params["dim"])))
+
+
 @rule("index_select")
 def index_select(call):
+    if call.logical_ndim(0) == 0:
+        from .batched_tensor import loop_fallback
+        return loop_fallback(call)
     return call.run(params=dict(call.params, dim=_shift(call.params["dim"])))
 
 
