@@ -152,6 +152,94 @@ def test_transformer_encoder_matches_torch(torch_mod):
             _close(got, theirs(torch_mod.tensor(sample)).numpy())
 
 
+# ---------------------------------------------------------------------- the op table
+def _fn_module(lib, fn):
+    class Fn(lib.nn.Module):
+        def forward(self, x):
+            return fn(lib, x)
+    return Fn()
+
+
+_FUNCTIONS = {
+    "bilinear": (lambda lib, x: lib.nn.functional.interpolate(x, size=(5, 7), mode="bilinear"),
+                 (2, 3, 8, 8)),
+    "nearest": (lambda lib, x: lib.nn.functional.interpolate(x, scale_factor=2), (1, 2, 3, 4)),
+    "reflect_pad": (lambda lib, x: lib.nn.functional.pad(x, (1, 2, 1, 0), mode="reflect"),
+                    (1, 2, 4, 5)),
+    "cumsum_max_topk": (lambda lib, x: x.cumsum(1) + x.max(1, keepdim=True)[0]
+                        + x.topk(2, 1)[0].sum(1, keepdim=True) + x.min(1)[1][:, None],
+                        (3, 5)),
+    "std_var_norm": (lambda lib, x: x.std(1) + x.norm(dim=1) + x.var(1, correction=0)
+                     + x.norm(p=1, dim=1), (3, 5)),
+    "instance_norm": (lambda lib, x: lib.nn.functional.instance_norm(x), (2, 4, 6)),
+    "cross_entropy": (lambda lib, x: lib.nn.functional.cross_entropy(
+        x, lib.tensor([0, 1, 4]), reduction="sum"), (3, 5)),
+    "tril_einsum": (lambda lib, x: lib.einsum("ij,kj->ik", x.tril(1), x.triu()), (3, 5)),
+    "floor_divide": (lambda lib, x: (x * 10).long() // 3 + (x * 10).long() % 4, (3, 5)),
+    "activations": (lambda lib, x: lib.nn.functional.elu(x) + lib.nn.functional.softplus(x)
+                    + lib.nn.functional.silu(x) + lib.nn.functional.hardswish(x)
+                    + lib.nn.functional.leaky_relu(x, 0.1)
+                    + lib.nn.functional.gelu(x, approximate="tanh") + x.sigmoid().log1p(),
+                    (3, 5)),
+    "index_and_stack": (lambda lib, x: lib.stack([x[:, [0, 2]], x[:, -2:].flip(0)], 0)
+                        .permute(2, 0, 1).unsqueeze(0).repeat(2, 1, 1, 1), (3, 4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_FUNCTIONS))
+def test_functions_match_torch(name, torch_mod):
+    fn, shape = _FUNCTIONS[name]
+    x = np.random.default_rng(6).standard_normal(shape).astype(np.float32)
+    program = ember.onnx.export(_fn_module(ember, fn).eval(), (ember.tensor(x),))
+    got, = _run_onnx(program.model_proto, x)
+    with torch_mod.no_grad():
+        want = fn(torch_mod, torch_mod.tensor(x)).numpy()
+    assert got.dtype == want.dtype
+    _close(got, want)
+
+
+_MODULES = {
+    "gru": (lambda nn: nn.GRU(4, 3, num_layers=2, batch_first=True), (2, 5, 4)),
+    "rnn_tanh": (lambda nn: nn.RNN(6, 3), (4, 2, 6)),
+    "lstm_cell": (lambda nn: nn.LSTMCell(5, 4), (3, 5)),
+    "attention": (lambda nn: nn.MultiheadAttention(6, 2, batch_first=True), (2, 4, 6)),
+    "conv_transpose": (lambda nn: nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1,
+                                                     output_padding=1), (1, 3, 5, 5)),
+    "avg_pool_ceil": (lambda nn: nn.AvgPool2d(3, 2, padding=1, ceil_mode=True,
+                                              count_include_pad=False), (1, 2, 6, 6)),
+    "conv1d_bn_prelu": (lambda nn: nn.Sequential(nn.Conv1d(4, 3, 3, padding=1),
+                                                 nn.BatchNorm1d(3), nn.PReLU()), (2, 4, 7)),
+    "embedding_bag_mean": (lambda nn: nn.Sequential(nn.Embedding(10, 4), nn.Flatten()), None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_MODULES))
+def test_modules_match_torch(name, torch_mod):
+    build, shape = _MODULES[name]
+    ember.manual_seed(0)
+    ours = build(ember.nn).eval()
+    theirs = build(torch_mod.nn).eval()
+    theirs.load_state_dict(_torch_state(torch_mod, ours))
+    rng = np.random.default_rng(7)
+    x = rng.integers(0, 10, (2, 3)) if shape is None else \
+        rng.standard_normal(shape).astype(np.float32)
+    if name == "attention":
+        wrap = lambda lib, m: lambda t: m(t, t, t)[0]  # noqa: E731
+        ours_fn, theirs_fn = wrap(ember, ours), wrap(torch_mod, theirs)
+        ours = _fn_module(ember, lambda lib, t: ours_fn(t)).eval()
+    else:
+        theirs_fn = theirs
+    program = ember.onnx.export(ours, (ember.tensor(x),))
+    got = _run_onnx(program.model_proto, x)
+    with torch_mod.no_grad():
+        want = theirs_fn(torch_mod.tensor(x))
+    want = want if isinstance(want, tuple) else (want,)
+    flat = [w for item in want for w in (item if isinstance(item, tuple) else (item,))]
+    assert len(got) == len(flat)
+    for actual, expected in zip(got, flat):
+        _close(actual, expected.numpy())
+
+
 # ---------------------------------------------------------------------- errors and API
 class _Bessel(ember.nn.Module):
     def forward(self, x):

@@ -146,3 +146,71 @@ def _lstm_layer(g, call):
         outputs=3)
     return [g.op("Squeeze", y, g.ints([1], "axes")), g.op("Squeeze", y_h, axis0),
             g.op("Squeeze", y_c, axis0)]
+
+
+@symbolic("lstm_cell")
+def _lstm_cell(g, call):
+    """One LSTM step, (h', c') from gates_x + h W_hh^T: written out gate by gate."""
+    gates_x, h, w_hh, c = call.inputs[:4]
+    gates = g.op("Add", g.input(gates_x),
+                 g.op("MatMul", g.input(h), g.op("Transpose", g.input(w_hh), perm=[1, 0])))
+    hidden = w_hh.tensor.shape[1]
+    i, f, cell, o = g.op("Split", gates, g.ints([hidden] * 4, "split"), axis=1, outputs=4)
+    c_new = g.op("Add", g.op("Mul", g.op("Sigmoid", f), g.input(c)),
+                 g.op("Mul", g.op("Sigmoid", i), g.op("Tanh", cell)))
+    h_new = g.op("Mul", g.op("Sigmoid", o), g.op("Tanh", c_new))
+    return [h_new, c_new]
+
+
+@symbolic("interp_taps")
+def _interp_taps(g, call):
+    """Resampling along one dim as ember does it: output j = sum over taps t of
+    x[idx[t, j]] * w[t, j] (nearest has one tap of weight 1). Gathers and a weighted sum:
+    every interpolation mode, exactly ember's weights."""
+    x = call.inputs[0]
+    p = call.params
+    dim = p["dim"]
+    idx, weights = np.asarray(p["idx"]), p["w"]
+    trailing = [1] * (g.rank(x) - dim - 1)
+    name = g.input(x)
+    total = None
+    for t in range(idx.shape[0]):
+        term = g.op("Gather", name, g.const(idx[t].astype(np.int64), "taps"), axis=dim)
+        if weights is not None:
+            w = np.asarray(weights[t], dtype=g.out_dtype()).reshape([-1] + trailing)
+            term = g.op("Mul", term, g.const(w, "tap_weights"))
+        total = term if total is None else g.op("Add", total, term)
+    return [total]
+
+
+@symbolic("native_batch_norm")
+def _batch_norm(g, call):
+    """Batch statistics (training-mode BatchNorm, InstanceNorm): (mean, biased variance,
+    normalised x) over every dim but the channels."""
+    x, w, b = call.inputs[:3]
+    rank = g.rank(x)
+    axes = g.ints([0] + list(range(2, rank)), "axes")
+    name, = operands(g, x)
+    mean = g.op("ReduceMean", name, axes, keepdims=1)
+    centred = g.op("Sub", name, mean)
+    var = g.op("ReduceMean", g.op("Mul", centred, centred), axes, keepdims=1)
+    eps = g.const(np.asarray(call.params.get("eps", 1e-5), g.out_dtype()), "eps")
+    y = g.op("Div", centred, g.op("Sqrt", g.op("Add", var, eps)))
+    channel = [-1] + [1] * (rank - 2)
+    if w is not None:
+        y = g.op("Mul", y, g.op("Reshape", operands(g, w)[0], g.ints(channel, "shape")))
+    if b is not None:
+        y = g.op("Add", y, g.op("Reshape", operands(g, b)[0], g.ints(channel, "shape")))
+    return [g.op("Reshape", mean, g.ints([-1], "shape")),
+            g.op("Reshape", var, g.ints([-1], "shape")), y]
+
+
+@symbolic("nll_loss")
+def _nll_loss(g, call):
+    logp, target, weight = call.inputs[:3]
+    p = call.params
+    names = [operands(g, logp)[0], operands(g, target, dtype=np.dtype(np.int64))[0]]
+    if weight is not None:
+        names += operands(g, weight)
+    return [g.op("NegativeLogLikelihoodLoss", *names, reduction=p.get("reduction", "mean"),
+                 ignore_index=int(p.get("ignore_index", -100)))]

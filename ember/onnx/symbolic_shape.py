@@ -144,12 +144,12 @@ def _unbind(g, call):
     return [g.op("Squeeze", p, axes) for p in parts]
 
 
-@symbolic("select", "slice", "index")
+@symbolic("select", "slice", "index", "index_unsqueeze", "alias")
 def _index(g, call):
     """x[key] for keys of ints, slices, None and Ellipsis (one Slice, then Squeeze for the
     ints and Unsqueeze for the Nones), or one integer array on one axis (Gather)."""
     x = call.inputs[0]
-    key = call.params["key"]
+    key = call.params.get("key", ())
     key = key if isinstance(key, tuple) else (key,)
     rank = g.rank(x)
     arrays = [i for i, k in enumerate(key) if isinstance(k, (np.ndarray, list))]
@@ -214,8 +214,12 @@ def _gather_key(g, x, key, arrays, rank):
 
 @symbolic("index_select")
 def _index_select(g, call):
-    x, index = call.inputs[:2]
-    index, = operands(g, index, dtype=np.dtype(np.int64))
+    x = call.inputs[0]
+    index = call.inputs[1] if len(call.inputs) > 1 else call.params["index"]
+    if isinstance(index, Value):
+        index, = operands(g, index, dtype=np.dtype(np.int64))
+    else:   # (an index array fixed when the op was called: reflection padding's)
+        index = g.const(np.asarray(index, dtype=np.int64), "indices")
     return [g.op("Gather", g.input(x), index, axis=call.params["dim"])]
 
 

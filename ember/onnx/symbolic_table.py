@@ -10,6 +10,7 @@ normalisation and the recurrent layers.
 import numpy as np
 
 from .._tracing import Value
+from .errors import OnnxExporterError
 
 TABLE = {}
 
@@ -52,7 +53,7 @@ _UNARY = {"neg": "Neg", "relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh", "e
           "cosh": "Cosh", "asinh": "Asinh", "acosh": "Acosh", "atanh": "Atanh",
           "floor": "Floor", "ceil": "Ceil", "round": "Round", "sign": "Sign",
           "reciprocal": "Reciprocal", "logical_not": "Not", "bitwise_not": "BitwiseNot",
-          "clone": "Identity", "alias": "Identity", "isnan": "IsNaN"}
+          "clone": "Identity", "isnan": "IsNaN"}
 
 
 def _unary(op_type):
@@ -199,6 +200,76 @@ for _name, _type in _REDUCE.items():
     TABLE[_name] = _reduce(_type)
 
 
+@symbolic("max", "min")
+def _max_min_dim(g, call):
+    """(values, indices) along one dim."""
+    x, = operands(g, call.inputs[0])
+    dim, keep = call.params["dim"], int(bool(call.params["keepdim"]))
+    reduce = "ReduceMax" if call.name == "max" else "ReduceMin"
+    values = g.op(reduce, x, g.ints([dim], "axes"), keepdims=keep)
+    # (select_last_index=0: the first extreme, as PyTorch's CPU kernel returns)
+    indices = g.op("ArgMax" if call.name == "max" else "ArgMin", x, axis=dim, keepdims=keep)
+    return [values, indices]
+
+
+@symbolic("topk", "sort")
+def _topk(g, call):
+    x = call.inputs[0]
+    dim = call.params["dim"] % max(g.rank(x), 1)
+    k = call.params.get("k")
+    if k is None:
+        k = x.tensor.shape[dim] if g.rank(x) else 1
+    values, indices = g.op("TopK", g.input(x), g.ints([k], "k"), axis=dim,
+                           largest=int(bool(call.params["descending"])), sorted=1, outputs=2)
+    return [values, indices]
+
+
+@symbolic("cumsum")
+def _cumsum(g, call):
+    x, = operands(g, call.inputs[0])
+    return [g.op("CumSum", x, g.const(np.asarray(call.params["dim"], np.int64), "axis"))]
+
+
+@symbolic("var", "std")
+def _var_std(g, call):
+    """sum((x - mean)^2) / (n - correction), from ONNX reductions."""
+    x = call.inputs[0]
+    shape = tuple(x.tensor.shape)
+    dims = call.params.get("dims")
+    dims = tuple(range(len(shape))) if dims is None else tuple(d % len(shape) for d in dims)
+    keep = int(bool(call.params.get("keepdim", False)))
+    n = int(np.prod([shape[d] for d in dims]))
+    divisor = max(n - call.params.get("correction", 1), 0)
+    name, = operands(g, x)
+    axes = g.ints(dims, "axes")
+    centred = g.op("Sub", name, g.op("ReduceMean", name, axes, keepdims=1))
+    total = g.op("ReduceSum", g.op("Mul", centred, centred), axes, keepdims=keep)
+    var = g.op("Div", total, g.input(float(divisor)))
+    return [g.op("Sqrt", var) if call.name == "std" else var]
+
+
+@symbolic("norm", "linalg_vector_norm")
+def _norm(g, call):
+    x = call.inputs[0]
+    p = call.params.get("p", call.params.get("ord", 2))
+    dims = call.params.get("dims", call.params.get("dim"))
+    keep = int(bool(call.params.get("keepdim", False)))
+    name, = operands(g, x)
+    axes = [] if dims is None else [g.ints([dims] if isinstance(dims, int) else dims, "axes")]
+    if p == 2:
+        return [g.op("ReduceL2", name, *axes, keepdims=keep)]
+    if p == 1:
+        return [g.op("ReduceL1", name, *axes, keepdims=keep)]
+    if p in (float("inf"), float("-inf")):
+        return [g.op("ReduceMax" if p > 0 else "ReduceMin", g.op("Abs", name), *axes,
+                     keepdims=keep)]
+    if not p:
+        raise OnnxExporterError("ember.onnx: the 0-norm (a count of nonzeros) is not "
+                                "supported")
+    powered = g.op("Pow", g.op("Abs", name), g.input(float(p)))
+    return [g.op("Pow", g.op("ReduceSum", powered, *axes, keepdims=keep), g.input(1 / p))]
+
+
 @symbolic("softmax", "log_softmax")
 def _softmax(g, call):
     x, = operands(g, call.inputs[0])
@@ -220,6 +291,42 @@ def _addmm(g, call):
     beta = call.params.get("beta", 1)
     alpha = call.params.get("alpha", 1)
     return [g.op("Gemm", a, b, bias, alpha=float(alpha), beta=float(beta))]
+
+
+@symbolic("einsum")
+def _einsum(g, call):
+    names = operands(g, *[v for v in call.inputs if isinstance(v, Value)])
+    return [g.op("Einsum", *names, equation=call.params["equation"].replace(" ", ""))]
+
+
+@symbolic("tril", "triu")
+def _trilu(g, call):
+    k = call.params.get("diagonal", 0)
+    return [g.op("Trilu", g.input(call.inputs[0]), g.const(np.asarray(k, np.int64), "k"),
+                 upper=int(call.name == "triu"))]
+
+
+@symbolic("remainder", "remainder_scalar", "remainder_scalar_self", "fmod", "fmod_scalar")
+def _remainder(g, call):
+    """Python's % (the divisor's sign) for remainder, C's fmod for fmod. ONNX's Mod does
+    both for integers; for floats it has only fmod, so remainder is a - floor(a / b) b."""
+    a, b = operands(g, *call.inputs[:2])
+    fmod = call.name.startswith("fmod")
+    if g.out_dtype().kind != "f":
+        return [g.op("Mod", a, b, fmod=int(fmod))]
+    if fmod:
+        return [g.op("Mod", a, b, fmod=1)]
+    return [g.op("Sub", a, g.op("Mul", g.op("Floor", g.op("Div", a, b)), b))]
+
+
+@symbolic("div_floor")
+def _div_floor(g, call):
+    """Floor division: Floor(a / b) for floats; for integers (a - a mod b) / b, exact, with
+    ONNX's Mod taking the divisor's sign as Python's % does."""
+    a, b = operands(g, *call.inputs[:2])
+    if g.out_dtype().kind == "f":
+        return [g.op("Floor", g.op("Div", a, b))]
+    return [g.op("Div", g.op("Sub", a, g.op("Mod", a, b, fmod=0)), b)]
 
 
 from . import symbolic_nn, symbolic_shape  # noqa: E402,F401  (they fill TABLE too)
