@@ -508,3 +508,33 @@ def test_gelu_zero_dim_keeps_its_shape(approximate, torch_mod):
     assert tuple(ye.shape) == tuple(yt.shape) == () and tuple(e.grad.shape) == ()
     np.testing.assert_allclose(ye.item(), yt.item(), rtol=1e-6)
     np.testing.assert_allclose(e.grad.item(), t.grad.item(), rtol=1e-6)
+
+
+@needs_build
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("options", [
+    dict(momentum=0, dampening=0, lr=0.1, weight_decay=0, nesterov=False, maximize=False),
+    dict(momentum=0.9, dampening=0, lr=0.01, weight_decay=0, nesterov=False, maximize=False),
+    dict(momentum=0.9, dampening=0.1, lr=0.05, weight_decay=1e-2, nesterov=False,
+         maximize=True),
+    dict(momentum=0.8, dampening=0, lr=1, weight_decay=1e-4, nesterov=True, maximize=False),
+    dict(momentum=0.5, dampening=0, lr=0, weight_decay=0, nesterov=False, maximize=False),
+])
+def test_sgd_step_matches_numpy_reference(dtype, options, monkeypatch):
+    from ember.backends import optimizers
+    rng = np.random.default_rng(0)
+    n = 10007
+    w0 = rng.standard_normal(n).astype(dtype)
+    grads = [rng.standard_normal(n).astype(dtype) for _ in range(3)]
+    runs = []
+    for compiled in (cpu_kernels.compiled, None):
+        monkeypatch.setattr(optimizers, "compiled", compiled)
+        w, buf = w0.copy(), None
+        for g in grads:   # the first step makes the buffer, the later ones update it
+            buf = optimizers.sgd_step(w, g, buf, **options)
+        runs.append((w, buf))
+    (w_fast, b_fast), (w_ref, b_ref) = runs
+    np.testing.assert_array_equal(w_fast, w_ref)
+    assert (b_fast is None) == (b_ref is None) == (options["momentum"] == 0)
+    if b_ref is not None:
+        np.testing.assert_array_equal(b_fast, b_ref)

@@ -1,5 +1,6 @@
 """SGD with momentum, dampening, Nesterov, weight decay and maximize."""
 from .._tensor import _wrap
+from ..backends.optimizers import sgd_step
 from .optimizer import Optimizer, check_lr, grads_of, required
 
 __all__ = ["SGD", "sgd"]
@@ -46,29 +47,17 @@ def sgd(params, grads, momentum_buffers, *, weight_decay, momentum, lr, dampenin
 
     `momentum_buffers` is a list aligned with params, filled in for new buffers."""
     for i, (p, g_t) in enumerate(zip(params, grads)):
-        w, g = p._data, g_t._data
+        g = g_t._data
         if g_t.is_sparse:
             g = _sparse_as_dense(g_t, weight_decay)
-        if maximize:
-            g = -g
-        if weight_decay != 0:
-            g = g + weight_decay * w
-        if momentum != 0:
-            buf = momentum_buffers[i]
-            if buf is None:
-                buf = _wrap(g.copy(), p.dtype, p._device)
-                momentum_buffers[i] = buf
-            else:
-                b = buf._data
-                b *= momentum
-                if dampening:
-                    b += (1 - dampening) * g
-                else:
-                    b += g
-                buf._vc.v += 1
-            g = g + momentum * buf._data if nesterov else buf._data
-        if lr != 0:
-            w -= lr * g if lr != 1 else g
+        buf = momentum_buffers[i] if momentum != 0 else None
+        new = sgd_step(p._data, g, None if buf is None else buf._data, momentum=momentum,
+                       dampening=dampening, lr=lr, weight_decay=weight_decay,
+                       nesterov=nesterov, maximize=maximize)
+        if buf is not None:
+            buf._vc.v += 1
+        elif new is not None:
+            momentum_buffers[i] = _wrap(new, p.dtype, p._device)
         p._vc.v += 1
 
 

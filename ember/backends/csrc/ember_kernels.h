@@ -59,5 +59,6 @@ extern PyMethodDef ek_softmax_methods[];
 extern PyMethodDef ek_normalization_methods[];
 extern PyMethodDef ek_dispatch_methods[];
 extern PyMethodDef ek_autograd_methods[];
+extern PyMethodDef ek_optimizer_methods[];
 
 #endif
