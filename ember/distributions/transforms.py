@@ -249,7 +249,7 @@ class ComposeTransform(Transform):
         return shape
 
     def __repr__(self):
-        inner = "\n    ".join(repr(p) for p in self.parts)
+        inner = ",\n    ".join(repr(p) for p in self.parts)
         return f"{self.__class__.__name__}(\n    {inner}\n)"
 
 
