@@ -1,11 +1,13 @@
 """ember.optim (torch.optim): optimizers and learning-rate schedulers."""
 from . import lr_scheduler, swa_utils  # noqa: F401
 from .adadelta import Adadelta  # noqa: F401
+from .adafactor import Adafactor  # noqa: F401
 from .adagrad import Adagrad  # noqa: F401
 from .adam import Adam, AdamW  # noqa: F401
 from .adamax import Adamax  # noqa: F401
 from .asgd import ASGD  # noqa: F401
 from .lbfgs import LBFGS  # noqa: F401
+from .muon import Muon  # noqa: F401
 from .nadam import NAdam  # noqa: F401
 from .optimizer import Optimizer  # noqa: F401
 from .radam import RAdam  # noqa: F401

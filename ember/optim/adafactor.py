@@ -1,0 +1,104 @@
+"""Adafactor (Shazeer & Stern, 2018) as PyTorch 2.13 defines it: the second moment of a
+matrix gradient is kept factored (one running mean per row and one per column of its last
+two dims), the step size is relative to the parameter's RMS, and the update is clipped by
+its own RMS."""
+import math
+
+from .. import _creation
+from .._dtype import finfo
+from ..backends import array_module
+from .._tensor import Tensor
+from .optimizer import Optimizer, bump, grads_of, new_scalar
+
+__all__ = ["Adafactor", "adafactor"]
+
+
+class Adafactor(Optimizer):
+    def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0,
+                 weight_decay=0.0, *, foreach=None, maximize=False):
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
+        if not 0.0 >= beta2_decay:
+            raise ValueError(f"beta2_decay should be <= 0 but is: {beta2_decay}")
+        if eps[0] is not None and not 0.0 <= eps[0]:
+            raise ValueError(f"epsilon1 should be >= 0 but is: {eps[0]}")
+        if not 0.0 <= eps[1]:
+            raise ValueError(f"epsilon2 should be >= 0 but is: {eps[1]}")
+        if not 1.0 <= d:
+            raise ValueError(f"Clipping threshold d should be >= 1 but is: {d}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"weight_decay should be >= 0 but is: {weight_decay}")
+        defaults = dict(lr=lr, beta2_decay=beta2_decay, eps=eps, d=d,
+                        weight_decay=weight_decay, foreach=foreach, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def _init_state(self, p, g):
+        if p.is_complex():
+            raise RuntimeError("Adafactor does not support complex parameters")
+        if getattr(g, "is_sparse", False):
+            raise RuntimeError("Adafactor does not support sparse gradients")
+        state = self.state[p]
+        if not state:
+            state["step"] = new_scalar(0)
+            if g.dim() > 1:
+                # the factored second moment: means over the last dim (rows) and the one
+                # before it (columns), each keeping its reduced dim as size 1
+                state["row_var"] = g.new_zeros(g.shape[:-1] + (1,))
+                state["col_var"] = g.new_zeros(g.shape[:-2] + (1, g.shape[-1]))
+            else:
+                state["variance"] = _creation.zeros_like(g)
+        return state
+
+    def step(self, closure=None):
+        def update():
+            for group in self.param_groups:
+                params, grads = grads_of(group)
+                states = [self._init_state(p, g) for p, g in zip(params, grads)]
+                eps1, eps2 = group["eps"]
+                adafactor(params, grads, states, lr=float(group["lr"]),
+                          beta2_decay=group["beta2_decay"], eps1=eps1, eps2=eps2,
+                          d=group["d"], weight_decay=group["weight_decay"],
+                          maximize=group["maximize"])
+        return self._run_step(closure, update)
+
+
+def _rms(a):
+    xp = array_module(a)
+    return float(xp.sqrt(xp.sum(xp.square(a.astype(xp.float64))) / max(a.size, 1)))
+
+
+def adafactor(params, grads, states, *, lr, beta2_decay, eps1, eps2, d, weight_decay,
+              maximize):
+    """PyTorch's single-tensor Adafactor on arrays, in place."""
+    for p, g_t, state in zip(params, grads, states):
+        w, g = p._data, g_t._data
+        xp = array_module(w)
+        if maximize:
+            g = -g
+        tiny = finfo(p.dtype).eps if eps1 is None else eps1
+        state["step"]._data += 1
+        t = float(state["step"]._data)
+        mix = t ** beta2_decay            # 1 - beta2_t, decaying from 1
+        rho = min(lr, 1 / math.sqrt(t))   # relative step size
+        alpha = max(eps2, _rms(w)) * rho
+        if weight_decay != 0:
+            w *= 1 - lr * weight_decay
+        if g.ndim > 1:
+            row, col = state["row_var"]._data, state["col_var"]._data
+            square = g * g
+            row += (xp.mean(square, axis=-1, keepdims=True) - row) * mix
+            col += (xp.mean(square, axis=-2, keepdims=True) - col) * mix
+            estimate = (row @ col) / xp.maximum(xp.mean(row, axis=-2, keepdims=True), tiny)
+            bump(state["row_var"], state["col_var"])
+        else:
+            variance = state["variance"]._data
+            variance += (g * g - variance) * mix
+            estimate = variance.copy()
+            bump(state["variance"])
+        # NOTE: eps1 is squared under the square root, so that it bounds sqrt(V) by eps1
+        step = g / xp.sqrt(xp.maximum(estimate, tiny * tiny))
+        clip = max(1.0, _rms(step) / d)
+        w -= (alpha / clip) * step.astype(w.dtype, copy=False)
+        bump(p, state["step"])
