@@ -421,3 +421,42 @@ def test_functional_embedding_sparse_and_freq_scaling_error(torch_mod):
         with pytest.raises(RuntimeError, match="^embedding_backward: scale_grad_by_freq not "
                                                "supported with sparse gradients$"):
             out.sum().backward()
+
+
+# ---------------------------------------------------------------------- more of torch.*
+def test_spmm_hspmm_and_compressed_constructor_match_torch(torch_mod):
+    for fn in (lambda L: L.spmm(coo(L), L.tensor(D, dtype=L.float32)),
+               lambda L: L.hspmm(coo(L), L.tensor(D, dtype=L.float32)),
+               lambda L: L.sparse_compressed_tensor(L.tensor([0, 1, 2]), L.tensor([1, 0]),
+                                                    L.tensor([1., 2.]), (2, 2),
+                                                    layout=L.sparse_csr)):
+        e, t = both(fn, torch_mod)
+        assert_same(e, t)
+        assert repr_of(e) == repr(t)
+    for name in ("sparse_csc_tensor", "sparse_bsr_tensor", "sparse_bsc_tensor"):
+        with pytest.raises(NotImplementedError, match="ember does not support the sparse_"):
+            getattr(ember, name)([0, 1], [0], [1.])
+
+
+def test_check_sparse_tensor_invariants_toggles_as_torch(torch_mod):
+    for lib in (ember, torch_mod):
+        cls = lib.sparse.check_sparse_tensor_invariants
+        assert not cls.is_enabled()
+        with cls():
+            assert cls.is_enabled()
+        assert not cls.is_enabled()
+
+
+def test_copies_and_conversions_match_torch(torch_mod):
+    import copy
+    import pickle
+    for fn in (lambda x: x.detach(), lambda x: x.clone(), lambda x: x.double(),
+               lambda x: copy.deepcopy(x), lambda x: x.to(x.dtype)):
+        e, t = fn(coo(ember)), fn(coo(torch_mod))
+        assert_same(e, t)
+    e = pickle.loads(pickle.dumps(coo(ember)))
+    assert_same(e, coo(torch_mod))
+    s = coo(ember)
+    assert not hasattr(s._data, "__cuda_array_interface__")   # (a protocol probe: no error)
+    assert (s.stride(), s.is_contiguous()) == (coo(torch_mod).stride(),
+                                               coo(torch_mod).is_contiguous())

@@ -70,6 +70,8 @@ class NoElements:
         raise unsupported(func.__name__, self.backend)
 
     def __getattr__(self, name):
+        if name.startswith("__"):   # (protocol probes such as hasattr(a, "__cuda_array_
+            raise AttributeError(name)   # interface__") must get their usual answer)
         raise unsupported(name, self.backend)
 
     def _refuse(self, *args, **kwargs):

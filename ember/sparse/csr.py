@@ -222,3 +222,29 @@ def dense_to_csr(x, dense_dim=None):
                                   "builds batched ones)")
     from .conversion import dense_to_coo
     return coo_to_csr(dense_to_coo(x))
+
+
+def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=None, *,
+                             dtype=None, layout=None, device=None, pin_memory=False,
+                             requires_grad=False, check_invariants=None):
+    """torch.sparse_compressed_tensor: CSR only in ember (CSC, BSR and BSC raise)."""
+    if layout is not _constants.sparse_csr:
+        name = "None" if layout is None else str(layout).split(".")[-1]
+        raise NotImplementedError(f"ember does not support the {name} layout yet (only "
+                                  "sparse_coo and sparse_csr)")
+    return sparse_csr_tensor(compressed_indices, plain_indices, values, size, dtype=dtype,
+                             device=device, requires_grad=requires_grad,
+                             check_invariants=check_invariants)
+
+
+def _unsupported_constructor(layout_name):
+    def construct(*args, **kwargs):
+        raise NotImplementedError(f"ember does not support the {layout_name} layout yet (only "
+                                  "sparse_coo and sparse_csr)")
+    construct.__name__ = f"{layout_name}_tensor"
+    return construct
+
+
+sparse_csc_tensor = _unsupported_constructor("sparse_csc")
+sparse_bsr_tensor = _unsupported_constructor("sparse_bsr")
+sparse_bsc_tensor = _unsupported_constructor("sparse_bsc")

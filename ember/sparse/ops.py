@@ -365,7 +365,7 @@ def _check_same_shape(a, b, what):
 
 
 def add(input, other, *, alpha=1):
-    """sparse + sparse -> sparse (coordinates concatenated, uncoalesced, as PyTorch);
+    """sparse + sparse -> sparse (PyTorch's merge of the coordinate lists);
     dense + sparse -> dense; sparse + dense is PyTorch's error."""
     if not isinstance(other, Tensor):
         raise RuntimeError("add(sparse, scalar) is not supported by ember: only sparse "
@@ -523,3 +523,22 @@ def accumulate_grad(existing, grad, create_graph):
     if grad.is_sparse:
         return add(existing, grad)
     return grad + existing
+
+
+# ---------------------------------------------------------------------- torch.spmm, hspmm
+def spmm(input, mat2):
+    """torch.spmm: sparse @ dense, a dense result (torch.mm's)."""
+    return mm_any(_as_coo(input), mat2, _mm_dense_grad)
+
+
+def hspmm(mat1, mat2):
+    """torch.hspmm: sparse @ dense as a hybrid COO tensor whose rows are mat1's nonempty
+    rows (one sparse dim, one dense dim)."""
+    mat1 = _as_coo(mat1)
+    if not _is_sparse(mat1):
+        raise RuntimeError(f"hspmm: expected a sparse COO first argument, got {mat1.layout}")
+    rows = np.unique(mat1._sparse_indices._data[0])
+    product = sparse_dense_mm(mat1, mat2, _sparse_mm)
+    keep = _wrap(rows.astype(np.int64), dt.int64, mat1._device)
+    return make_coo(keep.unsqueeze(0), product.index_select(0, keep),
+                    (mat1.shape[0], mat2.shape[1]), False, values_grad=True)   # (as PyTorch)
