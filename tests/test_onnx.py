@@ -338,7 +338,7 @@ def test_import_torch_onnx_under_ember_run(tmp_path):
     done = subprocess.run([ember_cmd, "run", str(script)], capture_output=True, text=True,
                           env=env, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "ONNXProgram ['Transpose', 'Gemm']"
+    assert done.stdout.strip() == "ONNXProgram ['Gemm']"   # as PyTorch writes a Linear
 
 
 # ---------------------------------------------------------------------- the tracer

@@ -182,14 +182,27 @@ def build_model(model, args, kwargs=None, *, input_names=None, output_names=None
             dims = [fixed.get(a, d) for a, d in enumerate(value.tensor.shape)]
         graph_outputs.append(_value_info(onnx, source, value, dims))
 
-    graph = onnx.helper.make_graph(g.nodes, "main_graph", graph_inputs, graph_outputs,
-                                   initializer=g.initializers)
+    nodes, initializers = _prune(g.nodes, g.initializers, graph_outputs)
+    graph = onnx.helper.make_graph(nodes, "main_graph", graph_inputs, graph_outputs,
+                                   initializer=initializers)
     opsets = [onnx.helper.make_opsetid("", opset)]
     from ..version import __version__
     proto = onnx.helper.make_model(graph, opset_imports=opsets, producer_name="ember",
                                    producer_version=str(__version__))
     proto.ir_version = max(10, onnx.helper.find_min_ir_version_for(opsets))
     return proto
+
+
+def _prune(nodes, initializers, graph_outputs):
+    """The nodes and initializers the outputs read (a symbolic function that reads past an
+    op, as Gemm past nn.Linear's transpose, leaves that op's node unread)."""
+    needed = {o.name for o in graph_outputs}
+    kept = []
+    for node in reversed(nodes):
+        if any(name in needed for name in node.output):
+            kept.append(node)
+            needed.update(node.input)
+    return kept[::-1], [t for t in initializers if t.name in needed]
 
 
 class _OutputStandIn:

@@ -287,10 +287,14 @@ def _matmul(g, call):
 @symbolic("addmm")
 def _addmm(g, call):
     bias, a, b = call.inputs[:3]
+    trans_b = None
+    if isinstance(b, Value) and b.call is not None and b.call.name == "transpose" and \
+            isinstance(b.call.inputs[0], Value):
+        # nn.Linear's weight.t(): Gemm reads the weight itself (transB), as PyTorch writes
+        # it; the Transpose left without a reader is pruned.
+        b, trans_b = b.call.inputs[0], 1
     bias, a, b = operands(g, bias, a, b)
-    beta = call.params.get("beta", 1)
-    alpha = call.params.get("alpha", 1)
-    return [g.op("Gemm", a, b, bias, alpha=float(alpha), beta=float(beta))]
+    return [g.op("Gemm", a, b, bias, transB=trans_b)]
 
 
 @symbolic("einsum")
