@@ -7,7 +7,8 @@ from . import conversion as _conversion
 from . import methods as _methods
 from .coo import SparseCooTensor, sparse_coo_tensor  # noqa: F401
 from .csr import SparseCsrTensor, sparse_csr_tensor  # noqa: F401
-from .ops import addmm, log_softmax, mm, softmax, sum  # noqa: F401
+from .ops import log_softmax, softmax, sum  # noqa: F401
+from .products import addmm, mm  # noqa: F401
 
 __all__ = ["addmm", "check_sparse_tensor_invariants", "log_softmax", "mm", "softmax", "sum"]
 

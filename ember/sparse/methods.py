@@ -4,7 +4,7 @@ They override the dense methods (bound onto Tensor from the op registry); Python
 subclass's reflected operator first, so `dense + sparse` and `dense @ sparse` land here too.
 """
 from .._tensor import Tensor
-from . import ops
+from . import ops, products
 from .coo import SparseCooTensor
 
 __all__ = ["install_sparse_methods"]
@@ -38,7 +38,7 @@ def _matmul(self, other):
     if self.dim() != 2 or other.dim() != 2:
         raise NotImplementedError("ember does not support matmul of sparse tensors other "
                                   "than 2-D @ 2-D")
-    return ops.mm_any(self, other, ops._mm_dense_grad)
+    return products.mm_any(self, other, products._mm_dense_grad)
 
 
 def _rmatmul(self, other):
@@ -49,7 +49,7 @@ def _matmul_pair(a, b):
     if a.dim() != 2 or b.dim() != 2:
         raise NotImplementedError("ember does not support matmul of sparse tensors other "
                                   "than 2-D @ 2-D")
-    return ops.mm_any(a, b, ops._mm_dense_grad)
+    return products.mm_any(a, b, products._mm_dense_grad)
 
 
 def _sum(self, dim=None, keepdim=False, dtype=None):

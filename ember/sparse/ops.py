@@ -1,5 +1,5 @@
-"""Ops on sparse COO tensors: products with dense matrices, sums, softmax, masks, and the
-elementwise add/mul PyTorch defines between sparse and dense operands.
+"""Ops on sparse COO tensors: sums, softmax, masks, transposes, and the elementwise add/mul
+PyTorch defines between sparse and dense operands (products are in products.py).
 
 Each op computes on the arrays of its operands' indices and values and records one graph node
 (`_graph.record`) whose VJP is written in ember ops; the gradient reaching a sparse input is
@@ -10,7 +10,6 @@ import numbers
 
 import numpy as np
 
-from .. import _constants
 from .. import _dtype as dt
 from .._tensor import Tensor, _wrap
 from ..backends import array_module
@@ -18,8 +17,8 @@ from ..ops.registry import defop
 from ._graph import record, values_at
 from .coo import coalesce, coalesced_arrays, dense_array, linear_index, make_coo
 
-__all__ = ["sparse_mask", "transpose", "mm", "addmm", "sum", "softmax", "log_softmax", "add",
-           "mul", "div", "neg", "accumulate_grad"]
+__all__ = ["sparse_mask", "transpose", "sum", "softmax", "log_softmax", "add", "mul", "div",
+           "neg", "accumulate_grad"]
 
 
 def _unrecorded(*args, **kwargs):
@@ -84,141 +83,6 @@ def transpose(x, dim0, dim1):
     indices = _wrap(x._sparse_indices._data[order], dt.int64, x._device)
     out = make_coo(indices, x._sparse_values.detach(), shape, False)
     return record(_transpose, (x,), out, {"dims": (dim0, dim1)})
-
-
-# ---------------------------------------------------------------------- products
-def _scipy_matrix(x):
-    from .._optional import require
-    sp = require("scipy.sparse", "sparse matrix products")
-    idx, vals = x._sparse_indices._data, x._sparse_values._data
-    if x._device.type != "cpu":
-        raise NotImplementedError("ember does not support sparse matrix products on "
-                                  f"{x._device.type} tensors yet")
-    return sp.csr_matrix((vals, (idx[0], idx[1])), shape=tuple(x.shape))
-
-
-def _check_mm(a, b):
-    if a.dim() != 2 or b.dim() != 2:
-        raise RuntimeError(f"addmm: matrices expected, got {a.dim()}D, {b.dim()}D tensors")
-    if _is_sparse(a) and a.dense_dim() or _is_sparse(b) and b.dense_dim():
-        raise NotImplementedError("ember does not support products of hybrid sparse tensors")
-    if a.shape[1] != b.shape[0]:
-        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {a.shape[1]}, "
-                           f"got {b.shape[0]}")
-    if a.dtype is not b.dtype:
-        raise RuntimeError(f"expected scalar type {dt.type_name(a.dtype)} but found "
-                           f"{dt.type_name(b.dtype)}")
-
-
-@defop("sparse_mm", node="SparseAddmmBackward0", save=(0, 1))
-def _sparse_mm(a, b):
-    _unrecorded()
-
-
-@_sparse_mm.defvjp
-def _sparse_mm_vjp(ctx, g):
-    s, d = ctx.inputs
-    e = ctx.edges
-    gs = gd = None
-    if e[0] is not None:
-        # PyTorch's gradient of the sparse factor keeps its sparsity: (g @ d^T) at s's entries
-        c = coalesce(s.detach())
-        row, col = c._sparse_indices[0], c._sparse_indices[1]
-        gs = _on_coordinates(s, (g.index_select(0, row) * d.index_select(0, col)).sum(1))
-    if e[1] is not None:
-        gd = sparse_dense_mm(transpose(s, 0, 1), g, _sparse_mm)
-    return gs, gd
-
-
-@defop("sparse_dense_mm", node="MmBackward0", save=(0, 1))
-def _mm_dense_grad(a, b):
-    _unrecorded()
-
-
-@_mm_dense_grad.defvjp
-def _mm_dense_grad_vjp(ctx, g):
-    a, b = ctx.inputs
-    e = ctx.edges
-    ga = gb = None
-    if e[0] is not None:   # (torch.mm gives the sparse factor a dense gradient)
-        ga = _dense_product(g, b.t())
-    if e[1] is not None:
-        gb = _dense_product(a.t(), g)
-    return ga, gb
-
-
-def _dense_product(a, b):
-    """a @ b where either factor may be sparse: through the ops below, else ember's mm."""
-    if _is_sparse(a) or _is_sparse(b):
-        return mm_any(a, b, _mm_dense_grad)
-    return a.mm(b)
-
-
-def sparse_dense_mm(s, d, op):
-    """sparse (n, m) @ dense (m, p) -> dense (n, p), recorded as `op`."""
-    _check_mm(s, d)
-    m = _scipy_matrix(s)
-    dd = d._data
-    compute = dd.astype(np.float32) if d.dtype in (dt.float16, dt.bfloat16) else dd
-    out = np.asarray(m @ compute).astype(d.dtype.np, copy=False).reshape(s.shape[0],
-                                                                         d.shape[1])
-    return record(op, (s, d), _wrap(out, d.dtype, d._device))
-
-
-def dense_sparse_mm(d, s, op):
-    """dense (n, m) @ sparse (m, p) -> dense (n, p), recorded as `op`."""
-    _check_mm(d, s)
-    m = _scipy_matrix(s)
-    out = np.asarray((m.T @ d._data.T).T).astype(d.dtype.np, copy=False)
-    return record(op, (d, s), _wrap(out.reshape(d.shape[0], s.shape[1]), d.dtype, d._device))
-
-
-def sparse_sparse_mm(a, b):
-    """sparse @ sparse -> sparse (coalesced); not differentiable in ember."""
-    _check_mm(a, b)
-    if (a._requires_grad or b._requires_grad) and _graph_on():
-        raise NotImplementedError("ember does not support gradients of sparse @ sparse "
-                                  "products yet")
-    m = (_scipy_matrix(a) @ _scipy_matrix(b)).tocoo()
-    idx = np.stack([m.row, m.col]).astype(np.int64)
-    key = linear_index(idx, tuple(a.shape[:1]) + tuple(b.shape[1:]))
-    order = np.argsort(key, kind="stable")
-    vals = m.data[order].astype(a.dtype.np, copy=False)
-    return make_coo(_wrap(idx[:, order], dt.int64, a._device), _wrap(vals, a.dtype, a._device),
-                    (a.shape[0], b.shape[1]), True)
-
-
-def _graph_on():
-    from ..autograd.grad_mode import state
-    return state.enabled
-
-
-def mm_any(a, b, op):
-    if _is_sparse(a) and _is_sparse(b):
-        return sparse_sparse_mm(a, b)
-    if _is_sparse(a):
-        return sparse_dense_mm(a, b, op)
-    return dense_sparse_mm(a, b, op)
-
-
-def _as_coo(x):
-    return x.to_sparse_coo() if x.layout is _constants.sparse_csr else x
-
-
-def mm(mat1, mat2):
-    """torch.sparse.mm: the sparse factor's gradient is sparse (SparseAddmmBackward0)."""
-    mat1, mat2 = _as_coo(mat1), _as_coo(mat2)
-    if _is_sparse(mat1) and not _is_sparse(mat2):
-        return sparse_dense_mm(mat1, mat2, _sparse_mm)
-    return mm_any(mat1, mat2, _mm_dense_grad)
-
-
-def addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0):
-    """torch.sparse.addmm: beta * mat + alpha * (mat1 @ mat2), mat1 sparse, mat dense."""
-    from ..ops.registry import name_node
-    product = mm(mat1, mat2)
-    out = (mat * beta if beta != 1 else mat) + (product * alpha if alpha != 1 else product)
-    return name_node(out, "SparseAddmmBackward0")
 
 
 # ---------------------------------------------------------------------- sum
@@ -523,22 +387,3 @@ def accumulate_grad(existing, grad, create_graph):
     if grad.is_sparse:
         return add(existing, grad)
     return grad + existing
-
-
-# ---------------------------------------------------------------------- torch.spmm, hspmm
-def spmm(input, mat2):
-    """torch.spmm: sparse @ dense, a dense result (torch.mm's)."""
-    return mm_any(_as_coo(input), mat2, _mm_dense_grad)
-
-
-def hspmm(mat1, mat2):
-    """torch.hspmm: sparse @ dense as a hybrid COO tensor whose rows are mat1's nonempty
-    rows (one sparse dim, one dense dim)."""
-    mat1 = _as_coo(mat1)
-    if not _is_sparse(mat1):
-        raise RuntimeError(f"hspmm: expected a sparse COO first argument, got {mat1.layout}")
-    rows = np.unique(mat1._sparse_indices._data[0])
-    product = sparse_dense_mm(mat1, mat2, _sparse_mm)
-    keep = _wrap(rows.astype(np.int64), dt.int64, mat1._device)
-    return make_coo(keep.unsqueeze(0), product.index_select(0, keep),
-                    (mat1.shape[0], mat2.shape[1]), False, values_grad=True)   # (as PyTorch)
