@@ -407,7 +407,9 @@ def _compiled_door():
         "current_grad_fn": current_grad_fn, "get_accumulator": get_accumulator,
         "Node": Node, "Op": Op, "dtype": dtype, "ndarray": np.ndarray, "grad_state": state,
         "autocast": _autocast, "anomaly": _anomaly, "instruments": instruments,
-        "empty_params": _EMPTY, "plain_types": FAST_TYPES})
+        "empty_params": _EMPTY, "plain_types": FAST_TYPES,
+        # (object, attribute): while any is true the Python door takes every call
+        "switches": [(_func, "depth")]})
     return kernels.dispatch
 
 

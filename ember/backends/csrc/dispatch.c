@@ -33,7 +33,7 @@ static Py_ssize_t dtype_np_slot, dtype_category_slot, version_v_slot;
 static PyTypeObject *tensor_type, *version_type, *op_type, *ndarray_type, *dtype_type;
 static PyObject *python_dispatch, *cpu_device, *grad_state, *autocast_module,
     *anomaly_module, *instruments, *wrap_out, *python_record, *current_grad_fn,
-    *get_accumulator, *empty_params, *plain_types;
+    *get_accumulator, *empty_params, *plain_types, *switches;
 static PyObject *str_enabled, *str_active, *str_shape, *str_dtype, *str_out,
     *str_conj_around, *str_params, *str_arrays;
 static int ready = 0;
@@ -286,6 +286,13 @@ static PyObject *py_dispatch(PyObject *self, PyObject *const *args, Py_ssize_t n
     int autocast = truth_attr(autocast_module, str_active);
     if (autocast < 0) return NULL;
     if (autocast) return fall_back(args, nargs, kwnames);
+    /* The registry's other switches (an open vmap, a profiler): any one on, Python decides. */
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(switches); k++) {
+        PyObject *pair = PyList_GET_ITEM(switches, k);
+        int on = truth_attr(PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
+        if (on < 0) return NULL;
+        if (on) return fall_back(args, nargs, kwnames);
+    }
 
     Py_ssize_t n = PySequence_Fast_GET_SIZE(inputs);
     PyObject *const *items = PySequence_Fast_ITEMS(inputs);
@@ -437,10 +444,16 @@ static PyObject *py_dispatch_setup(PyObject *self, PyObject *config) {
     GET(instruments, "instruments"); GET(wrap_out, "wrap_out"); GET(python_record, "record");
     GET(current_grad_fn, "current_grad_fn"); GET(get_accumulator, "get_accumulator");
     GET(empty_params, "empty_params"); GET(plain_types, "plain_types");
+    GET(switches, "switches");
 #undef GET
     int bad = !PyType_Check(node) ||
               !PyType_Check(opt) || !PyType_Check(ndarray) || !PyType_Check(dtype) || !PyList_CheckExact(instruments) ||
-              !PyAnySet_Check(plain_types);
+              !PyAnySet_Check(plain_types) || !PyList_CheckExact(switches);
+    for (Py_ssize_t k = 0; !bad && k < PyList_GET_SIZE(switches); k++) {
+        PyObject *pair = PyList_GET_ITEM(switches, k);
+        bad = !PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 ||
+              !PyUnicode_Check(PyTuple_GET_ITEM(pair, 1));
+    }
     if (bad) {
         PyErr_SetString(PyExc_TypeError, "dispatch_setup: unexpected configuration");
         return NULL;
