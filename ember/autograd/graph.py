@@ -490,6 +490,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
         reach = _reaching(order, [e[0] for e in capture])
 
     check_nan = anomaly.enabled and anomaly.check_nan
+    recorder = profiler   # ember.profiler's, when one is recording: times each node
     node = g = in_grads = op = None
     global _running
     outer = _running
@@ -516,7 +517,12 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                     g = in_grads = None  # drop the engine's extra references (see _owned)
                     if node.pre_hooks and -1 in node.pre_hooks:
                         node_grads = list(_run_hooks(node.pre_hooks[-1], tuple(node_grads)))
-                    node.accumulate(node_grads[0], create_graph)
+                    if recorder is None:
+                        node.accumulate(node_grads[0], create_graph)
+                    else:
+                        evaluation = recorder.begin_node(node)
+                        node.accumulate(node_grads[0], create_graph)
+                        recorder.end(evaluation)
                 continue
             if reach is not None:
                 for e in node.edges:
@@ -535,11 +541,15 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                         break
             _running = node
             op = node.op
+            if recorder is not None:
+                evaluation = recorder.begin_node(node)
             if node.conj_around:
                 in_grads = _conjugated(op.vjp, node, node_grads)
             else:
                 in_grads = op.vjp(node, *node_grads)
             _running = None
+            if recorder is not None:
+                recorder.end(recorder.open[-1])   # the node's call; its evaluation goes on
             if type(in_grads) is not tuple:
                 in_grads = (in_grads,)
             if node.hooks:
@@ -570,6 +580,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 else:
                     # (dense + sparse, never sparse + dense: PyTorch defines only the first)
                     slot[nr] = g + slot[nr] if slot[nr].is_sparse else slot[nr] + g
+            if recorder is not None:
+                recorder.end(evaluation)
             if not retain_graph and op.saves:
                 node.free()
     except Exception as exc:
@@ -583,6 +595,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
 
 
 _running = None  # the node whose VJP is executing (for instruments naming a backward op)
+profiler = None  # the Recorder of a running ember.profiler (set by it), else None
 
 
 def current_node():

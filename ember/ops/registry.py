@@ -20,6 +20,8 @@ PUBLIC = {}       # name -> function exported as ember.<name>
 METHODS = {}      # name -> function bound as Tensor.<name>
 instruments = []  # callables(op, inputs, params, result) run after each op when present;
 #                   one with `all_outputs = True` gets the tuple of a multi-output op's results
+profiler = None   # the Recorder of a running ember.profiler, which times each call (it also
+#                   sits in `instruments`, so the compiled door hands every call to this one)
 
 _EMPTY = {}
 
@@ -189,6 +191,8 @@ def dispatch(op, inputs, params=_EMPTY, dtype=None, arrays=None):
     `dtype` is the result's ember dtype (inferred from the array when None); `arrays` lets a
     caller pass inputs already cast to the compute dtype.
     """
+    if profiler is not None:   # ember.profiler is recording: it times this call
+        return profiler.op(op, inputs, params, dtype, arrays)
     if _func.depth:   # a module int: nonzero only inside ember.func.vmap (batched operands)
         batched = _func.handler(op, inputs, params, dtype, arrays)
         if batched is not None:
