@@ -227,3 +227,11 @@ def is_anomaly_check_nan_enabled():
 
 from . import functional  # noqa: E402
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402,F401
+
+
+def __getattr__(name):
+    # The profiler loads on first use (torch.autograd.profiler after a plain `import torch`).
+    if name == "profiler":
+        import importlib
+        return importlib.import_module(__name__ + ".profiler")
+    raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")
