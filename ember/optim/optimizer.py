@@ -9,6 +9,7 @@ from copy import deepcopy
 from itertools import chain
 
 from .._tensor import Tensor
+from ..autograd import graph as _graph
 from ..autograd.graph import RemovableHandle
 from ..autograd.grad_mode import no_grad
 from ..debug.state import state as _guard
@@ -119,6 +120,13 @@ class Optimizer:
         self.param_groups.append(param_group)
 
     def zero_grad(self, set_to_none=True):
+        if _graph.profiler is not None:   # ember.profiler: a range, as in PyTorch
+            from ..profiler import record_function
+            with record_function(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
+                return self._zero_grads(set_to_none)
+        return self._zero_grads(set_to_none)
+
+    def _zero_grads(self, set_to_none):
         if _guard.enabled:
             from ..debug.checks import on_zero_grad
             on_zero_grad([p for g in self.param_groups for p in g["params"]])
@@ -138,6 +146,13 @@ class Optimizer:
     # ------------------------------------------------------------------ stepping and hooks
     def _run_step(self, closure, update):
         """Call pre-hooks, the closure (with grad enabled), `update()`, post-hooks."""
+        if _graph.profiler is not None:   # ember.profiler: the step is a range, as in PyTorch
+            from ..profiler import record_function
+            with record_function(f"Optimizer.step#{type(self).__name__}.step"):
+                return self._step_with_hooks(closure, update)
+        return self._step_with_hooks(closure, update)
+
+    def _step_with_hooks(self, closure, update):
         for hook in chain(_global_step_pre_hooks.values(),
                           self._optimizer_step_pre_hooks.values()):
             result = hook(self, (), {})

@@ -11,6 +11,7 @@ import warnings
 import weakref
 
 from . import shm_batches
+from ...autograd import graph as _graph
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
 from .fetch import make_fetcher
@@ -157,7 +158,12 @@ class _BaseIter:
         return self
 
     def __next__(self):
-        data = self._next_data()
+        if _graph.profiler is not None:   # ember.profiler: each fetch is a range, as in PyTorch
+            from ...profiler import record_function
+            with record_function(self._profile_name):
+                data = self._next_data()
+        else:
+            data = self._next_data()
         return pin_memory(data) if self._pin_memory else data
 
     def __len__(self):
@@ -183,6 +189,8 @@ def _base_seed(generator):
 
 
 class _SingleProcessIter(_BaseIter):
+    _profile_name = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"
+
     def __init__(self, loader):
         super().__init__(loader)
         self._fetcher = make_fetcher(self._dataset_kind, self._dataset, self._auto_collation,
@@ -220,6 +228,8 @@ def _shut_down_live():
 
 
 class _MultiProcessIter(_BaseIter):
+    _profile_name = "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"
+
     """Worker processes fed round-robin through one index queue each."""
 
     def __init__(self, loader):
