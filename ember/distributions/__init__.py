@@ -41,7 +41,8 @@ from .transforms import (AbsTransform, AffineTransform, CatTransform,  # noqa: F
                          ReshapeTransform, SigmoidTransform, SoftmaxTransform,
                          SoftplusTransform, StackTransform, StickBreakingTransform,
                          TanhTransform, Transform, identity_transform)
-from . import kl_families  # noqa: F401,E402  (registers the KL pairs of the newer families)
+# registering the KL pairs of the newer families and between the older ones
+from . import kl_cross_family, kl_families  # noqa: F401,E402
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
            "ContinuousBernoulli", "Dirichlet", "Distribution", "Exponential",
