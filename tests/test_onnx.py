@@ -319,6 +319,25 @@ def test_save_options_and_missing_package(tmp_path, monkeypatch):
         ember.onnx.export(m, (ember.ones(2, 3),))
 
 
+def test_input_names_from_forward_and_kwargs():
+    class Net(ember.nn.Module):
+        def forward(self, a, pair, *rest, scale=None):
+            return a + pair[0] * pair[1] + rest[0] * scale
+
+    x = np.arange(1, 3, dtype=np.float32)
+    t = ember.tensor(x)
+    program = ember.onnx.export(Net().eval(), (t, (t, t * 2), t * 3), kwargs={"scale": t},
+                                output_names=["add"])   # a name a node would have taken
+    graph = program.model_proto.graph
+    assert [i.name for i in graph.input] == ["a", "pair_0", "pair_1", "rest_0", "scale"]
+    assert [o.name for o in graph.output] == ["add"]
+    onnx.checker.check_model(program.model_proto)
+    got, = _run_onnx(program.model_proto, x, x, 2 * x, 3 * x, x)
+    _close(got, x + x * 2 * x + 3 * x * x)               # NumPy's formula
+    with pytest.raises(ValueError, match="opset versions 18 to 23, not 17"):
+        ember.onnx.export(Net().eval(), (t, (t, t), t), kwargs={"scale": t}, opset_version=17)
+
+
 def test_import_torch_onnx_under_ember_run(tmp_path):
     ember_cmd = os.path.join(os.path.dirname(sys.executable), "ember")
     if not os.path.exists(ember_cmd):

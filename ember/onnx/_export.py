@@ -17,7 +17,7 @@ from .errors import UnsupportedOperatorError
 from .symbolic_table import TABLE
 
 DEFAULT_OPSET = 20    # PyTorch 2.13's default
-MIN_OPSET = 17        # LayerNormalization
+MIN_OPSET = 18        # reductions take their axes as an input from 18 on
 MAX_OPSET = 23        # PyTorch 2.13's newest
 
 _exporting = False
@@ -43,26 +43,28 @@ def check_opset(opset_version):
 
 
 def _input_names(model, args, kwargs, given):
-    """The graph input names: the user's, else the forward argument that holds each tensor
-    (`x`, or `args_0_1` for the second tensor inside the first of several)."""
+    """The graph input names, in the trace's order (args, then kwargs as given): the user's,
+    else the forward argument that holds each tensor (`x`; `args_0` for the first of
+    *args; `pair_1` for the second tensor inside the argument `pair`)."""
     forward = model.forward if hasattr(model, "forward") else model
     try:
-        bound = inspect.signature(forward).bind(*args, **kwargs)
-        groups = []
-        for name, value in bound.arguments.items():
-            kind = inspect.signature(forward).parameters[name].kind
-            if kind == inspect.Parameter.VAR_POSITIONAL:
-                groups += [(f"{name}_{i}", v) for i, v in enumerate(value)]
-            elif kind == inspect.Parameter.VAR_KEYWORD:
-                groups += list(value.items())
-            else:
-                groups.append((name, value))
+        params = list(inspect.signature(forward).parameters.values())
     except (TypeError, ValueError):
-        groups = [(f"input_{i}", v) for i, v in enumerate(list(args) + list(kwargs.values()))]
+        params = []
+    groups = []
+    for i, value in enumerate(args):
+        p = params[min(i, len(params) - 1)] if params else None
+        if p is None or p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD):
+            groups.append((f"input_{i}", value))
+        elif p.kind == p.VAR_POSITIONAL:
+            groups.append((f"{p.name}_{i - params.index(p)}", value))
+        else:
+            groups.append((p.name, value))
+    groups += list(kwargs.items())
     names = []
     for name, value in groups:
         tensors = [t for t in flatten(value) if isinstance(t, Tensor)]
-        names += [name] if len(tensors) == 1 and isinstance(value, Tensor) else \
+        names += [name] if isinstance(value, Tensor) else \
             [f"{name}_{i}" for i in range(len(tensors))]
     given = list(given or ())
     return given + names[len(given):]
@@ -150,6 +152,7 @@ def build_model(model, args, kwargs=None, *, input_names=None, output_names=None
                 graph_inputs.append(_value_info(onnx, value.name, value,
                                                 list(value.tensor.shape)))
 
+    g.taken.update(out_names)   # (no node output may take a name the user gave an output)
     for call in _live_calls(trace):
         symbolic = TABLE.get(call.name)
         if symbolic is None:
