@@ -116,7 +116,7 @@ def _batched_call(func, out_dims, leaves, spec, dims, size, kwargs):
 
 def _unbatch_outputs(func, out, out_dims, level):
     leaves, spec = _pytree.flatten(out)
-    if not isinstance(out_dims, (int, tuple, list)) and out_dims is not None or \
+    if not isinstance(out_dims, (int, tuple, list, dict)) and out_dims is not None or \
             isinstance(out_dims, bool):
         raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims}): `out_dims` must be "
                          "an int, None or a python collection of ints representing where in "
