@@ -305,6 +305,9 @@ def _like(name, input, dtype, device, requires_grad, value):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{_type_name(input)}")
+    if input.layout is not Tensor.layout:   # (a sparse input has a sparse result)
+        from .sparse.coo import sparse_like
+        return sparse_like(name, input, dtype, device, requires_grad, value)
     return _filled(input._data.shape, value, dtype or input.dtype,
                    device if device is not None else input._device, requires_grad)
 

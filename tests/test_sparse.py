@@ -460,3 +460,83 @@ def test_copies_and_conversions_match_torch(torch_mod):
     assert not hasattr(s._data, "__cuda_array_interface__")   # (a protocol probe: no error)
     assert (s.stride(), s.is_contiguous()) == (coo(torch_mod).stride(),
                                                coo(torch_mod).is_contiguous())
+
+
+# ---------------------------------------------------------------------- pointwise, in place
+@pytest.mark.parametrize("name,args", [("abs", ()), ("sqrt", ()), ("tanh", ()), ("relu", ()),
+                                       ("sin", ()), ("sign", ()), ("pow", (2,)),
+                                       ("isnan", ()), ("square", ()), ("expm1", ())])
+def test_zero_preserving_pointwise_ops_match_torch(name, args, torch_mod):
+    e, t = both(lambda L: getattr(coo(L), name)(*args), torch_mod)
+    assert_same(e, t)
+    assert repr_of(e) == repr(t)
+    e, t = both(lambda L: getattr(coo(L, requires_grad=True), name)(*args), torch_mod)
+    if t.grad_fn is not None:
+        assert type(e.grad_fn).__name__ == type(t.grad_fn).__name__
+
+
+def test_pointwise_gradient_against_finite_differences():
+    """PyTorch cannot differentiate tanh of a sparse tensor; ember can: check the values'
+    gradient against central differences of the same function on the dense values."""
+    v = np.array(V)
+    w = np.linspace(-1, 2, 12).reshape(3, 4)
+
+    def f(values):
+        dense = np.zeros((3, 4))
+        np.add.at(dense, tuple(np.array(IDX)), values)   # coalesce, then tanh of the sums
+        return float((np.tanh(dense) * w).sum())
+
+    values = ember.tensor(v, requires_grad=True)
+    s = ember.sparse_coo_tensor(ember.tensor(IDX), values, (3, 4))
+    (s.tanh().to_dense() * ember.tensor(w)).sum().backward()
+    eps = 1e-6
+    numeric = [(f(v + eps * np.eye(5)[k]) - f(v - eps * np.eye(5)[k])) / (2 * eps)
+               for k in range(5)]
+    np.testing.assert_allclose(values.grad.numpy(), numeric, rtol=1e-6, atol=1e-8)
+
+
+INPLACE = {
+    "zero_": lambda L, s: s.zero_(),
+    "mul_": lambda L, s: s.mul_(3),
+    "div_": lambda L, s: s.div_(2),
+    "neg_": lambda L, s: s.neg_(),
+    "add_": lambda L, s: s.add_(coo(L), alpha=2),
+    "sub_": lambda L, s: s.sub_(coo(L)),
+    "copy_": lambda L, s: s.copy_(coo(L) * 5),
+    "dense.add_": lambda L, s: L.ones(3, 4).add_(s),
+    "dense+=": lambda L, s: L.ones(3, 4).__iadd__(s),
+    "zeros_like": lambda L, s: L.zeros_like(s),
+    "empty_like": lambda L, s: L.empty_like(s, dtype=L.float64),
+    "new_zeros": lambda L, s: s.new_zeros((2, 5)),
+    "new_empty": lambda L, s: s.new_empty((4,)),
+    "data": lambda L, s: s.data,
+}
+
+
+@pytest.mark.parametrize("name", sorted(INPLACE))
+def test_in_place_ops_and_like_constructors_match_torch(name, torch_mod):
+    results = []
+    for lib in (ember, torch_mod):
+        s = coo(lib)
+        out = INPLACE[name](lib, s)
+        results.append((out, s))
+    (e, es), (t, ts) = results
+    assert_same(e, t)
+    assert_same(es, ts)
+    if name.endswith("_") and not name.startswith("dense"):
+        assert e is es
+
+
+def test_in_place_and_fill_refusals_match_torch(torch_mod):
+    for fn in (lambda L: coo(L, requires_grad=True).mul_(2),):
+        with pytest.raises(RuntimeError) as te:
+            fn(torch_mod)
+        with pytest.raises(RuntimeError, match=f"^{te.value}$"):
+            fn(ember)
+    for fn in (lambda L: L.ones_like(coo(L)), lambda L: L.full_like(coo(L), 2.0),
+               lambda L: coo(L).new_ones(2)):
+        with pytest.raises(NotImplementedError):
+            fn(torch_mod)
+        with pytest.raises(NotImplementedError, match="fill_"):
+            fn(ember)
+    assert coo(ember).type() == coo(torch_mod).type()

@@ -5,6 +5,7 @@
 """
 from . import conversion as _conversion
 from . import methods as _methods
+from . import pointwise as _pointwise
 from .coo import SparseCooTensor, sparse_coo_tensor  # noqa: F401
 from .csr import SparseCsrTensor, sparse_csr_tensor  # noqa: F401
 from .ops import log_softmax, softmax, sum  # noqa: F401
@@ -14,6 +15,7 @@ __all__ = ["addmm", "check_sparse_tensor_invariants", "log_softmax", "mm", "soft
 
 _conversion.install_dense_methods()
 _methods.install_sparse_methods()
+_pointwise.install_pointwise_methods()
 
 
 class check_sparse_tensor_invariants:

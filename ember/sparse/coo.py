@@ -331,3 +331,24 @@ def dense_array(x):
 def to_dense(x):
     out = _wrap(dense_array(x), x.dtype, x._device)
     return record(_to_dense, (x,), out)
+
+
+# ---------------------------------------------------------------------- empty tensors
+def zeros_coo(size, dtype, device, sparse_dim=None):
+    """A sparse tensor with no entries: `sparse_dim` (all dims by default) coordinate rows."""
+    from .._creation import zeros
+    size = tuple(size)
+    sd = len(size) if sparse_dim is None else sparse_dim
+    indices = zeros((sd, 0), dtype=dt.int64, device=device)
+    values = zeros((0,) + size[sd:], dtype=dtype, device=device)
+    return make_coo(indices, values, size, True)
+
+
+def sparse_like(name, input, dtype, device, requires_grad, value):
+    """zeros_like / empty_like of a sparse tensor: no entries, its sparse and dense dims;
+    a nonzero fill is PyTorch's refusal."""
+    if value not in (0, None) or input.layout is not _constants.sparse_coo:
+        raise unsupported("aten::fill_.Scalar", input._data.backend)
+    out = zeros_coo(input.shape, dtype or input.dtype,
+                    device if device is not None else input._device, input.sparse_dim())
+    return out.requires_grad_(True) if requires_grad else out

@@ -4,8 +4,10 @@ They override the dense methods (bound onto Tensor from the op registry); Python
 subclass's reflected operator first, so `dense + sparse` and `dense @ sparse` land here too.
 """
 from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad, state
 from . import ops, products
-from .coo import SparseCooTensor
+from ._no_elements import unsupported
+from .coo import SparseCooTensor, make_coo, zeros_coo
 
 __all__ = ["install_sparse_methods"]
 
@@ -75,7 +77,91 @@ def _sparse_mask(self, mask):
     return ops.sparse_mask(self.to_dense(), mask)
 
 
+def _type(self, dtype=None, non_blocking=False, **kwargs):
+    if dtype is None:
+        return Tensor.type(self).replace("torch.", "torch.sparse.", 1)
+    if isinstance(dtype, str):
+        raise NotImplementedError("ember does not support type(str) on sparse tensors: pass "
+                                  "a dtype")
+    return self.to(dtype)
+
+
+def _data(self):
+    """A detached sparse tensor on the same indices and values (shares the version)."""
+    t = make_coo(self._sparse_indices, self._sparse_values.detach(), self.shape,
+                 self._coalesced)
+    t._vc = self._vc
+    return t
+
+
+def _set_data(self, value):
+    if not (isinstance(value, Tensor) and value.is_sparse):
+        raise NotImplementedError("ember does not support assigning a dense .data to a "
+                                  "sparse tensor")
+    _rebind(self, value)
+
+
+def _rebind(self, value):
+    """Make `self` hold `value`'s entries (the in-place ops and .data's setter)."""
+    self._data = value._data
+    self._sparse_indices = value._sparse_indices
+    self._sparse_values = value._sparse_values.detach()
+    self._coalesced = value._coalesced
+    self.dtype = value.dtype
+    self._vc.v += 1
+
+
+def _inplace(name, fn):
+    def method(self, *args, **kwargs):
+        if state.enabled and self._requires_grad:
+            if self.grad_fn is None:
+                raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                                   "in-place operation.")
+            raise NotImplementedError(f"ember does not support {name} on a sparse tensor "
+                                      "that is part of the autograd graph")
+        with no_grad():
+            result = fn(self, *args, **kwargs)
+        if result.dtype is not self.dtype:
+            result = result.to(self.dtype)
+        _rebind(self, result)
+        return self
+    method.__name__ = name
+    return method
+
+
+def _zero(self):
+    return zeros_coo(self.shape, self.dtype, self._device, self.sparse_dim())
+
+
+def _copy(self, src, non_blocking=False):
+    if not (isinstance(src, Tensor) and src.is_sparse):
+        raise NotImplementedError("ember does not support copying a dense tensor into a "
+                                  "sparse one")
+    if tuple(src.shape) != tuple(self.shape):
+        raise RuntimeError(f"copy_(): sizes {list(src.shape)} and {list(self.shape)} differ")
+    return src.to(self.dtype)
+
+
+def _new_empty_sparse(self, size, *, dtype=None, device=None, requires_grad=False, **kwargs):
+    size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else \
+        tuple(size)
+    out = zeros_coo(size, dtype or self.dtype, device or self._device)
+    return out.requires_grad_(True) if requires_grad else out
+
+
+def _new_filled(self, *args, **kwargs):
+    raise unsupported("aten::fill_.Scalar", self._data.backend)
+
+
 SPARSE_METHODS = {
+    "type": _type, "data": property(_data, _set_data),
+    "new_zeros": _new_empty_sparse, "new_empty": _new_empty_sparse,
+    "new_ones": _new_filled, "new_full": _new_filled,
+    "zero_": _inplace("zero_", _zero), "copy_": _inplace("copy_", _copy),
+    "add_": _inplace("add_", lambda self, other, alpha=1: ops.add(self, other, alpha=alpha)),
+    "sub_": _inplace("sub_", lambda self, other, alpha=1: ops.add(self, other, alpha=-alpha)),
+    "mul_": _inplace("mul_", ops.mul), "div_": _inplace("div_", ops.div),
+    "neg_": _inplace("neg_", ops.neg),
     "add": _add, "__add__": _add, "__radd__": _radd,
     "sub": _sub, "__sub__": _sub, "__rsub__": _rsub,
     "mul": _mul, "__mul__": _mul, "__rmul__": _mul,
