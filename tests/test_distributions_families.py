@@ -441,6 +441,9 @@ KL_PAIRS = {
         lambda m: m.distributions.MultivariateNormal(_t(m, [1., 0., 0.]), _t(m, W_COV)),
         lambda m: m.distributions.LowRankMultivariateNormal(
             _t(m, [0., 1., 2.]), _t(m, [[1.], [0.5], [0.2]]), _t(m, [1., 2., 0.5]))),
+    "Wishart-Wishart (Bregman)": _pair(
+        lambda m: m.distributions.Wishart(_t(m, [5.0, 4.0]), _t(m, W_COV)),
+        lambda m: m.distributions.Wishart(_t(m, 6.0), scale_tril=_t(m, CORR_L))),
     "LogNormal-LogNormal (transformed)": _pair(
         lambda m: m.distributions.LogNormal(_t(m, [0., 1.]), _t(m, [1., 2.])),
         lambda m: m.distributions.LogNormal(_t(m, [1., 0.]), _t(m, [2., 0.5]))),
@@ -456,6 +459,8 @@ def test_kl_divergence_matches_torch(name, torch_mod):
 
 
 KL_ERRORS = {
+    "different exponential families": lambda m: m.distributions.kl_divergence(
+        m.distributions.Normal(0.0, 1.0), m.distributions.Poisson(1.0)),
     "lowrank event shapes": lambda m: m.distributions.kl_divergence(
         m.distributions.LowRankMultivariateNormal(m.zeros(3), m.ones(3, 1), m.ones(3)),
         m.distributions.LowRankMultivariateNormal(m.zeros(2), m.ones(2, 1), m.ones(2))),
@@ -718,3 +723,14 @@ def test_kl_support_mismatch_and_binomial_counts(torch_mod):
             m.distributions.Binomial(m.tensor([5.]), m.tensor([0.2])),
             m.distributions.Binomial(m.tensor([6.]), m.tensor([0.2])))
     assert _message(lambda: fewer(ember)) == _message(lambda: fewer(torch_mod)) is not None
+
+
+def test_exponential_family_bregman_entropy(torch_mod):
+    """The generic entropy from the log normaliser equals the closed form (and torch's)."""
+    e, _ = build("Wishart", ember)
+    t, _ = build("Wishart", torch_mod)
+    generic = D.ExponentialFamily.entropy(e)
+    np.testing.assert_allclose(_np(generic), _np(e.entropy()), rtol=1e-5)
+    np.testing.assert_allclose(_np(generic),
+                               _np(torch_mod.distributions.ExponentialFamily.entropy(t)),
+                               rtol=1e-5)

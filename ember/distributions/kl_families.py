@@ -7,6 +7,7 @@ import ember
 
 from .bounded import ContinuousBernoulli
 from .continuous import Beta, Exponential, Gamma, Laplace, Normal, Uniform
+from .exp_family import ExponentialFamily
 from .heavy_tailed import Cauchy, Pareto
 from .kl import kl_divergence, register_kl
 from .lowrank_multivariate_normal import (LowRankMultivariateNormal,
@@ -15,6 +16,7 @@ from .lowrank_multivariate_normal import (LowRankMultivariateNormal,
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .positive import HalfNormal
 from .transformed import Gumbel, TransformedDistribution
+from .utils import _sum_rightmost
 
 __all__ = []
 
@@ -48,6 +50,22 @@ def _kl_transformed_transformed(p, q):
     if p.event_shape != q.event_shape:
         raise NotImplementedError
     return kl_divergence(p.base_dist, q.base_dist)
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p, q):
+    """The Bregman divergence of the log normaliser between q's and p's natural parameters:
+    A(eta_q) - A(eta_p) - <eta_q - eta_p, dA/deta(eta_p)>."""
+    if type(p) is not type(q):
+        # NOTE: the run of spaces is PyTorch's message, character for character
+        raise NotImplementedError("The cross KL-divergence between different exponential "
+                                  "families cannot" + " " * 29 + "be computed using Bregman "
+                                  "divergences")
+    p_nparams, p_log_normalizer, grads = p._log_normalizer_and_grads()
+    result = q._log_normalizer(*q._natural_params) - p_log_normalizer
+    for p_eta, q_eta, g in zip(p_nparams, q._natural_params, grads):
+        result = result - _sum_rightmost((q_eta - p_eta) * g, len(q.event_shape))
+    return result
 
 
 # ---- Pareto ----------------------------------------------------------------------------

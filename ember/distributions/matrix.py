@@ -188,6 +188,18 @@ class Wishart(ExponentialFamily):
         return (-nu * (p * math.log(2) / 2 + log_diag) - ember.mvlgamma(nu / 2, p=p)
                 + (nu - p - 1) / 2 * ember.linalg.slogdet(value).logabsdet - trace / 2)
 
+    @property
+    def _natural_params(self):
+        p = self._event_shape[-1]
+        return -0.5 * self.precision_matrix, 0.5 * (self.df - p - 1)
+
+    def _log_normalizer(self, x, y):
+        """A(eta1, eta2) = -(eta2 + (p+1)/2) log det(-eta1) + log Gamma_p(eta2 + (p+1)/2),
+        with eta1 = -precision/2 and eta2 = (df - p - 1)/2."""
+        p = self._event_shape[-1]
+        half_df = y + 0.5 * (p + 1)
+        return -half_df * ember.linalg.slogdet(-x).logabsdet + ember.mvlgamma(half_df, p=p)
+
     def entropy(self):
         nu = self.df
         p = self._event_shape[-1]
