@@ -540,3 +540,18 @@ def test_in_place_and_fill_refusals_match_torch(torch_mod):
         with pytest.raises(NotImplementedError, match="fill_"):
             fn(ember)
     assert coo(ember).type() == coo(torch_mod).type()
+
+
+def test_values_gradient_and_matrix_vector_products_match_torch(torch_mod):
+    grads = []
+    for lib in (ember, torch_mod):
+        s = lib.tensor([[0., 1.], [2., 0.]]).to_sparse().requires_grad_()
+        assert s._values().grad_fn is None
+        v = s.values()
+        assert type(v.grad_fn).__name__ == "ValuesBackward0"
+        (v * lib.tensor([1., 2.])).sum().backward()
+        grads.append(s.grad)
+    assert_same(*grads)
+    for fn in (lambda L: coo(L) @ L.arange(4.), lambda L: L.mv(coo(L), L.arange(4.)),
+               lambda L: L.matmul(coo(L), L.arange(4.))):
+        assert_same(*both(fn, torch_mod))

@@ -196,6 +196,8 @@ def mv(input, vec, *, out=None):
     if input.__class__ is not Tensor or vec.__class__ is not Tensor:
         check_tensor("mv", input)   # (one class test on the hot path)
         check_tensor("mv", vec, "vec", 2)
+        if input.layout is not _strided:   # (ember/sparse)
+            return input.mv(vec)
     if input._data.ndim != 2 or vec._data.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input._data.ndim}, "
                            f"{vec._data.ndim}")

@@ -62,6 +62,9 @@ class SparseCooTensor(Tensor):
         if not self._coalesced:
             raise RuntimeError("Cannot get values on an uncoalesced tensor, please call "
                                ".coalesce() first")
+        if self._requires_grad:   # (differentiable, ValuesBackward0; _values() is not)
+            from .pointwise import values_of
+            return values_of(self)
         return self._sparse_values
 
     def coalesce(self):

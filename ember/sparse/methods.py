@@ -37,6 +37,9 @@ def _mul(self, other):
 
 
 def _matmul(self, other):
+    if self.dim() == 2 and isinstance(other, Tensor) and other.dim() == 1 and \
+            not other.is_sparse:   # (matrix @ vector)
+        return _matmul(self, other.unsqueeze(1)).squeeze(1)
     if self.dim() != 2 or other.dim() != 2:
         raise NotImplementedError("ember does not support matmul of sparse tensors other "
                                   "than 2-D @ 2-D")
@@ -167,7 +170,7 @@ SPARSE_METHODS = {
     "mul": _mul, "__mul__": _mul, "__rmul__": _mul,
     "div": ops.div, "__truediv__": ops.div,
     "neg": ops.neg, "__neg__": ops.neg,
-    "mm": _matmul, "matmul": _matmul, "__matmul__": _matmul, "__rmatmul__": _rmatmul,
+    "mm": _matmul, "matmul": _matmul, "mv": _matmul, "__matmul__": _matmul, "__rmatmul__": _rmatmul,
     "sum": _sum, "transpose": _transpose, "t": _t, "sparse_mask": _sparse_mask,
 }
 

@@ -18,7 +18,7 @@ def _values(x):
 @_values.defvjp
 def _values_vjp(ctx, g):
     p = ctx.params
-    return make_coo(p["indices"], g, p["size"], True, values_grad=True)
+    return make_coo(p["indices"], g, p["size"], False, values_grad=True)   # (as PyTorch)
 
 
 def values_of(x):
