@@ -73,10 +73,10 @@ FAMILIES = {
 
 # torch draws these from standard draws: seeded samples must agree ...
 EXACT = ["Cauchy", "HalfCauchy", "HalfNormal",
-         "OneHotCategoricalStraightThrough", "MixtureSameFamily"]
+         "OneHotCategoricalStraightThrough", "MixtureSameFamily", "VonMises"]
 # ... and these through a log, exp, power or matrix product whose last bit may differ
 CLOSE = ["ContinuousBernoulli", "GeneralizedPareto", "Pareto", "Weibull", "Kumaraswamy",
-         "VonMises", "LowRankMultivariateNormal",
+         "LowRankMultivariateNormal",
          "RelaxedOneHotCategorical", "LogisticNormal", "ContinuousBernoulliLogits"]
 # torch draws these through its C++ Gamma/Poisson samplers: checked by support and moments
 GAMMA_BASED = ["InverseGamma", "FisherSnedecor", "NegativeBinomial", "NegativeBinomialLogits",
@@ -734,3 +734,17 @@ def test_exponential_family_bregman_entropy(torch_mod):
     np.testing.assert_allclose(_np(generic),
                                _np(torch_mod.distributions.ExponentialFamily.entropy(t)),
                                rtol=1e-5)
+
+
+@pytest.mark.parametrize("kappa", [[0.5, 4.0, 200.0], [1e-6, 1.0, 50.0]])
+def test_von_mises_float32_rejection_sampler_equals_torch(kappa, torch_mod):
+    """The sampler runs in float64 whatever the parameters' dtype, with torch's rounds of
+    uniforms, so even float32 draws (tiny and huge concentrations) are torch's."""
+    loc = [0.0, 1.0, -2.0]
+    e = D.VonMises(ember.tensor(loc), ember.tensor(kappa))
+    t = torch_mod.distributions.VonMises(torch_mod.tensor(loc), torch_mod.tensor(kappa))
+    ember.manual_seed(3)
+    torch_mod.manual_seed(3)
+    es, ts = e.sample((200,)), t.sample((200,))
+    assert es.dtype == ember.float32
+    np.testing.assert_array_equal(_np(es), _np(ts))
