@@ -136,8 +136,13 @@ class FunctionEventAvg(FormattedTimesMixin):
         self.is_user_annotation = False
 
     def add(self, other):
+        if self.key is not None and other.key != self.key:
+            raise AssertionError("Expected keys to match")
+        return self._accumulate(other, other.key)
+
+    def _accumulate(self, other, key):
         if self.key is None:
-            self.key = other.key
+            self.key = key
             self.node_id = other.node_id
             self.is_async = other.is_async
             self.is_remote = other.is_remote
@@ -150,8 +155,6 @@ class FunctionEventAvg(FormattedTimesMixin):
             self.device_type = other.device_type
             self.is_legacy = other.is_legacy
             self.is_user_annotation = other.is_user_annotation
-        elif other.key != self.key:
-            raise AssertionError("Expected keys to match")
         self.cpu_time_total += other.cpu_time_total
         self.self_cpu_time_total += other.self_cpu_time_total
         self.cpu_memory_usage += other.cpu_memory_usage
@@ -219,8 +222,7 @@ class EventList(list):
             avg = averages.get(key)
             if avg is None:
                 avg = averages[key] = FunctionEventAvg()
-            avg.add(event)
-            avg.key = name
+            avg._accumulate(event, name)
             if not group_by_input_shape:
                 avg.input_shapes = None
             if group_by_stack_n > 0:
@@ -233,8 +235,7 @@ class EventList(list):
     def total_average(self):
         total = FunctionEventAvg()
         for event in self:
-            total.add(_Renamed(event))
-        total.key = "Total"
+            total._accumulate(event, "Total")
         return total
 
     def export_chrome_trace(self, path):
@@ -256,17 +257,6 @@ class EventList(list):
                         else 0
                     frames = ";".join(reversed([s.replace(";", "") for s in event.stack]))
                     f.write(f"{frames};{event.name} {int(value)}\n")
-
-
-class _Renamed:
-    """An event seen under the key 'Total' (total_average sums every event)."""
-
-    def __init__(self, event):
-        self._event = event
-        self.key = "Total"
-
-    def __getattr__(self, name):
-        return getattr(self._event, name)
 
 
 def _cpu_device_type():
