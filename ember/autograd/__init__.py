@@ -231,7 +231,7 @@ from .gradcheck import gradcheck, gradgradcheck  # noqa: E402,F401
 
 def __getattr__(name):
     # The profiler loads on first use (torch.autograd.profiler after a plain `import torch`).
-    if name == "profiler":
+    if name in ("profiler", "forward_ad"):
         import importlib
         return importlib.import_module(__name__ + ".profiler")
     raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")

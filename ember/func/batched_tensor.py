@@ -152,26 +152,32 @@ class Call:
         self.batched = [x.__class__ is BatchedTensor and x._level == level for x in inputs]
 
     def run(self, values=None, params=None, op=None):
-        """Dispatch the op (or `op`) on physical `values`; the caller's pre-cast arrays are
-        recast from the new values (the only change callers make to them is a dtype cast)."""
+        """Dispatch the op (or `op`) on physical `values`."""
         values = self.values if values is None else values
-        arrays = None
-        if self.arrays is not None:
-            arrays = []
-            for v, a, x in zip(values, self.arrays, self.inputs):
-                if isinstance(v, Tensor):
-                    d = v._data
-                    if getattr(a, "shape", None) != x._data.shape:
-                        raise _unsupported(self.op, "its caller reshaped a batched operand")
-                    arrays.append(d if a.dtype == d.dtype else d.astype(a.dtype))
-                else:
-                    arrays.append(a)
+        arrays = recast(self.op, values, self.arrays, self.inputs)
         return _registry.dispatch(op or self.op, tuple(values), self.params if params is None
                                   else params, self.dtype, arrays)
 
     def logical_ndim(self, i):
         v = self.values[i]
         return v.dim() - 1 if self.batched[i] else v.dim()
+
+
+def recast(op, values, arrays, inputs):
+    """The caller's pre-cast `arrays` for `inputs`, made again from the tensors replacing
+    them (`values`): the only change callers make to them is a dtype cast."""
+    if arrays is None:
+        return None
+    out = []
+    for v, a, x in zip(values, arrays, inputs):
+        if isinstance(v, Tensor):
+            d = v._data
+            if getattr(a, "shape", None) != x._data.shape:
+                raise _unsupported(op, "its caller reshaped a batched operand")
+            out.append(d if a.dtype == d.dtype else d.astype(a.dtype))
+        else:
+            out.append(a)
+    return out
 
 
 def intercept(op, inputs, params, dtype, arrays):
@@ -183,6 +189,8 @@ def intercept(op, inputs, params, dtype, arrays):
         if cls is BatchedTensor:
             if x._level > level:
                 level = x._level
+        elif cls is _state.dual_type:   # forward AD (ember.autograd.forward_ad)
+            return _state.dual_step(op, inputs, params, dtype, arrays)
         elif cls is not int and cls is not float and isinstance(x, Tensor) and \
                 x._data.__class__ is LogicalView:
             raise _leaked(op)
@@ -241,6 +249,8 @@ def loop_fallback(call):
 def commit_inplace(self, result):
     """In-place ops on batched tensors write the physical batch; writing a batched value
     into a tensor that is not batched at its level is PyTorch's shape error."""
+    if _state.dual_type is not None and _state.dual_type in (self.__class__, result.__class__):
+        return _state.dual_commit(self, result)
     level = max(x._level if x.__class__ is BatchedTensor else 0 for x in (self, result))
     if not level:
         return None
