@@ -1,5 +1,6 @@
 """Sparse COO and CSR tensors (ember.sparse) against real PyTorch on the same inputs: values,
 layouts, coalescing, repr text, errors, and the gradients PyTorch gives (sparse or dense)."""
+import re
 import warnings
 
 import numpy as np
@@ -555,3 +556,17 @@ def test_values_gradient_and_matrix_vector_products_match_torch(torch_mod):
     for fn in (lambda L: coo(L) @ L.arange(4.), lambda L: L.mv(coo(L), L.arange(4.)),
                lambda L: L.matmul(coo(L), L.arange(4.))):
         assert_same(*both(fn, torch_mod))
+
+
+def test_to_sparse_edge_cases_match_torch(torch_mod):
+    for fn in (lambda L: L.tensor(5.).to_sparse(), lambda L: L.zeros(2, 0).to_sparse(),
+               lambda L: L.zeros(3, 2).to_sparse()):
+        e, t = both(fn, torch_mod)
+        assert_same(e, t)
+        assert repr_of(e) == repr(t)
+        assert_same(e.to_dense(), t.to_dense())
+    for fn in (lambda L: L.ones(2, 2).to_sparse(0), lambda L: L.ones(2, 2).to_sparse(3)):
+        with pytest.raises(RuntimeError) as te:
+            fn(torch_mod)
+        with pytest.raises(RuntimeError, match=f"^{re.escape(str(te.value))}$"):
+            fn(ember)

@@ -29,11 +29,17 @@ def dense_to_coo(x, sparse_dim=None):
     n = x.dim()
     sd = n if sparse_dim is None else int(sparse_dim)
     if not 0 <= sd <= n:
-        raise RuntimeError(f"sparse_dim argument must be in [0,{n}] but got {sd}")
+        raise RuntimeError(f"dense_to_sparse: sparse_dim argument must be in [0,{n}] range, "
+                           f"but {sd} is given")
     a = x._data
     xp = array_module(a)
-    if n == 0 or sd == 0:
-        raise NotImplementedError("ember does not support sparse tensors with sparse_dim 0")
+    if n == 0:   # (a 0-d tensor: one entry with no coordinates)
+        out = make_coo(_wrap(xp.zeros((0, 1), np.int64), dt.int64, x._device),
+                       _wrap(a.reshape(1), x.dtype, x._device), (), True)
+        return record(_to_sparse, (x,), out)
+    if sd == 0:
+        raise RuntimeError("dense_to_sparse: sparse_dim argument must be in >0 when "
+                           "self.dim()>0")
     lead = a.reshape(a.shape[:sd] + (-1,)) if sd < n else a
     nonzero = lead != 0 if sd == n else (lead != 0).any(axis=-1)
     idx = xp.stack(xp.nonzero(nonzero)).astype(np.int64).reshape(sd, -1)
