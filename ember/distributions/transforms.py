@@ -363,8 +363,7 @@ class SigmoidTransform(Transform):
         return y.log() - (-y).log1p()
 
     def log_abs_det_jacobian(self, x, y):
-        softplus = ember.nn.functional.softplus
-        return -softplus(-x) - softplus(x)
+        return -ember.nn.functional.softplus(-x) - ember.nn.functional.softplus(x)
 
 
 class TanhTransform(Transform):
@@ -429,6 +428,15 @@ class PowerTransform(Transform):
     def log_abs_det_jacobian(self, x, y):
         return (self.exponent * y / x).abs().log()
 
+
+# Names PyTorch's transforms module also holds (its own imports), for code that reaches them
+# there.
+from ember import Tensor  # noqa: E402,F401
+from ember.nn.functional import pad, softplus  # noqa: E402,F401
+
+from .distribution import Distribution  # noqa: E402,F401
+from .utils import (broadcast_all, lazy_property, tril_matrix_to_vec,  # noqa: E402,F401
+                    vec_to_tril_matrix)
 
 # The families of transforms kept in their own files, importable from here as in PyTorch
 # (imported last: they subclass Transform above).
