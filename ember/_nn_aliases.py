@@ -29,7 +29,8 @@ def _tensor_hardshrink(self, lambd=0.5):
 
 
 # Same signature in torch.* as in torch.nn.functional.*.
-SAME_AS_FUNCTIONAL = ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+SAME_AS_FUNCTIONAL = ("conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d",
+                      "conv_transpose2d",
                       "conv_transpose3d", "max_pool1d", "max_pool2d", "max_pool3d",
                       "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
                       "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "cosine_similarity",

@@ -13,3 +13,8 @@ from ._functional.padding import *  # noqa: F401,F403
 from ._functional.resample import *  # noqa: F401,F403
 from ._functional.resample_grid import *  # noqa: F401,F403
 from ._functional.distance import *  # noqa: F401,F403
+from ._functional.dispatch_helpers import *  # noqa: F401,F403
+from ._functional.conv_tbc import *  # noqa: F401,F403
+from ._functional.grouped_mm import *  # noqa: F401,F403
+from ._functional.linear_cross_entropy import *  # noqa: F401,F403
+from ._functional.fractional_pooling import *  # noqa: F401,F403

@@ -18,7 +18,8 @@ from . import view_inplace  # noqa: F401
 from . import construction_extras, numeric_extras, stats_extras, tensor_extras  # noqa: F401
 from . import fft, spectral  # noqa: F401
 from . import linalg_householder, linalg_ldl, linalg_lu, linalg_removed, linalg_tensor  # noqa
-from . import copy_variants, index_reduce, tensor_storage_methods  # noqa: F401
+from . import copy_variants, fractional_pooling, index_reduce  # noqa: F401
+from . import tensor_storage_methods  # noqa: F401
 from . import tensor_unsupported_methods  # noqa: F401
 from .registry import METHODS, OPS, PUBLIC  # noqa: F401
 

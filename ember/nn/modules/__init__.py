@@ -21,3 +21,7 @@ from .distance import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
 from .pixelshuffle import *  # noqa: F401,F403
 from .upsampling import *  # noqa: F401,F403
+from .adaptive_softmax import *  # noqa: F401,F403
+from .fractional_pooling import *  # noqa: F401,F403
+from .legacy import *  # noqa: F401,F403
+from .linear_cross_entropy import *  # noqa: F401,F403
