@@ -402,3 +402,41 @@ def test_door_is_restored_after_profiling_even_on_error():
     assert "aten::exp" in _counts(inner) and "aten::exp" not in _counts(outer)
     assert {"aten::relu", "aten::neg"} <= set(_counts(outer))
     assert registry.profiler is None and registry.instruments == before
+
+
+def test_tensor_operators_are_recorded_as_torch_names_them(torch_mod):
+    def program(lib):
+        x, y = lib.ones(3, 3), lib.ones(3, 3)
+        with lib.profiler.profile() as prof:
+            x + y
+            x * 2
+            x @ y
+            -x
+        return {k: v for k, v in _counts(prof).items()
+                if k in ("aten::add", "aten::mul", "aten::mm", "aten::neg")}
+    assert program(ember) == program(torch_mod) == {"aten::add": 1, "aten::mul": 1,
+                                                    "aten::mm": 1, "aten::neg": 1}
+
+
+def test_step_tracker_and_enforce_unique_match_torch(torch_mod):
+    def program(module):
+        tracker = module.KinetoStepTracker
+        saved = dict(tracker._step_dict), tracker._current_step
+        tracker._step_dict.clear()
+        tracker._current_step = 0
+        try:
+            out = [tracker.current_step(), tracker.init_step_count("a"),
+                   tracker.increment_step("a"), tracker.increment_step("a"),
+                   tracker.init_step_count("b"), tracker.increment_step("b"),
+                   tracker.increment_step("new"), tracker.current_step(),
+                   tracker.erase_step_count("a"), tracker.erase_step_count("zz")]
+        finally:
+            tracker._step_dict.clear()
+            tracker._step_dict.update(saved[0])
+            tracker._current_step = saved[1]
+        unique = module.EnforceUnique()
+        unique.see(1, 2)
+        with pytest.raises(RuntimeError) as error:
+            unique.see(1, 2)
+        return out, str(error.value)
+    assert program(ember.autograd.profiler) == program(torch_mod.autograd.profiler)

@@ -4,7 +4,8 @@ from ..profiler.events import EventList, FunctionEvent, FunctionEventAvg  # noqa
 from ..profiler.session import profile, record_function
 
 __all__ = ["profile", "record_function", "emit_nvtx", "emit_itt", "EventList",
-           "FunctionEvent", "FunctionEventAvg", "kineto_available"]
+           "FunctionEvent", "FunctionEventAvg", "kineto_available", "EnforceUnique",
+           "KinetoStepTracker"]
 
 
 def kineto_available():
@@ -44,3 +45,43 @@ class emit_itt:
 
     def __exit__(self, *exc):
         return False
+
+
+class EnforceUnique:
+    """Raises if a key is seen twice."""
+
+    def __init__(self):
+        self.seen = set()
+
+    def see(self, *key):
+        if key in self.seen:
+            raise RuntimeError("duplicate key: " + str(key))
+        self.seen.add(key)
+
+
+class KinetoStepTracker:
+    """One global step count shared by several requesters (a profiler, optimizers): each
+    keeps its own count, and the global step is the furthest any of them has reached."""
+
+    _step_dict = {}
+    _current_step = 0
+
+    @classmethod
+    def init_step_count(cls, requester):
+        cls._step_dict[requester] = cls._current_step
+
+    @classmethod
+    def erase_step_count(cls, requester):
+        return cls._step_dict.pop(requester, None) is not None
+
+    @classmethod
+    def increment_step(cls, requester):
+        if requester not in cls._step_dict:
+            cls.init_step_count(requester)
+        cls._step_dict[requester] += 1
+        cls._current_step = max(cls._current_step, max(cls._step_dict.values()))
+        return cls._current_step
+
+    @classmethod
+    def current_step(cls):
+        return cls._current_step
