@@ -114,3 +114,29 @@ OPS = [
                                                                        training=True),
            _batch_norm_ref, _batch_norm_samples, dtypes=FLOATS + LOW),
 ]
+
+
+# ---------------------------------------------------------------------- fractional max pool
+def _fractional_samples(nd, shape, out):
+    def samples(rng, d):
+        # NOTE: samples in [0, 1) fixed per case (the given `_random_samples`), and input
+        # values far apart, so that finite differences never cross a window's maximum
+        x = rng.permutation(int(np.prod(shape))).reshape(shape).astype(d) / 4
+        u = rng.random((shape[0], shape[1], nd)).astype(d)
+        return [Sample((x, u), {"out": out}, grad=(0,))]
+    return samples
+
+
+def _fractional_op(nd):
+    def op(m, x, u, out):
+        pool = getattr(m.nn.functional, f"fractional_max_pool{nd}d")
+        return pool(x, 2, output_size=out, _random_samples=u)
+    return op
+
+
+OPS.extend([
+    OpInfo("fractional_max_pool2d", _fractional_op(2), None,
+           _fractional_samples(2, (2, 3, 7, 8), (4, 5))),
+    OpInfo("fractional_max_pool3d", _fractional_op(3), None,
+           _fractional_samples(3, (1, 2, 5, 6, 7), (3, 4, 4))),
+])
