@@ -570,3 +570,32 @@ def test_to_sparse_edge_cases_match_torch(torch_mod):
             fn(torch_mod)
         with pytest.raises(RuntimeError, match=f"^{re.escape(str(te.value))}$"):
             fn(ember)
+
+
+@pytest.mark.parametrize("mode,kwargs", [("sum", {}), ("mean", {}), ("sum", {"padding_idx": 2}),
+                                         ("sum", {"per_sample_weights": True}),
+                                         ("mean", {"include_last_offset": True})])
+def test_embedding_bag_sparse_gradient_matches_torch(mode, kwargs, torch_mod):
+    grads = []
+    for lib in (ember, torch_mod):
+        lib.manual_seed(0)
+        kw = dict(kwargs)
+        psw = lib.tensor([0.5, 1., 2., -1., 3., 0.25]) if kw.pop("per_sample_weights", 0) \
+            else None
+        bag = lib.nn.EmbeddingBag(5, 3, mode=mode, sparse=True, **kw)
+        out = bag(lib.tensor([1, 2, 4, 4, 3, 2]), lib.tensor([0, 2, 5]), per_sample_weights=psw)
+        (out * lib.arange(float(out.numel())).reshape(out.shape)).sum().backward()
+        grads.append(bag.weight.grad)
+    assert grads[0].is_sparse and grads[1].is_sparse
+    assert_same_grad(*grads)
+
+
+@pytest.mark.parametrize("offsets", [[0, 2, 4], [0, 1, 2, 6], [0, 3, 3]])
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_last_offset_runs_to_the_end_as_torch(offsets, mode, torch_mod):
+    """PyTorch's CPU kernel ends the last bag at the input's end, not at offsets[-1]."""
+    w = np.arange(18.0).reshape(6, 3)
+    outs = [lib.nn.EmbeddingBag.from_pretrained(lib.tensor(w), mode=mode,
+                                                include_last_offset=True)(
+        lib.tensor([1, 2, 4, 4, 3, 2]), lib.tensor(offsets)) for lib in (ember, torch_mod)]
+    assert_same(*outs)

@@ -3,16 +3,11 @@ import warnings
 
 import ember
 from ... import _dtype as dt
-from ...autograd.grad_mode import no_grad, state
+from ...autograd.grad_mode import no_grad
 from ...ops.nn_ops import _embedding
 from ...ops.registry import dispatch
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
-
-_SPARSE_MESSAGE = ("ember does not support sparse gradients for embedding_bag yet: construct "
-                   "it with sparse=False (its gradient is then a dense tensor, which every "
-                   "optimizer accepts)")
-
 
 def _padding_index(padding_idx, num_embeddings):
     if padding_idx is None:
@@ -31,11 +26,6 @@ def _check_indices(input, fn):
                            "following scalar types: Long, Int; but got torch."
                            f"{dt.type_name(input.dtype)}Tensor instead (while checking "
                            f"arguments for {fn})")
-
-
-def _check_sparse(weight, sparse):
-    if sparse and weight.requires_grad and state.enabled:
-        raise RuntimeError(_SPARSE_MESSAGE)
 
 
 def _embedding_renorm_(weight, input, max_norm, norm_type):
@@ -127,9 +117,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
             "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
             f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
             "GitHub.")
-    _check_sparse(weight, sparse)
     return _bag_reduce(input, weight, offsets, mode, scale_grad_by_freq, per_sample_weights,
-                       include_last_offset, padding_idx)
+                       include_last_offset, padding_idx, sparse)
 
 
 def _size(t):
@@ -137,7 +126,7 @@ def _size(t):
 
 
 def _bag_reduce(input, weight, offsets, mode, scale_grad_by_freq, per_sample_weights,
-                include_last_offset, padding_idx):
+                include_last_offset, padding_idx, sparse=False):
     n, num = input.numel(), weight.shape[0]
     off = offsets._data
     if off.size and int(off[0]) != 0:
@@ -156,22 +145,18 @@ def _bag_reduce(input, weight, offsets, mode, scale_grad_by_freq, per_sample_wei
     starts = offsets[:bags] if include_last_offset else offsets
     # The bag of each input position: how many bag starts are at or before it, minus one.
     position = ember.arange(n, dtype=offsets.dtype)
+    # NOTE: with include_last_offset the last bag still runs to the end of the input, past
+    # offsets[-1] when that is smaller than the input's length (PyTorch's CPU kernel).
     bag = ember.searchsorted(starts.contiguous(), position, right=True) - 1
-    if include_last_offset and bags >= 0:
-        # NOTE: positions at or past the last offset belong to no bag.
-        inside = position < offsets[bags] if bags < offsets.numel() else None
-    else:
-        inside = None
     pad = -1 if padding_idx is None else _padding_index(padding_idx, num)
     keep = input != pad if pad >= 0 else None
-    if inside is not None:
-        keep = inside if keep is None else keep & inside
     if keep is not None:
         kept = keep.nonzero().reshape(-1)
         input, bag = input.index_select(0, kept), bag.index_select(0, kept)
         if per_sample_weights is not None:
             per_sample_weights = per_sample_weights.index_select(0, kept)
-    rows = embedding(input, weight, scale_grad_by_freq=scale_grad_by_freq)
+    # (with sparse=True the weight's gradient is sparse: one entry per looked-up row, as torch)
+    rows = embedding(input, weight, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
     dim = weight.shape[1]
     out = ember.zeros((bags, dim), dtype=weight.dtype, device=weight.device)
     if mode == "max":
