@@ -346,6 +346,17 @@ ERRORS = {
     "biject_to unregistered": lambda m: m.distributions.biject_to(
         m.distributions.constraints.lower_cholesky),
     "register non-constraint": lambda m: m.distributions.biject_to.register(3, lambda c: None),
+    "cat transform dim": lambda m: m.distributions.transforms.CatTransform(
+        [m.distributions.transforms.ExpTransform()], dim=3)(m.ones(2)),
+    "cat transform length": lambda m: m.distributions.transforms.CatTransform(
+        [m.distributions.transforms.ExpTransform()]).inv(m.ones(2)),
+    "cat transform lengths": lambda m: m.distributions.transforms.CatTransform(
+        [m.distributions.transforms.ExpTransform()], lengths=[1, 2]),
+    "stack transform size": lambda m: m.distributions.transforms.StackTransform(
+        [m.distributions.transforms.ExpTransform()]).log_abs_det_jacobian(m.ones(2),
+                                                                          m.ones(2)),
+    "stack transform not transforms": lambda m: m.distributions.transforms.StackTransform(
+        [3]),
     "tril_matrix_to_vec diag": lambda m: m.distributions.utils.tril_matrix_to_vec(
         m.ones(3, 3), 5),
 }

@@ -13,7 +13,13 @@ __all__ = ["CatTransform", "StackTransform", "IndependentTransform", "ReshapeTra
 
 def _check_transforms(tseq):
     if not all(isinstance(t, Transform) for t in tseq):
-        raise AssertionError("every element of tseq must be a Transform")
+        raise AssertionError("All elements of tseq must be Transform instances")
+
+
+def _check_dim(value, dim):
+    if not -value.dim() <= dim < value.dim():
+        raise AssertionError(f"dim {dim} out of range for tensor with {value.dim()} "
+                             "dimensions")
 
 
 class CatTransform(Transform):
@@ -28,7 +34,8 @@ class CatTransform(Transform):
         self.transforms = list(tseq)
         self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
         if len(self.lengths) != len(self.transforms):
-            raise AssertionError("lengths must give one length per transform")
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match transforms "
+                                 f"({len(self.transforms)})")
         self.dim = dim
 
     @property
@@ -44,12 +51,11 @@ class CatTransform(Transform):
             return self
         return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
 
-    def _check_input(self, x):
-        if not -x.dim() <= self.dim < x.dim():
-            raise AssertionError(f"dim {self.dim} is out of range for a {x.dim()}-d input")
+    def _check_input(self, x, name="x"):
+        _check_dim(x, self.dim)
         if x.size(self.dim) != self.length:
-            raise AssertionError(f"expected size {self.length} along dim {self.dim}, got "
-                                 f"{x.size(self.dim)}")
+            raise AssertionError(f"{name}.size({self.dim}) = {x.size(self.dim)} must equal "
+                                 f"length {self.length}")
 
     def _slices(self, x):
         start = 0
@@ -63,13 +69,13 @@ class CatTransform(Transform):
                          dim=self.dim)
 
     def _inverse(self, y):
-        self._check_input(y)
+        self._check_input(y, "y")
         return ember.cat([t.inv(s) for t, s in zip(self.transforms, self._slices(y))],
                          dim=self.dim)
 
     def log_abs_det_jacobian(self, x, y):
         self._check_input(x)
-        self._check_input(y)
+        self._check_input(y, "y")
         terms = []
         for t, xs, ys in zip(self.transforms, self._slices(x), self._slices(y)):
             term = t.log_abs_det_jacobian(xs, ys)
@@ -114,12 +120,11 @@ class StackTransform(Transform):
     def _slice(self, z):
         return [z.select(self.dim, i) for i in range(z.size(self.dim))]
 
-    def _check_input(self, x):
-        if not -x.dim() <= self.dim < x.dim():
-            raise AssertionError(f"dim {self.dim} is out of range for a {x.dim()}-d input")
+    def _check_input(self, x, name="x"):
+        _check_dim(x, self.dim)
         if x.size(self.dim) != len(self.transforms):
-            raise AssertionError(f"expected size {len(self.transforms)} along dim "
-                                 f"{self.dim}, got {x.size(self.dim)}")
+            raise AssertionError(f"{name}.size({self.dim}) = {x.size(self.dim)} must equal "
+                                 f"len(transforms) {len(self.transforms)}")
 
     def _call(self, x):
         self._check_input(x)
@@ -127,13 +132,13 @@ class StackTransform(Transform):
                            dim=self.dim)
 
     def _inverse(self, y):
-        self._check_input(y)
+        self._check_input(y, "y")
         return ember.stack([t.inv(s) for s, t in zip(self._slice(y), self.transforms)],
                            dim=self.dim)
 
     def log_abs_det_jacobian(self, x, y):
         self._check_input(x)
-        self._check_input(y)
+        self._check_input(y, "y")
         return ember.stack([t.log_abs_det_jacobian(xs, ys) for xs, ys, t
                             in zip(self._slice(x), self._slice(y), self.transforms)],
                            dim=self.dim)
