@@ -44,16 +44,20 @@ class Value:
 
 class Call:
     """One op call: `inputs` mirror the op's inputs with every tensor replaced by its Value
-    (inside lists and tuples too); Python scalars and None stay as they were."""
+    (inside lists and tuples too); Python scalars and None stay as they were. Some ops take
+    a tensor's array as a param (masked_fill's mask, an index array inside an indexing key):
+    `param_refs` maps such a param to the Value whose array it is (a tuple param to a tuple
+    of Values and Nones)."""
 
-    __slots__ = ("op", "inputs", "params", "outputs", "modules")
+    __slots__ = ("op", "inputs", "params", "outputs", "modules", "param_refs")
 
-    def __init__(self, op, inputs, params, outputs, modules):
+    def __init__(self, op, inputs, params, outputs, modules, param_refs=None):
         self.op = op
         self.inputs = inputs
         self.params = params
         self.outputs = outputs
         self.modules = modules
+        self.param_refs = param_refs or {}
 
     @property
     def name(self):
@@ -61,6 +65,13 @@ class Call:
 
     def tensor_inputs(self):
         return [v for v in flatten(self.inputs) if isinstance(v, Value)]
+
+    def sources(self):
+        """Every Value the call reads: its tensor inputs and the Values of its array
+        params."""
+        refs = [v for r in self.param_refs.values()
+                for v in (r if isinstance(r, tuple) else (r,)) if isinstance(v, Value)]
+        return self.tensor_inputs() + refs
 
     def __repr__(self):
         return f"<Call {self.op.name}>"
@@ -77,6 +88,7 @@ class Trace:
         self.values = []
         self.output = None
         self.outputs = []
+        self.unseen = []    # grad_fn names of graph nodes made without passing the door
 
     def of_kind(self, kind):
         return [v for v in self.values if v.kind == kind]
@@ -124,6 +136,7 @@ class _Recorder:
                             path = f"{prefix}.{attr}" if prefix else attr
                             self.owners[id(t)] = (kind, path, m, attr)
         self.stack = []
+        self.recorded = None   # the graph node made for the op call now passing the door
         self.known = {}     # tensor key -> Value
         self.arrays = {}    # id(array) -> Value, for aliases made outside the registry
         self.alive = []     # NOTE: keeps traced tensors alive so no id (a key) is reused
@@ -163,8 +176,32 @@ class _Recorder:
                 else [self.resolve(o) for o in obj]
         return obj
 
+    def array_refs(self, params):
+        refs = {}
+        for key, v in params.items():
+            if hasattr(v, "shape"):
+                value = self.arrays.get(id(v))
+                if value is not None:
+                    refs[key] = value
+            elif isinstance(v, tuple):
+                values = tuple(self.arrays.get(id(e)) if hasattr(e, "shape") else None
+                               for e in v)
+                if any(values):
+                    refs[key] = values
+        return refs
+
+    def on_record(self, node):
+        """Called by the registry for every graph node it makes; a node not followed by its
+        op call was made without passing the door (a write through a view rewires the
+        graph directly), and the trace cannot see what it computes."""
+        if self.recorded is not None:
+            self.trace.unseen.append(type(self.recorded).__name__)
+        self.recorded = node
+
     def __call__(self, op, inputs, params, result):
-        call = Call(op, [self.resolve(x) for x in inputs], params, [], tuple(self.stack))
+        self.recorded = None
+        call = Call(op, [self.resolve(x) for x in inputs], params, [], tuple(self.stack),
+                    self.array_refs(params))
         results = result if isinstance(result, tuple) else (result,)
         for i, r in enumerate(results):
             value = Value(RESULT, r, call=call, index=i)
@@ -206,6 +243,7 @@ def trace(fn, args=(), kwargs=None, module=None):
         pre.remove()
         post.remove()
     recorder.stack.clear()
+    recorder.on_record(None)   # (a node left unclaimed at the end was made outside the door)
     recorder.trace.output = output
     recorder.trace.outputs = [recorder.value_of(t) for t in flatten(output)
                               if isinstance(t, Tensor)]

@@ -198,6 +198,55 @@ def test_functions_match_torch(name, torch_mod):
     _close(got, want)
 
 
+def _set_mask(lib, x):
+    y = x * 1
+    y[y > 0] = 0.5                  # a mask made by a traced op, read at run time
+    m = x < -0.5
+    y[m] = x[m] * 3
+    return y
+
+
+def _set_slices_and_rows(lib, x):
+    y = x * 1
+    y[:, 1:3] = 0.25
+    y[0, ::2] = x[1, ::2] * 2
+    y[lib.tensor([0, 2])] = x[1]
+    return y.index_put((lib.tensor([0, 0, 2]),), x[:3] * 0 + 1, accumulate=True)
+
+
+def _gather_scatter(lib, x):
+    rows = (x[:, 0] * 0).long() + lib.tensor([2, 0, 1])
+    picked = x.gather(1, lib.tensor([[0], [1], [2]]))
+    spread = lib.zeros(3, 5).scatter_add(1, lib.tensor([[0, 1], [1, 1], [2, 0]]), x[:, :2])
+    return x[rows] + picked + spread + x.masked_fill(x > 0, -1.0) + x[x > 1].sum()
+
+
+@pytest.mark.parametrize("fn", [_set_mask, _set_slices_and_rows, _gather_scatter])
+def test_indexed_reads_and_writes_follow_the_input(fn, torch_mod):
+    rng = np.random.default_rng(8)
+    example, other = (rng.standard_normal((3, 5)).astype(np.float32) for _ in range(2))
+    program = ember.onnx.export(_fn_module(ember, fn).eval(), (ember.tensor(example),))
+    for x in (example, other):       # masks and row indices come from the input given
+        got, = _run_onnx(program.model_proto, x)
+        with torch_mod.no_grad():
+            _close(got, fn(torch_mod, torch_mod.tensor(x)).numpy())
+
+
+def test_values_computed_outside_the_registry_are_not_frozen():
+    x = ember.tensor(np.random.default_rng(9).standard_normal((3, 5)).astype(np.float32))
+    with pytest.raises(ember.onnx.OnnxExporterError, match="outside ember's op registry"):
+        ember.onnx.export(_fn_module(ember, lambda lib, t: t.argmax(1)).eval(), (x,))
+
+    def add_into_view(lib, t):
+        y = t * 1
+        y[0] += 1
+        return y
+    with pytest.raises(ember.onnx.OnnxExporterError, match="CopySlices.*x\\[0\\] \\+= 1"):
+        ember.onnx.export(_fn_module(ember, add_into_view).eval(), (x,))
+    with pytest.warns(UserWarning, match="Python number computed from the inputs"):
+        ember.onnx.export(_fn_module(ember, lambda lib, t: t * t.sum().item()).eval(), (x,))
+
+
 _MODULES = {
     "gru": (lambda nn: nn.GRU(4, 3, num_layers=2, batch_first=True), (2, 5, 4)),
     "rnn_tanh": (lambda nn: nn.RNN(6, 3), (4, 2, 6)),

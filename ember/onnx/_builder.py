@@ -55,6 +55,18 @@ class GraphBuilder:
             dtype = self.call.outputs[0].tensor._data.dtype
         return self.const(np.asarray(x, dtype=dtype), "scalar")
 
+    def param(self, key, dtype=None):
+        """The ONNX name of the array param `key`: the traced value it is the array of (see
+        Call.param_refs), else a constant of its values (as `dtype` when given)."""
+        ref = self.call.param_refs.get(key)
+        if isinstance(ref, Value):
+            name = self.input(ref)
+            if dtype is not None and ref.tensor._data.dtype != dtype:
+                name = self.cast(name, dtype)
+            return name
+        array = np.asarray(self.call.params[key])
+        return self.const(array if dtype is None else array.astype(dtype), key)
+
     # --- graph pieces
     def const(self, array, hint="val"):
         name = self.fresh(hint)

@@ -15,7 +15,7 @@ from .._tracing import CONSTANT, Value, map_tensors
 from .errors import OnnxExporterError
 
 # Params that hold run-time state (saved activations), not arguments.
-_RUNTIME_PARAMS = frozenset({"stash", "saved", "cached"})
+RUNTIME_PARAMS = frozenset({"stash", "saved", "cached"})
 # Params whose change the op's symbolic function handles itself.
 _HANDLED = {"view": {"shape"}, "reshape": {"shape"}, "_reshape_alias": {"shape"},
             "view_copy": {"shape"}, "expand": {"shape"}}
@@ -45,14 +45,25 @@ def grown_inputs(args, kwargs, dynamic_inputs, increments):
     return map_tensors((tuple(args), dict(kwargs)), grow)
 
 
-def _same(a, b):
+def unresolved(call, key):
+    """Param `key` of `call` without the arrays the trace resolved to traced values (their
+    changes are the graph's own, computed at run time)."""
+    value, ref = call.params.get(key), call.param_refs.get(key)
+    if isinstance(ref, Value):
+        return None
+    if isinstance(ref, tuple) and isinstance(value, tuple):
+        return tuple(None if r is not None else v for v, r in zip(value, ref))
+    return value
+
+
+def same(a, b):
     if isinstance(a, Value) or isinstance(b, Value) or isinstance(a, Tensor):
         return True      # tensors are compared through their own shapes and producers
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
                 and a.shape == b.shape and np.array_equal(a, b))
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     try:
         return bool(a == b)
     except (TypeError, ValueError):
@@ -69,9 +80,9 @@ def pair_calls(trace, twin):
     pairs = {}
     for call, other in zip(trace.calls, twin.calls):
         handled = _HANDLED.get(call.name, ())
-        changed = [k for k, v in call.params.items() if k not in _RUNTIME_PARAMS
-                   and k not in handled and not _same(v, other.params.get(k))]
-        if not _same(call.inputs, other.inputs):
+        changed = [k for k in call.params if k not in RUNTIME_PARAMS and k not in handled
+                   and not same(unresolved(call, k), unresolved(other, k))]
+        if not same(call.inputs, other.inputs):
             changed.append("a number among its inputs")
         if changed:
             raise OnnxExporterError(

@@ -11,9 +11,9 @@ from .. import _tracing
 from .._optional import require
 from .._tensor import Tensor
 from .._tracing import BUFFER, CONSTANT, INPUT, PARAMETER, flatten
-from . import _dynamic
+from . import _dynamic, _frozen
 from ._builder import GraphBuilder, tensor_type
-from .errors import UnsupportedOperatorError
+from .errors import OnnxExporterError, UnsupportedOperatorError
 from .symbolic_table import TABLE
 
 DEFAULT_OPSET = 20    # PyTorch 2.13's default
@@ -96,7 +96,7 @@ def _live_calls(trace):
     for call in reversed(trace.calls):
         if any(id(v) in needed for v in call.outputs):
             live.append(call)
-            needed.update(id(v) for v in call.tensor_inputs())
+            needed.update(id(v) for v in call.sources())
     return live[::-1]
 
 
@@ -117,6 +117,14 @@ def build_model(model, args, kwargs=None, *, input_names=None, output_names=None
     opset = check_opset(opset_version)
     kwargs = dict(kwargs or {})
     trace = _trace(model, args, kwargs)
+    if trace.unseen:
+        raise OnnxExporterError(
+            f"ember.onnx: the graph node {trace.unseen[0]} was made without passing ember's "
+            "op registry, so the tracer cannot see what it computes: an in-place write "
+            "through a view (such as `x[0] += 1`: write it out of place) or an "
+            "autograd.Function (not exportable)")
+    if trace.inputs:
+        _frozen.check(trace, _trace(model, *_frozen.rotated_inputs(args, kwargs)))
     in_names = _input_names(model, args, kwargs, input_names)
     out_names = list(output_names or ())
     dyn_in, dyn_out = _dynamic_spec(dynamic_axes, in_names, out_names)
@@ -161,13 +169,14 @@ def build_model(model, args, kwargs=None, *, input_names=None, output_names=None
         for value, name in zip(call.outputs, symbolic(g, call)):
             g.bind(value, name)
 
+    value_sized = _value_sized(g.nodes)
     graph_outputs = []
     used = set()
     g.call = None
     for i, value in enumerate(trace.outputs):
         if value.kind == INPUT or value.kind == CONSTANT:
             g.call = _OutputStandIn(value)
-        source = g.input(value)
+        source = produced = g.input(value)
         name = out_names[i] if i < len(out_names) else None
         if name is None and (source in used or value.kind != _tracing.RESULT):
             name = g.fresh(f"output_{i}")
@@ -183,6 +192,8 @@ def build_model(model, args, kwargs=None, *, input_names=None, output_names=None
                                        input_dims)
         else:
             dims = [fixed.get(a, d) for a, d in enumerate(value.tensor.shape)]
+        if produced in value_sized:   # (a mask's count of True sizes it: the example's is no rule)
+            dims = [d if isinstance(d, str) else f"{source}_dim_{a}" for a, d in enumerate(dims)]
         graph_outputs.append(_value_info(onnx, source, value, dims))
 
     nodes, initializers = _prune(g.nodes, g.initializers, graph_outputs)
@@ -194,6 +205,16 @@ def build_model(model, args, kwargs=None, *, input_names=None, output_names=None
                                    producer_version=str(__version__))
     proto.ir_version = max(10, onnx.helper.find_min_ir_version_for(opsets))
     return proto
+
+
+def _value_sized(nodes):
+    """The names whose shape may depend on the input values: NonZero's outputs and all
+    that is computed from them."""
+    sized = set()
+    for node in nodes:
+        if node.op_type == "NonZero" or any(i in sized for i in node.input):
+            sized.update(node.output)
+    return sized
 
 
 def _prune(nodes, initializers, graph_outputs):

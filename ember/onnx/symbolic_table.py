@@ -4,8 +4,8 @@ A symbolic function takes the GraphBuilder `g` and the traced call, reads the ca
 (`call.inputs`: Values and Python scalars) and params, and returns the ONNX names of the
 call's outputs, in order (a shorter list when the later outputs, such as max_pool's indices,
 have no ONNX counterpart). This file holds the pointwise and reduction ops;
-symbolic_shape.py the views and indexing, symbolic_nn.py convolution, pooling,
-normalisation and the recurrent layers.
+symbolic_shape.py the views, joins and splits, symbolic_index.py indexing and indexed writes,
+symbolic_nn.py convolution, pooling, normalisation and the recurrent layers.
 """
 import numpy as np
 
@@ -152,14 +152,6 @@ def _where(g, call):
     cond, = operands(g, c, dtype=np.dtype(np.bool_))
     x, y = operands(g, x, y)
     return [g.op("Where", cond, x, y)]
-
-
-@symbolic("masked_fill")
-def _masked_fill(g, call):
-    a, value, mask = call.inputs
-    mask, = operands(g, mask, dtype=np.dtype(np.bool_))
-    a, value = operands(g, a, value)
-    return [g.op("Where", mask, value, a)]
 
 
 @symbolic("_to_copy")
@@ -333,4 +325,4 @@ def _div_floor(g, call):
     return [g.op("Div", g.op("Sub", a, g.op("Mod", a, b, fmod=0)), b)]
 
 
-from . import symbolic_nn, symbolic_shape  # noqa: E402,F401  (they fill TABLE too)
+from . import symbolic_index, symbolic_nn, symbolic_shape  # noqa: E402,F401  (they fill TABLE too)
