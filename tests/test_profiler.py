@@ -440,3 +440,18 @@ def test_step_tracker_and_enforce_unique_match_torch(torch_mod):
             unique.see(1, 2)
         return out, str(error.value)
     assert program(ember.autograd.profiler) == program(torch_mod.autograd.profiler)
+
+
+def test_other_threads_ops_run_unrecorded():
+    import threading
+    results = []
+    with ember.profiler.profile() as prof:
+        worker = threading.Thread(target=lambda: results.append(ember.exp(ember.zeros(2))))
+        worker.start()
+        worker.join()
+        ember.relu(ember.ones(2))
+    assert results[0].tolist() == [1.0, 1.0]
+    counts = _counts(prof)
+    assert "aten::exp" not in counts and counts["aten::relu"] == 1
+    with pytest.raises(AttributeError, match="'FunctionEventAvg' object has no attribute"):
+        prof.key_averages().table(sort_by="no_such_column")

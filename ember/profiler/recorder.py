@@ -91,6 +91,15 @@ class Recorder:
         """Run one op through the registry's door, timed. The door is closed to the
         profiler meanwhile, so the call below runs it once, unprofiled."""
         from ..ops import registry
+        if threading.get_ident() != self.thread:
+            # NOTE: another thread's op runs unrecorded (it would nest inside this thread's
+            # ranges). The door is closed meanwhile, so an op of this thread that starts in
+            # that window goes unrecorded too: profile one thread at a time.
+            registry.profiler = None
+            try:
+                return registry.python_dispatch(op, inputs, params, dtype, arrays)
+            finally:
+                registry.profiler = self
         parent = self.open[-1] if self.open else None
         record = Record(op_event_name(op, inputs, params), "cpu_op", 0, parent, self.thread)
         outer_op, self.current_op = self.current_op, record
