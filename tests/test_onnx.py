@@ -289,6 +289,22 @@ def test_modules_match_torch(name, torch_mod):
         _close(actual, expected.numpy())
 
 
+def test_training_mode_batch_norm_uses_batch_statistics_and_leaves_the_model(torch_mod):
+    ember.manual_seed(0)
+    ours = ember.nn.Sequential(ember.nn.Conv2d(3, 4, 3), ember.nn.BatchNorm2d(4))
+    theirs = torch_mod.nn.Sequential(torch_mod.nn.Conv2d(3, 4, 3), torch_mod.nn.BatchNorm2d(4))
+    theirs.load_state_dict(_torch_state(torch_mod, ours))
+    before = {k: v.numpy().copy() for k, v in ours.state_dict().items()}
+    x = np.random.default_rng(10).standard_normal((2, 3, 6, 6)).astype(np.float32)
+    with pytest.warns(UserWarning, match="training mode"):
+        program = ember.onnx.export(ours, (ember.tensor(x),))
+    for k, v in ours.state_dict().items():      # the export's runs left the statistics alone
+        np.testing.assert_array_equal(v.numpy(), before[k])
+    got, = _run_onnx(program.model_proto, x)
+    with torch_mod.no_grad():
+        _close(got, theirs(torch_mod.tensor(x)).numpy())
+
+
 # ---------------------------------------------------------------------- errors and API
 class _Bessel(ember.nn.Module):
     def forward(self, x):

@@ -101,12 +101,20 @@ def _live_calls(trace):
 
 
 def _trace(model, args, kwargs):
+    """One traced run. The model runs up to three times per export (see _frozen and
+    _dynamic): its buffers (a training BatchNorm's running statistics) are put back after
+    each run, so exporting leaves the model as it was."""
     global _exporting
+    buffers = [b for b in model.buffers() if b is not None] if hasattr(model, "buffers") \
+        else []
+    saved = [b._data.copy() for b in buffers]
     _exporting = True
     try:
         return _tracing.trace(model, args, kwargs)
     finally:
         _exporting = False
+        for b, array in zip(buffers, saved):
+            b._data[...] = array
 
 
 def build_model(model, args, kwargs=None, *, input_names=None, output_names=None,
