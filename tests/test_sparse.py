@@ -599,3 +599,41 @@ def test_embedding_bag_last_offset_runs_to_the_end_as_torch(offsets, mode, torch
                                                 include_last_offset=True)(
         lib.tensor([1, 2, 4, 4, 3, 2]), lib.tensor(offsets)) for lib in (ember, torch_mod)]
     assert_same(*outs)
+
+
+SPARSE_EXTRAS = {
+    "spdiags": lambda L: L.sparse.spdiags(L.tensor([[1., 2., 3.], [4., 5., 6.]]),
+                                          L.tensor([0, 1]), (3, 3)),
+    "spdiags_wide": lambda L: L.sparse.spdiags(L.tensor([[1., 2., 3.], [4., 5., 6.]]),
+                                               L.tensor([-1, 1]), (3, 4)),
+    "spdiags_one": lambda L: L.sparse.spdiags(L.tensor([[1., 2., 3.]]), L.tensor([1]), (3, 3)),
+    "spdiags_csr": lambda L: L.sparse.spdiags(L.tensor([[1., 2., 3.]]), L.tensor([0]), (3, 3),
+                                              layout=L.sparse_csr),
+    "sampled_addmm": lambda L: L.sparse.sampled_addmm(csr(L), L.tensor(D.T.copy()).float(),
+                                                      L.ones(4, 4), beta=0.5, alpha=2.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPARSE_EXTRAS))
+def test_torch_sparse_extras_match_torch(name, torch_mod):
+    e, t = both(SPARSE_EXTRAS[name], torch_mod)
+    assert_same(e, t)
+    assert repr_of(e) == repr(t)
+
+
+def test_sampled_addmm_gradients_match_torch(torch_mod):
+    grads = []
+    for lib in (ember, torch_mod):
+        a = lib.tensor(D.T.copy(), requires_grad=True)
+        b = lib.tensor(np.arange(16.0).reshape(4, 4) / 7, requires_grad=True)
+        m = lib.sparse.sampled_addmm(csr(lib).double(), a, b, beta=0.5, alpha=2.0)
+        (m.to_dense() * lib.arange(12.0).reshape(3, 4)).sum().backward()
+        grads.append((a.grad, b.grad))
+    assert_same(grads[0][0], grads[1][0])
+    assert_same(grads[0][1], grads[1][1])
+
+
+def test_spsolve_is_not_implemented_as_in_torch_cpu(torch_mod):
+    for lib in (ember, torch_mod):
+        with pytest.raises(NotImplementedError, match="aten::_spsolve"):
+            lib.sparse.spsolve(csr(lib), lib.ones(3))

@@ -6,12 +6,13 @@
 from . import conversion as _conversion
 from . import methods as _methods
 from . import pointwise as _pointwise
-from .coo import SparseCooTensor, sparse_coo_tensor  # noqa: F401
+from .coo import SparseCooTensor, sparse_coo_tensor, spdiags  # noqa: F401
 from .csr import SparseCsrTensor, sparse_csr_tensor  # noqa: F401
 from .ops import log_softmax, softmax, sum  # noqa: F401
-from .products import addmm, mm  # noqa: F401
+from .products import addmm, mm, sampled_addmm, spsolve  # noqa: F401
 
-__all__ = ["addmm", "check_sparse_tensor_invariants", "log_softmax", "mm", "softmax", "sum"]
+__all__ = ["addmm", "check_sparse_tensor_invariants", "log_softmax", "mm", "sampled_addmm",
+           "softmax", "spdiags", "spsolve", "sum"]
 
 _conversion.install_dense_methods()
 _methods.install_sparse_methods()

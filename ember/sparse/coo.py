@@ -355,3 +355,33 @@ def sparse_like(name, input, dtype, device, requires_grad, value):
     out = zeros_coo(input.shape, dtype or input.dtype,
                     device if device is not None else input._device, input.sparse_dim())
     return out.requires_grad_(True) if requires_grad else out
+
+
+def spdiags(diagonals, offsets, shape, layout=None):
+    """torch.sparse.spdiags: row k of `diagonals` on the diagonal offsets[k], each value taken
+    from its column (as SciPy's dia format); a COO result (or CSR with layout=)."""
+    if diagonals.dim() != 2 or offsets.dim() != 1:
+        raise RuntimeError("spdiags: expected 2-D diagonals and 1-D offsets")
+    if diagonals.shape[0] != offsets.shape[0]:
+        raise RuntimeError("Number of diagonals (" + str(diagonals.shape[0]) + ") does not match "
+                           "the number of offsets (" + str(offsets.shape[0]) + ")")
+    rows_n, cols_n = (int(s) for s in shape)
+    xp = array_module(diagonals._data)
+    coords, picks = [], []
+    for k, o in enumerate(int(v) for v in offsets._data):
+        first, last = max(0, o), min(cols_n, rows_n + o, diagonals.shape[1])
+        cols = xp.arange(first, max(first, last), dtype=np.int64)
+        coords.append(xp.stack([cols - o, cols]))
+        picks.append(k * diagonals.shape[1] + cols)
+    idx = xp.concatenate(coords, axis=1) if coords else xp.zeros((2, 0), np.int64)
+    where = _wrap(xp.concatenate(picks) if picks else xp.zeros(0, np.int64), dt.int64,
+                  diagonals._device)
+    values = diagonals.reshape(-1).index_select(0, where)
+    out = make_coo(_wrap(idx, dt.int64, diagonals._device), values, (rows_n, cols_n),
+                   idx.shape[1] <= 1, values_grad=True)
+    if layout is None or layout is _constants.sparse_coo:
+        return out
+    if layout is _constants.sparse_csr:
+        return out.to_sparse_csr()
+    raise NotImplementedError(f"ember does not support the {str(layout).split('.')[-1]} "
+                              "layout yet (only sparse_coo and sparse_csr)")

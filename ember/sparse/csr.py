@@ -73,6 +73,19 @@ class SparseCsrTensor(Tensor):
     def detach(self):
         return make_csr(self._crow, self._col, self._csr_values.detach(), self.shape)
 
+    def to(self, *args, **kwargs):
+        values = self._csr_values.to(*args, **kwargs)
+        if values is self._csr_values:
+            return self
+        return make_csr(self._crow.to(values.device), self._col.to(values.device), values,
+                        self.shape, values_grad=True)
+
+    def double(self):
+        return self.to(dt.float64)
+
+    def float(self):
+        return self.to(dt.float32)
+
     def numpy(self, *, force=False):
         raise TypeError("can't convert SparseCsr layout tensor to numpy. Use Tensor.to_dense() "
                         "first.")

@@ -165,3 +165,26 @@ def hspmm(mat1, mat2):
     keep = _wrap(rows.astype(np.int64), dt.int64, mat1._device)
     return make_coo(keep.unsqueeze(0), product.index_select(0, keep),
                     (mat1.shape[0], mat2.shape[1]), False, values_grad=True)   # (as PyTorch)
+
+
+# ---------------------------------------------------------------------- torch.sparse extras
+def sampled_addmm(input, mat1, mat2, *, beta=1.0, alpha=1.0, out=None):
+    """torch.sparse.sampled_addmm: beta * input + alpha * (mat1 @ mat2), computed only at the
+    entries of the CSR matrix `input` (a CSR result on its pattern)."""
+    from .csr import _coo_indices, make_csr
+    if input.layout is not _constants.sparse_csr:
+        raise RuntimeError(f"sampled_addmm: Expected self to be sparse CSR, got {input.layout}")
+    if out is not None:
+        raise NotImplementedError("ember does not support out= for sparse.sampled_addmm")
+    rows, cols = _coo_indices(input._crow._data, input._col._data)._data
+    product = mat1 @ mat2
+    picked = product[_wrap(rows, dt.int64, input._device), _wrap(cols, dt.int64,
+                                                                  input._device)]
+    values = input._csr_values * beta + picked * alpha
+    return make_csr(input._crow, input._col, values, input.shape, values_grad=True)
+
+
+def spsolve(input, other, *, left=True):
+    """torch.sparse.spsolve: PyTorch's CPU build has no kernel for it either."""
+    raise NotImplementedError("Could not run 'aten::_spsolve' with arguments from the "
+                              "'SparseCsrCPU' backend: ember does not support spsolve")
