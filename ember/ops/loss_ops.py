@@ -35,7 +35,7 @@ def _nll_loss_vjp(ctx, g, g_total_weight):
     return gx, None, None
 
 
-@defop("nll_loss_backward", node="NllLossBackwardBackward0", save=(1, 2))
+@defop("nll_loss_backward", node="NllLossBackwardBackward0", save=(1, 2, 3))
 @quiet
 def _nll_loss_backward(g, x, target, weight, reduction, ignore_index, total_weight):
     return kernels.nll_loss_backward(g, x.shape, x.dtype, target, weight, reduction,
@@ -46,7 +46,7 @@ def _nll_loss_backward(g, x, target, weight, reduction, ignore_index, total_weig
 def _nll_loss_backward_vjp(ctx, gg):
     """The gradient is linear in g: its VJP in g is nll_loss of gg; it does not depend on x
     (zeros, as PyTorch's)."""
-    _, target, weight = ctx.inputs[:3]
+    _, _, target, weight = ctx.inputs   # (g, x, target, weight): g and x are not read
     p = ctx.params
     dg = dx = None
     if ctx.edges[0] is not None:
