@@ -34,8 +34,9 @@ class LogicalView(np.ndarray):
 
     def __array_function__(self, func, types, args, kwargs):
         if func.__name__ in _VALUE_FUNCTIONS:
-            raise RuntimeError(f"vmap: ember computes {func.__name__}() outside its op dispatch "
-                               "and cannot batch it; ember does not support it inside vmap.")
+            raise UnbatchableError(f"vmap: ember computes {func.__name__}() outside its op "
+                                   "dispatch and cannot batch it; ember does not support it "
+                                   "inside vmap.")
         return super().__array_function__(func, types, args, kwargs)
 
 
@@ -213,13 +214,18 @@ def _check_params(op, params):
             raise _unsupported(op, "a batched tensor reaches it as an index or a parameter")
 
 
+class UnbatchableError(RuntimeError):
+    """A call ember cannot batch (its values leave the op dispatch); transforms that batch
+    internally (jacrev, jacfwd) catch it and loop instead."""
+
+
 def _unsupported(op, why):
-    return RuntimeError(f"vmap: ember cannot batch the op '{op.name}' here ({why}); "
+    return UnbatchableError(f"vmap: ember cannot batch the op '{op.name}' here ({why}); "
                         "ember does not support this call inside vmap.")
 
 
 def _leaked(op):
-    return RuntimeError(f"vmap: the op '{op.name}' got a tensor computed from a batched "
+    return UnbatchableError(f"vmap: the op '{op.name}' got a tensor computed from a batched "
                         "tensor outside ember's op dispatch (a function ember cannot batch); "
                         "ember does not support that function inside vmap.")
 

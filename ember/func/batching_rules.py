@@ -97,8 +97,7 @@ def reduction(call):
 
 
 @rule("softmax", "log_softmax", "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp",
-      "max", "min", "sort", "topk", "kthvalue", "median", "mode", "nanmedian",
-      "softmax_backward_data", "log_softmax_backward_data", "linalg_cross")
+      "max", "min", "sort", "topk", "kthvalue", "median", "mode", "nanmedian", "linalg_cross")
 def along_dim(call):
     rank = _logical_rank(call)
     if rank == 0:
@@ -111,6 +110,14 @@ def along_dim(call):
         return out.reshape(call.size)
     values = _pad_batched(call, rank)
     return call.run(values, dict(call.params, dim=_shift(call.params["dim"])))
+
+
+@rule("softmax_backward_data", "log_softmax_backward_data")
+def softmax_backward(call):
+    # The fused kernels take operands of one shape: an unbatched one is expanded.
+    values = [_expanded(call, i) for i in range(len(call.values))]
+    dim = call.params["dim"]
+    return call.run(values, dict(call.params, dim=dim + 1 if dim >= 0 else dim))
 
 
 @rule("gather", "_gather_dim")

@@ -19,8 +19,9 @@ def jvp_rule(*names):
 
 
 def _zeros_for(primals, tangents):
+    """Tangents with zeros for the inputs that have none (a Python number's is 0)."""
     from .._creation import zeros_like
-    return [t if t is not None or not isinstance(p, _T.Tensor) else zeros_like(p)
+    return [t if t is not None else zeros_like(p) if isinstance(p, _T.Tensor) else 0
             for p, t in zip(primals, tangents)]
 
 

@@ -57,8 +57,8 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
                 for twin in by_identity[id(current[name])]:
                     replacements.setdefault(twin, replacements[name])
     if strict:
-        unexpected = [k for k in replacements if k not in current]
-        missing = [k for k in current if k not in replacements]
+        unexpected = sorted(k for k in replacements if k not in current)
+        missing = sorted(k for k in current if k not in replacements)
         if unexpected or missing:
             lines = [f"Error(s) in reparametrizing for {type(module).__name__}:"]
             if unexpected:

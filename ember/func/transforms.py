@@ -13,7 +13,7 @@ one backward pass.
 from .. import autograd
 from .._tensor import Tensor
 from . import _pytree
-from .batched_tensor import LEVELS, BatchedTensor, make_batched, physical
+from .batched_tensor import LEVELS, BatchedTensor, UnbatchableError, make_batched, physical
 from .vmap_transform import vmap
 
 _nesting = [0]   # how many transformed functions are running (grad of grad needs graphs)
@@ -78,8 +78,13 @@ def _wants_graph(sources):
 def _engine_grad(outputs, inputs, grad_outputs, create):
     """autograd.grad allowing unused inputs (zeros then). Under vmap the graph VJPs run even
     without create_graph: the fast array-level VJPs read raw arrays, not batches."""
-    grads = autograd.grad(outputs, inputs, grad_outputs, retain_graph=True,
-                          create_graph=create or bool(LEVELS), allow_unused=True)
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
+    if pairs:   # (outputs that do not depend on the inputs contribute nothing)
+        grads = autograd.grad([o for o, _ in pairs], inputs, [g for _, g in pairs],
+                              retain_graph=True, create_graph=create or bool(LEVELS),
+                              allow_unused=True)
+    else:
+        grads = [None] * len(inputs)
     out = []
     for g, x in zip(grads, inputs):
         if g is None:
@@ -251,11 +256,16 @@ class _Linearized:
                                    f"unsupported type {type(o)}")
         self.sources = _pytree.flatten(primals)[0]
         flat_out = [_strip(o, levels) for o in self.out_leaves]
-        from .._creation import zeros_like
-        self.dummies = [zeros_like(o).detach().requires_grad_() for o in flat_out]
-        pulled = autograd.grad(flat_out, self.leaves, self.dummies, create_graph=True,
-                               allow_unused=True)
-        self.pulled = [g for g in pulled]
+        from .._creation import ones_like
+        # NOTE: g(u) is linear in u, so any u gives the same JVP; ones, not zeros: VJPs
+        # computed in log space (logcumsumexp) have no derivative at a zero cotangent.
+        self.dummies = [ones_like(o).detach().requires_grad_() for o in flat_out]
+        live = [(o, u) for o, u in zip(flat_out, self.dummies) if o.requires_grad]
+        self.pulled = [None] * len(self.leaves)
+        if live:
+            self.pulled = list(autograd.grad([o for o, _ in live], self.leaves,
+                                             [u for _, u in live], create_graph=True,
+                                             allow_unused=True))
 
     def push(self, tangents):
         """J t for tangents shaped like the primals (each may be batched by a later vmap)."""
@@ -333,6 +343,17 @@ def _basis(flat, dtype, device):
     return parts, total
 
 
+def _over_basis(fn, basis, total, vmap_options):
+    """fn over the rows of the basis: one vmap, or a loop when an op on the way has no
+    batched form in ember (its values leave the op dispatch)."""
+    try:
+        return vmap(fn, **vmap_options)(*basis)
+    except UnbatchableError:
+        rows = [fn(*(b[k] for b in basis)) for k in range(total)]
+        from .. import stack
+        return [stack([r[j] for r in rows]) for j in range(len(rows[0]))]
+
+
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
     """The Jacobian of `func` with respect to args[argnums], by reverse mode (vmap of vjp)."""
     def wrapper(*args, **kwargs):
@@ -348,8 +369,9 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         out_leaves, out_spec = _pytree.flatten(out)
         in_leaves, in_spec = _pytree.flatten(primals)
         basis, total = _basis(out_leaves, out_leaves[0].dtype, out_leaves[0].device)
-        rows = vmap(lambda *b: _pytree.flatten(vjp_fn(_pytree.unflatten(out_spec, b)))[0],
-                    chunk_size=chunk_size)(*basis)            # per input: (total, *in.shape)
+        rows = _over_basis(lambda *b: _pytree.flatten(vjp_fn(_pytree.unflatten(out_spec,
+                                                                               b)))[0],
+                           basis, total, dict(chunk_size=chunk_size))   # (total, *in.shape)
         jac, start = [], 0
         for o in out_leaves:
             n = o.numel()
@@ -378,8 +400,8 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             _check_tensor(x)
         lin = _Linearized(partial, primals, has_aux, "jacfwd(f, argnums)(*args)")
         basis, total = _basis(in_leaves, in_leaves[0].dtype, in_leaves[0].device)
-        columns = vmap(lambda *t: _pytree.flatten(lin.push(t))[0],
-                       randomness=randomness)(*basis)         # per output: (total, *out.shape)
+        columns = _over_basis(lambda *t: _pytree.flatten(lin.push(t))[0], basis, total,
+                              dict(randomness=randomness))   # per output: (total, *out.shape)
         jac = []
         for col, o in zip(columns, lin.out_leaves):
             per_input, start = [], 0
