@@ -17,7 +17,7 @@ from .constraint_registry import biject_to, transform_to  # noqa: F401
 from .continuous import (Beta, Chi2, Dirichlet, Exponential, Gamma, Laplace,  # noqa: F401
                          Normal, StudentT, Uniform)
 from .discrete import (Bernoulli, Binomial, Categorical, Geometric,  # noqa: F401
-                       Multinomial, OneHotCategorical, Poisson)
+                       OneHotCategorical, Poisson)
 from .distribution import Distribution  # noqa: F401
 from .exp_family import ExponentialFamily  # noqa: F401
 from .heavy_tailed import (Cauchy, FisherSnedecor, GeneralizedPareto,  # noqa: F401
@@ -27,6 +27,7 @@ from .kl import kl_divergence, register_kl  # noqa: F401
 from .lowrank_multivariate_normal import LowRankMultivariateNormal  # noqa: F401
 from .matrix import LKJCholesky, Wishart  # noqa: F401
 from .mixture import MixtureSameFamily  # noqa: F401
+from .multinomial import Multinomial  # noqa: F401
 from .multivariate_normal import MultivariateNormal  # noqa: F401
 from .negative_binomial import NegativeBinomial  # noqa: F401
 from .positive import HalfNormal, InverseGamma, Weibull  # noqa: F401
