@@ -637,3 +637,16 @@ def test_spsolve_is_not_implemented_as_in_torch_cpu(torch_mod):
     for lib in (ember, torch_mod):
         with pytest.raises(NotImplementedError, match="aten::_spsolve"):
             lib.sparse.spsolve(csr(lib), lib.ones(3))
+
+
+def test_legacy_sparse_constructors_match_torch(torch_mod):
+    for fn in (lambda L: L.sparse.FloatTensor(L.tensor(IDX), L.tensor(V), (3, 4)),
+               lambda L: L.sparse.FloatTensor(2, 3), lambda L: L.sparse.LongTensor(2),
+               lambda L: L.sparse.DoubleTensor(L.tensor(IDX), L.tensor(V), (3, 4))):
+        e, t = both(fn, torch_mod)
+        assert_same(e, t)
+        assert repr_of(e) == repr(t)
+    for lib in (ember, torch_mod):
+        assert isinstance(lib.sparse.FloatTensor(2, 3), lib.sparse.FloatTensor)
+        assert not isinstance(lib.ones(2), lib.sparse.FloatTensor)
+        assert not isinstance(lib.sparse.FloatTensor(2, 3), lib.sparse.DoubleTensor)
