@@ -455,3 +455,32 @@ def test_other_threads_ops_run_unrecorded():
     assert "aten::exp" not in counts and counts["aten::relu"] == 1
     with pytest.raises(AttributeError, match="'FunctionEventAvg' object has no attribute"):
         prof.key_averages().table(sort_by="no_such_column")
+
+
+CNN_SHARED = ["aten::conv2d", "aten::batch_norm", "aten::relu", "aten::max_pool2d_with_indices",
+              "aten::layer_norm", "aten::log_softmax", "aten::nll_loss", "aten::gelu",
+              "aten::sigmoid", "aten::tanh", "aten::softmax", "aten::mean", "aten::cat",
+              "aten::exp", "aten::sum", "aten::convolution_backward",
+              "aten::threshold_backward", "aten::nll_loss_backward",
+              "aten::_log_softmax_backward_data", "aten::max_pool2d_with_indices_backward"]
+
+
+def test_cnn_op_names_and_backward_nodes_match_torch(torch_mod):
+    def program(lib):
+        nn, F = lib.nn, lib.nn.functional
+        lib.manual_seed(0)
+        x = lib.randn(2, 3, 8, 8)
+        conv, bn, ln = nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.LayerNorm(3)
+        with lib.profiler.profile() as prof:
+            y = F.max_pool2d(F.relu(bn(conv(x))), 2)
+            y = ln(y.reshape(2, 4, 3, 3)).reshape(2, -1)
+            loss = F.cross_entropy(y, lib.tensor([0, 1]))
+            F.gelu(y), lib.sigmoid(y), lib.tanh(y), F.softmax(y, 1), y.mean(), y.sum()
+            lib.cat([y, y]).exp()
+            loss.backward()
+        return _counts(prof)
+    ours, theirs = program(ember), program(torch_mod)
+    nodes = [k for k in theirs if k.startswith("autograd::engine::evaluate_function: ")]
+    assert len(nodes) == 9
+    for name in CNN_SHARED + nodes + [n.split(": ", 1)[1] for n in nodes]:
+        assert ours.get(name) == theirs[name], (name, ours.get(name), theirs[name])
