@@ -358,3 +358,36 @@ def test_deprecated_classes_and_factory_kwargs(torch_mod):
     for kwargs in [{"bad": 1}, {"dtype": 1, "factory_kwargs": {"dtype": 2}}]:
         _same_error(lambda: torch_mod.nn.factory_kwargs(kwargs),
                     lambda: ember.nn.factory_kwargs(kwargs))
+
+
+def test_skip_init_and_conv_weight_memory_format(torch_mod):
+    torch_mod.manual_seed(3)
+    ember.manual_seed(3)
+    tm = torch_mod.nn.utils.skip_init(torch_mod.nn.Linear, 4, 5, bias=False)
+    em = ember.nn.utils.skip_init(ember.nn.Linear, 4, 5, bias=False)
+    assert em.weight.shape == tm.weight.shape and repr(em) == repr(tm)
+    # nothing was drawn: the next numbers are the seed's first ones in both
+    np.testing.assert_array_equal(ember.rand(3).numpy(), torch_mod.rand(3).numpy())
+
+    class NoDevice(torch_mod.nn.Module):
+        pass
+
+    class NoDeviceE(ember.nn.Module):
+        pass
+    _same_error(lambda: torch_mod.nn.utils.skip_init(NoDevice),
+                lambda: ember.nn.utils.skip_init(NoDeviceE))
+    _same_error(lambda: torch_mod.nn.utils.skip_init(int), lambda: ember.nn.utils.skip_init(int),
+                exact=False)
+    for name, cls, fmt in [("convert_conv2d_weight_memory_format", "ConvTranspose2d",
+                            "channels_last"),
+                           ("convert_conv2d_weight_memory_format", "Conv2d", "contiguous_format"),
+                           ("convert_conv3d_weight_memory_format", "Conv3d", "channels_last_3d")]:
+        torch_mod.manual_seed(1)
+        ember.manual_seed(1)
+        tm = torch_mod.nn.Sequential(getattr(torch_mod.nn, cls)(3, 4, 3), torch_mod.nn.ReLU())
+        em = ember.nn.Sequential(getattr(ember.nn, cls)(3, 4, 3), ember.nn.ReLU())
+        assert getattr(ember.nn.utils, name)(em, getattr(ember, fmt)) is em
+        getattr(torch_mod.nn.utils, name)(tm, getattr(torch_mod, fmt))
+        assert em[0].weight.stride() == tm[0].weight.stride()
+        assert type(em[0].weight) is ember.nn.Parameter
+        np.testing.assert_array_equal(_np(em[0].weight), _np(tm[0].weight))

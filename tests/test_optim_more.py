@@ -92,3 +92,36 @@ def test_muon_refuses_non_matrices(torch_mod):
     with pytest.raises(ValueError) as ours:
         ember.optim.Muon([ember.zeros(3, requires_grad=True)])
     assert str(ours.value) == str(theirs.value).replace("torch", "ember")
+
+
+def test_swap_in_optimizer_params_and_state(torch_mod):
+    """A step inside the block updates the swap-in tensors and state in place with the
+    swap-in hyperparameters; the live parameters, state and groups come back untouched."""
+    results = []
+    for lib in (torch_mod, ember):
+        lib.manual_seed(0)
+        model = lib.nn.Linear(3, 2)
+        opt = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        model(lib.ones(4, 3)).sum().backward()
+        opt.step()
+        live = [p.detach().clone() for p in model.parameters()]
+        live_state = opt.state
+        params = {n: p.detach().clone().requires_grad_() for n, p in model.named_parameters()}
+        for p in params.values():
+            p.grad = lib.full(p.shape, 0.5)
+        osd = opt.state_dict()
+        osd = {"state": {k: {kk: vv.clone() for kk, vv in v.items()}
+                         for k, v in osd["state"].items()},
+               "param_groups": [dict(g, lr=1.0) for g in osd["param_groups"]]}
+        with lib.optim.swap_in_optimizer_params_and_state(opt, params, osd):
+            assert opt.param_groups[0]["lr"] == 1.0
+            opt.step()
+        assert opt.param_groups[0]["lr"] == 0.1 and opt.state is live_state
+        for p, q in zip(model.parameters(), live):
+            assert p.detach().tolist() == q.tolist()
+        results.append(([p.detach().numpy().copy() for p in params.values()],
+                        [v["momentum_buffer"].numpy().copy() for v in osd["state"].values()]))
+    for a, b in zip(*[r[0] for r in results]):
+        np.testing.assert_allclose(b, a, rtol=1e-6)
+    for a, b in zip(*[r[1] for r in results]):
+        np.testing.assert_allclose(b, a, rtol=1e-6)

@@ -8,6 +8,7 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F
 from .graph import run_backward
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from . import function, graph  # noqa: F401
+from .engine_settings import *  # noqa: F401,F403
 
 __all__ = ["Variable", "Function", "backward", "grad_mode", "grad", "no_grad",
            "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",

@@ -15,3 +15,4 @@ from .rmsprop import RMSprop  # noqa: F401
 from .rprop import Rprop  # noqa: F401
 from .sgd import SGD  # noqa: F401
 from .sparse_adam import SparseAdam  # noqa: F401
+from .swap_in import swap_in_optimizer_params_and_state  # noqa: F401

@@ -9,3 +9,5 @@ from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights,  # noqa: F401
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401
 from . import rnn  # noqa: F401
+from .module_setup import (convert_conv2d_weight_memory_format,  # noqa: F401
+                           convert_conv3d_weight_memory_format, skip_init)
