@@ -181,6 +181,19 @@ _FUNCTIONS = {
                     + lib.nn.functional.leaky_relu(x, 0.1)
                     + lib.nn.functional.gelu(x, approximate="tanh") + x.sigmoid().log1p(),
                     (3, 5)),
+    "pointwise_extra": (lambda lib, x: x.exp2() + x.abs().log2() + (x.abs() + 1).log10()
+                        + x.erfc() + (x * 3).trunc() + (x * 3).frac() + x.sgn()
+                        + x.signbit().float() + (x / 1e30).isinf().float()
+                        + x.isfinite().float() + x.sigmoid().logit() + x.round(decimals=1)
+                        + lib.lerp(x, x * 2, 0.7) + lib.lerp(x, x * 3, x.sigmoid())
+                        + lib.addcmul(x, x, x, value=0.5) + lib.addcdiv(x, x, x.exp())
+                        + lib.hypot(x, x * 2), (3, 5)),
+    "integer_bits": (lambda lib, x: ((x * 8).long() & 5) + ((x * 8).long() | 2)
+                     + ((x * 8).long() ^ 3) + (~(x > 0)).long() + (~(x * 8).long()), (3, 5)),
+    "reductions_roll_pool": (lambda lib, x: x.logsumexp(-1).sum() + x.prod(1).sum()
+                             + x.roll((1, -2), (2, 3)).sum(1)
+                             + lib.nn.functional.adaptive_max_pool2d(x, 2).sum()
+                             + x.roll(3).mean(), (1, 2, 4, 6)),
     "index_and_stack": (lambda lib, x: lib.stack([x[:, [0, 2]], x[:, -2:].flip(0)], 0)
                         .permute(2, 0, 1).unsqueeze(0).repeat(2, 1, 1, 1), (3, 4)),
 }

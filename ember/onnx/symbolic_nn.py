@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from .errors import OnnxExporterError
 from .symbolic_table import operands, symbolic
 
 
@@ -214,3 +215,17 @@ def _nll_loss(g, call):
         names += operands(g, weight)
     return [g.op("NegativeLogLikelihoodLoss", *names, reduction=p.get("reduction", "mean"),
                  ignore_index=int(p.get("ignore_index", -100)))]
+
+
+@symbolic("adaptive_max_pool")
+def _adaptive_max_pool(g, call):
+    """Windows of equal size (each input size a multiple of the output's): MaxPool with
+    kernel = stride = in / out. Other sizes have overlapping uneven windows ONNX cannot say."""
+    x = call.inputs[0]
+    out = list(call.params["out"])
+    spatial = list(x.tensor.shape[2:])
+    if any(o == 0 or s % o for s, o in zip(spatial, out)):
+        raise OnnxExporterError(f"ember.onnx: adaptive max pooling from {spatial} to {out} "
+                                "(sizes that do not divide) is not supported")
+    k = [s // o for s, o in zip(spatial, out)]
+    return [g.op("MaxPool", g.input(x), kernel_shape=k, strides=k)]

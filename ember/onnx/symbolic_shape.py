@@ -188,3 +188,28 @@ def _constant_pad(g, call):
     value = call.params.get("value", 0)
     return [g.op("Pad", g.input(x), g.ints(begins + ends, "pads"),
                  g.input(0 if value is None else value), mode="constant")]
+
+
+@symbolic("roll")
+def _roll(g, call):
+    """Each (shift, dim) as the two slices of the axis, swapped; no dims rolls the flat
+    tensor."""
+    x = call.inputs[0]
+    shape = tuple(x.tensor.shape)
+    shifts, dims = call.params["shifts"], call.params["dims"]
+    shifts = [shifts] if isinstance(shifts, int) else list(shifts)
+    name = g.input(x)
+    if not dims:
+        name, shape, dims = g.op("Reshape", name, g.ints([-1], "shape")), \
+            (int(np.prod(shape)),), [0]
+    for shift, dim in zip(shifts, dims):
+        n = shape[dim]
+        s = shift % n if n else 0
+        if s:
+            axis = g.ints([dim], "axes")
+            tail = g.op("Slice", name, g.ints([n - s], "starts"), g.ints([n], "ends"), axis)
+            head = g.op("Slice", name, g.ints([0], "starts"), g.ints([n - s], "ends"), axis)
+            name = g.op("Concat", tail, head, axis=dim)
+    if not call.params["dims"]:
+        name = g.op("Reshape", name, g.ints(x.tensor.shape, "shape"))
+    return [name]

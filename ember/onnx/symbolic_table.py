@@ -52,7 +52,7 @@ _UNARY = {"neg": "Neg", "relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh", "e
           "tan": "Tan", "asin": "Asin", "acos": "Acos", "atan": "Atan", "sinh": "Sinh",
           "cosh": "Cosh", "asinh": "Asinh", "acosh": "Acosh", "atanh": "Atanh",
           "floor": "Floor", "ceil": "Ceil", "round": "Round", "sign": "Sign",
-          "reciprocal": "Reciprocal", "logical_not": "Not", "bitwise_not": "BitwiseNot",
+          "reciprocal": "Reciprocal", "logical_not": "Not",
           "clone": "Identity", "isnan": "IsNaN"}
 
 
@@ -66,6 +66,12 @@ def _unary(op_type):
 
 for _name, _type in _UNARY.items():
     TABLE[_name] = _unary(_type)
+
+
+@symbolic("bitwise_not")
+def _bitwise_not(g, call):
+    x = g.input(call.inputs[0])
+    return [g.op("Not" if g.out_dtype() == np.bool_ else "BitwiseNot", x)]
 
 
 @symbolic("rsqrt")
@@ -84,6 +90,59 @@ def _expm1(g, call):
 def _log1p(g, call):
     x, one = operands(g, call.inputs[0], 1)
     return [g.op("Log", g.op("Add", x, one))]
+
+
+@symbolic("exp2", "log2", "log10", "erfc", "trunc", "frac", "isinf", "isfinite", "signbit",
+          "sgn", "logit")
+def _composite_unary(g, call):
+    """Unary functions ONNX has no node for, written in its nodes."""
+    x = call.inputs[0]
+    dtype = g.out_dtype() if g.out_dtype().kind in "fc" else g.np_dtype(x)
+    name, = operands(g, x, dtype=dtype)
+    c = lambda v: g.input(v, dtype)  # noqa: E731
+    op = call.name
+    if op == "exp2":
+        return [g.op("Pow", c(2.0), name)]
+    if op in ("log2", "log10"):
+        return [g.op("Div", g.op("Log", name), c(np.log(2.0 if op == "log2" else 10.0)))]
+    if op == "erfc":
+        return [g.op("Sub", c(1.0), g.op("Erf", name))]
+    if op in ("trunc", "frac"):
+        if dtype.kind != "f":
+            return [name if op == "trunc" else g.op("Sub", name, name)]
+        whole = g.op("Mul", g.op("Sign", name), g.op("Floor", g.op("Abs", name)))
+        return [whole if op == "trunc" else g.op("Sub", name, whole)]
+    if op in ("isinf", "isfinite", "signbit"):
+        fd = dtype if dtype.kind == "f" else np.dtype(np.float32)
+        f = name if dtype.kind == "f" else g.cast(name, fd)
+        if op == "isinf":
+            return [g.op("IsInf", f)]
+        if op == "isfinite":
+            return [g.op("Not", g.op("Or", g.op("IsInf", f), g.op("IsNaN", f)))]
+        zero = g.input(0.0, fd)
+        # (-0.0 has its sign bit set: 1/x tells it from +0.0)
+        return [g.op("Less", g.op("Where", g.op("Equal", f, zero), g.op("Reciprocal", f), f),
+                     zero)]
+    if op == "sgn":
+        return [g.op("Sign", name)]
+    eps = call.params.get("eps")
+    if eps is not None:
+        name = g.op("Max", g.op("Min", name, c(1 - eps)), c(eps))
+    return [g.op("Log", g.op("Div", name, g.op("Sub", c(1.0), name)))]
+
+
+@symbolic("round_decimals")
+def _round_decimals(g, call):
+    x, = operands(g, call.inputs[0])
+    scale = g.input(10.0 ** abs(call.params["decimals"]))
+    if call.params["decimals"] < 0:
+        return [g.op("Mul", g.op("Round", g.op("Div", x, scale)), scale)]
+    return [g.op("Div", g.op("Round", g.op("Mul", x, scale)), scale)]
+
+
+@symbolic("_to_device", "_pin_memory")
+def _identity(g, call):
+    return [g.op("Identity", g.input(call.inputs[0]))]
 
 
 _BINARY = {"mul": "Mul", "div": "Div", "maximum": "Max", "minimum": "Min",
@@ -111,6 +170,41 @@ def _add_sub(g, call):
     if alpha != 1:
         b = g.op("Mul", b, g.input(alpha))
     return [g.op("Add" if call.name == "add" else "Sub", a, b)]
+
+
+@symbolic("lerp", "lerp_scalar")
+def _lerp(g, call):
+    """PyTorch's two-sided form: a + w (b - a) for |w| < 0.5, else b - (b - a)(1 - w)."""
+    a, b, w = operands(g, *call.inputs[:3])
+    d = g.op("Sub", b, a)
+    small = g.op("Less", g.op("Abs", w), g.input(0.5))
+    return [g.op("Where", small, g.op("Add", a, g.op("Mul", w, d)),
+                 g.op("Sub", b, g.op("Mul", d, g.op("Sub", g.input(1.0), w))))]
+
+
+@symbolic("addcmul", "addcdiv")
+def _addc(g, call):
+    a, t1, t2 = operands(g, *call.inputs[:3])
+    term = g.op("Mul" if call.name == "addcmul" else "Div", t1, t2)
+    value = call.params.get("value", 1)
+    if value != 1:
+        term = g.op("Mul", term, g.input(value))
+    return [g.op("Add", a, term)]
+
+
+@symbolic("hypot")
+def _hypot(g, call):
+    a, b = operands(g, *call.inputs[:2])
+    return [g.op("Sqrt", g.op("Add", g.op("Mul", a, a), g.op("Mul", b, b)))]
+
+
+@symbolic("bitwise_and", "bitwise_or", "bitwise_xor")
+def _bitwise(g, call):
+    a, b = operands(g, *call.inputs[:2])
+    kind = call.name.split("_")[1]
+    if g.out_dtype() == np.bool_:
+        return [g.op(kind.capitalize(), a, b)]
+    return [g.op("Bitwise" + kind.capitalize(), a, b)]
 
 
 _COMPARE = {"eq": ("Equal", False), "ne": ("Equal", True), "lt": ("Less", False),
@@ -171,8 +265,8 @@ def _copy(g, call):
 
 # ---------------------------------------------------------------------- reductions
 _REDUCE = {"mean": "ReduceMean", "sum": "ReduceSum", "amax": "ReduceMax",
-           "amin": "ReduceMin", "prod": "ReduceProd", "max_all": "ReduceMax",
-           "min_all": "ReduceMin"}
+           "amin": "ReduceMin", "prod": "ReduceProd", "prod_dim": "ReduceProd",
+           "max_all": "ReduceMax", "min_all": "ReduceMin", "logsumexp": "ReduceLogSumExp"}
 
 
 def _reduce(op_type):
