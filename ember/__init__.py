@@ -33,7 +33,7 @@ from . import sparse  # noqa: E402,F401  (after the op table: it adds sparse met
 from .sparse import sparse_coo_tensor, sparse_csr_tensor  # noqa: E402,F401
 from .sparse.csr import (sparse_bsc_tensor, sparse_bsr_tensor,  # noqa: E402,F401
                          sparse_compressed_tensor, sparse_csc_tensor)
-from .sparse.products import hspmm, spmm  # noqa: E402,F401
+from .sparse.products import hspmm, smm, spmm, sspaddmm  # noqa: E402,F401
 from . import accelerator, amp, backends, version  # noqa: E402,F401
 from ._threads import (are_deterministic_algorithms_enabled,  # noqa: E402,F401
                        get_float32_matmul_precision, get_num_interop_threads, get_num_threads,

@@ -650,3 +650,17 @@ def test_legacy_sparse_constructors_match_torch(torch_mod):
         assert isinstance(lib.sparse.FloatTensor(2, 3), lib.sparse.FloatTensor)
         assert not isinstance(lib.ones(2), lib.sparse.FloatTensor)
         assert not isinstance(lib.sparse.FloatTensor(2, 3), lib.sparse.DoubleTensor)
+
+
+def test_smm_and_sspaddmm_match_torch(torch_mod):
+    def dense_factor(L):
+        return L.tensor([[1., 0.], [0., 0.], [3., 0.], [2., -1.]])
+
+    def addend(L):
+        return L.tensor([[0., 5.], [7., 0.], [0., 0.]]).to_sparse()
+
+    for fn in (lambda L: L.smm(coo(L), dense_factor(L)),
+               lambda L: coo(L).smm(dense_factor(L)),
+               lambda L: L.sspaddmm(addend(L), coo(L), dense_factor(L), beta=2., alpha=3.)):
+        e, t = both(fn, torch_mod)
+        assert_same(e, t)

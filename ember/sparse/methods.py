@@ -171,6 +171,7 @@ SPARSE_METHODS = {
     "div": ops.div, "__truediv__": ops.div,
     "neg": ops.neg, "__neg__": ops.neg,
     "mm": _matmul, "matmul": _matmul, "mv": _matmul, "__matmul__": _matmul, "__rmatmul__": _rmatmul,
+    "smm": products.smm, "sspaddmm": products.sspaddmm, "hspmm": products.hspmm,
     "sum": _sum, "transpose": _transpose, "t": _t, "sparse_mask": _sparse_mask,
 }
 

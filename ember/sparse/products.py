@@ -188,3 +188,33 @@ def spsolve(input, other, *, left=True):
     """torch.sparse.spsolve: PyTorch's CPU build has no kernel for it either."""
     raise NotImplementedError("Could not run 'aten::_spsolve' with arguments from the "
                               "'SparseCsrCPU' backend: ember does not support spsolve")
+
+
+def sspaddmm(input, mat1, mat2, *, beta=1.0, alpha=1.0):
+    """torch.sspaddmm: beta * input + alpha * (mat1 @ mat2) as an uncoalesced sparse tensor:
+    input's entries, then the product's rows where mat1 has entries (every column)."""
+    from .pointwise import values_of
+    mat1 = _as_coo(mat1)
+    c = coalesce(mat1.detach())
+    rows = _wrap(np.unique(c._sparse_indices._data[0]), dt.int64, mat1._device)
+    product = sparse_dense_mm(mat1, mat2, _sparse_mm).index_select(0, rows)
+    n_cols = mat2.shape[1]
+    block_idx = np.stack([np.repeat(rows._data, n_cols),
+                          np.tile(np.arange(n_cols, dtype=np.int64), rows._data.shape[0])])
+    base = values_of(input) if input._coalesced else input._sparse_values
+    values = _cat([base * beta, (product * alpha).reshape(-1)])
+    indices = np.concatenate([input._sparse_indices._data, block_idx], axis=1)
+    return make_coo(_wrap(indices, dt.int64, mat1._device), values,
+                    (mat1.shape[0], n_cols), False, values_grad=True)
+
+
+def smm(input, mat):
+    """torch.smm: sparse @ dense as a sparse tensor (sspaddmm with no addend)."""
+    from .coo import zeros_coo
+    return sspaddmm(zeros_coo((input.shape[0], mat.shape[1]), mat.dtype, mat._device),
+                    input, mat, beta=0.0)
+
+
+def _cat(tensors):
+    from ..ops.registry import PUBLIC
+    return PUBLIC["cat"](tensors)
