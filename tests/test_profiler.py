@@ -484,3 +484,25 @@ def test_cnn_op_names_and_backward_nodes_match_torch(torch_mod):
     assert len(nodes) == 9
     for name in CNN_SHARED + nodes + [n.split(": ", 1)[1] for n in nodes]:
         assert ours.get(name) == theirs[name], (name, ours.get(name), theirs[name])
+
+
+def test_second_cycle_warns_as_torch(torch_mod):
+    def program(lib, acc_events):
+        x, found = lib.ones(2), []
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            sched = lib.profiler.schedule(wait=0, warmup=1, active=1, repeat=2)
+            with lib.profiler.profile(schedule=sched, acc_events=acc_events) as p:
+                for step in range(5):
+                    lib.relu(x)
+                    p.step()
+                    found += [(step, str(w.message)) for w in caught]
+                    caught.clear()
+        return found, _counts(p).get("aten::relu")
+    from ember.profiler import profile_api
+    from torch.profiler import profiler as torch_profiler
+    for acc_events in (False, True, False):
+        profile_api._WARNINGS_SHOWN.clear()       # both warn once a process
+        torch_profiler._WARNINGS_SHOWN.clear()
+        assert program(ember, acc_events) == program(torch_mod, acc_events)
+    assert program(ember, False) == program(torch_mod, False) == ([], 1)

@@ -10,6 +10,14 @@ from .session import profile as _Session
 from .session import record_function
 
 _RECORDING = (ProfilerAction.RECORD, ProfilerAction.RECORD_AND_SAVE)
+_WARNINGS_SHOWN = set()   # (PyTorch gives each of its profiler's warnings once a process)
+
+
+def _warn_once(message):
+    if message not in _WARNINGS_SHOWN:
+        _WARNINGS_SHOWN.add(message)
+        import warnings
+        warnings.warn(message, stacklevel=3)
 
 
 class profile:
@@ -89,6 +97,12 @@ class profile:
         """What a change of action does: start recording on entering RECORD, stop and hand
         the trace to on_trace_ready on leaving RECORD_AND_SAVE (or RECORD, at the end)."""
         recording = self.profiler is not None and self.profiler.entered
+        preparing = current in (ProfilerAction.WARMUP,) + _RECORDING and \
+            previous in (ProfilerAction.NONE, ProfilerAction.RECORD_AND_SAVE)
+        if preparing and self.profiler is not None and not self.acc_events:
+            _warn_once("Warning: Profiler clears events at the end of each cycle. Only events "
+                       "from the current cycle will be reported. To keep events across "
+                       "cycles, set acc_events=True.")
         if recording and (previous is ProfilerAction.RECORD_AND_SAVE or current is None
                           or current not in _RECORDING):
             self._save()
