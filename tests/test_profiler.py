@@ -506,3 +506,25 @@ def test_second_cycle_warns_as_torch(torch_mod):
         torch_profiler._WARNINGS_SHOWN.clear()
         assert program(ember, acc_events) == program(torch_mod, acc_events)
     assert program(ember, False) == program(torch_mod, False) == ([], 1)
+
+
+def test_signatures_match_torch(torch_mod):
+    import inspect
+
+    def params(fn):
+        return [(p.name, p.default if p.default is not inspect.Parameter.empty else None,
+                 p.kind) for p in inspect.signature(fn).parameters.values()]
+    ep, tp = ember.profiler, torch_mod.profiler
+    pairs = [(ep.profile.__init__, tp.profile.__init__), (ep.schedule, tp.schedule),
+             (ep.tensorboard_trace_handler, tp.tensorboard_trace_handler),
+             (ep.record_function.__init__, tp.record_function.__init__),
+             (ep.profile.key_averages, tp.profile.key_averages),
+             (ep.profile.export_stacks, tp.profile.export_stacks),
+             (ember.autograd.profiler.EventList.table,
+              torch_mod.autograd.profiler.EventList.table),
+             (ember.autograd.profiler.profile.__init__,
+              torch_mod.autograd.profiler.profile.__init__),
+             (ember.autograd.profiler.emit_nvtx.__init__,
+              torch_mod.autograd.profiler.emit_nvtx.__init__)]
+    for ours, theirs in pairs:
+        assert params(ours) == params(theirs), ours

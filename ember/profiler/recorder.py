@@ -14,14 +14,14 @@ from time import perf_counter_ns
 
 from .names import op_event_name
 
-_EMBER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_EMBER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 class Record:
     """One timed interval: an op call ('cpu_op') or a named range ('user_annotation')."""
 
     __slots__ = ("name", "category", "start_ns", "end_ns", "parent", "children", "shapes",
-                 "memory", "stack", "flops", "thread", "sequence", "__weakref__")
+                 "memory", "stack", "flops", "thread", "sequence")
 
     def __init__(self, name, category, start_ns, parent, thread):
         self.name = name
