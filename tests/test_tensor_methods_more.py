@@ -271,3 +271,18 @@ def test_unsupported_features_raise_torchs_types(torch_mod):
         q = ember.tensor(x.astype(dtype)).dequantize()
         assert str(q.dtype)[6:] == str(p.dtype)[6:]
         np.testing.assert_array_equal(q.numpy(), p.numpy())
+
+
+def test_removed_attributes(torch_mod):
+    a, b = torch_mod.ones(2), ember.ones(2)
+    for action in (lambda t: t.volatile, lambda t: setattr(t, "volatile", True)):
+        with pytest.warns(UserWarning) as theirs:
+            p = action(a)
+        with pytest.warns(UserWarning) as ours:
+            q = action(b)
+        assert q == p and str(ours[0].message) == str(theirs[0].message)
+    assert b.name is a.name is None
+    with pytest.raises(AttributeError):
+        a.name = "x"
+    with pytest.raises(AttributeError):
+        b.name = "x"

@@ -3,6 +3,8 @@ nested tensors; IPU, XPU and MTIA devices; uint64 results) and of removed APIs. 
 PyTorch's exception type with a message that says what ember does not support, so code that
 probes for these features takes its fallback path, as it does on a PyTorch build without
 them. `dequantize` of an ordinary tensor is PyTorch's float32 conversion and works."""
+import warnings
+
 from .. import _dtype as dt
 from .registry import METHODS, check_tensor, export
 
@@ -77,6 +79,22 @@ def reinforce(self, reward):
         "loss.backward()\n")
 
 
+def _volatile_get(self):
+    warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                  stacklevel=2)
+    return False
+
+
+def _volatile_set(self, value):
+    warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
+                  "instead.", UserWarning, stacklevel=2)
+
+
+# `volatile` (removed: always False) and `name` (a legacy attribute: always None, read-only)
+volatile = property(_volatile_get, _volatile_set)
+name = property(lambda self: None)
+
+
 @export
 def hash_tensor(input, dim=(), *, keepdim=False, mode=0, out=None):
     raise TypeError("ember does not support hash_tensor: its result dtype, uint64, is not an "
@@ -85,4 +103,4 @@ def hash_tensor(input, dim=(), *, keepdim=False, mode=0, out=None):
 
 METHODS.update({"to_mkldnn": to_mkldnn, "to_padded_tensor": to_padded_tensor, "ipu": ipu,
                 "xpu": xpu, "mtia": mtia, "record_stream": record_stream,
-                "reinforce": reinforce})
+                "reinforce": reinforce, "volatile": volatile, "name": name})
