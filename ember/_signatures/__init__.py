@@ -1,0 +1,145 @@
+"""PyTorch's argument parser: the argument types of a call checked before the op runs.
+
+PyTorch's C functions and methods check every argument against their signatures first and
+raise a TypeError naming the argument ("select(): argument 'dim' (position 2) must be int,
+not str"), or listing the overloads; only then does the op see its values. ember's functions
+check a value where they use it, so a wrongly typed argument used to fail later, with another
+exception, or not at all. `install` puts one checker in front of every public function and
+method whose torch counterpart goes through that parser; the signatures come from the tables
+beside this file (`scripts/make_signatures.py` writes them from torch's type stubs).
+
+The check runs on every call, so it is written for the common case: the first signature's
+positional parameters matched in one loop, with a cache of the accepted argument classes.
+"""
+import functools
+import inspect
+
+from .._scalars import type_name
+from .signature import Signature, describe_call
+
+__all__ = ["Parser", "install"]
+
+
+class Parser:
+    """The overloads of one function: `check(args, kwargs)` raises PyTorch's TypeError when
+    no overload accepts the call."""
+
+    __slots__ = ("name", "text", "_signatures", "_fits")
+
+    def __init__(self, name, signatures):
+        self.name = name
+        self.text = signatures
+        self._signatures = None
+        self._fits = set()   # argument classes (and keywords) known to fit an overload
+
+    @property
+    def signatures(self):
+        if self._signatures is None:   # parsed on first use: import stays cheap
+            self._signatures = [Signature(text) for text in self.text]
+        return self._signatures
+
+    def check(self, args, kwargs):
+        """None when the call fits a current overload; the deprecated overload it fits, if
+        that is the only one; else PyTorch's TypeError."""
+        key = tuple([a.__class__ for a in args])
+        if kwargs:
+            key += tuple([(k, v.__class__) for k, v in kwargs.items()])
+        if key in self._fits:
+            return
+        for sig in self.signatures:
+            fit = sig.accepts(args, kwargs)
+            if fit:
+                if sig.deprecated:
+                    return sig
+                if fit == 2 and len(self._fits) < 64:
+                    self._fits.add(key)
+                return None
+        raise self.error(args, kwargs)
+
+    def error(self, args, kwargs):
+        """PyTorch's TypeError for a call no overload accepts.
+
+        NOTE: PyTorch hides its deprecated overloads (add(Tensor input, Number alpha, Tensor
+        other)) from the message, but still accepts calls that match them.
+        """
+        visible = [s for s in self.signatures if not s.deprecated] or self.signatures
+        if len(visible) == 1:
+            return TypeError(visible[0].failure(self.name, args, kwargs))
+        # One overload with the call's arity and keywords: PyTorch names its failing argument.
+        plausible = [s for s in visible if s.fits_shape(args, kwargs)]
+        if len(plausible) == 1:
+            return TypeError(plausible[0].failure(self.name, args, kwargs))
+        lines = [f"{self.name}() received an invalid combination of arguments - got "
+                 f"{describe_call(args, kwargs)}, but expected one of:"]
+        for sig in visible:
+            lines.append(f" * ({sig.printed})")
+            mismatch = sig.mismatch_marks(args, kwargs)
+            if mismatch is not None:
+                lines.append("      didn't match because some of the arguments have invalid "
+                             f"types: {mismatch}")
+        return TypeError("\n".join(lines) + "\n")
+
+
+def checked(fn, parser, method):
+    """`fn` behind `parser`; a method's self is not part of the checked arguments."""
+    check = parser.check
+    if method:
+        @functools.wraps(fn)
+        def checked_method(self, *args, **kwargs):
+            old = check(args, kwargs)
+            if old is not None:
+                return fn(self, **_modern(parser, old, args, kwargs))
+            return fn(self, *args, **kwargs)
+        checked_method.__ember_parser__ = parser
+        return checked_method
+
+    @functools.wraps(fn)
+    def checked_function(*args, **kwargs):
+        old = check(args, kwargs)
+        if old is not None:
+            return fn(**_modern(parser, old, args, kwargs))
+        return fn(*args, **kwargs)
+    checked_function.__ember_parser__ = parser
+    return checked_function
+
+
+def _modern(parser, deprecated, args, kwargs):
+    """The keywords of a call made through a deprecated overload, with PyTorch's warning."""
+    import warnings
+    modern = [s for s in parser.signatures if not s.deprecated]
+    warnings.warn(f"This overload of {parser.name} is deprecated:\n\t{parser.name}("
+                  f"{deprecated.printed})\nConsider using one of the following signatures "
+                  "instead:\n" + "".join(f"\t{parser.name}({s.printed})" for s in modern),
+                  UserWarning, stacklevel=3)
+    return deprecated.by_keyword(args, kwargs)
+
+
+def _wrappable(obj):
+    return inspect.isfunction(obj) and not hasattr(obj, "__ember_parser__")
+
+
+def install(namespace, tensor_class, functional):
+    """Put the parser in front of ember.<name>, Tensor.<name> and nn.functional.<name> for
+    every name the tables list (ember's own names only: missing ones stay missing)."""
+    from .table_nn import FUNCTIONAL
+    from .table_tensor import METHODS
+    from .table_torch import FUNCTIONS
+    from .exempt import EXEMPT
+
+    for name, sigs in FUNCTIONS.items():
+        fn = namespace.get(name)
+        if f"torch.{name}" not in EXEMPT and _wrappable(fn):
+            namespace[name] = checked(fn, Parser(name, sigs), method=False)
+    for name, sigs in METHODS.items():
+        fn = tensor_class.__dict__.get(name)
+        if f"Tensor.{name}" not in EXEMPT and _wrappable(fn):
+            setattr(tensor_class, name, checked(fn, Parser(name, sigs), method=True))
+    for name, (torch_name, sigs) in FUNCTIONAL.items():
+        fn = getattr(functional, name, None)
+        if f"F.{name}" not in EXEMPT and _wrappable(fn):
+            setattr(functional, name, checked(fn, Parser(torch_name, sigs), method=False))
+
+
+def argument_type_name(value):
+    """The type name PyTorch's messages print for an argument."""
+    return type_name(value)

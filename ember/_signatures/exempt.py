@@ -1,0 +1,3 @@
+"""Names the signature tables list but ember does not put behind the parser, each with why."""
+EXEMPT = {
+}

@@ -1,0 +1,411 @@
+"""One overload of PyTorch's argument parser: its parameters, what each accepts, and the
+messages PyTorch gives when a call does not fit it.
+
+A signature is the text PyTorch prints ("Tensor input, int dim, *, bool keepdim = False"),
+with `?` after the type of a parameter that accepts None, and `*int size` for the varargs
+form (zeros(2, 3) as well as zeros((2, 3))). What each type accepts was learnt from torch 2.13
+by calling it: an `int` takes Python and NumPy integers and 0-d integer tensors but not bool,
+a `bool` takes only Python's bool, a `float` any real number (and NumPy's complex, read
+through float()), a `Number` any number or 0-d tensor."""
+import builtins
+
+import numpy as np
+
+from .._scalars import type_name
+
+_NUMPY_INT = np.integer
+_NUMPY_NUMBER = (np.number, np.bool_)
+_INTEGER_CATEGORY = 1
+
+
+def _tensor_class():
+    from .._tensor import Tensor
+    return Tensor
+
+
+Tensor = None   # bound on first use (this module is imported by the Tensor's own package)
+
+
+def _is_tensor(v):
+    return isinstance(v, Tensor)
+
+
+def _is_int(v):
+    cls = v.__class__
+    if cls is int:
+        return True
+    if cls is builtins.bool:
+        return False
+    if isinstance(v, (int, _NUMPY_INT)):
+        return True
+    return isinstance(v, Tensor) and v.ndim == 0 and _integral(v)
+
+
+def _integral(t):
+    return t.dtype.category == _INTEGER_CATEGORY
+
+
+def _is_sym_int(v):
+    """A SymInt parameter also takes a one-element tensor of any non-floating dtype (through
+    __index__; torch 2.13 lets a bool tensor through to an internal assert)."""
+    if _is_int(v):
+        return True
+    return isinstance(v, Tensor) and v.numel() == 1 and not (
+        v.dtype.is_floating_point or v.dtype.is_complex)
+
+
+def _is_float(v):
+    if isinstance(v, (int, builtins.float, _NUMPY_NUMBER)):   # bool is an int
+        return True
+    return isinstance(v, Tensor) and v.ndim == 0
+
+
+def _is_number(v):
+    if isinstance(v, (int, builtins.float, builtins.complex, _NUMPY_NUMBER)):
+        return True
+    return isinstance(v, Tensor) and v.ndim == 0
+
+
+def _is_bool(v):
+    return v.__class__ is builtins.bool
+
+
+def _is_str(v):
+    return isinstance(v, str)
+
+
+def _is_size(v):
+    if not isinstance(v, (list, tuple)):
+        return False
+    return all(_is_int(e) or (isinstance(e, Tensor) and e.numel() == 1 and _integral(e))
+               for e in v)
+
+
+def _is_int_or_size(v):
+    return _is_int(v) or _is_size(v)
+
+
+def _is_floats(v):
+    return isinstance(v, (list, tuple)) and all(_is_float(e) for e in v)
+
+
+def _is_scalars(v):
+    return isinstance(v, (list, tuple)) and all(_is_number(e) for e in v)
+
+
+def _is_tensors(v):
+    return isinstance(v, (list, tuple)) and all(isinstance(e, Tensor) for e in v)
+
+
+def _is_tensor_or_tensors(v):
+    return isinstance(v, Tensor) or _is_tensors(v)
+
+
+def _is_tensors_or_none(v):
+    return isinstance(v, (list, tuple)) and all(e is None or isinstance(e, Tensor) for e in v)
+
+
+def _is_tensor_or_number(v):
+    return isinstance(v, Tensor) or _is_number(v)
+
+
+def _is_tensor_or_int(v):
+    return isinstance(v, Tensor) or _is_int(v)
+
+
+def _is_dtype(v):
+    from .._dtype import dtype
+    return isinstance(v, dtype)
+
+
+def _is_device(v):
+    from .._device import device
+    return isinstance(v, (device, str)) or _is_int(v)
+
+
+def _named(type_name_):
+    return lambda v: type(v).__name__ == type_name_
+
+
+def _anything(v):
+    return True
+
+
+# type in a signature -> (what it accepts, how PyTorch's messages name it)
+KINDS = {
+    "Tensor": (_is_tensor, "Tensor"),
+    "Tensor or Number": (_is_tensor_or_number, "Tensor"),
+    "Tensor or int": (_is_tensor_or_int, "Tensor"),
+    "Number": (_is_number, "Number"),
+    "int": (_is_int, "int"),
+    "SymInt": (_is_sym_int, "int"),
+    "float": (_is_float, "float"),
+    "bool": (_is_bool, "bool"),
+    "str": (_is_str, "str"),
+    "tuple of ints": (_is_size, "tuple of ints"),
+    "int or tuple of ints": (_is_int_or_size, "tuple of ints"),
+    "tuple of floats": (_is_floats, "tuple of floats"),
+    "tuple of Scalars": (_is_scalars, "tuple of Scalars"),
+    "tuple of Tensors": (_is_tensors, "tuple of Tensors"),
+    "tuple of Tensors or Tensor": (_is_tensor_or_tensors, "tuple of Tensors"),
+    "tuple of optional Tensors": (_is_tensors_or_none, "tuple of Tensors"),
+    "torch.dtype": (_is_dtype, "torch.dtype"),
+    "torch.device": (_is_device, "torch.device"),
+    "torch.layout": (_named("layout"), "torch.layout"),
+    "torch.memory_format": (_named("memory_format"), "torch.memory_format"),
+    "torch.Generator": (_named("Generator"), "torch.Generator"),
+    "object": (_anything, "object"),
+}
+
+
+# Classes whose every value a kind accepts: the fast path tests membership, not values.
+_ALWAYS = {
+    "Tensor": ("Tensor",), "Tensor or Number": ("Tensor", int, builtins.float, builtins.bool),
+    "Tensor or int": ("Tensor", int), "Number": (int, builtins.float, builtins.bool),
+    "int": (int,), "SymInt": (int,), "float": (builtins.float, int, builtins.bool), "bool": (builtins.bool,),
+    "str": (str,), "int or tuple of ints": (int,),
+}
+
+
+class Param:
+    __slots__ = ("name", "kind", "accepts", "printed_type", "nullable", "default", "required",
+                 "keyword_only", "index", "always")
+
+    def __init__(self, text, keyword_only, index):
+        decl, _, default = text.partition(" = ")
+        kind, _, self.name = decl.rpartition(" ")
+        # NOTE: an int list with a fixed size (int[1] dim: sum, amax) takes None too.
+        self.nullable = kind.endswith("?") or default == "None" or \
+            kind == "int or tuple of ints"
+        self.kind = kind.rstrip("?")
+        self.accepts, self.printed_type = KINDS.get(self.kind, KINDS["object"])
+        self.default = default or None
+        self.required = not default
+        self.keyword_only = keyword_only
+        self.index = index
+        always = {Tensor if c == "Tensor" else c for c in _ALWAYS.get(self.kind, ())}
+        if self.nullable:
+            always.add(type(None))
+        self.always = frozenset(always)
+
+    def ok(self, value):
+        if value.__class__ in self.always:
+            return True
+        if value is None:
+            return self.nullable
+        return self.accepts(value)
+
+    @property
+    def printed(self):
+        return f"{self.printed_type} {self.name}" + (f" = {self.default}" if self.default
+                                                       else "")
+
+
+_INT_LISTS = ("tuple of ints", "int or tuple of ints")
+
+
+class Signature:
+    """One overload: `accepts(args, kwargs)` and PyTorch's message when it does not."""
+
+    __slots__ = ("params", "positional", "by_name", "printed", "int_varargs", "required",
+                 "deprecated")
+
+    def __init__(self, text):
+        global Tensor
+        if Tensor is None:
+            Tensor = _tensor_class()
+        self.deprecated = text.startswith("!")
+        text = text.lstrip("!")
+        self.params, keyword_only = [], False
+        for part in _split(text):
+            if part == "*":
+                keyword_only = True
+                continue
+            self.params.append(Param(part, keyword_only, len(self.params)))
+        self.positional = [p for p in self.params if not p.keyword_only]
+        self.by_name = {p.name: p for p in self.params}
+        self.required = [p for p in self.params if p.required]
+        # NOTE: PyTorch's parser lets a lone int-list parameter take its ints as varargs
+        # (x.view(2, 3), zeros(2, 3), x.flip(0)), but not one among others (flip(x, 0)).
+        self.int_varargs = len(self.positional) == 1 and self.positional[0].kind in _INT_LISTS
+        self.printed = ", ".join(_printed_part(p, i, self.params)
+                                 for i, p in enumerate(self.params))
+
+    def accepts(self, args, kwargs):
+        """0 when the call does not fit this overload, 1 when it fits, 2 when it fits by the
+        classes of its arguments alone (so any call with the same classes fits too)."""
+        n = len(args)
+        positional = self.positional
+        by_class = 2
+        if n > len(positional) or (n == 1 and self.int_varargs):
+            if not self.int_varargs:
+                return 0
+            if n > 1 or not isinstance(args[0], (list, tuple)):
+                args = (args,)
+            n, by_class = 1, 1
+        for p, v in zip(positional, args):
+            if v.__class__ not in p.always:
+                if not p.ok(v):
+                    return 0
+                by_class = 1
+        if kwargs:
+            by_name = self.by_name
+            for key, v in kwargs.items():
+                p = by_name.get(key)
+                if p is None or p.index < n:
+                    return 0
+                if v.__class__ not in p.always:
+                    if not p.ok(v):
+                        return 0
+                    by_class = 1
+        for p in self.required:
+            if p.index >= n and p.name not in kwargs:
+                return 0
+        return by_class
+
+    def _bind(self, args, kwargs):
+        """[(param, value, position or None)] or a string saying why the call cannot bind."""
+        n = len(args)
+        if n > len(self.positional) or (n == 1 and self.int_varargs):
+            if not self.int_varargs:
+                return "arity"
+            if n > 1 or not isinstance(args[0], (list, tuple)):
+                args = (_Packed(args),)
+        bound = [(p, v, i + 1) for i, (p, v) in enumerate(zip(self.positional, args))]
+        names = {p.name for p in self.positional[:len(args)]}
+        for key, value in kwargs.items():
+            param = self.by_name.get(key)
+            if param is None:
+                return "keyword"
+            if key in names:
+                return "duplicate"
+            names.add(key)
+            bound.append((param, value, None))
+        for p in self.required:
+            if p.name not in names:
+                return "missing"
+        return bound
+
+    def by_keyword(self, args, kwargs):
+        """The call's arguments by parameter name (to call a deprecated overload's modern
+        form: add(x, 2, y) -> add(x, other=y, alpha=2))."""
+        named = {p.name: v for p, v in zip(self.positional, args)}
+        named.update(kwargs)
+        return named
+
+    def fits_shape(self, args, kwargs):
+        return self._bind(args, kwargs).__class__ is not str
+
+    # -- messages
+    def failure(self, name, args, kwargs):
+        """PyTorch's message for this one overload rejecting the call: too many positional
+        arguments first, then the positional arguments' types, then the keywords, then
+        what is missing (the order torch 2.13's parser reports them in)."""
+        n = len(args)
+        if n > len(self.positional) and not self.int_varargs:
+            return self._arity_message(name, n)
+        if self.int_varargs and (n > 1 or n == 1 and not isinstance(args[0], (list, tuple))):
+            args = (_Packed(args),)
+        for i, (param, value) in enumerate(zip(self.positional, args)):
+            if not param.ok(value):
+                return self._type_message(name, param, value, i + 1)
+        given = {p.name for p in self.positional[:len(args)]}
+        for key, value in kwargs.items():
+            param = self.by_name.get(key)
+            if param is None:
+                return f"{name}() got an unexpected keyword argument '{key}'"
+            if key in given:
+                return f"{name}() got multiple values for argument '{key}'"
+            if not param.ok(value):
+                return self._type_message(name, param, value, None)
+        missing = [p.name for p in self.required if p.name not in given and p.name not in kwargs]
+        if missing:
+            # NOTE: PyTorch's own grammar: "1 required positional arguments", "2 ...
+            # argument".
+            noun = "arguments" if len(missing) == 1 else "argument"
+            names = ", ".join(f'"{m}"' for m in missing)
+            return f"{name}() missing {len(missing)} required positional {noun}: {names}"
+        return f"{name}(): invalid arguments"
+
+    @staticmethod
+    def _type_message(name, param, value, position):
+        where = f" (position {position})" if position is not None else ""
+        if param.kind in _INT_LISTS and isinstance(value, (list, tuple)) and value:
+            # NOTE: PyTorch's parser checks a list's first element with the types, the rest
+            # while converting: two messages.
+            i, bad = next(((i, e) for i, e in enumerate(value) if not _is_sym_int(e)),
+                          (0, value[0]))
+            if i:
+                return (f"{name}(): argument '{param.name}' failed to unpack the object at "
+                        f'pos {i + 1} with error "type must be tuple of ints,but got '
+                        f'{type_name(bad)}"')
+            if value.__class__ is not _Packed:
+                return (f"{name}(): argument '{param.name}'{where} must be tuple of ints, but "
+                        f"found element of type {type_name(bad)} at pos 0")
+            value = bad   # x.expand(1.5): the lone value's type
+        if param.kind.startswith("tuple of") and "Tensors" in param.kind and \
+                isinstance(value, (list, tuple)):
+            allow_none = param.kind == "tuple of optional Tensors"
+            i, bad = next((i, e) for i, e in enumerate(value)
+                          if not (isinstance(e, Tensor) or e is None and allow_none))
+            return (f"expected Tensor as element {i} in argument {param.index}, but got "
+                    f"{type_name(bad)}")
+        return (f"{name}(): argument '{param.name}'{where} must be {param.printed_type}, not "
+                f"{type_name(value)}")
+
+    def _arity_message(self, name, given):
+        most = len(self.positional)
+        least = sum(1 for p in self.positional if p.required)
+        count = f"{most}" if least == most else f"from {least} to {most}"
+        noun = "argument" if most == 1 and least == most else "arguments"
+        verb = "was" if given == 1 else "were"
+        return f"{name}() takes {count} positional {noun} but {given} {verb} given"
+
+    def mismatch_marks(self, args, kwargs):
+        """PyTorch's "(Tensor, !str!)": the call's types, wrong ones between bangs; None when
+        the call does not bind to this overload at all."""
+        bound = self._bind(args, kwargs)
+        if bound.__class__ is str:
+            return None
+        parts = []
+        for param, value, position in bound:
+            text = type_name(value)
+            if not param.ok(value):
+                text = f"!{text}!"
+            parts.append(text if position is not None else f"{param.name}={text}")
+        return "(" + ", ".join(parts) + (", )" if kwargs else ")")
+
+
+class _Packed(tuple):
+    """The ints a lone int-list parameter took as varargs (x.view(2, 3))."""
+
+
+def _printed_part(param, index, params):
+    text = param.printed
+    if param.keyword_only and (
+            index == 0 or not params[index - 1].keyword_only):
+        return "*, " + text
+    return text
+
+
+def _split(text):
+    """The parameters of a signature's text: commas inside a default's brackets do not
+    separate ("tuple of ints dims = (0, 1)")."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    if text.strip():
+        parts.append(text[start:].strip())
+    return parts
+
+
+def describe_call(args, kwargs):
+    """PyTorch's "(Tensor, int)" / "(Tensor, dim=str, )" for the call's argument types."""
+    parts = [type_name(a) for a in args] + [f"{k}={type_name(v)}" for k, v in kwargs.items()]
+    return "(" + ", ".join(parts) + (", )" if kwargs else ")")

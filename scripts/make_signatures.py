@@ -1,0 +1,205 @@
+"""Write ember/_signatures/table_*.py: PyTorch 2.13's Python-level signatures of the functions
+and methods its C argument parser checks, read from the type stubs torch ships
+(torch/_C/_VariableFunctions.pyi, _nn.pyi, __init__.pyi's TensorBase).
+
+A signature is stored as the text PyTorch prints in its TypeErrors ("Tensor input, int dim,
+*, bool keepdim = False"), with a `?` after the type of a parameter that accepts None.
+Only names whose torch object is a C builtin are listed: torch's Python-level functions
+(torch.split, most of nn.functional) fail in their own Python code, not in the parser.
+
+    python scripts/make_signatures.py      (needs torch==2.13; rewrites the tables)
+"""
+import ast
+import os
+import sys
+
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STUBS = os.path.join(os.path.dirname(torch.__file__), "_C")
+
+# pyi annotation -> (the type's name in PyTorch's messages, accepts None)
+_ONE_INT = ("_int", "int")
+_SYM_INT = ("_int | SymInt", "IntLikeType")
+_SIZES = ("_size", "Sequence[_int | SymInt]", "list[_int]", "Sequence[int]", "tuple[_int, ...]",
+          "_symsize")
+_TENSORS = ("tuple[Tensor, ...] | list[Tensor]", "list[Tensor]", "Sequence[Tensor]",
+            "list[Tensor] | tuple[Tensor, ...]", "tuple[Tensor, ...]")
+_TYPES = {
+    "Tensor": "Tensor", "Number | _complex": "Number", "Number": "Number",
+    "_bool": "bool", "bool": "bool", "_float": "float", "float": "float", "str": "str",
+    "_dtype": "torch.dtype", "DeviceLikeType": "torch.device", "_device": "torch.device",
+    "_layout": "torch.layout", "memory_format": "torch.memory_format",
+    "torch.memory_format": "torch.memory_format", "Generator": "torch.Generator",
+    "Tensor | Number | _complex": "Tensor or Number", "Tensor | Number": "Tensor or Number",
+    "Tensor | Number | _complex | torch.SymInt | torch.SymFloat": "Tensor or Number",
+    "Tensor | Number | torch.SymInt | torch.SymFloat": "Tensor or Number",
+    "Sequence[Number | _complex]": "tuple of Scalars",
+    "Sequence[float]": "tuple of floats", "Sequence[_float]": "tuple of floats",
+    "list[_float]": "tuple of floats",
+    "tuple[Tensor | None, ...] | list[Tensor | None]": "tuple of optional Tensors",
+    "Tensor | tuple[Tensor, ...] | list[Tensor]": "tuple of Tensors or Tensor",
+    "_int | _size": "int or tuple of ints", "_int | SymInt | Sequence[_int | SymInt]":
+    "int or tuple of ints", "Tensor | _int": "Tensor or int",
+}
+_TYPES.update({t: "int" for t in _ONE_INT})
+_TYPES.update({t: "SymInt" for t in _SYM_INT})
+_TYPES.update({t: "tuple of ints" for t in _SIZES})
+_TYPES.update({t: "tuple of Tensors" for t in _TENSORS})
+
+
+def type_of(annotation):
+    """(printed type, nullable) of a pyi annotation; ("object", True) when unknown."""
+    text = ast.unparse(annotation)
+    nullable = text.endswith(" | None")
+    base = text[:-len(" | None")] if nullable else text
+    kind = _TYPES.get(base)
+    if kind is None:
+        return "object", True
+    return kind, nullable
+
+
+def default_text(node):
+    text = ast.unparse(node)
+    return {"...": "None"}.get(text, text)
+
+
+def signature(fn, method):
+    """The printed signature of one overload, or None when it takes what we cannot check."""
+    args = fn.args
+    positional = list(args.posonlyargs) + list(args.args)
+    if method:
+        if not positional or positional[0].arg != "self":
+            return None
+        positional = positional[1:]
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    parts = []
+    for arg, default in zip(positional, defaults):
+        parts.append(_param(arg, default))
+    if args.vararg is not None:
+        # `*size: _int`: the stubs' spelling of the parser's rule that a lone int-list
+        # parameter takes its ints as varargs (zeros(2, 3)); the table keeps the list form.
+        return None
+    if args.kwonlyargs:
+        parts.append("*")
+        for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+            parts.append(_param(arg, default))
+    return ", ".join(parts)
+
+
+def _param(arg, default):
+    kind, nullable = type_of(arg.annotation) if arg.annotation is not None else ("object", True)
+    text = f"{kind}{'?' if nullable else ''} {arg.arg}"
+    if default is not None:
+        text += f" = {default_text(default)}"
+    return text
+
+
+def overloads(path, scope=None, method=False):
+    """{name: [signature, ...]} of the stub's module-level functions (or a class's methods)."""
+    tree = ast.parse(open(os.path.join(STUBS, path)).read())
+    body = tree.body
+    if scope:
+        body = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == scope).body
+    out = {}
+    for node in body:
+        if not isinstance(node, ast.FunctionDef) or node.name.startswith("__"):
+            continue
+        sig = signature(node, method)
+        if sig is not None and sig not in out.setdefault(node.name, []):
+            out[node.name].append(sig)
+    return {k: v for k, v in out.items() if v}
+
+
+def is_builtin(obj):
+    return type(obj).__name__ in ("builtin_function_or_method", "method_descriptor")
+
+
+def numbers_as_tensors(table):
+    """The functions whose Tensor parameters take Python numbers too (subtract(3, 3)),
+    found by calling them so."""
+    import warnings
+    found = []
+    for name in table:
+        if name.startswith("_"):
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                getattr(torch, name)(1.5, 2.5)
+            except TypeError:
+                continue
+            except Exception:
+                pass
+        if any(sig.startswith("Tensor") for sig in table[name]):
+            found.append(name)
+    return found
+
+
+def tables():
+    functions = overloads("_VariableFunctions.pyi")
+    nn = overloads("_nn.pyi")
+    methods = overloads("__init__.pyi", "TensorBase", method=True)
+    # A deprecated overload is marked with a leading "!": hidden from messages, and its
+    # arguments rebound by name (add(x, 2, y) is add(x, y, alpha=2)).
+    torch_table = {n: ["!Tensor input, " + s[len("Tensor self, "):]
+                       if s.startswith("Tensor self, ") else s for s in sigs]
+                   for n, sigs in functions.items() if is_builtin(getattr(torch, n, None))}
+    for name in numbers_as_tensors(torch_table):
+        torch_table[name] = [sig.replace("Tensor or Number ", "Tensor ").replace(
+            "Tensor ", "Tensor or Number ") for sig in torch_table[name]]
+    functional = {}
+    for name in dir(torch.nn.functional):
+        obj = getattr(torch.nn.functional, name)
+        if name.startswith("_") or not is_builtin(obj):
+            continue
+        sigs = nn.get(obj.__name__) if obj.__module__ == "torch._C._nn" else None
+        sigs = sigs or functions.get(obj.__name__) or nn.get(obj.__name__)
+        if sigs:
+            functional[name] = (obj.__name__, sigs)
+    tensor_table = {n: s for n, s in methods.items()
+                    if is_builtin(getattr(torch.Tensor, n, None))}
+    # The stubs leave out the methods' deprecated overloads (x.sub_(2, y): Number alpha,
+    # Tensor other), which the parser still accepts; the functions' stubs keep them, with a
+    # first parameter named `self`.
+    for name, sigs in functions.items():
+        for sig in sigs:
+            if not sig.startswith("Tensor self, ") or "*," in sig:
+                continue
+            for method in (name, name + "_"):
+                if method in tensor_table and is_builtin(getattr(torch.Tensor, method, None)):
+                    rest = "!" + sig[len("Tensor self, "):]
+                    if rest not in tensor_table[method]:
+                        tensor_table[method] = tensor_table[method] + [rest]
+    return torch_table, functional, tensor_table
+
+
+def write(path, name, doc, table):
+    lines = [f'"""{doc}\n\nGenerated by scripts/make_signatures.py from torch 2.13\'s type stubs; '
+             'do not edit."""', f"{name} = {{"]
+    for key in sorted(table):
+        value = table[key]
+        lines.append(f"    {key!r}: {value!r},")
+    lines.append("}")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def main():
+    torch_table, functional, tensor_table = tables()
+    out = os.path.join(ROOT, "ember", "_signatures")
+    write(os.path.join(out, "table_torch.py"), "FUNCTIONS",
+          "The signatures of torch.<name> functions that PyTorch's argument parser checks.",
+          {k: tuple(v) for k, v in torch_table.items()})
+    write(os.path.join(out, "table_tensor.py"), "METHODS",
+          "The signatures of Tensor.<name> methods (self left out) that PyTorch's argument "
+          "parser checks.", {k: tuple(v) for k, v in tensor_table.items()})
+    write(os.path.join(out, "table_nn.py"), "FUNCTIONAL",
+          "nn.functional.<name> that are C builtins in torch: the name PyTorch's messages use "
+          "and the signatures its argument parser checks.",
+          {k: (n, tuple(v)) for k, (n, v) in functional.items()})
+    print(len(torch_table), len(tensor_table), len(functional), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
