@@ -93,4 +93,6 @@ def __getattr__(name):
                          "implemented in ember yet)")
 
 
+from ._signatures import install as _install_signatures  # noqa: E402
+_install_signatures(globals(), Tensor, nn.functional)   # PyTorch's argument-type checks
 debug.enable_from_environment()
