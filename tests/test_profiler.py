@@ -528,3 +528,16 @@ def test_signatures_match_torch(torch_mod):
               torch_mod.autograd.profiler.emit_nvtx.__init__)]
     for ours, theirs in pairs:
         assert params(ours) == params(theirs), ours
+
+
+def test_ops_on_cuda_tensors_are_timed_on_the_host(cuda_standin, torch_mod):
+    """The stand-in 'cuda' devices (NumPy): ops on device 1 pass the door's device guard
+    (a second dispatch) and are recorded once, under the same names as on the CPU."""
+    def program(lib, device):
+        x = lib.ones(4, 4, device=device, requires_grad=True)
+        with lib.profiler.profile() as prof:
+            (x @ x).relu().sum().backward()
+        return {k: v for k, v in _counts(prof).items()
+                if k in ("aten::mm", "aten::relu", "aten::sum", "MmBackward0")}
+    expected = program(torch_mod, "cpu")
+    assert program(ember, "cuda:1") == program(ember, "cpu") == expected
