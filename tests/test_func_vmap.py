@@ -170,7 +170,8 @@ def test_rule_runs_op_once_for_the_whole_batch(name, fn, monkeypatch):
 def _torch_fn(name):
     return {"exp": lambda x: x.exp(), "sum": lambda x: x.sum(),
             "matmul": lambda x: x @ torch.ones(4, 2, dtype=torch.float64),
-            "softmax": lambda x: torch.softmax(x, -1), "transpose": lambda x: x.transpose(0, 1)}[name]
+            "softmax": lambda x: torch.softmax(x, -1),
+            "transpose": lambda x: x.transpose(0, 1)}[name]
 
 
 def test_rule_table_covers_the_required_families():
