@@ -452,7 +452,8 @@ def _index_reduce_op(reduce, include_self):
     def op(m, x, dim, i, s):
         return m.index_reduce(x, dim, i, s, reduce, include_self=include_self)
     return OpInfo(f"index_reduce_{reduce}" + ("" if include_self else "_exclude_self"), op,
-                  None, _index_reduce_samples, inplace="index_reduce_")
+                  None, _index_reduce_samples, dtypes=("int64",) + FLOATS,
+                  inplace="index_reduce_")
 
 
 def _narrow_ref(x, dim, start, length):
