@@ -2,6 +2,7 @@
 PyTorch's model of the same weights (torchvision's outputs stored in tests/data/model_refs for
 the vision models; real torch.nn modules for the LSTM and the Transformer encoder)."""
 import inspect
+import io
 import os
 import subprocess
 import sys
@@ -392,6 +393,11 @@ def test_save_options_and_missing_package(tmp_path, monkeypatch):
     w, b = m[0].weight.detach().numpy(), m[0].bias.detach().numpy()
     got, = _run_onnx(str(path), x, w, b)
     _close(got, np.tanh(x @ w.T + b))                     # NumPy's formula
+    buffer = io.BytesIO()
+    with pytest.warns(DeprecationWarning):                # legacy path: into a file object
+        ember.onnx.export(m, (ember.ones(2, 3),), buffer, dynamo=False)
+    got, = _run_onnx(buffer.getvalue(), x)
+    _close(got, np.tanh(x @ w.T + b))
     monkeypatch.setitem(sys.modules, "onnx", None)
     with pytest.raises(ModuleNotFoundError, match="pip install onnx"):
         ember.onnx.export(m, (ember.ones(2, 3),))

@@ -136,38 +136,17 @@ def build_model(model, args, kwargs=None, *, input_names=None, output_names=None
     in_names = _input_names(model, args, kwargs, input_names)
     out_names = list(output_names or ())
     dyn_in, dyn_out = _dynamic_spec(dynamic_axes, in_names, out_names)
-    twin = None
     g = GraphBuilder(onnx, opset, trace)
-    pairs = {}
+    twin, pairs = None, {}
     if dyn_in:
         names = [n for axes in dyn_in.values() for n in axes.values()]
         increments = {n: i + 1 for i, n in enumerate(dict.fromkeys(names))}
-        twin_args, twin_kwargs = _dynamic.grown_inputs(args, kwargs, dyn_in, increments)
-        twin = _trace(model, twin_args, twin_kwargs)
+        twin = _trace(model, *_dynamic.grown_inputs(args, kwargs, dyn_in, increments))
         pairs = _dynamic.pair_calls(trace, twin)
         g.dynamic = _dynamic.constant_builders(trace, twin, dyn_in)
 
-    graph_inputs, input_dims = [], {}
-    for i, value in enumerate(trace.inputs):
-        name = in_names[i] if i < len(in_names) else f"input_{i}"
-        g.taken.add(name)
-        g.bind(value, name)
-        dims = list(value.tensor.shape)
-        for axis, dim in dyn_in.get(i, {}).items():
-            dims[axis] = dim
-        input_dims[i] = dims
-        graph_inputs.append(_value_info(onnx, name, value, dims))
-    for value in trace.values:
-        if value.kind in (PARAMETER, BUFFER) and id(value) not in g.names:
-            g.taken.add(value.name)
-            g.bind(value, value.name)
-            array = value.tensor.detach()._data
-            if export_params:
-                g.initializers.append(onnx.numpy_helper.from_array(array, value.name))
-            if keep_initializers_as_inputs or not export_params:
-                graph_inputs.append(_value_info(onnx, value.name, value,
-                                                list(value.tensor.shape)))
-
+    graph_inputs, input_dims = _bind_inputs(g, trace, in_names, dyn_in)
+    graph_inputs += _bind_weights(g, trace, export_params, keep_initializers_as_inputs)
     g.taken.update(out_names)   # (no node output may take a name the user gave an output)
     for call in _live_calls(trace):
         symbolic = TABLE.get(call.name)
@@ -176,33 +155,7 @@ def build_model(model, args, kwargs=None, *, input_names=None, output_names=None
         g.call, g.twin = call, pairs.get(id(call))
         for value, name in zip(call.outputs, symbolic(g, call)):
             g.bind(value, name)
-
-    value_sized = _value_sized(g.nodes)
-    graph_outputs = []
-    used = set()
-    g.call = None
-    for i, value in enumerate(trace.outputs):
-        if value.kind == INPUT or value.kind == CONSTANT:
-            g.call = _OutputStandIn(value)
-        source = produced = g.input(value)
-        name = out_names[i] if i < len(out_names) else None
-        if name is None and (source in used or value.kind != _tracing.RESULT):
-            name = g.fresh(f"output_{i}")
-        if name is not None and name != source:
-            g.taken.add(name)
-            g.nodes.append(onnx.helper.make_node("Identity", [source], [name],
-                                                 name=g.fresh("node_Identity")))
-            source = name
-        used.add(source)
-        fixed = dyn_out.get(i, {})
-        if twin is not None:
-            dims = _dynamic.dim_labels(value, twin.outputs[i], fixed, dyn_in, trace, twin,
-                                       input_dims)
-        else:
-            dims = [fixed.get(a, d) for a, d in enumerate(value.tensor.shape)]
-        if produced in value_sized:   # (a mask's count of True sizes it: the example's is no rule)
-            dims = [d if isinstance(d, str) else f"{source}_dim_{a}" for a, d in enumerate(dims)]
-        graph_outputs.append(_value_info(onnx, source, value, dims))
+    graph_outputs = _outputs(g, trace, out_names, dyn_out, twin, dyn_in, input_dims)
 
     nodes, initializers = _prune(g.nodes, g.initializers, graph_outputs)
     graph = onnx.helper.make_graph(nodes, "main_graph", graph_inputs, graph_outputs,
@@ -213,6 +166,69 @@ def build_model(model, args, kwargs=None, *, input_names=None, output_names=None
                                    producer_version=str(__version__))
     proto.ir_version = max(10, onnx.helper.find_min_ir_version_for(opsets))
     return proto
+
+
+def _bind_inputs(g, trace, in_names, dyn_in):
+    """The graph inputs (named, with the dynamic axes' names as dims) and their dims."""
+    graph_inputs, input_dims = [], {}
+    for i, value in enumerate(trace.inputs):
+        name = in_names[i] if i < len(in_names) else f"input_{i}"
+        g.taken.add(name)
+        g.bind(value, name)
+        dims = list(value.tensor.shape)
+        for axis, dim in dyn_in.get(i, {}).items():
+            dims[axis] = dim
+        input_dims[i] = dims
+        graph_inputs.append(_value_info(g.onnx, name, value, dims))
+    return graph_inputs, input_dims
+
+
+def _bind_weights(g, trace, export_params, as_inputs):
+    """Parameters and buffers as initializers under their module paths; the graph inputs
+    they also become (keep_initializers_as_inputs, or all of them without export_params)."""
+    inputs = []
+    for value in trace.values:
+        if value.kind in (PARAMETER, BUFFER) and id(value) not in g.names:
+            g.taken.add(value.name)
+            g.bind(value, value.name)
+            if export_params:
+                g.initializers.append(g.onnx.numpy_helper.from_array(
+                    value.tensor.detach()._data, value.name))
+            if as_inputs or not export_params:
+                inputs.append(_value_info(g.onnx, value.name, value, list(value.tensor.shape)))
+    return inputs
+
+
+def _outputs(g, trace, out_names, dyn_out, twin, dyn_in, input_dims):
+    """The graph outputs: the user's names (through Identity), symbolic dims where a
+    dynamic axis or an input's values size them."""
+    value_sized = _value_sized(g.nodes)
+    graph_outputs, used = [], set()
+    g.call = None
+    for i, value in enumerate(trace.outputs):
+        if value.kind == INPUT or value.kind == CONSTANT:
+            g.call = _OutputStandIn(value)
+        source = produced = g.input(value)
+        name = out_names[i] if i < len(out_names) else None
+        if name is None and (source in used or value.kind != _tracing.RESULT):
+            name = g.fresh(f"output_{i}")
+        if name is not None and name != source:
+            g.taken.add(name)
+            g.nodes.append(g.onnx.helper.make_node("Identity", [source], [name],
+                                                   name=g.fresh("node_Identity")))
+            source = name
+        used.add(source)
+        fixed = dyn_out.get(i, {})
+        if twin is not None:
+            dims = _dynamic.dim_labels(value, twin.outputs[i], fixed, dyn_in, trace, twin,
+                                       input_dims)
+        else:
+            dims = [fixed.get(a, d) for a, d in enumerate(value.tensor.shape)]
+        if produced in value_sized:   # (a mask's count of True sizes it, not the example's)
+            dims = [d if isinstance(d, str) else f"{source}_dim_{a}"
+                    for a, d in enumerate(dims)]
+        graph_outputs.append(_value_info(g.onnx, source, value, dims))
+    return graph_outputs
 
 
 def _value_sized(nodes):

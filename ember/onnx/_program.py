@@ -42,8 +42,9 @@ class ONNXProgram:
 
     def save(self, destination, *, include_initializers=True,
              keep_initializers_as_inputs=False, external_data=None):
-        """Write the model to `destination`. `external_data` (default: only when the weights
-        pass protobuf's 2 GB) keeps the weights in `<destination>.data` beside it."""
+        """Write the model to `destination` (a path, or a binary file object). With a path,
+        `external_data` (default: only when the weights pass protobuf's 2 GB) keeps the
+        weights in `<destination>.data` beside it."""
         onnx = require("onnx", "ember.onnx.ONNXProgram.save")
         proto = type(self._proto)()
         proto.CopyFrom(self._proto)
@@ -56,8 +57,15 @@ class ONNXProgram:
                         t.name, t.data_type, list(t.dims)))
         if not include_initializers:
             del graph.initializer[:]
+        too_big = sum(len(t.raw_data) for t in graph.initializer) > _PROTOBUF_LIMIT
+        if hasattr(destination, "write"):   # a binary file object: everything in one stream
+            if too_big:
+                raise ValueError("the model's weights pass protobuf's 2 GB limit: save it to "
+                                 "a file path, where they go to a .data file beside it")
+            destination.write(proto.SerializeToString())
+            return
         if external_data is None:
-            external_data = sum(len(t.raw_data) for t in graph.initializer) > _PROTOBUF_LIMIT
+            external_data = too_big
         destination = os.fspath(destination)
         if external_data:
             onnx.save_model(proto, destination, save_as_external_data=True,
