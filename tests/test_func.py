@@ -299,3 +299,18 @@ def test_forward_ad_api_and_errors():
         d.mul_(2)                                        # in place: the tangent follows
         _close(fwd.unpack_dual(d).tangent, tt * 2)
     assert fwd.unpack_dual(d).tangent is None             # the level is closed
+
+
+def test_replace_all_batch_norm_modules_and_debug_unwrap():
+    states = []
+    for lib, fn in ((ember, ef), (torch, tf)):
+        m = lib.nn.Sequential(lib.nn.BatchNorm2d(3), lib.nn.Linear(2, 2),
+                              lib.nn.BatchNorm1d(2, track_running_stats=False))
+        assert fn.replace_all_batch_norm_modules_(m) is m
+        states.append([(b.running_mean, b.running_var, b.num_batches_tracked,
+                        b.track_running_stats, sorted(dict(b.named_buffers())))
+                       for b in (m[0], m[2])])
+        x = lib.ones(2, 3)
+        assert tuple(fn.vmap(lambda v: fn.debug_unwrap(v))(x).shape) == (2, 2, 3)
+        assert fn.debug_unwrap(x) is x
+    assert states[0] == states[1]

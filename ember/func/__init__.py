@@ -13,6 +13,7 @@ _HOMES = {
     "jvp": "transforms", "jacrev": "transforms", "jacfwd": "transforms",
     "hessian": "transforms", "linearize": "transforms",
     "functional_call": "module_state", "stack_module_state": "module_state",
+    "replace_all_batch_norm_modules_": "module_state", "debug_unwrap": "batched_tensor",
 }
 
 __all__ = sorted(_HOMES)

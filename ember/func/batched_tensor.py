@@ -123,6 +123,15 @@ def make_batched(inner, level):
     return t
 
 
+def debug_unwrap(tensor, *, recurse=True):
+    """The tensor a BatchedTensor wraps (its batch at dim 0); every level with `recurse`."""
+    while tensor.__class__ is BatchedTensor:
+        tensor = tensor._inner
+        if not recurse:
+            break
+    return tensor
+
+
 def _empty_logical(data):
     """A batch of size 0 has no element 0: its logical view is a zero-filled stand-in."""
     return np.zeros(data.shape[1:], dtype=data.dtype)

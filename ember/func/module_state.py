@@ -121,3 +121,16 @@ def stack_module_state(models):
     params = stacked([dict(m.named_parameters()) for m in models])
     buffers = stacked([dict(m.named_buffers()) for m in models])
     return params, buffers
+
+
+def replace_all_batch_norm_modules_(root):
+    """Batch norm modules of `root` stop tracking running statistics (in place), so that
+    vmap over a batch never needs to update shared buffers; returns `root`."""
+    from ..nn.modules.batchnorm import _BatchNorm
+    for module in root.modules():
+        if isinstance(module, _BatchNorm) and module.track_running_stats:
+            module.running_mean = None
+            module.running_var = None
+            module.num_batches_tracked = None
+            module.track_running_stats = False
+    return root
