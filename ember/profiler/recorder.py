@@ -12,7 +12,7 @@ import threading
 import weakref
 from time import perf_counter_ns
 
-from .names import op_event_name
+from .names import backward_node_name, op_event_name
 
 _EMBER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -52,6 +52,8 @@ class Recorder:
         self.allocated = 0
         self._finalizers = []
         self.thread = threading.get_ident()
+        from ..ops import registry
+        self._registry = registry   # (read on every op: an import statement costs there)
         self.start_ns = self.end_ns = None
 
     # ------------------------------------------------------------------ installing
@@ -90,7 +92,7 @@ class Recorder:
     def op(self, op, inputs, params, dtype, arrays):
         """Run one op through the registry's door, timed. The door is closed to the
         profiler meanwhile, so the call below runs it once, unprofiled."""
-        from ..ops import registry
+        registry = self._registry
         if threading.get_ident() != self.thread:
             # NOTE: another thread's op runs unrecorded (it would nest inside this thread's
             # ranges). The door is closed meanwhile, so an op of this thread that starts in
@@ -153,7 +155,6 @@ class Recorder:
     def begin_node(self, node):
         """The two ranges PyTorch's engine opens per graph node: the node's whole evaluation
         and, inside it, the node's own call."""
-        from .names import backward_node_name
         name = backward_node_name(node)
         outer = self.begin("autograd::engine::evaluate_function: " + name, "cpu_op")
         self.begin(name, "cpu_op")
