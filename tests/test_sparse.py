@@ -664,3 +664,25 @@ def test_smm_and_sspaddmm_match_torch(torch_mod):
                lambda L: L.sspaddmm(addend(L), coo(L), dense_factor(L), beta=2., alpha=3.)):
         e, t = both(fn, torch_mod)
         assert_same(e, t)
+
+
+CSR_GRADS = {
+    "matmul": lambda L, c: (c @ L.tensor(D, dtype=L.float32)).sum(),
+    "sparse.mm": lambda L, c: L.sparse.mm(c, L.tensor(D, dtype=L.float32)).sum(),
+    "to_dense": lambda L, c: (c.to_dense() * L.arange(12.).reshape(3, 4)).sum(),
+    "twice": lambda L, c: (c.to_dense() * L.arange(12.).reshape(3, 4)).sum() +
+    L.sparse.mm(c, L.tensor(D, dtype=L.float32)).sum(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CSR_GRADS))
+def test_csr_leaf_gradients_match_torch(name, torch_mod):
+    grads = []
+    for lib in (ember, torch_mod):
+        c = csr(lib).requires_grad_()
+        CSR_GRADS[name](lib, c).backward()
+        CSR_GRADS[name](lib, c).backward()    # (accumulated into the first)
+        grads.append(c.grad)
+    e, t = grads
+    assert str(e.layout).split(".")[-1] == str(t.layout).split(".")[-1]
+    assert_same(e.to_dense(), t.to_dense())

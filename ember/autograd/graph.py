@@ -11,6 +11,7 @@ import sys
 import weakref
 
 from .. import _tensor as _T  # partially initialised here: attributes are read at call time
+from .._constants import strided as _STRIDED
 from . import anomaly
 from .grad_mode import state
 
@@ -243,7 +244,7 @@ class AccumulateGrad:
         if t is None:
             return
         fresh = t._grad is None
-        if grad.is_sparse or (not fresh and t._grad.is_sparse):
+        if grad.layout is not _STRIDED or (not fresh and t._grad.layout is not _STRIDED):
             from ..sparse.ops import accumulate_grad   # (PyTorch's sparse + dense rules)
             t._grad = accumulate_grad(t._grad, grad, create_graph)
         elif fresh:
@@ -579,7 +580,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                     slot[nr] = g
                 else:
                     # (dense + sparse, never sparse + dense: PyTorch defines only the first)
-                    slot[nr] = g + slot[nr] if slot[nr].is_sparse else slot[nr] + g
+                    slot[nr] = g + slot[nr] if slot[nr].layout is not _STRIDED else slot[nr] + g
             if recorder is not None:
                 recorder.end(evaluation)
             if not retain_graph and op.saves:

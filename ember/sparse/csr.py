@@ -73,6 +73,19 @@ class SparseCsrTensor(Tensor):
     def detach(self):
         return make_csr(self._crow, self._col, self._csr_values.detach(), self.shape)
 
+    def add(self, other, *, alpha=1):
+        """CSR + CSR -> CSR and dense + CSR -> dense, through the COO forms."""
+        if other.layout is _constants.strided:
+            raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) "
+                               "instead.")
+        total = csr_to_coo(self).add(_as_coo(other), alpha=alpha)
+        return coo_to_csr(total) if other.layout is _constants.sparse_csr else total
+
+    __add__ = add
+
+    def __radd__(self, other):
+        return other + csr_to_coo(self)
+
     def to(self, *args, **kwargs):
         values = self._csr_values.to(*args, **kwargs)
         if values is self._csr_values:
@@ -189,7 +202,8 @@ def _csr_to_coo(x):
 
 @_csr_to_coo.defvjp
 def _csr_to_coo_vjp(ctx, g):
-    return g.to_dense() if g.layout is not _constants.strided else g
+    # (a sparse gradient comes back in the CSR input's own layout, as PyTorch's)
+    return coo_to_csr(g) if g.layout is _constants.sparse_coo else g
 
 
 def csr_to_coo(x):
@@ -261,3 +275,7 @@ def _unsupported_constructor(layout_name):
 sparse_csc_tensor = _unsupported_constructor("sparse_csc")
 sparse_bsr_tensor = _unsupported_constructor("sparse_bsr")
 sparse_bsc_tensor = _unsupported_constructor("sparse_bsc")
+
+
+def _as_coo(x):
+    return csr_to_coo(x) if x.layout is _constants.sparse_csr else x

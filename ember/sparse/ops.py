@@ -10,6 +10,7 @@ import numbers
 
 import numpy as np
 
+from .. import _constants
 from .. import _dtype as dt
 from .._tensor import Tensor, _wrap
 from ..backends import array_module
@@ -378,12 +379,12 @@ def accumulate_grad(existing, grad, create_graph):
     rules: dense += sparse in place; sparse + sparse concatenates; sparse + dense is dense)."""
     if existing is None:
         return grad
-    if not existing.is_sparse:
+    if existing.layout is _constants.strided:
         if create_graph:
             return existing + grad
-        existing._data += dense_array(grad).astype(existing._data.dtype, copy=False)
+        existing._data += grad.to_dense()._data.astype(existing._data.dtype, copy=False)
         existing._vc.v += 1
         return existing
-    if grad.is_sparse:
-        return add(existing, grad)
+    if grad.layout is not _constants.strided:
+        return existing + grad
     return grad + existing
