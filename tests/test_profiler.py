@@ -541,3 +541,14 @@ def test_ops_on_cuda_tensors_are_timed_on_the_host(cuda_standin, torch_mod):
                 if k in ("aten::mm", "aten::relu", "aten::sum", "MmBackward0")}
     expected = program(torch_mod, "cpu")
     assert program(ember, "cuda:1") == program(ember, "cpu") == expected
+
+
+@pytest.mark.parametrize("length", [51, 52, 53, 60])
+def test_long_names_are_cut_as_torch_cuts_them(torch_mod, length):
+    rows = []
+    for lib in (ember, torch_mod):
+        with lib.profiler.profile() as prof:
+            with lib.profiler.record_function("x" * length):
+                pass
+        rows.append(prof.key_averages().table().splitlines()[3].split()[0])
+    assert rows[0] == rows[1]

@@ -36,7 +36,8 @@ def _flops_unit(largest):
 
 
 def _truncate(text, width):
-    return text if len(text) <= width - 3 else text[:width - 3] + "..."
+    # NOTE: PyTorch marks a text as cut from width - 3 characters on, even one that fits.
+    return text if len(text) < width - 3 else text[:width - 3] + "..."
 
 
 def build_table(events, sort_by=None, row_limit=100, max_src_column_width=75,
