@@ -552,3 +552,18 @@ def test_long_names_are_cut_as_torch_cuts_them(torch_mod, length):
                 pass
         rows.append(prof.key_averages().table().splitlines()[3].split()[0])
     assert rows[0] == rows[1]
+
+
+def test_column_widths_fit_the_rows_not_shown(torch_mod):
+    lines = []
+    for lib in (ember, torch_mod):
+        with lib.profiler.profile(record_shapes=True) as prof:
+            for name in ("b", "a" * 30):
+                with lib.profiler.record_function(name):
+                    pass
+        table = prof.key_averages(group_by_input_shape=True).table(
+            row_limit=1, max_shapes_column_width=3)
+        lines.append([_layout(line) for line in table.splitlines()[:4]])
+    assert lines[0][:3] == lines[1][:3]
+    assert lines[0][3].split()[0] == lines[1][3].split()[0] == "b"
+    assert len(lines[0][3]) == len(lines[1][3])

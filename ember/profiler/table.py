@@ -52,21 +52,23 @@ def build_table(events, sort_by=None, row_limit=100, max_src_column_width=75,
     show_shapes = any(e.input_shapes for e in events)
     show_stack = any(e.stack for e in events)
     show_flops = with_flops and any(e.flops > 0 for e in events)
+    # (column widths fit every event, shown or not, as PyTorch's)
+    name_width = min(max([len(e.key) for e in events] + [4]) + 4, max_name_column_width)
+    if show_shapes:
+        shapes_width = min(max(len(str(e.input_shapes)) for e in events) + 4,
+                           max_shapes_column_width)
     if top_level_events_only:
         events = [e for e in events if e.cpu_parent is None]
     if row_limit is not None and row_limit >= 0:
         events = events[:row_limit]
 
-    name_width = min(max([len(e.key) for e in events] + [4]) + 4, max_name_column_width)
     columns = [("Name", name_width), ("Self CPU %", 12), ("Self CPU", 12),
                ("CPU total %", 12), ("CPU total", 12), ("CPU time avg", 12)]
     if profile_memory:
         columns += [("CPU Mem", 12), ("Self CPU Mem", 12)]
     columns.append(("# of Calls", 12))
     if show_shapes:
-        shapes_width = min(max(len(str(e.input_shapes)) for e in events) + 4,
-                           max_shapes_column_width)
-        columns.append(("Input Shapes", max(shapes_width, 12)))
+        columns.append(("Input Shapes", shapes_width))
     if show_stack:
         columns.append(("Source Location", max_src_column_width))
     if show_flops:
