@@ -2,14 +2,12 @@
 log_prob, entropy, moments, cdf/icdf, batch/event shapes, expand, argument validation,
 transforms, the constraint registries (biject_to, transform_to) and closed-form KL divergences.
 
-Seeded samples equal PyTorch's where its sampler is a transform of standard draws (Normal,
-Uniform, Exponential, Laplace, Gumbel, LogNormal, Cauchy, HalfCauchy, HalfNormal, Pareto,
-Weibull, GeneralizedPareto, Kumaraswamy, ContinuousBernoulli, VonMises, Bernoulli, Geometric,
-Categorical, OneHotCategorical(StraightThrough), Multinomial, MultivariateNormal,
-LowRankMultivariateNormal, LogisticNormal, RelaxedBernoulli, RelaxedOneHotCategorical,
-MixtureSameFamily of those); Gamma, Beta, Dirichlet, StudentT, Chi2, InverseGamma,
-FisherSnedecor, Poisson, Binomial, NegativeBinomial, Wishart and LKJCholesky are exact in
-distribution but draw different numbers (see _samplers.py).
+Seeded samples equal PyTorch's (to the last bit of a transcendental function or a matrix
+product) for every family but Binomial: transforms of standard draws draw as PyTorch does,
+and the families PyTorch samples with its scalar C++ gamma, Dirichlet and Poisson samplers
+(Gamma, Beta, Dirichlet, StudentT, Chi2, InverseGamma, FisherSnedecor, Poisson,
+NegativeBinomial, Wishart, LKJCholesky) replay those samplers (_scalar_samplers.py).
+Binomial draws are exact in distribution but not PyTorch's numbers (see _samplers.py).
 """
 from . import constraints, transforms  # noqa: F401
 from .bounded import ContinuousBernoulli, Kumaraswamy, VonMises  # noqa: F401

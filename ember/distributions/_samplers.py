@@ -1,10 +1,13 @@
 """Samplers PyTorch implements in custom C++ (gamma, Poisson, binomial), run on the host.
 
-NOTE: these draws are exact in distribution but not PyTorch's numbers: a NumPy Generator is
-seeded from 256 bits of ember's stream (so `manual_seed` still makes them repeatable) and
-its gamma/Poisson/binomial algorithms do the rest. Gamma samples carry implicit
+Gamma and Poisson draws replay PyTorch's scalar samplers on ember's generator
+(`_scalar_samplers`), so seeded draws are PyTorch's numbers. Gamma samples carry implicit
 reparameterisation gradients (d sample / d concentration = -dCDF/dalpha / pdf), so Gamma,
-Beta, Dirichlet and StudentT have rsample.
+Beta, Dirichlet, StudentT and the families built on them have rsample.
+
+NOTE: binomial draws are exact in distribution but not PyTorch's numbers: a NumPy Generator is
+seeded from 256 bits of ember's stream (so `manual_seed` still makes them repeatable) and its
+binomial algorithm does the rest.
 """
 import numpy as np
 
@@ -12,11 +15,15 @@ from .. import backends
 from .._random import default_generator
 from .._tensor import _wrap
 from ..ops.registry import defop, dispatch
+from ._scalar_samplers import gamma_draws, poisson_draws
+
+
+def _generator(generator):
+    return default_generator if generator is None else generator
 
 
 def _numpy_rng(generator):
-    gen = default_generator if generator is None else generator
-    return np.random.Generator(np.random.PCG64(gen.random_uint64(4)))
+    return np.random.Generator(np.random.PCG64(_generator(generator).random_uint64(4)))
 
 
 def _host(t):
@@ -30,12 +37,13 @@ def _to_device(array, like):
 
 
 @defop("_standard_gamma", node="StandardGammaBackward0", save=(0,), save_output=True)
-def _standard_gamma_fwd(alpha, rng):
+def _standard_gamma_fwd(alpha, generator):
     xp = backends.array_module(alpha)
-    a = alpha if xp is np else alpha.get()
-    x = rng.standard_gamma(a.astype(np.float64)).astype(alpha.dtype)
+    a = np.ascontiguousarray(alpha if xp is np else alpha.get())
+    x = gamma_draws(a.astype(np.float64).reshape(-1), generator,
+                    single=a.dtype != np.float64).astype(a.dtype).reshape(a.shape)
     # NOTE: a gamma draw can underflow to 0 for tiny concentrations; PyTorch clamps to tiny.
-    x = np.maximum(x, np.finfo(alpha.dtype).tiny)
+    x = np.maximum(x, np.finfo(a.dtype).tiny)
     return x if xp is np else xp.asarray(x)
 
 
@@ -65,16 +73,29 @@ def gamma_sample_grad(x, alpha):
 
 
 def standard_gamma(alpha, generator=None):
-    """Gamma(alpha, 1) draws of alpha's shape; differentiable in alpha."""
-    return dispatch(_standard_gamma_fwd, (alpha,), {"rng": _numpy_rng(generator)},
+    """Gamma(alpha, 1) draws of alpha's shape, PyTorch's numbers; differentiable in alpha."""
+    return dispatch(_standard_gamma_fwd, (alpha,), {"generator": _generator(generator)},
                     alpha.dtype)
 
 
+def sample_dirichlet(concentration, generator=None):
+    """Dirichlet draws as PyTorch's `_sample_dirichlet`: gamma draws in float64 (tiny
+    concentrations would underflow in float32), normalised in float64, clamped into
+    [tiny, 1) and rounded to the concentration's dtype. Differentiable in the concentration."""
+    import ember
+    gammas = standard_gamma(concentration.to(ember.float64), generator)
+    draws = gammas / gammas.sum(-1, keepdim=True)
+    dtype = concentration.dtype
+    upper = float(np.nextafter(dtype.np.type(1.0), dtype.np.type(0.0)))
+    return draws.to(dtype).clamp(min=ember.finfo(dtype).tiny, max=upper)
+
+
 def poisson(rate, generator=None):
-    """Poisson(rate) draws as floats of rate's dtype (no gradient, as in PyTorch)."""
-    r = _host(rate.detach())
-    x = _numpy_rng(generator).poisson(r.astype(np.float64)).astype(r.dtype)
-    return _wrap(_to_device(x, rate), rate.dtype, rate._device)
+    """Poisson(rate) draws as floats of rate's dtype, PyTorch's numbers (no gradient)."""
+    r = np.ascontiguousarray(_host(rate.detach()))
+    x = poisson_draws(r.astype(np.float64).reshape(-1), _generator(generator))
+    return _wrap(_to_device(x.astype(r.dtype).reshape(r.shape), rate), rate.dtype,
+                 rate._device)
 
 
 def binomial(count, prob, generator=None):

@@ -1,9 +1,9 @@
 """Continuous univariate families: Normal, Uniform, Exponential, Laplace, Gamma, Chi2, Beta,
 Dirichlet, StudentT.
 
-Samplers follow PyTorch's where they are transforms of standard draws (normal_, rand,
-exponential_, uniform_), so seeded draws equal PyTorch's; Gamma, Beta, Dirichlet and StudentT
-draw through `_samplers.standard_gamma` (same distribution, different numbers).
+Samplers follow PyTorch's: transforms of standard draws (normal_, rand, exponential_,
+uniform_), and for Gamma, Beta, Dirichlet and StudentT PyTorch's own gamma sampler replayed
+(`_samplers`), so seeded draws equal PyTorch's.
 """
 import math
 from numbers import Number, Real
@@ -11,7 +11,7 @@ from numbers import Number, Real
 import ember
 
 from . import constraints
-from ._samplers import regularized_gammainc, standard_gamma
+from ._samplers import regularized_gammainc, sample_dirichlet, standard_gamma
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all, standard_normal
@@ -287,6 +287,8 @@ class Gamma(ExponentialFamily):
     def rsample(self, sample_shape=_Size()):
         shape = self._extended_shape(sample_shape)
         value = standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+        # an underflowed draw is kept at the smallest normal number, as PyTorch does
+        value.detach().clamp_(min=ember.finfo(value.dtype).tiny)
         return value
 
     def log_prob(self, value):
@@ -341,8 +343,7 @@ class Dirichlet(ExponentialFamily):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        gammas = standard_gamma(self.concentration.expand(shape))
-        return gammas / gammas.sum(-1, keepdim=True)
+        return sample_dirichlet(self.concentration.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:

@@ -1,7 +1,8 @@
 """Discrete families: Bernoulli, Binomial, Categorical, OneHotCategorical, Geometric, Poisson
 (Multinomial is in multinomial.py). Bernoulli, Categorical (multinomial with replacement),
-OneHotCategorical and Geometric (rand) draw as PyTorch does, so seeded samples are PyTorch's;
-Poisson and Binomial use `_samplers` (same distribution, different numbers)."""
+OneHotCategorical, Geometric (rand) and Poisson (PyTorch's sampler, replayed) draw as PyTorch
+does, so seeded samples are PyTorch's; Binomial uses NumPy's binomial sampler (`_samplers`:
+same distribution, different numbers)."""
 import math
 from numbers import Number
 

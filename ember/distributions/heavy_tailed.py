@@ -1,8 +1,8 @@
 """Heavy-tailed families: Cauchy, HalfCauchy, Pareto, GeneralizedPareto, FisherSnedecor.
 
-Cauchy draws with cauchy_, Pareto pushes Exponential draws through exp and GeneralizedPareto
-inverts uniform draws, as PyTorch does, so their seeded samples are PyTorch's; FisherSnedecor
-is a ratio of Gamma draws (`_samplers.standard_gamma`: same distribution, other numbers).
+Cauchy draws with cauchy_, Pareto pushes Exponential draws through exp, GeneralizedPareto
+inverts uniform draws and FisherSnedecor is a ratio of Gamma draws (PyTorch's gamma sampler,
+replayed), as PyTorch does, so their seeded samples are PyTorch's.
 """
 import math
 from numbers import Number

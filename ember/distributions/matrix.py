@@ -1,8 +1,9 @@
 """Distributions over matrices: Wishart (positive definite matrices) and LKJCholesky (Cholesky
 factors of correlation matrices).
 
-Both draw through Gamma variates (chi-squared for Wishart's Bartlett decomposition, Beta for
-LKJ's onion method), so seeded samples are exact in distribution but not PyTorch's numbers.
+Both draw through PyTorch's gamma sampler (chi-squared for Wishart's Bartlett decomposition,
+Beta for LKJ's onion method) and normal_, in PyTorch's order, so seeded samples are PyTorch's
+up to the rounding of the matrix products.
 """
 import math
 import warnings
@@ -151,31 +152,38 @@ class Wishart(ExponentialFamily):
         return chol @ chol.mT
 
     def rsample(self, sample_shape=_Size(), max_try_correction=None):
-        """Bartlett decomposition; a draw that comes out numerically singular (tiny df - p)
-        is drawn again, up to `max_try_correction` times (default 10)."""
+        """Bartlett decomposition, then PyTorch's correction round: the samples it flags are
+        drawn again (`max_try_correction` rounds at most, default 10), with the warning
+        "Singular sample detected.".
+
+        NOTE: PyTorch 2.13 flags the samples that pass its positive-definiteness check (its
+        first test lacks a negation), so every call warns and redraws once; ember does the
+        same, so that seeded draws and the stream after them stay PyTorch's. Every sample
+        is still an exact Wishart draw (the redraw is independent of the draw it replaces).
+        """
         if max_try_correction is None:
             max_try_correction = 10
         sample_shape = _Size(sample_shape)
         sample = self._bartlett_sampling(sample_shape)
-        singular = self._singular(sample)
-        if bool(singular.any()):
+        flagged = self._any_in_batch(self.support.check(sample))
+        if bool(flagged.any()):
             warnings.warn("Singular sample detected.", stacklevel=2)
+            sample = sample.clone()
             for _ in range(max_try_correction):
-                fresh = self._bartlett_sampling(sample_shape)
-                keep = singular.view(tuple(singular.shape) + (1,) * (sample.dim()
-                                                                     - singular.dim()))
-                sample = ember.where(keep, fresh, sample)
-                singular = self._singular(sample)
-                if not bool(singular.any()):
+                fresh = self._bartlett_sampling(_Size(flagged[flagged].shape))
+                sample[flagged] = fresh
+                still_singular = self._any_in_batch(~self.support.check(fresh))
+                flagged = flagged.clone()
+                flagged[flagged.clone()] = still_singular
+                if not bool(flagged.any()):
                     break
         return sample
 
-    def _singular(self, sample):
-        """One flag per sample: any matrix of its batch is not positive definite."""
-        singular = ~self.support.check(sample)
+    def _any_in_batch(self, flags):
+        """One flag per sample: any matrix of its batch is flagged."""
         if self._batch_shape:
-            singular = singular.amax(self._batch_dims)
-        return singular
+            flags = flags.amax(self._batch_dims)
+        return flags
 
     def log_prob(self, value):
         if self._validate_args:

@@ -1,8 +1,8 @@
 """NegativeBinomial: the number of successes before `total_count` failures, each trial a
 success with probability `probs`.
 
-Sampled as PyTorch does, as a Gamma-Poisson mixture, but through `_samplers` (Gamma and
-Poisson draws exact in distribution, not PyTorch's numbers).
+Sampled as PyTorch does, as a Gamma-Poisson mixture through PyTorch's gamma and Poisson
+samplers (replayed in `_scalar_samplers`), so seeded samples are PyTorch's.
 """
 from numbers import Number
 

@@ -1,8 +1,8 @@
 """Families on the positive half-line built by transforming another: HalfNormal (|Normal|),
 Weibull (a power of Exponential) and InverseGamma (1 / Gamma).
 
-HalfNormal and Weibull draw through normal_ and exponential_ as PyTorch does, so seeded samples
-are PyTorch's; InverseGamma draws through `_samplers.standard_gamma` (other numbers).
+HalfNormal, Weibull and InverseGamma draw through normal_, exponential_ and PyTorch's gamma
+sampler (replayed) as PyTorch does, so seeded samples are PyTorch's.
 """
 import math
 
