@@ -205,3 +205,45 @@ def test_topological_order_is_the_python_walk():
     roots = [z[0].grad_fn, z[1].grad_fn]
     assert cpu_kernels.compiled.topological_order(roots) == graph._topological_order(roots)
     assert graph.topological_order is cpu_kernels.compiled.topological_order
+
+
+def _python_operator(name):
+    """The operator as written in Python (ops/arithmetic.py), the compiled one's definition."""
+    from ember.ops import arithmetic
+    return arithmetic._OPERATORS[name]
+
+
+@pytest.mark.parametrize("name", ["__add__", "__radd__", "__sub__", "__mul__", "__rmul__",
+                                  "__truediv__"])
+@pytest.mark.parametrize("other", ["tensor", "float", "int", "parameter", "int tensor"])
+def test_compiled_operators_match_the_python_operators(name, other):
+    compiled = getattr(ember.Tensor, name)
+    assert type(compiled).__name__ == "binary_operator"
+    python = _python_operator(name)
+    results = []
+    for op in (compiled, python):
+        a = _leaf((2, 3))
+        b = {"tensor": lambda: _leaf(3, seed=5), "float": lambda: 0.75, "int": lambda: 3,
+             "parameter": lambda: ember.nn.Parameter(_leaf(3, seed=5).detach()),
+             "int tensor": lambda: ember.tensor([1, 2, 3])}[other]()
+        r = op(a, b)
+        r.sum().backward()
+        results.append((r, a.grad, getattr(b, "grad", None)))
+    (rc, gac, gbc), (rp, gap, gbp) = results
+    np.testing.assert_array_equal(rc._data, rp._data)
+    assert rc.dtype is rp.dtype and type(rc.grad_fn) is type(rp.grad_fn)
+    np.testing.assert_array_equal(gac._data, gap._data)
+    assert (gbc is None) == (gbp is None)
+    if gbc is not None:
+        np.testing.assert_array_equal(gbc._data, gbp._data)
+
+
+def test_compiled_operator_errors_are_the_python_operators():
+    a, b = ember.ones(2), ember.ones(3)
+    with pytest.raises(RuntimeError) as compiled:
+        a + b
+    with pytest.raises(RuntimeError) as python:
+        _python_operator("__add__")(a, b)
+    assert str(compiled.value) == str(python.value)
+    with pytest.raises(TypeError):
+        a * "x"

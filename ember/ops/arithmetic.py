@@ -398,9 +398,17 @@ _OPERATORS = {
 }
 
 
+# The operators with a compiled twin for the plain call (registry.compiled_operator).
+_COMPILED = {"__add__": (_add, False), "__radd__": (_add, True), "__sub__": (_sub, False),
+             "__mul__": (_mul, False), "__rmul__": (_mul, True), "__truediv__": (_div, False)}
+
+
 def _install_operators():
-    from .registry import METHODS
+    from .registry import METHODS, compiled_operator
     for name, fn in _OPERATORS.items():
+        if name in _COMPILED:
+            op, reflected = _COMPILED[name]
+            fn = compiled_operator(op, fn, name, reflected)
         METHODS[name] = fn
 
 

@@ -419,3 +419,13 @@ def _compiled_door():
 
 python_dispatch = dispatch
 dispatch = _compiled_door()
+
+
+def compiled_operator(op, general, name, reflected=False):
+    """Tensor's Python operator `name` (`__mul__`) for `op`: `general` (the operator written
+    in Python, the definition) with a compiled twin in front for the plain call (a floating
+    tensor with a same-dtype tensor or a Python number) when the kernel layer is built."""
+    if dispatch is python_dispatch:
+        return general
+    from ..backends import cpu_kernels
+    return cpu_kernels.compiled.binary_operator(op, general, name, reflected)

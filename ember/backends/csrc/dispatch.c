@@ -382,6 +382,125 @@ fail:
     return NULL;
 }
 
+/* A Python operator of Tensor (`a + b`, `a * b`, ...), compiled: the plain call, a floating
+   tensor with a tensor of the same dtype or with a Python float or int, goes straight to the
+   door with the arrays ops/arithmetic.py's `binary` would pass (its own fast path, the
+   definition); any other call, and any error, goes to `general`, the Python operator, which
+   computes or raises exactly as without this object. `reflected`: the operands arrive
+   swapped (`2 * t` calls __rmul__(t, 2)). */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *op, *general, *name;
+    int reflected;
+} binary_operator;
+
+static Py_ssize_t dtype_fast_slot = -1;
+
+static int is_plain(PyObject *x) {
+    if (Py_TYPE(x) == tensor_type) return 1;
+    if (!PyObject_TypeCheck(x, tensor_type)) return 0;
+    return PySet_Contains(plain_types, (PyObject *)Py_TYPE(x));
+}
+
+static PyObject *operator_call(PyObject *callable, PyObject *const *args, size_t nargsf,
+                               PyObject *kwnames) {
+    binary_operator *self = (binary_operator *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (ready && !kwnames && nargs == 2) {
+        PyObject *a = args[self->reflected], *b = args[!self->reflected];
+        int plain = is_plain(a);
+        if (plain < 0) return NULL;
+        PyObject *d = plain ? SLOT(a, tensor_slot.dtype) : NULL;
+        if (d && SLOT(d, dtype_fast_slot) == Py_True &&
+            PyLong_AsLong(SLOT(d, dtype_category_slot)) == 2) {
+            PyObject *other = NULL;
+            if (PyFloat_CheckExact(b) || PyLong_CheckExact(b)) other = b;
+            else {
+                int b_plain = is_plain(b);
+                if (b_plain < 0) return NULL;
+                if (b_plain && SLOT(b, tensor_slot.dtype) == d) other = SLOT(b, tensor_slot.data);
+            }
+            if (other) {
+                PyObject *inputs = PyTuple_Pack(2, a, b);
+                PyObject *arrays = inputs ? PyTuple_Pack(2, SLOT(a, tensor_slot.data), other) : NULL;
+                PyObject *call[5] = {self->op, inputs, empty_params, d, arrays};
+                PyObject *r = arrays ? py_dispatch(NULL, call, 5, NULL) : NULL;
+                Py_XDECREF(inputs);
+                Py_XDECREF(arrays);
+                if (r) return r;
+                PyErr_Clear();   /* (errors are the Python operator's to raise and word) */
+            }
+        }
+    }
+    return PyObject_Vectorcall(self->general, args, nargsf, kwnames);
+}
+
+static PyObject *operator_get(PyObject *self, PyObject *obj, PyObject *type) {
+    if (obj == NULL || obj == Py_None) { Py_INCREF(self); return self; }
+    return PyMethod_New(self, obj);
+}
+
+static void operator_dealloc(PyObject *self) {
+    binary_operator *o = (binary_operator *)self;
+    Py_XDECREF(o->op);
+    Py_XDECREF(o->general);
+    Py_XDECREF(o->name);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *operator_repr(PyObject *self) {
+    return PyUnicode_FromFormat("<compiled operator %U>", ((binary_operator *)self)->name);
+}
+
+static PyObject *operator_getname(PyObject *self, void *closure) {
+    PyObject *n = ((binary_operator *)self)->name;
+    Py_INCREF(n);
+    return n;
+}
+
+static PyGetSetDef operator_getset[] = {
+    {"__name__", operator_getname, NULL, NULL, NULL},
+    {"__qualname__", operator_getname, NULL, NULL, NULL},
+    {NULL}};
+
+static PyTypeObject binary_operator_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ember.backends._kernels.binary_operator",
+    .tp_basicsize = sizeof(binary_operator),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_vectorcall_offset = offsetof(binary_operator, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_descr_get = operator_get,
+    .tp_dealloc = operator_dealloc,
+    .tp_repr = operator_repr,
+    .tp_getset = operator_getset,
+};
+
+/* binary_operator(op, general, name, reflected): Tensor's operator `name`, compiled. */
+static PyObject *py_binary_operator(PyObject *self, PyObject *args) {
+    PyObject *op, *general, *name;
+    int reflected;
+    if (!PyArg_ParseTuple(args, "OOUp", &op, &general, &name, &reflected)) return NULL;
+    if (!ready) {
+        PyErr_SetString(PyExc_RuntimeError, "dispatch_setup() was not called");
+        return NULL;
+    }
+    if (Py_TYPE(op) != op_type || !PyCallable_Check(general)) {
+        PyErr_SetString(PyExc_TypeError, "binary_operator(op, general, name, reflected)");
+        return NULL;
+    }
+    if (PyType_Ready(&binary_operator_type) < 0) return NULL;
+    binary_operator *o = PyObject_New(binary_operator, &binary_operator_type);
+    if (!o) return NULL;
+    o->vectorcall = operator_call;
+    Py_INCREF(op); o->op = op;
+    Py_INCREF(general); o->general = general;
+    Py_INCREF(name); o->name = name;
+    o->reflected = reflected;
+    return (PyObject *)o;
+}
+
 /* tensor_setup(Tensor, Version, cpu): the classes `wrap` builds (see _tensor.py). */
 static PyObject *py_tensor_setup(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 3 || !PyType_Check(args[0]) || !PyType_Check(args[1])) {
@@ -477,7 +596,8 @@ static PyObject *py_dispatch_setup(PyObject *self, PyObject *config) {
         slot_offset(node, "out_meta", &node_slot.out_meta) ||
         slot_offset(node, "view_version", &node_slot.view_version) ||
         slot_offset(dtype, "np", &dtype_np_slot) ||
-        slot_offset(dtype, "category", &dtype_category_slot))
+        slot_offset(dtype, "category", &dtype_category_slot) ||
+        slot_offset(dtype, "fast", &dtype_fast_slot))
         return NULL;
     str_enabled = PyUnicode_InternFromString("enabled");
     str_active = PyUnicode_InternFromString("active");
@@ -501,6 +621,8 @@ PyMethodDef ek_dispatch_methods[] = {
      "tensor_setup(Tensor, Version, cpu): the classes wrap() builds, once"},
     {"wrap", (PyCFunction)(void (*)(void))py_wrap, METH_FASTCALL,
      "wrap(array, dtype, device=cpu): a new Tensor around array (_tensor._wrap)"},
+    {"binary_operator", py_binary_operator, METH_VARARGS,
+     "binary_operator(op, general, name, reflected): a Tensor operator, compiled"},
     {"dispatch_setup", py_dispatch_setup, METH_O,
      "dispatch_setup(config): the registry's classes and state objects, once"},
     {NULL, NULL, 0, NULL}};
