@@ -382,6 +382,20 @@ def test_unsupported_options_raise():
                           operator_export_type=ember.onnx.OperatorExportTypes.ONNX_ATEN)
 
 
+def test_verify_logs_a_wrong_translation(monkeypatch, caplog):
+    from ember.onnx import symbolic_table
+    x = ember.tensor([[1.0, -2.0, 3.0]])
+    with caplog.at_level("WARNING", logger="ember.onnx"):
+        ember.onnx.export(ember.nn.ReLU().eval(), (x,), verify=True)
+    assert not caplog.records
+    # relu written as Neg: |relu(x) - (-x)| reaches 2 * 3 = 6 at x = 3
+    monkeypatch.setitem(symbolic_table.TABLE, "relu",
+                        lambda g, call: [g.op("Neg", g.input(call.inputs[0]))])
+    with caplog.at_level("WARNING", logger="ember.onnx"):
+        ember.onnx.export(ember.nn.ReLU().eval(), (x,), verify=True)
+    assert "large absolute difference of 6.000000" in caplog.text
+
+
 def test_save_options_and_missing_package(tmp_path, monkeypatch):
     m = ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.Tanh()).eval()
     program = ember.onnx.export(m, (ember.ones(2, 3),))

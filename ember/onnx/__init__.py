@@ -14,6 +14,7 @@ import warnings
 
 from . import errors
 from ._export import build_model, is_exporting, load_onnx
+from . import _program
 from ._program import ONNXProgram
 from .errors import OnnxExporterError
 
@@ -124,7 +125,6 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
                         "specifications); give dynamic_axes={input name: {axis: name}}"),
                        (custom_translation_table, "custom_translation_table"),
                        (report, "report=True"), (profile, "profile=True"),
-                       (verify, "verify=True"),
                        (dump_exported_program, "dump_exported_program=True"),
                        (custom_opsets, "custom_opsets"),
                        (export_modules_as_functions, "export_modules_as_functions"),
@@ -149,6 +149,8 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
                           "inference. Calling model.eval() before export is recommended.",
                           UserWarning, stacklevel=2)
         program = ONNXProgram(build_model(model, args, kwargs, **options))
+        if verify:
+            _program.verify(program, model, args, kwargs)
         if verbose:
             print(program)
         if f is not None:
