@@ -567,3 +567,18 @@ def test_column_widths_fit_the_rows_not_shown(torch_mod):
     assert lines[0][:3] == lines[1][:3]
     assert lines[0][3].split()[0] == lines[1][3].split()[0] == "b"
     assert len(lines[0][3]) == len(lines[1][3])
+
+
+def test_flop_counts_and_unit_match_torch(torch_mod):
+    def program(lib):
+        lib.manual_seed(0)
+        x, a, b = lib.randn(2, 3, 8, 8), lib.randn(5, 6), lib.randn(6, 7)
+        bb, bc = lib.randn(4, 5, 6), lib.randn(4, 6, 7)
+        linear, conv = lib.nn.Linear(6, 3), lib.nn.Conv2d(3, 4, 3, padding=1)
+        with lib.profiler.profile(with_flops=True) as prof:
+            lib.mm(a, b), linear(a), conv(x), lib.bmm(bb, bc), a * 2, a + a, a @ b
+        flops = {e.key: e.flops for e in prof.key_averages() if e.flops}
+        return flops, prof.key_averages().table().splitlines()[1].split()[-2:]
+    ours, theirs = program(ember), program(torch_mod)
+    assert ours == theirs
+    assert ours[0]["aten::conv2d"] == 2 * (2 * 4 * 8 * 8) * (3 * 3 * 3)

@@ -211,8 +211,11 @@ def user_stack():
 
 
 def flops_of(name, inputs, result):
-    """Floating-point operations of the ops PyTorch counts (matrix products and
-    convolutions, 2 per multiply-add); 0 for the others, as PyTorch."""
+    """Floating-point operations of the ops PyTorch counts: matrix products and 2-D
+    convolutions (2 per multiply-add), mul and add (one per output element); 0 for the
+    others, as PyTorch."""
+    if name in ("aten::mul", "aten::add"):
+        return result._data.size
     shapes = [x._data.shape for x in inputs if hasattr(x, "_data")]
     if name in ("aten::mm", "aten::matmul", "aten::bmm", "aten::addmm"):
         a, b = (shapes[1], shapes[2]) if name == "aten::addmm" else (shapes[0], shapes[1])
@@ -222,7 +225,7 @@ def flops_of(name, inputs, result):
         for n in a[:-2]:
             batch *= n
         return 2 * batch * a[-2] * a[-1] * b[-1]
-    if name.startswith("aten::conv") and len(shapes) >= 2:
+    if name == "aten::conv2d" and len(shapes) >= 2:
         out = result._data.shape
         w = shapes[1]
         per_output = 1

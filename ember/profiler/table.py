@@ -72,7 +72,8 @@ def build_table(events, sort_by=None, row_limit=100, max_src_column_width=75,
     if show_stack:
         columns.append(("Source Location", max_src_column_width))
     if show_flops:
-        scale, prefix = _flops_unit(max(e.flops for e in events))
+        # (the unit suits the smallest count, as PyTorch's: 30 and 27648 print as FLOPs)
+        scale, prefix = _flops_unit(min(e.flops for e in events if e.flops > 0))
         columns.append((f"Total {prefix}FLOPs", 12))
 
     def line(cells):
