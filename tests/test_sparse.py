@@ -686,3 +686,36 @@ def test_csr_leaf_gradients_match_torch(name, torch_mod):
     e, t = grads
     assert str(e.layout).split(".")[-1] == str(t.layout).split(".")[-1]
     assert_same(e.to_dense(), t.to_dense())
+
+
+def _random_case(rng):
+    sd, dd = int(rng.integers(1, 4)), int(rng.integers(0, 2))
+    shape = tuple(int(x) for x in rng.integers(1, 5, sd + dd))
+    nnz = int(rng.integers(0, 7))
+    idx = np.stack([rng.integers(0, shape[d], nnz) for d in range(sd)]).reshape(sd, nnz)
+    return shape, idx, rng.standard_normal((nnz,) + shape[sd:]), int(rng.integers(0, sd + dd))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_hybrid_tensors_match_torch(seed, torch_mod):
+    """Random shapes, sparse/dense dims and repeated coordinates: values and gradients of
+    to_dense, coalesce, sum, softmax, log_softmax and arithmetic against torch."""
+    rng = np.random.default_rng(seed)
+    for _ in range(8):
+        shape, idx, vals, dim = _random_case(rng)
+        results = []
+        for lib in (ember, torch_mod):
+            s = lib.sparse_coo_tensor(lib.tensor(idx, dtype=lib.int64), lib.tensor(vals), shape,
+                                      requires_grad=True)
+            outs = [s.to_dense(), s.coalesce().to_dense(), lib.sparse.sum(s),
+                    lib.sparse.sum(s, dim), lib.sparse.softmax(s, dim),
+                    lib.sparse.log_softmax(s, dim), s * 1.5 + s]
+            dense = [o.to_dense() if o.is_sparse else o for o in outs]
+            total = sum((d * lib.tensor(np.linspace(-1, 1, d.numel()).reshape(d.shape))).sum()
+                        for d in dense)
+            total.backward()
+            results.append(([_np(d) for d in dense], _np(s.grad.to_dense())))
+        for ours, theirs in zip(results[0][0], results[1][0]):
+            assert ours.shape == theirs.shape
+            np.testing.assert_allclose(ours, theirs, atol=1e-12, equal_nan=True)
+        np.testing.assert_allclose(results[0][1], results[1][1], atol=1e-12)

@@ -172,8 +172,9 @@ def _softmax(input, dim, dtype, log):
     dim = dim % n if n else 0
     sd = input.sparse_dim()
     if dim >= sd:   # a dense dim: an ordinary softmax of the (coalesced) values
+        from .pointwise import values_of
         c = coalesce(input)
-        values = c._sparse_values
+        values = values_of(c)   # (differentiable with respect to the sparse input)
         fn = values.log_softmax if log else values.softmax
         return make_coo(c._sparse_indices, fn(dim - sd + 1), input.shape, True,
                         values_grad=True)
