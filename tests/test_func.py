@@ -314,3 +314,44 @@ def test_replace_all_batch_norm_modules_and_debug_unwrap():
         assert tuple(fn.vmap(lambda v: fn.debug_unwrap(v))(x).shape) == (2, 2, 3)
         assert fn.debug_unwrap(x) is x
     assert states[0] == states[1]
+
+
+def test_captured_parameters_keep_their_graph():
+    """Derivatives of a function that captured tensors requiring grad stay differentiable
+    with respect to them (torch.func's levels), and only then."""
+    (xe, xt), (we, wt) = _pair((3,)), _pair((3,), 1)
+    we.requires_grad_()
+    wt.requires_grad_()
+    ge = ef.grad(lambda v: (v * we).sin().sum())(xe)
+    gt = tf.grad(lambda v: (v * wt).sin().sum())(xt)
+    assert ge.requires_grad and gt.requires_grad
+    ge.sum().backward()
+    gt.sum().backward()
+    _close(we.grad, wt.grad)
+    me, mt = _mlp(ember), _mlp(torch)
+    je, jt = ef.jacrev(me)(xe.new_ones(5)), tf.jacrev(mt)(xt.new_ones(5))
+    assert je.requires_grad == jt.requires_grad
+    assert not ef.jacrev(lambda v: v.sin())(xe).requires_grad
+
+
+def test_jacobians_of_a_cnn_batch_the_convolution_backward():
+    import warnings
+
+    def cnn(lib):
+        lib.manual_seed(0)
+        return lib.nn.Sequential(
+            lib.nn.Conv2d(2, 3, 3, padding=1), lib.nn.ReLU(), lib.nn.MaxPool2d(2),
+            lib.nn.Conv2d(3, 2, 3), lib.nn.AvgPool2d(2), lib.nn.Flatten(),
+            lib.nn.Linear(2, 2)).double()
+    me, mt = cnn(ember), cnn(torch)
+    xe, xt = _pair((2, 2, 8, 8))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")      # every op on the way has a batching rule
+        je = ef.jacrev(me)(xe)
+        pe = {k: v.detach() for k, v in me.named_parameters()}
+        jpe = ef.jacrev(lambda p: ef.functional_call(me, p, (xe,)))(pe)
+    _close(je, tf.jacrev(mt)(xt))
+    pt = {k: v.detach() for k, v in mt.named_parameters()}
+    jpt = tf.jacrev(lambda p: tf.functional_call(mt, p, (xt,)))(pt)
+    for k in jpt:
+        _close(jpe[k], jpt[k])

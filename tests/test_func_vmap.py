@@ -351,3 +351,16 @@ def test_no_transform_leaves_the_door_closed():
     with pytest.raises(RuntimeError):
         vmap(lambda v: v.item())(ember.ones(2, 2))
     assert _state.depth == 0
+
+
+def test_shape_rules_roll_rot90_pad_diag_embed():
+    e, t = _pair((3, 4, 4))
+
+    def f(lib):
+        return lambda v: (lib.roll(v, 1, 0) + lib.rot90(v, 1, (0, 1)).t()
+                          + lib.nn.functional.pad(v, (1, 1))[:, 1:-1]
+                          + lib.diag_embed(v).sum(0) + lib.roll(v, 2).flip(-1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")      # roll without dims loops (flattened order)
+        got = vmap(f(ember))(e)
+    np.testing.assert_allclose(got.numpy(), tf.vmap(f(torch))(t).numpy(), rtol=1e-12)

@@ -238,6 +238,40 @@ def flip(call):
                                                         call.params["dims"])))
 
 
+@rule("roll", "rot90")
+def roll(call):
+    dims = call.params["dims"]
+    if dims is None:   # roll over the flattened tensor: the batch would mix in
+        from .batched_tensor import loop_fallback
+        return loop_fallback(call)
+    return call.run(params=dict(call.params, dims=tuple(_shift(d) for d in dims)))
+
+
+@rule("diag_embed", "linalg_diag_embed")
+def diag_embed(call):
+    p = call.params
+    return call.run(params=dict(p, shape=(call.size,) + tuple(p["shape"]),
+                                dim1=_shift(p["dim1"]), dim2=_shift(p["dim2"])))
+
+
+@rule("slice_backward", "index_backward")
+def scatter_into_shape(call):
+    """Gradients of basic and simple advanced indexing: g put into zeros of `shape`."""
+    p = call.params
+    key = p["key"] if type(p["key"]) is tuple else (p["key"],)
+    if call.op.name == "index_backward" and len(
+            [k for k in key if k is not None and k is not Ellipsis and
+             k.__class__ is not slice]) > 1:
+        from .batched_tensor import loop_fallback
+        return loop_fallback(call)
+    return call.run(params=dict(p, shape=(call.size,) + tuple(p["shape"]),
+                                key=(slice(None),) + key))
+
+
+# Ops on the trailing dims whose params name only those dims.
+BATCHING_RULES["constant_pad_nd"] = trailing
+
+
 @rule("unfold")
 def unfold(call):
     return call.run(params=dict(call.params, dim=_shift(call.params["dim"])))
@@ -329,6 +363,56 @@ def convolution(call):
     out = call.run([x, w, b], params)                         # (N, B*O, *S')
     out = out.reshape((n, size, out_channels) + tuple(out.shape[2:]))
     return out.movedim(1, 0)
+
+
+@rule("convolution_transpose")
+def convolution_transpose(call):
+    """conv's input gradient: the batch joins the images' dim (weights unbatched), else
+    the members become groups, as in `convolution`."""
+    y, w = call.values
+    p = call.params
+    size = call.size
+    x_shape = tuple(p["x_shape"])
+    if not call.batched[1]:
+        out = call.run([_fold(y, size), w],
+                       dict(p, x_shape=(size * x_shape[0],) + x_shape[1:]))
+        return _unfold(out, size)
+    y = _expanded(call, 0)                                    # (B, N, O, *S')
+    n = y.shape[1]
+    y = y.movedim(0, 1).reshape((n, size * y.shape[2]) + tuple(y.shape[3:]))
+    w = w.reshape((size * w.shape[1],) + tuple(w.shape[2:]))  # (B*O, C/g, *K)
+    params = dict(p, groups=p["groups"] * size,
+                  x_shape=(n, size * x_shape[1]) + x_shape[2:])
+    out = call.run([y, w], params)                            # (N, B*C, *S)
+    return out.reshape((n, size) + x_shape[1:]).movedim(1, 0)
+
+
+@rule("convolution_weight")
+def convolution_weight(call):
+    """conv's weight gradient for each batch element: the members as groups."""
+    p = call.params
+    size = call.size
+    x, y = _expanded(call, 0), _expanded(call, 1)             # (B, N, C, *S), (B, N, O, *S')
+    n = x.shape[1]
+    x = x.movedim(0, 1).reshape((n, size * x.shape[2]) + tuple(x.shape[3:]))
+    y = y.movedim(0, 1).reshape((n, size * y.shape[2]) + tuple(y.shape[3:]))
+    w_shape = tuple(p["w_shape"])
+    params = dict(p, groups=p["groups"] * size, w_shape=(size * w_shape[0],) + w_shape[1:])
+    return call.run([x, y], params).reshape((size,) + w_shape)
+
+
+@rule("avg_pool_backward", "max_pool_backward")
+def pooling_backward(call):
+    if any(call.batched[1:]):
+        from .batched_tensor import loop_fallback
+        return loop_fallback(call)
+    size = call.size
+    in_shape = tuple(call.params["in_shape"])
+    values = [_fold(call.values[0], size)] + [
+        None if v is None else _fold(v.unsqueeze(0).expand((size,) + tuple(v.shape)), size)
+        for v in call.values[1:]]
+    out = call.run(values, dict(call.params, in_shape=(size * in_shape[0],) + in_shape[1:]))
+    return _unfold(out, size)
 
 
 @rule("max_pool", "max_pool_values", "avg_pool", "adaptive_max_pool")

@@ -69,10 +69,31 @@ def _run(func, args, kwargs=None):
         _nesting[0] -= 1
 
 
-def _wants_graph(sources):
+def _wants_graph(sources, outputs=(), leaves=()):
     """Keep the derivatives differentiable when an enclosing transform or the caller's own
-    autograd will differentiate them again."""
-    return _nesting[0] > 0 or any(x.requires_grad for x in sources if isinstance(x, Tensor))
+    autograd will differentiate them again: an input, or a tensor the function captured
+    (a module's parameters), requires grad."""
+    if _nesting[0] > 0 or any(x.requires_grad for x in sources if isinstance(x, Tensor)):
+        return True
+    return _reaches_outer_leaf(outputs, leaves)
+
+
+def _reaches_outer_leaf(outputs, leaves):
+    own = {id(leaf) for leaf in leaves}
+    stack = [o.grad_fn for o in outputs if o.grad_fn is not None]
+    seen = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        variable = getattr(node, "variable", None)    # an AccumulateGrad: a leaf
+        if variable is not None:
+            if id(variable) not in own:
+                return True
+            continue
+        stack.extend(e[0] for e in getattr(node, "edges", None) or () if e is not None)
+    return False
 
 
 def _engine_grad(outputs, inputs, grad_outputs, create):
@@ -155,8 +176,8 @@ def grad_and_value(func, argnums=0, has_aux=False):
             raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar "
                                f"Tensor, got tensor with {out.dim()} dims. Maybe you wanted to "
                                "use the vjp or jacrev APIs instead?")
-        create = _wants_graph(_pytree.flatten(diff)[0])
         flat_out = _strip(out, levels)
+        create = _wants_graph(_pytree.flatten(diff)[0], [flat_out], leaves)
         from .._creation import ones_like
         grads = _engine_grad([flat_out], leaves, [ones_like(flat_out)], create)
         grads = _pytree.unflatten(spec, [_rebuild(g, levels) for g in grads])
@@ -194,6 +215,7 @@ def vjp(func, *primals, has_aux=False):
                                f"non-empty output (got {type(o)})")
     flat_out = [_strip(o, levels) for o in out_leaves]
     sources = _pytree.flatten(primals)[0]
+    keep = _wants_graph(sources, flat_out, leaves)
 
     def vjp_fn(cotangents, *, retain_graph=True, create_graph=None):
         ct_leaves, ct_spec = _pytree.flatten(cotangents)
@@ -205,12 +227,12 @@ def vjp(func, *primals, has_aux=False):
             if tuple(c.shape) != tuple(o.shape):
                 raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of "
                                    f"{c.shape} and output[0] has a shape of {o.shape}.")
-        create = _wants_graph(sources) if create_graph is None else create_graph
+        create = (keep or _nesting[0] > 0) if create_graph is None else create_graph
         grads = _engine_grad(flat_out, leaves, [_strip(c, levels) for c in ct_leaves],
                              create)
         return _pytree.unflatten(spec, [_rebuild(g, levels) for g in grads])
 
-    value = out if _wants_graph(sources) else _detach_tree(out)
+    value = out if keep else _detach_tree(out)
     return (value, vjp_fn, aux) if has_aux else (value, vjp_fn)
 
 
@@ -256,6 +278,7 @@ class _Linearized:
                                    f"unsupported type {type(o)}")
         self.sources = _pytree.flatten(primals)[0]
         flat_out = [_strip(o, levels) for o in self.out_leaves]
+        self.keep = _wants_graph(self.sources, flat_out, self.leaves)
         from .._creation import ones_like
         # NOTE: g(u) is linear in u, so any u gives the same JVP; ones, not zeros: VJPs
         # computed in log space (logcumsumexp) have no derivative at a zero cotangent.
@@ -269,7 +292,7 @@ class _Linearized:
 
     def push(self, tangents):
         """J t for tangents shaped like the primals (each may be batched by a later vmap)."""
-        create = _wants_graph(self.sources)
+        create = self.keep or _nesting[0] > 0
         pairs = [(g, _strip(t, self.levels)) for g, t in zip(self.pulled, tangents)
                  if g is not None and g.requires_grad]
         if pairs:
@@ -281,7 +304,7 @@ class _Linearized:
         return _pytree.unflatten(self.out_spec, outs)
 
     def value(self):
-        return self.out if _wants_graph(self.sources) else _detach_tree(self.out)
+        return self.out if self.keep else _detach_tree(self.out)
 
 
 def _check_jvp_args(primals, tangents):
