@@ -106,9 +106,36 @@ def overloads(path, scope=None, method=False):
         if not isinstance(node, ast.FunctionDef) or node.name.startswith("__"):
             continue
         sig = signature(node, method)
-        if sig is not None and sig not in out.setdefault(node.name, []):
-            out[node.name].append(sig)
+        seen = out.setdefault(node.name, [])
+        if sig is not None and _shape(sig) not in {_shape(s) for s in seen}:
+            seen.append(sig)
     return {k: v for k, v in out.items() if v}
+
+
+def _shape(sig):
+    """An overload's parameters without defaults and keyword order: the stubs repeat some
+    overloads with their keywords reordered (full's layout = strided / layout = None)."""
+    head, _, keywords = sig.partition("*, ")
+    strip = (lambda p: p.split(" = ")[0].replace("?", ""))
+    return (tuple(strip(p) for p in head.split(", ") if p),
+            frozenset(strip(p) for p in keywords.split(", ") if p))
+
+
+_PARSER_WORDS = ("must be", "invalid combination", "positional argument", "unexpected keyword",
+                 "takes no arguments",
+                 "doesn't apply to", "needs an argument")
+
+
+def parses(fn, *args):
+    """Whether torch's `fn` rejects an `object()` argument in its argument parser's words
+    (set_num_threads and a few other builtins check by hand, with other errors)."""
+    try:
+        fn(*args, object())
+    except TypeError as exc:
+        return any(w in str(exc) for w in _PARSER_WORDS)
+    except Exception:
+        return False
+    return False
 
 
 def is_builtin(obj):
@@ -144,7 +171,8 @@ def tables():
     # arguments rebound by name (add(x, 2, y) is add(x, y, alpha=2)).
     torch_table = {n: ["!Tensor input, " + s[len("Tensor self, "):]
                        if s.startswith("Tensor self, ") else s for s in sigs]
-                   for n, sigs in functions.items() if is_builtin(getattr(torch, n, None))}
+                   for n, sigs in functions.items()
+                   if is_builtin(getattr(torch, n, None)) and parses(getattr(torch, n))}
     for name in numbers_as_tensors(torch_table):
         torch_table[name] = [sig.replace("Tensor or Number ", "Tensor ").replace(
             "Tensor ", "Tensor or Number ") for sig in torch_table[name]]
@@ -158,7 +186,8 @@ def tables():
         if sigs:
             functional[name] = (obj.__name__, sigs)
     tensor_table = {n: s for n, s in methods.items()
-                    if is_builtin(getattr(torch.Tensor, n, None))}
+                    if is_builtin(getattr(torch.Tensor, n, None))
+                    and parses(getattr(torch.Tensor, n), torch.ones(1))}
     # The stubs leave out the methods' deprecated overloads (x.sub_(2, y): Number alpha,
     # Tensor other), which the parser still accepts; the functions' stubs keep them, with a
     # first parameter named `self`.

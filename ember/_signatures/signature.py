@@ -226,7 +226,8 @@ class Signature:
         self.by_name = {p.name: p for p in self.params}
         self.required = [p for p in self.params if p.required]
         # NOTE: PyTorch's parser lets a lone int-list parameter take its ints as varargs
-        # (x.view(2, 3), zeros(2, 3), x.flip(0)), but not one among others (flip(x, 0)).
+        # (x.view(2, 3), zeros(2, 3), x.flip(0)), but not one among others (flip(x, 0)),
+        # nor after a first list (zeros((2,), 3) has too many positional arguments).
         self.int_varargs = len(self.positional) == 1 and self.positional[0].kind in _INT_LISTS
         self.printed = ", ".join(_printed_part(p, i, self.params)
                                  for i, p in enumerate(self.params))
@@ -238,9 +239,10 @@ class Signature:
         positional = self.positional
         by_class = 2
         if n > len(positional) or (n == 1 and self.int_varargs):
-            if not self.int_varargs:
-                return 0
-            if n > 1 or not isinstance(args[0], (list, tuple)):
+            if not self.int_varargs or isinstance(args[0], (list, tuple)):
+                if n > 1:
+                    return 0
+            else:
                 args = (args,)
             n, by_class = 1, 1
         for p, v in zip(positional, args):
@@ -267,9 +269,10 @@ class Signature:
         """[(param, value, position or None)] or a string saying why the call cannot bind."""
         n = len(args)
         if n > len(self.positional) or (n == 1 and self.int_varargs):
-            if not self.int_varargs:
-                return "arity"
-            if n > 1 or not isinstance(args[0], (list, tuple)):
+            if not self.int_varargs or isinstance(args[0], (list, tuple)):
+                if n > 1:
+                    return "arity"
+            else:
                 args = (_Packed(args),)
         bound = [(p, v, i + 1) for i, (p, v) in enumerate(zip(self.positional, args))]
         names = {p.name for p in self.positional[:len(args)]}
@@ -302,9 +305,10 @@ class Signature:
         arguments first, then the positional arguments' types, then the keywords, then
         what is missing (the order torch 2.13's parser reports them in)."""
         n = len(args)
-        if n > len(self.positional) and not self.int_varargs:
+        packs = self.int_varargs and n and not isinstance(args[0], (list, tuple))
+        if n > len(self.positional) and not packs:
             return self._arity_message(name, n)
-        if self.int_varargs and (n > 1 or n == 1 and not isinstance(args[0], (list, tuple))):
+        if packs:
             args = (_Packed(args),)
         for i, (param, value) in enumerate(zip(self.positional, args)):
             if not param.ok(value):
