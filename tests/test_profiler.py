@@ -582,3 +582,17 @@ def test_flop_counts_and_unit_match_torch(torch_mod):
     ours, theirs = program(ember), program(torch_mod)
     assert ours == theirs
     assert ours[0]["aten::conv2d"] == 2 * (2 * 4 * 8 * 8) * (3 * 3 * 3)
+
+
+def test_event_reprs_match_torch(torch_mod):
+    reprs = []
+    for lib in (ember, torch_mod):
+        with lib.profiler.profile() as prof:
+            with lib.profiler.record_function("outer"):
+                with lib.profiler.record_function("inner"):
+                    pass
+        # (times and torch's process-wide event ids masked; every other field must match)
+        masked = [re.sub(r"\d+", "#", _TIMES.sub("T", repr(e)))
+                  for e in list(prof.events()) + list(prof.key_averages())]
+        reprs.append(masked)
+    assert reprs[0] == reprs[1]

@@ -12,7 +12,7 @@ def trace_document(events, memory_events=(), base_ns=0, settings=None):
     `memory_events` ((ts in us, bytes, total allocated)...), `base_ns` the wall-clock time
     of the profile's start (Perfetto adds it to every ts)."""
     pid = os.getpid()
-    threads = sorted({e.thread for e in events}) or [pid]
+    threads = sorted({getattr(e, "_trace_tid", pid) for e in events}) or [pid]
     first_ts = min((e.time_range.start for e in events), default=0.0)
     trace = []
     for name, args in (("process_name", {"name": "python"}),
@@ -34,7 +34,8 @@ def trace_document(events, memory_events=(), base_ns=0, settings=None):
         if e.flops:
             args["flops"] = e.flops
         trace.append({"ph": "X", "cat": e.category, "name": e.name, "pid": pid,
-                      "tid": e.thread, "ts": round(e.time_range.start, 3),
+                      "tid": getattr(e, "_trace_tid", pid),
+                      "ts": round(e.time_range.start, 3),
                       "dur": round(e.cpu_time_total, 3), "args": args})
     for ts, nbytes, total in memory_events:
         trace.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]",

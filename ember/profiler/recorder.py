@@ -52,6 +52,7 @@ class Recorder:
         self.allocated = 0
         self._finalizers = []
         self.thread = threading.get_ident()
+        self.native_thread = threading.get_native_id()
         from ..ops import registry
         self._registry = registry   # (read on every op: an import statement costs there)
         self.start_ns = self.end_ns = None

@@ -4,7 +4,6 @@
 schedule; this class is also the public `ember.autograd.profiler.profile`.
 """
 import functools
-import threading
 import time
 
 from .events import EventList, FunctionEvent
@@ -150,9 +149,11 @@ def build_events(recorder):
     for i, r in enumerate(records, 1):
         end_ns = r.end_ns if r.end_ns is not None else recorder.end_ns
         shapes = r.shapes if r.shapes is not None else ([] if recorder.record_shapes else [])
-        event = FunctionEvent(i, r.name, threading.get_native_id(), (r.start_ns - origin) / 1e3,
+        # (thread 1 as PyTorch numbers the profiled thread; the trace names the OS thread)
+        event = FunctionEvent(i, r.name, 1, (r.start_ns - origin) / 1e3,
                               (end_ns - origin) / 1e3, input_shapes=shapes, stack=r.stack,
                               cpu_memory_usage=r.memory, flops=r.flops, category=r.category)
+        event._trace_tid = recorder.native_thread
         by_record[id(r)] = event
         events.append(event)
     for r in records:
