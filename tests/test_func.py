@@ -355,3 +355,18 @@ def test_jacobians_of_a_cnn_batch_the_convolution_backward():
     jpt = tf.jacrev(lambda p: tf.functional_call(mt, p, (xt,)))(pt)
     for k in jpt:
         _close(jpe[k], jpt[k])
+
+
+def test_transforms_ignore_an_enclosing_no_grad():
+    (xe, xt), (te, tt) = _pair((3,)), _pair((3,), 1)
+    with ember.no_grad(), torch.no_grad():
+        _close(ef.grad(lambda v: v.sin().sum())(xe), tf.grad(lambda v: v.sin().sum())(xt))
+        _close(ef.jvp(lambda v: v.exp(), (xe,), (te,))[1],
+               tf.jvp(lambda v: v.exp(), (xt,), (tt,))[1])
+        with fwd.dual_level(), tfwd.dual_level():
+            oe = fwd.unpack_dual(ember.nn.functional.layer_norm(fwd.make_dual(xe, te), (3,)))
+            ot = tfwd.unpack_dual(torch.nn.functional.layer_norm(tfwd.make_dual(xt, tt), (3,)))
+    _close(oe.tangent, ot.tangent)
+    # a no_grad inside the function holds
+    _close(ef.grad(lambda v: v.sum() + ember.no_grad()(lambda: (v * v).sum())())(xe),
+           tf.grad(lambda v: v.sum() + torch.no_grad()(lambda: (v * v).sum())())(xt))

@@ -57,14 +57,18 @@ def _lift(x, levels):
 
 def _lift_tree(tree, levels):
     leaves, spec = _pytree.flatten(tree)
-    lifted = [_lift(x, levels) for x in leaves]
+    with autograd.enable_grad():
+        lifted = [_lift(x, levels) for x in leaves]
     return [p for p, _ in lifted], _pytree.unflatten(spec, [v for _, v in lifted]), spec
 
 
 def _run(func, args, kwargs=None):
+    """func(*args) recorded for the engine: a transform ignores an enclosing no_grad (as
+    torch.func's do), while a no_grad inside func still holds."""
     _nesting[0] += 1
     try:
-        return func(*args, **(kwargs or {}))
+        with autograd.enable_grad():
+            return func(*args, **(kwargs or {}))
     finally:
         _nesting[0] -= 1
 
