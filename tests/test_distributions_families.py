@@ -83,7 +83,7 @@ CLOSE = ["ContinuousBernoulli", "GeneralizedPareto", "Pareto", "Weibull", "Kumar
 # drawn through gamma variates: also checked by support and moments
 GAMMA_BASED = ["InverseGamma", "FisherSnedecor", "NegativeBinomial", "NegativeBinomialLogits",
                "Wishart", "LKJCholesky"]
-# the older families torch samples with its C++ gamma, Dirichlet and Poisson samplers
+# the older families torch samples with its C++ gamma, Dirichlet, Poisson and binomial samplers
 OLDER_GAMMA_BASED = {
     "Gamma": lambda m: m.distributions.Gamma(m.tensor([0.3, 2.5, 10.0]),
                                              m.tensor([1.0, 2.0, 0.5])),
@@ -98,6 +98,12 @@ OLDER_GAMMA_BASED = {
     "Poisson": lambda m: m.distributions.Poisson(m.tensor([0.0, 0.3, 2.5, 10.0, 40.0, 1e3])),
     "Gamma64": lambda m: m.distributions.Gamma(
         m.tensor([1e-3, 0.3, 2.5, 10.0], dtype=m.float64), m.tensor(2.0, dtype=m.float64)),
+    "Binomial": lambda m: m.distributions.Binomial(
+        m.tensor([0.0, 5.0, 10.0, 30.0, 200.0, 1000.0, 40.0]),
+        m.tensor([0.3, 0.2, 0.7, 0.5, 0.01, 0.3, 0.95])),
+    "Binomial64": lambda m: m.distributions.Binomial(
+        m.tensor([5.0, 60.0, 1000.0], dtype=m.float64),
+        logits=m.tensor([-1.0, 0.5, 3.0], dtype=m.float64)),
 }
 
 
@@ -190,8 +196,8 @@ def test_seeded_samples_equal_torch(name, torch_mod):
 
 @pytest.mark.parametrize("name", list(OLDER_GAMMA_BASED))
 def test_gamma_and_poisson_samplers_replay_torch(name, torch_mod):
-    """Seeded Gamma/Dirichlet/Poisson draws are torch's bit for bit, and the stream after them
-    too (the cached Box-Muller normal included)."""
+    """Seeded Gamma/Dirichlet/Poisson/binomial draws are torch's bit for bit, and the stream
+    after them too (the cached Box-Muller normal included)."""
     e, t = OLDER_GAMMA_BASED[name](ember), OLDER_GAMMA_BASED[name](torch_mod)
     for method in ("sample", "rsample") if t.has_rsample else ("sample",):
         ember.manual_seed(4)

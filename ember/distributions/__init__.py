@@ -3,11 +3,10 @@ log_prob, entropy, moments, cdf/icdf, batch/event shapes, expand, argument valid
 transforms, the constraint registries (biject_to, transform_to) and closed-form KL divergences.
 
 Seeded samples equal PyTorch's (to the last bit of a transcendental function or a matrix
-product) for every family but Binomial: transforms of standard draws draw as PyTorch does,
-and the families PyTorch samples with its scalar C++ gamma, Dirichlet and Poisson samplers
-(Gamma, Beta, Dirichlet, StudentT, Chi2, InverseGamma, FisherSnedecor, Poisson,
+product) for every family: transforms of standard draws draw as PyTorch does, and the families
+PyTorch samples with its scalar C++ gamma, Dirichlet, Poisson and binomial samplers (Gamma,
+Beta, Dirichlet, StudentT, Chi2, InverseGamma, FisherSnedecor, Poisson, Binomial,
 NegativeBinomial, Wishart, LKJCholesky) replay those samplers (_scalar_samplers.py).
-Binomial draws are exact in distribution but not PyTorch's numbers (see _samplers.py).
 """
 from . import constraints, transforms  # noqa: F401
 from .bounded import ContinuousBernoulli, Kumaraswamy, VonMises  # noqa: F401

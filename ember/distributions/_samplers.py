@@ -1,13 +1,10 @@
-"""Samplers PyTorch implements in custom C++ (gamma, Poisson, binomial), run on the host.
+"""Samplers PyTorch implements in custom C++ (gamma, Dirichlet, Poisson, binomial), run on the
+host.
 
-Gamma and Poisson draws replay PyTorch's scalar samplers on ember's generator
-(`_scalar_samplers`), so seeded draws are PyTorch's numbers. Gamma samples carry implicit
-reparameterisation gradients (d sample / d concentration = -dCDF/dalpha / pdf), so Gamma,
-Beta, Dirichlet, StudentT and the families built on them have rsample.
-
-NOTE: binomial draws are exact in distribution but not PyTorch's numbers: a NumPy Generator is
-seeded from 256 bits of ember's stream (so `manual_seed` still makes them repeatable) and its
-binomial algorithm does the rest.
+The draws replay PyTorch's scalar samplers on ember's generator (`_scalar_samplers`), so
+seeded draws are PyTorch's numbers. Gamma samples carry implicit reparameterisation gradients
+(d sample / d concentration = -dCDF/dalpha / pdf), so Gamma, Beta, Dirichlet, StudentT and the
+families built on them have rsample.
 """
 import numpy as np
 
@@ -15,15 +12,11 @@ from .. import backends
 from .._random import default_generator
 from .._tensor import _wrap
 from ..ops.registry import defop, dispatch
-from ._scalar_samplers import gamma_draws, poisson_draws
+from ._scalar_samplers import binomial_draws, gamma_draws, poisson_draws
 
 
 def _generator(generator):
     return default_generator if generator is None else generator
-
-
-def _numpy_rng(generator):
-    return np.random.Generator(np.random.PCG64(_generator(generator).random_uint64(4)))
 
 
 def _host(t):
@@ -99,13 +92,13 @@ def poisson(rate, generator=None):
 
 
 def binomial(count, prob, generator=None):
-    """Binomial(count, prob) draws as floats of prob's dtype."""
-    n = _host(count.detach()).astype(np.int64)
-    p = _host(prob.detach()).astype(np.float64)
-    x = _numpy_rng(generator).binomial(n, np.clip(p, 0.0, 1.0)).astype(prob.dtype.np)
-    return _wrap(_to_device(x, prob), prob.dtype, prob._device)
-
-
+    """Binomial(count, prob) draws as floats of prob's dtype, PyTorch's numbers."""
+    n = np.ascontiguousarray(_host(count.detach()))
+    p = np.ascontiguousarray(_host(prob.detach()))
+    x = binomial_draws(n.astype(np.float64).reshape(-1), p.astype(np.float64).reshape(-1),
+                       _generator(generator), single=p.dtype != np.float64)
+    return _wrap(_to_device(x.astype(p.dtype).reshape(p.shape), prob), prob.dtype,
+                 prob._device)
 
 
 def regularized_gammainc(a, x):

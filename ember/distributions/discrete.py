@@ -1,8 +1,7 @@
 """Discrete families: Bernoulli, Binomial, Categorical, OneHotCategorical, Geometric, Poisson
 (Multinomial is in multinomial.py). Bernoulli, Categorical (multinomial with replacement),
-OneHotCategorical, Geometric (rand) and Poisson (PyTorch's sampler, replayed) draw as PyTorch
-does, so seeded samples are PyTorch's; Binomial uses NumPy's binomial sampler (`_samplers`:
-same distribution, different numbers)."""
+OneHotCategorical, Geometric (rand), Poisson and Binomial (PyTorch's samplers, replayed in
+`_scalar_samplers`) draw as PyTorch does, so seeded samples are PyTorch's."""
 import math
 from numbers import Number
 
