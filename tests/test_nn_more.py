@@ -391,3 +391,15 @@ def test_skip_init_and_conv_weight_memory_format(torch_mod):
         assert em[0].weight.stride() == tm[0].weight.stride()
         assert type(em[0].weight) is ember.nn.Parameter
         np.testing.assert_array_equal(_np(em[0].weight), _np(tm[0].weight))
+
+
+def test_is_lazy_and_reexports(torch_mod):
+    tm, em = torch_mod.nn.LazyLinear(3), ember.nn.LazyLinear(3)
+    tb, eb = torch_mod.nn.UninitializedBuffer(), ember.nn.UninitializedBuffer()
+    for t, e in [(tm.weight, em.weight), (tb, eb), (torch_mod.ones(1), ember.ones(1))]:
+        assert ember.nn.parameter.is_lazy(e) is torch_mod.nn.parameter.is_lazy(t)
+    tm(torch_mod.ones(2, 4))
+    em(ember.ones(2, 4))
+    assert ember.nn.parameter.is_lazy(em.weight) is torch_mod.nn.parameter.is_lazy(tm.weight)
+    assert isinstance(eb, ember.nn.parameter.UninitializedTensorMixin)
+    assert ember.nn.init.Tensor is ember.Tensor

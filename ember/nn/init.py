@@ -3,6 +3,7 @@ same random stream) as PyTorch's."""
 import math
 import warnings
 
+from .._tensor import Tensor  # noqa: F401  (torch.nn.init re-exports it too)
 from ..autograd.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",

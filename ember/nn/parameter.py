@@ -3,7 +3,8 @@ from .._scalars import type_name
 from .._tensor import FAST_TYPES, Tensor, _as_subclass, _wrap
 from .. import _dtype as dt
 
-__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer"]
+__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer",
+           "UninitializedTensorMixin", "is_lazy"]
 
 
 class Parameter(Tensor):
@@ -46,7 +47,17 @@ def _rebuild_parameter(data, requires_grad):
     return Parameter(data, requires_grad)
 
 
-class UninitializedParameter(Parameter):
+class UninitializedTensorMixin:
+    """The mark of a not-yet-materialized (lazy) parameter or buffer."""
+    __slots__ = ()   # (adds no field: materialize() can reassign __class__)
+
+
+def is_lazy(param):
+    """Whether `param` is an uninitialized parameter or buffer of a lazy module."""
+    return isinstance(param, UninitializedTensorMixin)
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
     """A parameter whose shape is not known yet (lazy modules materialize it)."""
 
     cls_to_become = Parameter
@@ -77,7 +88,7 @@ class UninitializedParameter(Parameter):
                          "attributes.")
 
 
-class UninitializedBuffer(Tensor):
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     cls_to_become = Tensor
 
     def __new__(cls, requires_grad=False, device=None, dtype=None):
