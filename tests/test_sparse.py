@@ -719,3 +719,33 @@ def test_random_hybrid_tensors_match_torch(seed, torch_mod):
             assert ours.shape == theirs.shape
             np.testing.assert_allclose(ours, theirs, atol=1e-12, equal_nan=True)
         np.testing.assert_allclose(results[0][1], results[1][1], atol=1e-12)
+
+
+def _second_order(lib, which, v_np=None, d_np=None):
+    v = lib.tensor(V if v_np is None else v_np, dtype=lib.float64, requires_grad=True)
+    d = lib.tensor(D / 5 if d_np is None else d_np, requires_grad=True)
+    s = lib.sparse_coo_tensor(lib.tensor(IDX), v, (3, 4))
+    y = (lib.sparse.mm(s, d) ** 2).sum()
+    gd, gv = lib.autograd.grad(y, (d, v), create_graph=True)
+    z = gd.sum() if which == "gd" else (gv ** 2).sum()
+    if v_np is not None:
+        return float(z)
+    z.backward()
+    return _np(v.grad), _np(d.grad)
+
+
+def test_double_backward_through_sparse_mm(torch_mod):
+    """The dense factor's gradient differentiates as torch's; the values' gradient (which
+    torch leaves without a graph) against central differences."""
+    for ours, theirs in zip(_second_order(ember, "gd"), _second_order(torch_mod, "gd")):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10)
+    gv, gd = _second_order(ember, "gv")
+    eps, v0, d0 = 1e-6, np.array(V), D / 5
+    numeric_v = [(_second_order(ember, "gv", v0 + eps * e, d0) -
+                  _second_order(ember, "gv", v0 - eps * e, d0)) / (2 * eps) for e in np.eye(5)]
+    np.testing.assert_allclose(gv, numeric_v, rtol=1e-5)
+    bump = np.zeros_like(d0)
+    bump[1, 2] = eps
+    numeric_d = (_second_order(ember, "gv", v0, d0 + bump) -
+                 _second_order(ember, "gv", v0, d0 - bump)) / (2 * eps)
+    np.testing.assert_allclose(gd[1, 2], numeric_d, rtol=1e-5)
