@@ -8,7 +8,10 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F
 from .graph import run_backward
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from . import function, graph  # noqa: F401
-from .engine_settings import *  # noqa: F401,F403
+from .engine_settings import (DeviceType, enforce_grad_layout_policy,  # noqa: F401
+                              handle_torch_function, has_torch_function, is_multithreading_enabled,
+                              is_tensor_like, is_view_replay_enabled, kineto_available,
+                              set_multithreading_enabled, variable)
 
 __all__ = ["Variable", "Function", "backward", "grad_mode", "grad", "no_grad",
            "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
