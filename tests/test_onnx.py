@@ -117,15 +117,15 @@ def test_lstm_with_initial_state_matches_torch(torch_mod):
     _close(mine[0].numpy(), y.numpy())
 
 
-def test_lstm_dynamic_batch_zero_state(torch_mod):
+def test_lstm_dynamic_batch_and_time_zero_state(torch_mod):
     ember.manual_seed(0)
     ours = ember.nn.LSTM(3, 5).eval()
     theirs = torch_mod.nn.LSTM(3, 5)
     theirs.load_state_dict(_torch_state(torch_mod, ours))
     x = np.random.default_rng(2).standard_normal((4, 2, 3)).astype(np.float32)
     program = ember.onnx.export(ours, (ember.tensor(x),), input_names=["seq"],
-                                dynamic_axes={"seq": {1: "batch"}})
-    x5 = np.random.default_rng(3).standard_normal((4, 5, 3)).astype(np.float32)
+                                dynamic_axes={"seq": {0: "time", 1: "batch"}})
+    x5 = np.random.default_rng(3).standard_normal((6, 5, 3)).astype(np.float32)
     got = _run_onnx(program.model_proto, x5)   # the zero initial state follows the batch
     with torch_mod.no_grad():
         y, (h, c) = theirs(torch_mod.tensor(x5))
@@ -145,8 +145,8 @@ def test_transformer_encoder_matches_torch(torch_mod):
     theirs.load_state_dict(_torch_state(torch_mod, ours))
     x = np.random.default_rng(4).standard_normal((2, 3, 8)).astype(np.float32)
     program = ember.onnx.export(ours, (ember.tensor(x),), input_names=["src"],
-                                dynamic_axes={"src": {0: "batch"}})
-    x4 = np.random.default_rng(5).standard_normal((4, 3, 8)).astype(np.float32)
+                                dynamic_axes={"src": {0: "batch", 1: "seq"}})
+    x4 = np.random.default_rng(5).standard_normal((4, 5, 8)).astype(np.float32)
     for sample in (x, x4):
         got, = _run_onnx(program.model_proto, sample)
         with torch_mod.no_grad():

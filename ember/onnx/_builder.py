@@ -20,6 +20,7 @@ class GraphBuilder:
         self.names = {}         # id(Value) -> ONNX name
         self.taken = set()
         self.dynamic = {}       # id(Value of a constant) -> builder of its runtime value
+        self.sizes = None       # _dynamic.DynamicSizes when there are dynamic axes
         self.call = None        # the op call being translated (for the dynamic-axes checks)
         self.twin = None        # the same call in the second trace (dynamic axes), or None
 

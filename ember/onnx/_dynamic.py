@@ -8,6 +8,8 @@ dynamic axis and must be computed at run time. Reshape and Expand targets know h
 initial state) become ConstantOfShape of sizes read from the inputs; anything else that
 changed raises rather than being frozen into the file.
 """
+from itertools import combinations
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -93,7 +95,55 @@ def pair_calls(trace, twin):
     return pairs
 
 
-def constant_builders(trace, twin, dynamic_inputs):
+class DynamicSizes:
+    """The sizes of the dynamic axes in both traces, and the run-time expression of a size
+    that changed between them: c times a product of dynamic axes' sizes (T * B for a
+    (seq, batch) pair flattened), read from the graph inputs' Shape."""
+
+    def __init__(self, trace, twin, dynamic_inputs):
+        self.trace = trace
+        self.axes = []          # (position, axis, size in trace, size in twin), one per name
+        seen = set()
+        for position, axes in dynamic_inputs.items():
+            for axis, name in axes.items():
+                if name not in seen:
+                    seen.add(name)
+                    self.axes.append((position, axis, trace.inputs[position].tensor.shape[axis],
+                                      twin.inputs[position].tensor.shape[axis]))
+
+    def solve(self, m, n):
+        """(c, [(position, axis), ...]) with m = c * prod(sizes in trace) and n the same in
+        the twin, fewest axes first; None when no such product exists."""
+        for count in range(1, len(self.axes) + 1):
+            for subset in combinations(self.axes, count):
+                p1 = int(np.prod([s[2] for s in subset]))
+                p2 = int(np.prod([s[3] for s in subset]))
+                if p1 and m % p1 == 0 and (m // p1) * p2 == n and m // p1 > 0:
+                    return m // p1, [(s[0], s[1]) for s in subset]
+        return None
+
+    def size(self, g, m, n):
+        """The ONNX name of a 1-D int64 tensor holding the size that is m in the trace and n
+        in the twin, computed from the inputs; None when no expression is found."""
+        found = self.solve(m, n)
+        if found is None:
+            return None
+        c, axes = found
+        name = None
+        for position, axis in axes:
+            shape = g.op("Shape", g.input(self.trace.inputs[position]))
+            part = g.op("Gather", shape, g.ints([axis], "axis"))
+            name = part if name is None else g.op("Mul", name, part)
+        return name if c == 1 else g.op("Mul", name, g.ints([c], "factor"))
+
+    def label(self, m, n):
+        """The position and axis whose size this is (c = 1, one axis), or None."""
+        found = self.solve(m, n)
+        return found[1][0] if found is not None and found[0] == 1 and len(found[1]) == 1 \
+            else None
+
+
+def constant_builders(trace, twin, sizes):
     """id(constant Value) -> function(g) giving its ONNX name computed at run time, for the
     constants whose shape follows a dynamic axis."""
     mine, theirs = trace.of_kind(CONSTANT), twin.of_kind(CONSTANT)
@@ -108,44 +158,25 @@ def constant_builders(trace, twin, dynamic_inputs):
                 raise OnnxExporterError("ember.onnx: a constant tensor's values depend on the "
                                         "size of a dynamic axis; export without dynamic_axes")
             continue
-        if a.ndim != b.ndim or a.size == 0 or not (a == a.flat[0]).all():
+        if a.ndim != b.ndim or a.size == 0 or not (a == a.flat[0]).all() or \
+                any(m != n and sizes.solve(m, n) is None for m, n in zip(a.shape, b.shape)):
             raise OnnxExporterError("ember.onnx: a constant tensor's shape depends on the size "
                                     "of a dynamic axis and it is not filled with one value; "
                                     "export without dynamic_axes")
-        sources = []
-        for i, (m, n) in enumerate(zip(a.shape, b.shape)):
-            sources.append(m if m == n else _input_axis(trace, twin, dynamic_inputs, m, n))
-        builders[id(value)] = _filled(sources, a.flat[0], a.dtype)
+        builders[id(value)] = _filled(sizes, a.shape, b.shape, a.flat[0], a.dtype)
     return builders
 
 
-def _input_axis(trace, twin, dynamic_inputs, m, n):
-    for position, axes in dynamic_inputs.items():
-        for axis in axes:
-            if trace.inputs[position].tensor.shape[axis] == m and \
-                    twin.inputs[position].tensor.shape[axis] == n:
-                return (position, axis)
-    raise OnnxExporterError("ember.onnx: a constant tensor's size follows a dynamic axis "
-                            "without being equal to it; export without dynamic_axes")
-
-
-def _filled(sources, fill, dtype):
+def _filled(sizes, shape, other, fill, dtype):
     def build(g):
-        dims = []
-        for s in sources:
-            if isinstance(s, tuple):
-                position, axis = s
-                shape = g.op("Shape", g.input(g.trace.inputs[position]))
-                dims.append(g.op("Gather", shape, g.ints([axis], "axis")))
-            else:
-                dims.append(g.ints([s], "dim"))
-        shape = g.op("Concat", *dims, axis=0)
+        dims = [g.ints([m], "dim") if m == n else sizes.size(g, m, n)
+                for m, n in zip(shape, other)]
         value = g.onnx.numpy_helper.from_array(np.asarray([fill], dtype=dtype))
-        return g.op("ConstantOfShape", shape, value=value)
+        return g.op("ConstantOfShape", g.op("Concat", *dims, axis=0), value=value)
     return build
 
 
-def dim_labels(value, other, fixed, dynamic_inputs, trace, twin, input_dims):
+def dim_labels(value, other, fixed, sizes, input_dims):
     """The ONNX dims of a graph output: numbers, or names for the sizes that changed between
     the traces (the user's name from dynamic_axes, else the input axis's it equals)."""
     dims = []
@@ -155,9 +186,6 @@ def dim_labels(value, other, fixed, dynamic_inputs, trace, twin, input_dims):
         elif m == n:
             dims.append(m)
         else:
-            try:
-                position, axis = _input_axis(trace, twin, dynamic_inputs, m, n)
-                dims.append(input_dims[position][axis])
-            except OnnxExporterError:
-                dims.append(f"dim_{i}")
+            found = sizes.label(m, n)
+            dims.append(input_dims[found[0]][found[1]] if found else f"dim_{i}")
     return dims

@@ -143,7 +143,8 @@ def build_model(model, args, kwargs=None, *, input_names=None, output_names=None
         increments = {n: i + 1 for i, n in enumerate(dict.fromkeys(names))}
         twin = _trace(model, *_dynamic.grown_inputs(args, kwargs, dyn_in, increments))
         pairs = _dynamic.pair_calls(trace, twin)
-        g.dynamic = _dynamic.constant_builders(trace, twin, dyn_in)
+        g.sizes = _dynamic.DynamicSizes(trace, twin, dyn_in)
+        g.dynamic = _dynamic.constant_builders(trace, twin, g.sizes)
 
     graph_inputs, input_dims = _bind_inputs(g, trace, in_names, dyn_in)
     graph_inputs += _bind_weights(g, trace, export_params, keep_initializers_as_inputs)
@@ -155,7 +156,7 @@ def build_model(model, args, kwargs=None, *, input_names=None, output_names=None
         g.call, g.twin = call, pairs.get(id(call))
         for value, name in zip(call.outputs, symbolic(g, call)):
             g.bind(value, name)
-    graph_outputs = _outputs(g, trace, out_names, dyn_out, twin, dyn_in, input_dims)
+    graph_outputs = _outputs(g, trace, out_names, dyn_out, twin, input_dims)
 
     nodes, initializers = _prune(g.nodes, g.initializers, graph_outputs)
     graph = onnx.helper.make_graph(nodes, "main_graph", graph_inputs, graph_outputs,
@@ -199,7 +200,7 @@ def _bind_weights(g, trace, export_params, as_inputs):
     return inputs
 
 
-def _outputs(g, trace, out_names, dyn_out, twin, dyn_in, input_dims):
+def _outputs(g, trace, out_names, dyn_out, twin, input_dims):
     """The graph outputs: the user's names (through Identity), symbolic dims where a
     dynamic axis or an input's values size them."""
     value_sized = _value_sized(g.nodes)
@@ -220,8 +221,7 @@ def _outputs(g, trace, out_names, dyn_out, twin, dyn_in, input_dims):
         used.add(source)
         fixed = dyn_out.get(i, {})
         if twin is not None:
-            dims = _dynamic.dim_labels(value, twin.outputs[i], fixed, dyn_in, trace, twin,
-                                       input_dims)
+            dims = _dynamic.dim_labels(value, twin.outputs[i], fixed, g.sizes, input_dims)
         else:
             dims = [fixed.get(a, d) for a, d in enumerate(value.tensor.shape)]
         if produced in value_sized:   # (a mask's count of True sizes it, not the example's)

@@ -25,6 +25,14 @@ def _twin_input_shape(g, position=0):
     return tuple(g.twin.inputs[position].tensor.shape)
 
 
+def _target(g, pieces):
+    """A shape input from numbers and run-time sizes (1-D ONNX names)."""
+    if all(isinstance(p, (int, np.integer)) for p in pieces):
+        return g.ints(pieces, "shape")
+    return g.op("Concat", *[g.ints([p], "dim") if isinstance(p, (int, np.integer)) else p
+                            for p in pieces], axis=0)
+
+
 @symbolic("view", "reshape", "_reshape_alias", "view_copy")
 def _view(g, call):
     x = call.inputs[0]
@@ -32,19 +40,24 @@ def _view(g, call):
     if g.varying("shape"):
         other = list(g.twin_param("shape"))
         in_a, in_b = tuple(x.tensor.shape), _twin_input_shape(g)
+        if len(shape) != len(other):
+            raise _dynamic_error(g, "target shape")
         free = []
         for i, (a, b) in enumerate(zip(shape, other)):
             if a == b:
                 continue
             if i < len(in_a) and in_a[i] == a and in_b[i] == b:
                 shape[i] = 0                           # Reshape: the input's own size
-            else:
+                continue
+            size = g.sizes.size(g, a, b)               # c * (sizes of dynamic axes)
+            if size is None:
                 free.append(i)
-        if len(free) > 1 or len(shape) != len(other):
+                shape[i] = -1                          # Reshape infers one size
+            else:
+                shape[i] = size
+        if len(free) > 1:
             raise _dynamic_error(g, "target shape")
-        for i in free:
-            shape[i] = -1
-        return [g.op("Reshape", g.input(x), g.ints(shape, "shape"))]
+        return [g.op("Reshape", g.input(x), _target(g, shape))]
     # (allowzero: a real 0 in a static shape is an empty axis, not "copy")
     return [g.op("Reshape", g.input(x), g.ints(shape, "shape"),
                  allowzero=1 if 0 in shape else None)]
@@ -60,11 +73,16 @@ def _expand(g, call):
         lead = len(shape) - len(in_a)
         for i, (a, b) in enumerate(zip(shape, other)):
             j = i - lead
-            if a != b:
-                if j < 0 or in_a[j] != a or in_b[j] != b:
-                    raise _dynamic_error(g, "target shape")
+            if a == b:
+                continue
+            if j >= 0 and in_a[j] == a and in_b[j] == b:
                 shape[i] = 1                           # Expand keeps the input's size
-    return [g.op("Expand", g.input(x), g.ints(shape, "shape"))]
+                continue
+            size = g.sizes.size(g, a, b)
+            if size is None:
+                raise _dynamic_error(g, "target shape")
+            shape[i] = size
+    return [g.op("Expand", g.input(x), _target(g, shape))]
 
 
 @symbolic("transpose")
