@@ -596,3 +596,13 @@ def test_event_reprs_match_torch(torch_mod):
                   for e in list(prof.events()) + list(prof.key_averages())]
         reprs.append(masked)
     assert reprs[0] == reprs[1]
+
+
+def test_profiler_util_names_match_torch(torch_mod):
+    import torch.autograd.profiler_util as theirs
+    ours = ember.autograd.profiler_util
+    for name in ours.__all__:
+        assert hasattr(theirs, name), name
+    assert ours.MEMORY_EVENT_NAME == theirs.MEMORY_EVENT_NAME
+    assert ours.OUT_OF_MEMORY_EVENT_NAME == theirs.OUT_OF_MEMORY_EVENT_NAME
+    assert ours.EventList is ember.autograd.profiler.EventList

@@ -234,8 +234,8 @@ from .gradcheck import gradcheck, gradgradcheck  # noqa: E402,F401
 
 
 def __getattr__(name):
-    # The profiler loads on first use (torch.autograd.profiler after a plain `import torch`).
-    if name in ("profiler", "forward_ad"):
+    # These submodules load on first use (torch.autograd.profiler after a plain `import torch`).
+    if name in ("profiler", "profiler_util", "forward_ad"):
         import importlib
-        return importlib.import_module(__name__ + ".profiler")
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")
