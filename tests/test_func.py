@@ -370,3 +370,21 @@ def test_transforms_ignore_an_enclosing_no_grad():
     # a no_grad inside the function holds
     _close(ef.grad(lambda v: v.sum() + ember.no_grad()(lambda: (v * v).sum())())(xe),
            tf.grad(lambda v: v.sum() + torch.no_grad()(lambda: (v * v).sum())())(xt))
+
+
+@pytest.mark.parametrize("module,name", [
+    (m, n) for m in ("func",) for n in (
+        "vmap", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian",
+        "linearize", "functional_call", "stack_module_state",
+        "replace_all_batch_norm_modules_", "debug_unwrap")] + [
+    ("forward_ad", n) for n in ("make_dual", "unpack_dual", "enter_dual_level",
+                                "exit_dual_level")])
+def test_signatures_match_torch(module, name):
+    import inspect
+    ours = ef if module == "func" else fwd
+    theirs = tf if module == "func" else tfwd
+
+    def params(fn):
+        return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
+    assert params(getattr(ours, name)) == params(getattr(theirs, name))
+    assert ember.vmap is ef.vmap
