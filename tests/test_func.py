@@ -388,3 +388,22 @@ def test_signatures_match_torch(module, name):
         return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
     assert params(getattr(ours, name)) == params(getattr(theirs, name))
     assert ember.vmap is ef.vmap
+
+
+def test_grad_of_vmap_and_vmap_of_vjp():
+    (xe, xt), (we, wt) = _pair((4, 3)), _pair((3,), 1)
+
+    def f(lib, fn):
+        return lambda x, w: fn.vmap(lambda r: (r.sin() * w).sum() ** 2)(x).sum()
+    for argnums in (0, 1, (0, 1)):
+        ge = ef.grad(f(ember, ef), argnums=argnums)(xe, we)
+        gt = tf.grad(f(torch, tf), argnums=argnums)(xt, wt)
+        for a, b in zip(ge if isinstance(argnums, tuple) else (ge,),
+                        gt if isinstance(argnums, tuple) else (gt,)):
+            _close(a, b)
+    ve = ef.vmap(lambda r, c: ef.vjp(lambda v: v.exp() * we, r)[1](c)[0])(xe, xe * 2)
+    vt = tf.vmap(lambda r, c: tf.vjp(lambda v: v.exp() * wt, r)[1](c)[0])(xt, xt * 2)
+    _close(ve, vt)
+    je = ef.jacrev(lambda x: ef.vmap(lambda r: r.tanh() * r.sum())(x))(xe)
+    jt = tf.jacrev(lambda x: tf.vmap(lambda r: r.tanh() * r.sum())(x))(xt)
+    _close(je, jt)
