@@ -373,10 +373,27 @@ def test_is_in_onnx_export_inside_forward_only(torch_mod):
     assert ember.onnx.is_in_onnx_export() == torch_mod.onnx.is_in_onnx_export() is False
 
 
+def test_dynamic_shapes_as_torch_export_gives_them():
+    class Dim:   # what the program names a torch.export.Dim: a name
+        __name__ = "batch"
+    m = ember.nn.Linear(4, 2).eval()
+    w, b = m.weight.detach().numpy(), m.bias.detach().numpy()
+    for spec in ({"input": {0: Dim()}}, ({0: "batch"},)):
+        program = ember.onnx.export(m, (ember.ones(3, 4),), dynamic_shapes=spec)
+        graph = program.model_proto.graph
+        assert graph.input[0].type.tensor_type.shape.dim[0].dim_param == "batch"
+        x = np.linspace(-1, 1, 20, dtype=np.float32).reshape(5, 4)
+        got, = _run_onnx(program.model_proto, x)
+        _close(got, x @ w.T + b)                          # NumPy's formula
+    with pytest.raises(ValueError, match="not arguments of the model's forward"):
+        ember.onnx.export(m, (ember.ones(3, 4),), dynamic_shapes={"x": {0: "b"}})
+
+
 def test_unsupported_options_raise():
     m = ember.nn.Linear(2, 2)
-    with pytest.raises(ember.onnx.OnnxExporterError, match="dynamic_shapes"):
-        ember.onnx.export(m, (ember.ones(1, 2),), dynamic_shapes={"input": {0: "b"}})
+    with pytest.raises(ValueError, match="dynamic_shapes or dynamic_axes"):
+        ember.onnx.export(m, (ember.ones(1, 2),), dynamic_shapes={"input": {0: "b"}},
+                          dynamic_axes={"input": [0]})
     with pytest.raises(ember.onnx.OnnxExporterError, match="operator_export_type"):
         ember.onnx.export(m, (ember.ones(1, 2),),
                           operator_export_type=ember.onnx.OperatorExportTypes.ONNX_ATEN)

@@ -121,9 +121,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
            autograd_inlining=True):
     """Export `model` run on `args` (and `kwargs`) to ONNX; see the module docstring."""
     from .._tensor import Tensor
-    for flag, what in ((dynamic_shapes is not None, "dynamic_shapes (torch.export's shape "
-                        "specifications); give dynamic_axes={input name: {axis: name}}"),
-                       (custom_translation_table, "custom_translation_table"),
+    for flag, what in ((custom_translation_table, "custom_translation_table"),
                        (report, "report=True"), (profile, "profile=True"),
                        (dump_exported_program, "dump_exported_program=True"),
                        (custom_opsets, "custom_opsets"),
@@ -138,6 +136,10 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     args = tuple(args)
     if not dynamo and args and isinstance(args[-1], dict) and kwargs is None:
         args, kwargs = args[:-1], args[-1]   # (the legacy exporter's trailing kwargs dict)
+    if dynamic_shapes is not None:
+        if dynamic_axes is not None:
+            raise ValueError("give dynamic_shapes or dynamic_axes, not both")
+        dynamic_axes = _axes_from_shapes(model, args, dynamic_shapes, input_names)
     options = dict(input_names=input_names, output_names=output_names,
                    opset_version=opset_version, dynamic_axes=dynamic_axes,
                    export_params=export_params,
@@ -177,3 +179,39 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
         f.write(proto.SerializeToString())
     return None
 
+
+
+def _axes_from_shapes(model, args, dynamic_shapes, input_names):
+    """torch.export's dynamic_shapes ({argument: {axis: Dim or name}}, or one entry per
+    positional argument) as dynamic_axes over the graph's input names. Only tensor arguments
+    (not nested ones) can have dynamic axes here."""
+    from .._tensor import Tensor
+    from ._export import input_names_of
+    names = input_names_of(model, args, {}, input_names)
+    if isinstance(dynamic_shapes, dict):
+        import inspect
+        forward = model.forward if hasattr(model, "forward") else model
+        params = list(inspect.signature(forward).parameters)
+        entries = [dynamic_shapes.get(p) for p in params[:len(args)]]
+        unknown = set(dynamic_shapes) - set(params)
+        if unknown:
+            raise ValueError(f"dynamic_shapes names {sorted(unknown)}, which are not arguments "
+                             f"of the model's forward ({', '.join(params)})")
+    else:
+        entries = list(dynamic_shapes)
+    axes, position = {}, 0
+    for arg, spec in zip(args, entries):
+        if not isinstance(arg, Tensor):
+            if spec:
+                raise OnnxExporterError("ember.onnx: dynamic_shapes for a nested argument is "
+                                        "not supported; give dynamic_axes over input names")
+            continue
+        if spec:
+            if isinstance(spec, (list, tuple)):
+                spec = {i: d for i, d in enumerate(spec) if d is not None}
+            axes[names[position]] = {
+                int(axis): d if isinstance(d, str) else
+                getattr(d, "__name__", None) or f"{names[position]}_dim_{axis}"
+                for axis, d in spec.items() if d is not None}
+        position += 1
+    return axes

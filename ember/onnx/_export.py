@@ -42,7 +42,7 @@ def check_opset(opset_version):
     return opset_version
 
 
-def _input_names(model, args, kwargs, given):
+def input_names_of(model, args, kwargs, given):
     """The graph input names, in the trace's order (args, then kwargs as given): the user's,
     else the forward argument that holds each tensor (`x`; `args_0` for the first of
     *args; `pair_1` for the second tensor inside the argument `pair`)."""
@@ -133,7 +133,7 @@ def build_model(model, args, kwargs=None, *, input_names=None, output_names=None
             "autograd.Function (not exportable)")
     if trace.inputs:
         _frozen.check(trace, _trace(model, *_frozen.rotated_inputs(args, kwargs)))
-    in_names = _input_names(model, args, kwargs, input_names)
+    in_names = input_names_of(model, args, kwargs, input_names)
     out_names = list(output_names or ())
     dyn_in, dyn_out = _dynamic_spec(dynamic_axes, in_names, out_names)
     g = GraphBuilder(onnx, opset, trace)
