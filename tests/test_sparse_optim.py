@@ -100,3 +100,17 @@ def test_dense_and_sparse_gradients_mix_as_torch(torch_mod):
     assert grads[0].is_sparse == grads[1].is_sparse
     np.testing.assert_allclose(grads[0].to_dense().numpy(), grads[1].to_dense().numpy(),
                                rtol=1e-6)
+
+
+@pytest.mark.parametrize("owner", ["optimizer", "module"])
+def test_zero_grad_keeps_a_sparse_gradient_with_no_entries_as_torch(owner, torch_mod):
+    grads = []
+    for lib in (ember, torch_mod):
+        emb = lib.nn.Embedding(5, 2, sparse=True)
+        opt = lib.optim.SGD(emb.parameters(), lr=0.1)
+        emb(lib.tensor([1, 2, 1])).sum().backward()
+        (opt if owner == "optimizer" else emb).zero_grad(set_to_none=False)
+        grads.append(emb.weight.grad)
+    assert grads[0].is_sparse and grads[1].is_sparse
+    assert grads[0]._nnz() == grads[1]._nnz() == 0
+    np.testing.assert_array_equal(grads[0].to_dense().numpy(), grads[1].to_dense().numpy())

@@ -141,7 +141,10 @@ class Optimizer:
                         p._grad = p._grad.detach()
                     else:
                         p._grad.requires_grad_(False)
-                    p._grad._data[...] = 0
+                    if p._grad.is_sparse:   # (a sparse gradient drops its entries)
+                        p._grad.zero_()
+                    else:
+                        p._grad._data[...] = 0
 
     # ------------------------------------------------------------------ stepping and hooks
     def _run_step(self, closure, update):

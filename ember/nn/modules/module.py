@@ -345,7 +345,10 @@ class Module:
                     p._grad = p._grad.detach()
                 else:
                     p._grad.requires_grad_(False)
-                p._grad._data[...] = 0
+                if p._grad.is_sparse:   # (a sparse gradient drops its entries)
+                    p._grad.zero_()
+                else:
+                    p._grad._data[...] = 0
 
     def apply(self, fn):
         for module in self.children():
