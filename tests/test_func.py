@@ -407,3 +407,16 @@ def test_grad_of_vmap_and_vmap_of_vjp():
     je = ef.jacrev(lambda x: ef.vmap(lambda r: r.tanh() * r.sum())(x))(xe)
     jt = tf.jacrev(lambda x: tf.vmap(lambda r: r.tanh() * r.sum())(x))(xt)
     _close(je, jt)
+
+
+def test_reverse_mode_through_dual_tensors():
+    (xe, xt), (te, tt) = _pair((3,)), _pair((3,), 1)
+    xe.requires_grad_()
+    xt.requires_grad_()
+    with fwd.dual_level(), tfwd.dual_level():
+        ye = (fwd.make_dual(xe, te).sin() * 3).sum()
+        yt = (tfwd.make_dual(xt, tt).sin() * 3).sum()
+        _close(fwd.unpack_dual(ye).tangent, tfwd.unpack_dual(yt).tangent)
+        ye.backward()
+        yt.backward()
+    _close(xe.grad, xt.grad)

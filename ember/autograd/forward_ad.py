@@ -10,6 +10,7 @@ from typing import NamedTuple
 
 from .._tensor import Tensor
 from ..func import _state
+from .graph import get_accumulator
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level",
            "make_dual", "unpack_dual"]
@@ -60,6 +61,13 @@ def _make(primal, tangent, level):
     t._primal = primal
     t._tangent = tangent
     t._level = level
+    if primal._requires_grad:
+        # Reverse mode through a dual tensor reaches its primal's graph (or leaf).
+        t._requires_grad = True
+        t.grad_fn = primal.grad_fn
+        t._output_nr = primal._output_nr
+        if primal.grad_fn is None:
+            t._accumulator = get_accumulator(primal)
     return t
 
 
