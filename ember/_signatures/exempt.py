@@ -3,4 +3,8 @@ EXEMPT = {
     # torch's stubs list only the Storage overloads; its parser also takes set_() and
     # set_(Tensor source), which the tables would reject
     "Tensor.set_",
+    # the sparse constructors take array-like indices and values (lists, NumPy arrays) as
+    # tensor.tensor() does; the stubs say Tensor
+    "torch.sparse_coo_tensor", "torch.sparse_csr_tensor", "torch.sparse_csc_tensor",
+    "torch.sparse_bsr_tensor", "torch.sparse_bsc_tensor", "torch.sparse_compressed_tensor",
 }
