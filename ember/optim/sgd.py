@@ -49,6 +49,9 @@ def sgd(params, grads, momentum_buffers, *, weight_decay, momentum, lr, dampenin
     for i, (p, g_t) in enumerate(zip(params, grads)):
         g = g_t._data
         if g_t.is_sparse:
+            if momentum == 0:   # (only the rows the gradient touches change)
+                _sparse_step(p, g_t, lr, weight_decay, maximize)
+                continue
             g = _sparse_as_dense(g_t, weight_decay)
         buf = momentum_buffers[i] if momentum != 0 else None
         new = sgd_step(p._data, g, None if buf is None else buf._data, momentum=momentum,
@@ -59,6 +62,20 @@ def sgd(params, grads, momentum_buffers, *, weight_decay, momentum, lr, dampenin
         elif new is not None:
             momentum_buffers[i] = _wrap(new, p.dtype, p._device)
         p._vc.v += 1
+
+
+def _sparse_step(p, grad, lr, weight_decay, maximize):
+    """p -= lr * grad at the gradient's entries, one after another (PyTorch's dense += sparse:
+    repeated coordinates are added in turn)."""
+    if weight_decay != 0:
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) "
+                           "instead.")
+    from ..backends import array_module
+    values = grad._values()._data
+    step = values * (lr if maximize else -lr)
+    array_module(values).add.at(p._data, tuple(grad._indices()._data),
+                                step.astype(p._data.dtype, copy=False))
+    p._vc.v += 1
 
 
 def _sparse_as_dense(grad, weight_decay):
