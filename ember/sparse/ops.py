@@ -383,7 +383,12 @@ def accumulate_grad(existing, grad, create_graph):
     if existing.layout is _constants.strided:
         if create_graph:
             return existing + grad
-        existing._data += grad.to_dense()._data.astype(existing._data.dtype, copy=False)
+        if grad.is_sparse:   # (only the entries: no dense copy of the gradient)
+            values = grad._sparse_values._data.astype(existing._data.dtype, copy=False)
+            array_module(values).add.at(existing._data, tuple(grad._sparse_indices._data),
+                                        values)
+        else:
+            existing._data += grad.to_dense()._data.astype(existing._data.dtype, copy=False)
         existing._vc.v += 1
         return existing
     if grad.layout is not _constants.strided:
