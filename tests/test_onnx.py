@@ -188,7 +188,8 @@ _FUNCTIONS = {
                         + x.isfinite().float() + x.sigmoid().logit() + x.round(decimals=1)
                         + lib.lerp(x, x * 2, 0.7) + lib.lerp(x, x * 3, x.sigmoid())
                         + lib.addcmul(x, x, x, value=0.5) + lib.addcdiv(x, x, x.exp())
-                        + lib.hypot(x, x * 2), (3, 5)),
+                        + lib.hypot(x, x * 2) + x.pow(2) + x.abs() ** 2.5 + 2 ** x
+                        + x.abs() ** x + (x > 0).sum(1, keepdim=True), (3, 5)),
     "integer_bits": (lambda lib, x: ((x * 8).long() & 5) + ((x * 8).long() | 2)
                      + ((x * 8).long() ^ 3) + (~(x > 0)).long() + (~(x * 8).long()), (3, 5)),
     "reductions_roll_pool": (lambda lib, x: x.logsumexp(-1).sum() + x.prod(1).sum()

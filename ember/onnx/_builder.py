@@ -109,6 +109,18 @@ class GraphBuilder:
         """Whether the call's param `key` differs in the second trace (a dynamic axis)."""
         return self.twin is not None and self.twin.params.get(key) != self.call.params.get(key)
 
+    def check_static(self, position, axes, what):
+        """Raise when one of `axes` of input `position` changes size with a dynamic axis (the
+        op's translation reads those sizes as numbers)."""
+        if self.twin is None:
+            return
+        mine = self.call.inputs[position].tensor.shape
+        theirs = self.twin.inputs[position].tensor.shape
+        if any(mine[a] != theirs[a] for a in axes):
+            raise OnnxExporterError(
+                f"ember.onnx: '{self.call.name}' reads the size of its {what}, which follows a "
+                "dynamic axis; export without dynamic_axes for this model")
+
     def twin_param(self, key):
         return self.twin.params.get(key) if self.twin is not None else self.call.params[key]
 

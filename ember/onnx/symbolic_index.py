@@ -117,9 +117,7 @@ def _put(g, call):
     reduction = "add" if p.get("accumulate") else None
     a_name, v_name = operands(g, a, v)
     shape = tuple(a.tensor.shape)
-    if g.twin is not None and tuple(g.twin.inputs[0].tensor.shape) != shape:
-        raise OnnxExporterError("ember.onnx: an indexed assignment into a tensor whose size "
-                                "follows a dynamic axis is not supported")
+    g.check_static(0, range(len(shape)), "target (an indexed assignment)")
     positions = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)[basic]
     refs = call.param_refs.get("adv")
     if adv is not None and refs is not None and any(r is not None for r in refs):

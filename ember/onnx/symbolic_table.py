@@ -53,13 +53,12 @@ _UNARY = {"neg": "Neg", "relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh", "e
           "cosh": "Cosh", "asinh": "Asinh", "acosh": "Acosh", "atanh": "Atanh",
           "floor": "Floor", "ceil": "Ceil", "round": "Round", "sign": "Sign",
           "reciprocal": "Reciprocal", "logical_not": "Not",
-          "clone": "Identity", "isnan": "IsNaN"}
+          "clone": "Identity"}
 
 
 def _unary(op_type):
     def translate(g, call):
-        x, = operands(g, call.inputs[0], dtype=None if op_type not in ("IsNaN",)
-                      else g.np_dtype(call.inputs[0]))
+        x, = operands(g, call.inputs[0])
         return [g.op(op_type, x)]
     return translate
 
@@ -92,8 +91,8 @@ def _log1p(g, call):
     return [g.op("Log", g.op("Add", x, one))]
 
 
-@symbolic("exp2", "log2", "log10", "erfc", "trunc", "frac", "isinf", "isfinite", "signbit",
-          "sgn", "logit")
+@symbolic("exp2", "log2", "log10", "erfc", "trunc", "frac", "isnan", "isinf", "isfinite",
+          "signbit", "sgn", "logit")
 def _composite_unary(g, call):
     """Unary functions ONNX has no node for, written in its nodes."""
     x = call.inputs[0]
@@ -112,11 +111,11 @@ def _composite_unary(g, call):
             return [name if op == "trunc" else g.op("Sub", name, name)]
         whole = g.op("Mul", g.op("Sign", name), g.op("Floor", g.op("Abs", name)))
         return [whole if op == "trunc" else g.op("Sub", name, whole)]
-    if op in ("isinf", "isfinite", "signbit"):
+    if op in ("isnan", "isinf", "isfinite", "signbit"):
         fd = dtype if dtype.kind == "f" else np.dtype(np.float32)
         f = name if dtype.kind == "f" else g.cast(name, fd)
-        if op == "isinf":
-            return [g.op("IsInf", f)]
+        if op in ("isnan", "isinf"):
+            return [g.op("IsNaN" if op == "isnan" else "IsInf", f)]
         if op == "isfinite":
             return [g.op("Not", g.op("Or", g.op("IsInf", f), g.op("IsNaN", f)))]
         zero = g.input(0.0, fd)
@@ -146,8 +145,7 @@ def _identity(g, call):
 
 
 _BINARY = {"mul": "Mul", "div": "Div", "maximum": "Max", "minimum": "Min",
-           "fmax": "Max", "fmin": "Min", "pow": "Pow", "pow_tensor": "Pow",
-           "pow_scalar_base": "Pow", "atan2": None}
+           "fmax": "Max", "fmin": "Min", "pow_tensor": "Pow", "pow_scalar_base": "Pow"}
 
 
 def _binary(op_type):
@@ -158,8 +156,13 @@ def _binary(op_type):
 
 
 for _name, _type in _BINARY.items():
-    if _type is not None:
-        TABLE[_name] = _binary(_type)
+    TABLE[_name] = _binary(_type)
+
+
+@symbolic("pow")
+def _pow_scalar(g, call):
+    x, exponent = operands(g, call.inputs[0], call.params["exponent"])
+    return [g.op("Pow", x, exponent)]
 
 
 @symbolic("add", "sub")
@@ -324,6 +327,7 @@ def _var_std(g, call):
     dims = call.params.get("dims")
     dims = tuple(range(len(shape))) if dims is None else tuple(d % len(shape) for d in dims)
     keep = int(bool(call.params.get("keepdim", False)))
+    g.check_static(0, dims, "reduced axes")
     n = int(np.prod([shape[d] for d in dims]))
     divisor = max(n - call.params.get("correction", 1), 0)
     name, = operands(g, x)
