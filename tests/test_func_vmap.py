@@ -364,3 +364,26 @@ def test_shape_rules_roll_rot90_pad_diag_embed():
         warnings.simplefilter("ignore")      # roll without dims loops (flattened order)
         got = vmap(f(ember))(e)
     np.testing.assert_allclose(got.numpy(), tf.vmap(f(torch))(t).numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("case", [
+    lambda m, a, b, i, j: a.scatter(0, i, b),
+    lambda m, a, b, i, j: a.scatter_add(0, i, b),
+    lambda m, a, b, i, j: a.scatter(0, i, 2.0),
+    lambda m, a, b, i, j: a.scatter_reduce(0, i, b, "amax"),
+    lambda m, a, b, i, j: a.index_add(0, j, b),
+    lambda m, a, b, i, j: a.index_copy(0, j, b),
+    lambda m, a, b, i, j: a.index_fill(1, j, -1.0),
+    lambda m, a, b, i, j: m.zeros(4, 5, dtype=b.dtype).index_add(0, j, b),   # unbatched self
+])
+def test_scatter_and_index_rules(case):
+    a_e, a_t = _pair((3, 4, 5))
+    b_e, b_t = _pair((3, 2, 5), 1)
+    index = np.array([[0, 1, 2, 3, 0], [3, 2, 1, 0, 1]])
+    i_e, i_t, j_e, j_t = (ember.tensor(index), torch.tensor(index), ember.tensor([2, 0]),
+                          torch.tensor([2, 0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = vmap(lambda a, b: case(ember, a, b, i_e, j_e))(a_e, b_e)
+    want = tf.vmap(lambda a, b: case(torch, a, b, i_t, j_t))(a_t, b_t)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)

@@ -129,6 +129,28 @@ def gather(call):
     return call.run(params=dict(call.params, index=index, dim=_shift(call.params["dim"])))
 
 
+@rule("scatter", "scatter_value", "scatter_add", "scatter_reduce")
+def scatter(call):
+    """Scatters into the batch: both tensors carry it, the index (a param) is expanded."""
+    from ..backends import array_module
+    index = call.params["index"]
+    index = array_module(index).broadcast_to(index, (call.size,) + index.shape)
+    values = [_expanded(call, i) if isinstance(v, Tensor) else v
+              for i, v in enumerate(call.values)]
+    return call.run(values, dict(call.params, index=index, dim=_shift(call.params["dim"])))
+
+
+@rule("index_add", "index_copy", "index_fill")
+def index_along_dim(call):
+    """index_add/copy/fill along a dim (a 1-d index param, the same for every element)."""
+    if call.logical_ndim(0) == 0 or any(call.batched[1:]) and call.op.name == "index_fill":
+        from .batched_tensor import loop_fallback
+        return loop_fallback(call)
+    values = [_expanded(call, i) if isinstance(v, Tensor) else v
+              for i, v in enumerate(call.values)]
+    return call.run(values, dict(call.params, dim=_shift(call.params["dim"])))
+
+
 @rule("masked_fill")
 def masked_fill(call):
     # The mask (a param, never batched here) may broadcast the input to more dims.
