@@ -114,3 +114,15 @@ def test_zero_grad_keeps_a_sparse_gradient_with_no_entries_as_torch(owner, torch
     assert grads[0].is_sparse and grads[1].is_sparse
     assert grads[0]._nnz() == grads[1]._nnz() == 0
     np.testing.assert_array_equal(grads[0].to_dense().numpy(), grads[1].to_dense().numpy())
+
+
+def test_sparse_gradient_accumulates_into_a_dense_one_as_torch(torch_mod):
+    grads = []
+    for lib in (ember, torch_mod):
+        lib.manual_seed(0)
+        emb = lib.nn.Embedding(4, 2, sparse=True)
+        (emb.weight ** 2).sum().backward()              # a dense .grad first
+        (emb(lib.tensor([1, 1, 3])) * 3).sum().backward()   # then sparse, added in place
+        grads.append(emb.weight.grad)
+    assert not grads[0].is_sparse and not grads[1].is_sparse
+    np.testing.assert_allclose(grads[0].numpy(), grads[1].numpy(), rtol=1e-6)
