@@ -216,6 +216,7 @@ def _roll(g, call):
     shape = tuple(x.tensor.shape)
     shifts, dims = call.params["shifts"], call.params["dims"]
     shifts = [shifts] if isinstance(shifts, int) else list(shifts)
+    g.check_static(0, range(len(shape)) if not dims else dims, "rolled axes")
     name = g.input(x)
     if not dims:
         name, shape, dims = g.op("Reshape", name, g.ints([-1], "shape")), \

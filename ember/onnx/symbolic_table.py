@@ -306,7 +306,8 @@ def _topk(g, call):
     x = call.inputs[0]
     dim = call.params["dim"] % max(g.rank(x), 1)
     k = call.params.get("k")
-    if k is None:
+    if k is None:   # sort: all of the axis
+        g.check_static(0, [dim] if g.rank(x) else [], "sorted axis")
         k = x.tensor.shape[dim] if g.rank(x) else 1
     values, indices = g.op("TopK", g.input(x), g.ints([k], "k"), axis=dim,
                            largest=int(bool(call.params["descending"])), sorted=1, outputs=2)
