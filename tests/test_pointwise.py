@@ -311,3 +311,25 @@ def test_addcmul_addcdiv_errors_match_torch(torch_mod):
                 getattr(lib, name)(*make(lib))
             errors.append((type(info.value), str(info.value)))
         assert errors[0] == errors[1]
+
+
+def test_inf_and_nan_results_are_silent_as_in_torch_and_numpy_keeps_its_warnings(torch_mod):
+    """1 / 0, 0 * inf, log(-1): PyTorch gives inf/nan without a word; NumPy, which ember's
+    kernels call, warns. The user's own NumPy code keeps its warnings."""
+    import subprocess
+    import sys
+    code = ("import {lib} as t, numpy as np\n"
+            "x = t.tensor([1.0, 0.0])\n"
+            "r = [x / 0, t.floor_divide(x, 0), t.tensor([0.0]) * float('inf'),\n"
+            "     t.log(t.tensor([-1.0])), t.tensor([float('inf')]) - float('inf')]\n"
+            "print([v.tolist() for v in r])\n"
+            "np.array([1.0]) / 0\n")
+    runs = {lib: subprocess.run([sys.executable, "-c", code.format(lib=lib)],
+                                capture_output=True, text=True, timeout=120)
+            for lib in ("ember", "torch")}
+    for run in runs.values():
+        assert run.returncode == 0, run.stderr
+    assert runs["ember"].stdout == runs["torch"].stdout
+    for run in runs.values():   # only NumPy's own division warns, in both
+        assert run.stderr.count("RuntimeWarning") == 1, run.stderr
+        assert "<string>:6" in run.stderr

@@ -7,10 +7,18 @@ inputs with `array_module`, so one body serves NumPy and CuPy. The 'cuda' backen
 import contextlib
 import os
 import threading
+import warnings
 
 import numpy as np
 
 from . import numpy_backend  # noqa: F401  (imported here: ops reach it as backends.numpy_backend)
+
+# PyTorch's kernels give inf and nan silently (1 / 0, 0 * inf); NumPy's warn ("divide by zero
+# encountered in divide") from the ember function that called them. The filter matches only
+# warnings raised in ember's own modules, so the user's NumPy code keeps its warnings, and it
+# costs nothing until a warning is raised (np.errstate around every op would cost each op).
+warnings.filterwarnings("ignore", message=r".* encountered in ", category=RuntimeWarning,
+                        module=r"ember(\.|$)")
 
 _cupy = None  # set by the CUDA backend once CuPy is imported
 oom_errors = ()     # the installed GPU backend's out-of-memory exceptions
