@@ -387,3 +387,16 @@ def test_scatter_and_index_rules(case):
         got = vmap(lambda a, b: case(ember, a, b, i_e, j_e))(a_e, b_e)
     want = tf.vmap(lambda a, b: case(torch, a, b, i_t, j_t))(a_t, b_t)
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+
+
+def test_einsum_rule():
+    a_e, a_t = _pair((3, 4, 5))
+    b_e, b_t = _pair((5, 2), 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = vmap(lambda a, b: ember.einsum("ij,jk->ki", a, b), in_dims=(0, None))(a_e, b_e)
+        both = vmap(lambda a: ember.einsum("ij,ij->", a, a))(a_e)
+    np.testing.assert_allclose(got.numpy(), tf.vmap(lambda a, b: torch.einsum("ij,jk->ki", a, b),
+                                                    in_dims=(0, None))(a_t, b_t).numpy(),
+                               rtol=1e-12)
+    np.testing.assert_allclose(both.numpy(), (a_t * a_t).sum((1, 2)).numpy(), rtol=1e-12)

@@ -341,6 +341,17 @@ def _batched_matmul(call, a, b, a_batched, b_batched, params=None):
     return out
 
 
+@rule("einsum")
+def einsum(call):
+    """A fresh subscript letter for the batch, on the batched operands and the result."""
+    p = call.params
+    used = set("".join(p["subs"]) + p["out"])
+    letter = next(c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA"
+                  if c not in used)
+    subs = [letter + sub if b else sub for sub, b in zip(p["subs"], call.batched)]
+    return call.run(params=dict(p, subs=subs, out=letter + p["out"]))
+
+
 @rule("addmm")
 def addmm(call):
     bias, m1, m2 = call.values
