@@ -300,3 +300,16 @@ def test_double_backward_through_sparse_mm(torch_mod):
     numeric_d = (_second_order(ember, "gv", v0, d0 + bump) -
                  _second_order(ember, "gv", v0, d0 - bump)) / (2 * eps)
     np.testing.assert_allclose(gd[1, 2], numeric_d, rtol=1e-5)
+
+
+def test_anomaly_mode_reads_sparse_gradients(torch_mod):
+    grads = []
+    for lib in (ember, torch_mod):
+        with lib.autograd.detect_anomaly():
+            emb = lib.nn.Embedding(5, 2, sparse=True)
+            emb(lib.tensor([1, 2, 1])).sum().backward()
+            c = csr(lib).requires_grad_()
+            lib.sparse.mm(c, lib.tensor(D, dtype=lib.float32)).sum().backward()
+        grads.append((emb.weight.grad, c.grad))
+    assert_same_grad(grads[0][0], grads[1][0])
+    assert_same(grads[0][1], grads[1][1])

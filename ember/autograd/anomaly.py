@@ -9,6 +9,8 @@ import sys
 import traceback
 import warnings
 
+from .._constants import strided as _STRIDED
+
 enabled = False
 check_nan = True
 
@@ -42,6 +44,8 @@ def report(node, exc):
 def check_grad(node, index, grad):
     """Raise PyTorch's error when the VJP of `node` produced NaN in its `index`th output."""
     data = grad._data
+    if grad.layout is not _STRIDED:   # (a sparse gradient: its numbers are its values)
+        data = (grad._values() if grad.is_sparse else grad.values())._data
     if data.dtype.kind in "fc" and bool((data != data).any()):
         raise RuntimeError(f"Function '{node.name()}' returned nan values in its {index}th "
                            "output.")
