@@ -400,3 +400,21 @@ def test_einsum_rule():
                                                     in_dims=(0, None))(a_t, b_t).numpy(),
                                rtol=1e-12)
     np.testing.assert_allclose(both.numpy(), (a_t * a_t).sum((1, 2)).numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m, a, b, v: m.mm(a, b), lambda m, a, b, v: m.bmm(a[None], b[None]),
+    lambda m, a, b, v: m.mv(a, v), lambda m, a, b, v: m.dot(v, v),
+    lambda m, a, b, v: m.outer(v, v), lambda m, a, b, v: m.baddbmm(a[None] @ b, a[None], b[None]),
+    lambda m, a, b, v: m.addmv(a[:, 0], a, v), lambda m, a, b, v: m.tensordot(a, b, 1),
+    lambda m, a, b, v: a[None] + a[:, None, 1:3].sum() + a[..., None].sum(-1),
+])
+def test_products_and_basic_indexing_run_batched(fn):
+    a_e, a_t = _pair((3, 4, 5))
+    b_e, b_t = _pair((3, 5, 2), 1)
+    v_e, v_t = _pair((3, 5), 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = vmap(lambda a, b, v: fn(ember, a, b, v))(a_e, b_e, v_e)
+    want = tf.vmap(lambda a, b, v: fn(torch, a, b, v))(a_t, b_t, v_t)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-14)

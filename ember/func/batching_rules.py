@@ -227,7 +227,7 @@ def squeeze(call):
     return call.run(params=dict(call.params, dims=tuple(_shift(d) for d in dims)))
 
 
-@rule("select", "slice")
+@rule("select", "slice", "index_unsqueeze", "alias")
 def basic_index(call):
     key = call.params["key"]
     key = key if type(key) is tuple else (key,)
