@@ -162,7 +162,8 @@ KINDS = {
 _ALWAYS = {
     "Tensor": ("Tensor",), "Tensor or Number": ("Tensor", int, builtins.float, builtins.bool),
     "Tensor or int": ("Tensor", int), "Number": (int, builtins.float, builtins.bool),
-    "int": (int,), "SymInt": (int,), "float": (builtins.float, int, builtins.bool), "bool": (builtins.bool,),
+    "int": (int,), "SymInt": (int,), "float": (builtins.float, int, builtins.bool),
+    "bool": (builtins.bool,),
     "str": (str,), "int or tuple of ints": (int,),
 }
 
