@@ -33,6 +33,19 @@ def not_implemented(kernel, dtype):
     return NotImplementedError(f"\"{kernel}\" not implemented for '{dt.type_name(dtype)}'")
 
 
+def binary_not_implemented(kernel, dtype, a, b):
+    """not_implemented for a binary op, after the operands' broadcast check: PyTorch's
+    TensorIterator computes the broadcast shape before it looks for a kernel, so shapes that
+    do not broadcast are the error even when the dtype has no kernel either."""
+    sa, sb = shape_of(a), shape_of(b)
+    if sa != sb:
+        try:
+            np.broadcast_shapes(sa, sb)
+        except ValueError:
+            return broadcast_error(sa, sb)
+    return not_implemented(kernel, dtype)
+
+
 # C++ type names PyTorch prints in some dtype-mismatch messages (lerp, ...).
 CPP_NAMES = {dt.bool: "bool", dt.uint8: "unsigned char", dt.int8: "signed char",
              dt.int16: "short int", dt.int32: "int", dt.int64: "long int",

@@ -10,6 +10,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor, write_out
 from ..backends import array_module
+from ._elementwise import binary_not_implemented
 from ._elementwise import (EMPTY, LOW, NUMBER_TYPES, binary, check_tensor, defpointwise,
                            exact_operands, not_implemented, not_tensor, public, result_of)
 from ._promote import broadcast_error, operand_array, shape_of, tensor_operands
@@ -35,7 +36,7 @@ def _comparison(name, ufunc, aliases=(), ordered=True):
             check_tensor(name, input)
         promoted = result_of(input, other)
         if ordered and promoted.category == 3:   # (complex numbers have no order)
-            raise not_implemented(f"{name}_cpu", promoted)
+            raise binary_not_implemented(f"{name}_cpu", promoted, input, other)
         if promoted in LOW:
             arrays = exact_operands((input, other), promoted)
         else:
@@ -197,7 +198,7 @@ def _bitwise(name, kernel_name, kernel, allow_bool=True):
             check_tensor(name, input)
         result = result_of(input, other)
         if result.category >= 2 or (result is dt.bool and not allow_bool):
-            raise not_implemented(kernel_name, result)
+            raise binary_not_implemented(kernel_name, result, input, other)
         return binary(op, input, other, result, result, out=out)
     return public(fn, name, inplace=True)
 

@@ -18,6 +18,7 @@ from ..backends import array_module
 from ..backends.special import special_module
 from . import pointwise, return_types
 from ._dims import wrap_dim
+from ._elementwise import binary_not_implemented
 from ._elementwise import (EMPTY, LOW, NUMBER_TYPES, binary, check_tensor,
                            defpointwise, exact_operands, not_implemented, result_of)
 from ._promote import broadcast_error, compute_dtype, operand_array, result_type_of
@@ -94,7 +95,7 @@ def _integer_binary(op, name, input, other, out):
     check_tensor(name, other, "other", 2)
     result = result_of(input, other)
     if result.category != 1:
-        raise not_implemented(f"{name}_cpu", result)
+        raise binary_not_implemented(f"{name}_cpu", result, input, other)
     return binary(op, input, other, result, out=out)
 
 

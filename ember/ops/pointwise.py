@@ -12,6 +12,7 @@ import math
 from .. import _dtype as dt
 from .._tensor import Tensor, write_out
 from ..backends import array_module
+from ._elementwise import binary_not_implemented
 from ._elementwise import (EMPTY, binary, check_tensor, defpointwise,
                            float_result, not_implemented, not_tensor, public, result_of, unary)
 from ._promote import compute_dtype, operand_array, tensor_operands
@@ -87,7 +88,7 @@ def _remainder_rs_vjp(ctx, g):
 def _integer_op(op, kernel, input, other, out, scalar_self=None):
     result = result_of(input, other)
     if result is dt.bool or result.category == 3:
-        raise not_implemented(kernel, result)
+        raise binary_not_implemented(kernel, result, input, other)
     if isinstance(other, Tensor):
         chosen = op[0] if isinstance(input, Tensor) else scalar_self
     else:
@@ -265,7 +266,7 @@ def _float_binary(op, name, input, other, out, kernel=None, complex_ok=False):
         raise not_tensor(name, other, "other", 2)
     result = result_of(input, other)
     if kernel is not None and result.category < 2 or result.category == 3 and not complex_ok:
-        raise not_implemented(kernel or name + "_cpu", result)
+        raise binary_not_implemented(kernel or name + "_cpu", result, input, other)
     return binary(op, input, other, float_result(result), out=out)
 
 
