@@ -418,3 +418,22 @@ def test_products_and_basic_indexing_run_batched(fn):
         got = vmap(lambda a, b, v: fn(ember, a, b, v))(a_e, b_e, v_e)
     want = tf.vmap(lambda a, b, v: fn(torch, a, b, v))(a_t, b_t, v_t)
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda F, a, v: F.layer_norm(a, (5,), v, v), lambda F, a, v: F.layer_norm(a, (5,), v),
+    lambda F, a, v: F.layer_norm(a, (5,), None, v),
+])
+def test_layer_norm_with_batched_weights(fn):
+    a_e, a_t = _pair((3, 4, 5))
+    v_e, v_t = _pair((3, 5), 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = vmap(lambda a, v: fn(ember.nn.functional, a, v))(a_e, v_e)
+        grads = vmap(ember.func.grad(lambda a, v: fn(ember.nn.functional, a, v).pow(2).sum(),
+                                     argnums=1))(a_e, v_e)
+    want = tf.vmap(lambda a, v: fn(torch.nn.functional, a, v))(a_t, v_t)
+    want_grads = tf.vmap(tf.grad(lambda a, v: fn(torch.nn.functional, a, v).pow(2).sum(),
+                                 argnums=1))(a_t, v_t)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(grads.numpy(), want_grads.numpy(), rtol=1e-10, atol=1e-12)

@@ -100,7 +100,25 @@ def pooling(call):
     return _unfold(out, call.size)
 
 
-@rule("native_layer_norm", "embedding")
+@rule("native_layer_norm")
+def layer_norm(call):
+    """Rows normalised once for the whole batch; batched weights (ensembles) applied after."""
+    x, w, b = call.values
+    if not (call.batched[1] or call.batched[2]):
+        return call.run()
+    x = _expanded(call, 0)
+    mean, rstd, y = call.run([x, None, None])
+    rank = x.dim()
+    for v, batched, scale in ((w, call.batched[1], True), (b, call.batched[2], False)):
+        if v is None:
+            continue
+        if batched:      # (B, *normalized) -> (B, 1, ..., *normalized)
+            v = v.reshape((v.shape[0],) + (1,) * (rank - v.dim()) + tuple(v.shape[1:]))
+        y = y * v if scale else y + v
+    return mean, rstd, y
+
+
+@rule("embedding")
 def leading_operand(call):
     """Ops batched over every leading dim of their first operand (layer norm's rows,
     embedding's indices), when the other operands (weights) are not batched."""
