@@ -337,6 +337,39 @@ def test_unmapped_op_names_itself(torch_mod):
         assert isinstance(info.value, RuntimeError)
 
 
+def test_custom_op_symbolic_fills_a_gap(torch_mod):
+    class XLogY(ember.nn.Module):
+        def forward(self, x, y):
+            return ember.xlogy(x, y)
+
+    def xlogy(g, x, y):     # x * log(y), 0 where x == 0 (PyTorch's definition)
+        product = g.op("Mul", x, g.op("Log", y))
+        return g.op("Where", g.op("Equal", x, 0.0), 0.0, product)
+
+    rng = np.random.default_rng(11)
+    x = np.where(rng.random((3, 4)) < 0.3, 0, rng.random((3, 4))).astype(np.float32)
+    y = rng.random((3, 4)).astype(np.float32) + 0.1
+    args = (ember.tensor(x), ember.tensor(y))
+    with pytest.raises(ember.onnx.errors.UnsupportedOperatorError, match="'aten::xlogy'"):
+        ember.onnx.export(XLogY().eval(), args)
+    with pytest.raises(ember.onnx.OnnxExporterError) as info:
+        ember.onnx.register_custom_op_symbolic("xlogy", xlogy, 18)
+    with pytest.raises(torch_mod.onnx.OnnxExporterError) as theirs:
+        torch_mod.onnx.register_custom_op_symbolic("xlogy", xlogy, 18)
+    assert str(info.value) == str(theirs.value)
+    ember.onnx.register_custom_op_symbolic("aten::xlogy", xlogy, 19)
+    try:
+        with pytest.raises(ember.onnx.errors.UnsupportedOperatorError):   # from opset 19 on
+            ember.onnx.export(XLogY().eval(), args, opset_version=18)
+        program = ember.onnx.export(XLogY().eval(), args)
+    finally:
+        ember.onnx.unregister_custom_op_symbolic("aten::xlogy", 19)
+    got, = _run_onnx(program.model_proto, x, y)
+    _close(got, torch_mod.xlogy(torch_mod.tensor(x), torch_mod.tensor(y)).numpy())
+    with pytest.raises(ember.onnx.errors.UnsupportedOperatorError):
+        ember.onnx.export(XLogY().eval(), args)
+
+
 def test_signature_and_enums_are_torchs(torch_mod):
     ours = inspect.signature(ember.onnx.export).parameters
     theirs = inspect.signature(torch_mod.onnx.export).parameters

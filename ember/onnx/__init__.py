@@ -14,12 +14,13 @@ import warnings
 
 from . import errors
 from ._export import build_model, is_exporting, load_onnx
-from . import _program
+from . import _custom, _program
 from ._program import ONNXProgram
 from .errors import OnnxExporterError
 
 __all__ = ["errors", "export", "is_in_onnx_export", "OnnxExporterError", "ONNXProgram",
            "OperatorExportTypes", "TrainingMode", "TensorProtoDataType",
+           "register_custom_op_symbolic", "unregister_custom_op_symbolic",
            "select_model_mode_for_export", "producer_name", "producer_version"]
 
 producer_name = "ember"
@@ -89,6 +90,17 @@ for _enum in (OperatorExportTypes, TrainingMode, TensorProtoDataType):
 def is_in_onnx_export():
     """Whether an ember.onnx.export is running the model now."""
     return is_exporting()
+
+
+def register_custom_op_symbolic(symbolic_name, symbolic_fn, opset_version):
+    """Translate op `symbolic_name` ("aten::<ember op>", as an UnsupportedOperatorError names
+    it) with `symbolic_fn(g, *inputs, **params)` from `opset_version` on (see _custom.py)."""
+    _custom.register(symbolic_name, symbolic_fn, opset_version)
+
+
+def unregister_custom_op_symbolic(symbolic_name, opset_version):
+    """Forget the symbolic registered for `symbolic_name` at `opset_version`."""
+    _custom.unregister(symbolic_name, opset_version)
 
 
 @contextlib.contextmanager

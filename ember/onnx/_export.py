@@ -11,7 +11,7 @@ from .. import _tracing
 from .._optional import require
 from .._tensor import Tensor
 from .._tracing import BUFFER, CONSTANT, INPUT, PARAMETER, flatten
-from . import _dynamic, _frozen
+from . import _custom, _dynamic, _frozen
 from ._builder import GraphBuilder, tensor_type
 from .errors import OnnxExporterError, UnsupportedOperatorError
 from .symbolic_table import TABLE
@@ -150,7 +150,7 @@ def build_model(model, args, kwargs=None, *, input_names=None, output_names=None
     graph_inputs += _bind_weights(g, trace, export_params, keep_initializers_as_inputs)
     g.taken.update(out_names)   # (no node output may take a name the user gave an output)
     for call in _live_calls(trace):
-        symbolic = TABLE.get(call.name)
+        symbolic = _custom.lookup(call.name, opset) or TABLE.get(call.name)
         if symbolic is None:
             raise UnsupportedOperatorError(f"aten::{call.name}", opset, None)
         g.call, g.twin = call, pairs.get(id(call))
