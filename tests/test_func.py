@@ -420,3 +420,13 @@ def test_reverse_mode_through_dual_tensors():
         ye.backward()
         yt.backward()
     _close(xe.grad, xt.grad)
+
+
+def test_jacrev_chunk_size_and_functional_call_duplicate_keys():
+    xe, xt = _pair((5,))
+    _close(ef.jacrev(lambda v: v.sin() * v.sum(), chunk_size=2)(xe),
+           tf.jacrev(lambda v: v.sin() * v.sum(), chunk_size=2)(xt))
+    me, mt = _mlp(ember), _mlp(torch)
+    we, wt = me[0].weight.detach(), mt[0].weight.detach()
+    _same_error(lambda: ef.functional_call(me, ({"0.weight": we}, {"0.weight": we}), (xe,)),
+                lambda: tf.functional_call(mt, ({"0.weight": wt}, {"0.weight": wt}), (xt,)))

@@ -92,6 +92,8 @@ def trailing(call):
       "linalg_vector_norm")
 def reduction(call):
     dims = call.params["dims"]
+    if isinstance(dims, int):
+        dims = (dims,)
     dims = _all_dims(call.logical_ndim(0)) if dims is None else tuple(_shift(d) for d in dims)
     return call.run(params=dict(call.params, dims=dims))
 
