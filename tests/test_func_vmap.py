@@ -437,3 +437,20 @@ def test_layer_norm_with_batched_weights(fn):
                                  argnums=1))(a_t, v_t)
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(grads.numpy(), want_grads.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_randomness_same_draws_torchs_numbers_and_list_in_dims():
+    x = np.random.default_rng(3).standard_normal((4, 3)).astype(np.float32)
+    torch.manual_seed(0)
+    ember.manual_seed(0)
+    want = tf.vmap(lambda v: v + torch.rand(3) + torch.nn.functional.dropout(v, 0.5),
+                   randomness="same")(torch.tensor(x))
+    got = vmap(lambda v: v + ember.rand(3) + ember.nn.functional.dropout(v, 0.5),
+               randomness="same")(ember.tensor(x))
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    kw = dict(in_dims=(0, [0, {"k": None}]))
+    got = vmap(lambda a, b: a[0] + b[1]["k"] * b[0], **kw)(
+        ember.tensor(x), [ember.tensor(x), {"k": ember.tensor(x[0])}])
+    want = tf.vmap(lambda a, b: a[0] + b[1]["k"] * b[0], **kw)(
+        torch.tensor(x), [torch.tensor(x), {"k": torch.tensor(x[0])}])
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
