@@ -75,16 +75,18 @@ def signature(fn, method):
         positional = positional[1:]
     defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
     parts = []
+    keywords = []
     for arg, default in zip(positional, defaults):
-        parts.append(_param(arg, default))
+        # NOTE: the stubs drop the `*` before memory_format, which torch's parser takes only
+        # as a keyword (x.contiguous(0): "takes 0 positional arguments").
+        (keywords if arg.arg == "memory_format" else parts).append(_param(arg, default))
     if args.vararg is not None:
         # `*size: _int`: the stubs' spelling of the parser's rule that a lone int-list
         # parameter takes its ints as varargs (zeros(2, 3)); the table keeps the list form.
         return None
-    if args.kwonlyargs:
-        parts.append("*")
-        for arg, default in zip(args.kwonlyargs, args.kw_defaults):
-            parts.append(_param(arg, default))
+    keywords += [_param(arg, default) for arg, default in zip(args.kwonlyargs, args.kw_defaults)]
+    if keywords:
+        parts += ["*"] + keywords
     return ", ".join(parts)
 
 

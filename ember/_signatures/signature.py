@@ -240,11 +240,12 @@ class Signature:
         positional = self.positional
         by_class = 2
         if n > len(positional) or (n == 1 and self.int_varargs):
-            if not self.int_varargs or isinstance(args[0], (list, tuple)):
-                if n > 1:
-                    return 0
-            else:
+            if not self.int_varargs:
+                return 0
+            if not isinstance(args[0], (list, tuple)):
                 args = (args,)
+            elif n > 1:
+                return 0
             n, by_class = 1, 1
         for p, v in zip(positional, args):
             if v.__class__ not in p.always:
@@ -270,11 +271,12 @@ class Signature:
         """[(param, value, position or None)] or a string saying why the call cannot bind."""
         n = len(args)
         if n > len(self.positional) or (n == 1 and self.int_varargs):
-            if not self.int_varargs or isinstance(args[0], (list, tuple)):
-                if n > 1:
-                    return "arity"
-            else:
+            if not self.int_varargs:
+                return "arity"
+            if not isinstance(args[0], (list, tuple)):
                 args = (_Packed(args),)
+            elif n > 1:
+                return "arity"
         bound = [(p, v, i + 1) for i, (p, v) in enumerate(zip(self.positional, args))]
         names = {p.name for p in self.positional[:len(args)]}
         for key, value in kwargs.items():
@@ -298,7 +300,13 @@ class Signature:
         return named
 
     def fits_shape(self, args, kwargs):
-        return self._bind(args, kwargs).__class__ is not str
+        """Whether the call's positional arguments fit (what PyTorch's parser looks at to
+        pick the one overload whose error it reports)."""
+        n = len(args)
+        if any(p.required and p.keyword_only and p.name not in kwargs for p in self.params):
+            return False   # (full's names= overload for a call without names=)
+        return n <= len(self.positional) or self.int_varargs and not isinstance(
+            args[0], (list, tuple))
 
     # -- messages
     def failure(self, name, args, kwargs):
@@ -378,7 +386,7 @@ class Signature:
             if not param.ok(value):
                 text = f"!{text}!"
             parts.append(text if position is not None else f"{param.name}={text}")
-        return "(" + ", ".join(parts) + (", )" if kwargs else ")")
+        return "(" + ", ".join(parts) + (", )" if kwargs and not args else ")")
 
 
 class _Packed(tuple):
@@ -413,4 +421,4 @@ def _split(text):
 def describe_call(args, kwargs):
     """PyTorch's "(Tensor, int)" / "(Tensor, dim=str, )" for the call's argument types."""
     parts = [type_name(a) for a in args] + [f"{k}={type_name(v)}" for k, v in kwargs.items()]
-    return "(" + ", ".join(parts) + (", )" if kwargs else ")")
+    return "(" + ", ".join(parts) + (", )" if kwargs and not args else ")")

@@ -123,7 +123,7 @@ METHODS = {
     'conj': ('',),
     'conj_physical': ('',),
     'conj_physical_': ('',),
-    'contiguous': ('torch.memory_format memory_format = torch.contiguous_format',),
+    'contiguous': ('*, torch.memory_format memory_format = torch.contiguous_format',),
     'copy_': ('Tensor other, bool non_blocking = False',),
     'copysign': ('Tensor other', 'Number other'),
     'copysign_': ('Tensor other', 'Number other'),
@@ -134,10 +134,10 @@ METHODS = {
     'cosh_': ('',),
     'count_nonzero': ('int? dim = None', 'tuple of ints dim'),
     'cov': ('*, int correction = 1, Tensor? fweights = None, Tensor? aweights = None',),
-    'cpu': ('torch.memory_format memory_format = torch.preserve_format',),
+    'cpu': ('*, torch.memory_format memory_format = torch.preserve_format',),
     'cross': ('Tensor other, int? dim = None',),
     'crow_indices': ('',),
-    'cuda': ('object? device = None, bool non_blocking = False, torch.memory_format '
+    'cuda': ('object? device = None, bool non_blocking = False, *, torch.memory_format '
              'memory_format = torch.preserve_format',),
     'cummax': ('int dim',),
     'cummin': ('int dim',),
@@ -271,7 +271,7 @@ METHODS = {
     'is_coalesced': ('',),
     'is_complex': ('',),
     'is_conj': ('',),
-    'is_contiguous': ('torch.memory_format memory_format = torch.contiguous_format',),
+    'is_contiguous': ('*, torch.memory_format memory_format = torch.contiguous_format',),
     'is_distributed': ('',),
     'is_floating_point': ('',),
     'is_inference': ('',),
@@ -613,7 +613,7 @@ METHODS = {
     'where': ('Tensor condition, Tensor other', 'Tensor condition, Number other'),
     'xlogy': ('Tensor other', 'Number other'),
     'xlogy_': ('Tensor other', 'Number other'),
-    'xpu': ('object? device = None, bool non_blocking = False, torch.memory_format memory_format '
-            '= torch.preserve_format',),
+    'xpu': ('object? device = None, bool non_blocking = False, *, torch.memory_format '
+            'memory_format = torch.preserve_format',),
     'zero_': ('',),
 }

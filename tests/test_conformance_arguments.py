@@ -1,0 +1,169 @@
+"""PyTorch's argument parser (ember/_signatures): argument types checked before the op runs,
+with torch's exception types and messages; calls torch accepts still accepted, with torch's
+results. Every case runs on both libraries."""
+import warnings
+
+import numpy as np
+import pytest
+
+import ember
+
+torch = pytest.importorskip("torch")
+
+
+def outcome(L, call):
+    try:
+        out = call(L)
+    except Exception as exc:   # noqa: BLE001 (the exception is the result compared)
+        return type(exc).__name__, str(exc)
+    if isinstance(out, (L.Tensor, tuple, list)):
+        return "ok", _values(out)
+    return "ok", out
+
+
+def _values(out):
+    if isinstance(out, (tuple, list)):
+        return [_values(o) for o in out]
+    return str(out.dtype).split(".")[-1], tuple(out.shape), out.detach().tolist()
+
+
+def X(L):
+    return L.arange(6.).reshape(2, 3)
+
+
+# Calls torch's parser rejects: the exception type and the whole message must match.
+REJECTED = {
+    "positional int given str": lambda L: L.select(X(L), "a", 0),
+    "method int given str": lambda L: X(L).select(0, "a"),
+    "keyword bool given Tensor": lambda L: L.zeros(2, requires_grad=L.ones(1)),
+    "keyword bool given int": lambda L: X(L).amin(0, keepdim=-3),
+    "bool given numpy bool": lambda L: X(L).amax(0, keepdim=np.True_),
+    "Number given 1-d tensor": lambda L: X(L).hardshrink(L.ones(1)),
+    "int given bool": lambda L: X(L).flatten(end_dim=False),
+    "int given 1-d tensor": lambda L: X(L).flatten(end_dim=L.ones(3, dtype=L.int64)),
+    "float given complex": lambda L: L.pairwise_distance(X(L), X(L), eps=1.5 - 0.5j),
+    "Tensor given str": lambda L: L.add(X(L), "a"),
+    "Tensor given None": lambda L: L.atan2(X(L), None),
+    "str given int": lambda L: L.scatter_reduce(X(L), 0, L.zeros(2, 3, dtype=L.int64), X(L),
+                                                3),
+    "no-argument method given one": lambda L: X(L).contiguous(0),
+    "cast method given one": lambda L: X(L).double(None),
+    "too many positional": lambda L: L.select(X(L), 0, 0, 1),
+    "one missing": lambda L: X(L).flip(),
+    "two missing": lambda L: L.select(X(L)),
+    "type checked before missing": lambda L: L.select(np.float32(1.5)),
+    "unexpected keyword": lambda L: L.select(X(L), 0, 0, bogus=1),
+    "multiple values": lambda L: L.select(X(L), 0, 0, dim=1),
+    "int list given int among others": lambda L: L.flip(X(L), 0),
+    "int list first element float": lambda L: L.zeros((1.5, 2)),
+    "int list later element float": lambda L: X(L).expand((2, 1.5)),
+    "int list later element str": lambda L: L.sum(X(L), (0, "a")),
+    "varargs int list lone float": lambda L: X(L).expand(1.5),
+    "varargs after a list": lambda L: L.zeros((2, 3), (4, 5)),
+    "tensor list element": lambda L: L.cat([X(L), 1.5]),
+    "tensor list first element": lambda L: L.cat([1.5, X(L)]),
+    "one plausible overload": lambda L: L.sum(X(L), "a", 3),
+    "keepdim positional int": lambda L: X(L).sum(0, 1),
+    "full fill_value tensor": lambda L: L.full((2,), L.ones(2)),
+    "method of nn builtin": lambda L: L.nn.functional.linear(X(L)),
+    "deprecated form hidden": lambda L: L.add(X(L), "a", X(L)),
+    "unknown keyword, one overload fits": lambda L: L.sum(X(L), 0, bogus=1),
+    "keyword-only memory_format": lambda L: X(L).contiguous(0),
+}
+
+
+@pytest.mark.parametrize("name", REJECTED)
+def test_rejected_calls_raise_torchs_type_error_and_message(name):
+    t, e = outcome(torch, REJECTED[name]), outcome(ember, REJECTED[name])
+    assert t[0] == "TypeError", t
+    assert e == t
+
+
+# Calls where torch lists its overloads: the type, the header and the overload lines match
+# (the "didn't match" detail lines name the same wrong arguments).
+COMBINATIONS = {
+    "hsplit given bool": lambda L: L.hsplit(X(L), True),
+    "hsplit method given str": lambda L: X(L).hsplit("a"),
+    "max given float": lambda L: L.max(X(L), 1.5),
+    "view given None": lambda L: X(L).view(None),
+    "dtype given str": lambda L: L.sum(X(L), dtype="float32"),
+    "unknown keyword, two overloads fit": lambda L: L.sum(X(L), bogus=1),
+}
+
+
+@pytest.mark.parametrize("name", COMBINATIONS)
+def test_overload_lists_match(name):
+    t, e = outcome(torch, COMBINATIONS[name]), outcome(ember, COMBINATIONS[name])
+    assert t[0] == e[0] == "TypeError"
+    assert "received an invalid combination of arguments" in t[1]
+    assert e[1].splitlines()[0] == t[1].splitlines()[0]
+    overloads = [line for line in t[1].splitlines() if line.startswith(" * ")]
+    assert [line for line in e[1].splitlines() if line.startswith(" * ")] == overloads
+
+
+# Calls torch accepts: ember accepts them too and gives torch's values and dtypes.
+ACCEPTED = {
+    "view varargs": lambda L: X(L).view(3, 2),
+    "view lone int": lambda L: X(L).view(6),
+    "view Size": lambda L: X(L).view(L.Size([3, 2])),
+    "zeros varargs": lambda L: L.zeros(2, 3),
+    "zeros tuple": lambda L: L.zeros((2, 3)),
+    "flip method lone int": lambda L: X(L).flip(0),
+    "permute varargs": lambda L: X(L).permute(1, 0),
+    "int given numpy int": lambda L: L.select(X(L), np.int64(1), np.int8(0)),
+    "int given 0-d int tensor": lambda L: L.select(X(L), L.tensor(1), 0),
+    "SymInt given 1-element int tensor": lambda L: L.select(X(L), 1, L.tensor([2])),
+    "Number given 0-d tensor": lambda L: X(L).hardshrink(L.tensor(2.)),
+    "Number given numpy float": lambda L: L.add(X(L), X(L), alpha=np.float32(2)),
+    "float given numpy int": lambda L: L.pairwise_distance(X(L), X(L), eps=np.int64(1)),
+    "int list given numpy ints": lambda L: L.sum(X(L), (np.int64(0), np.int32(1))),
+    "int[1] given None": lambda L: L.amin(X(L), dim=None),
+    "sum dim None": lambda L: L.sum(X(L), None),
+    "numbers as tensors": lambda L: L.subtract(3, 3),
+    "numbers as tensors, float": lambda L: L.mul(1.5, 2),
+    "deprecated add alpha": lambda L: L.add(X(L), 2, X(L)),
+    "deprecated sub_ alpha": lambda L: X(L).sub_(2, L.ones(2, 3)),
+    "deprecated addcmul value": lambda L: X(L).addcmul(0.5, X(L), X(L)),
+    "rot90 default dims": lambda L: X(L).rot90(),
+    "optional tensor None": lambda L: L.nn.functional.linear(X(L), L.ones(4, 3), None),
+}
+
+
+@pytest.mark.parametrize("name", ACCEPTED)
+def test_accepted_calls_give_torchs_results(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # (torch warns of a deprecated overload once only)
+        t = outcome(torch, ACCEPTED[name])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        e = outcome(ember, ACCEPTED[name])
+    assert t[0] == "ok", t
+    assert e == t
+    deprecation = [w for w in caught if "is deprecated" in str(w.message)]
+    assert bool(deprecation) == ("deprecated" in name)
+
+
+# Two errors in one call: the shapes that do not broadcast are reported before the dtype
+# that has no kernel, as torch's TensorIterator does.
+BROADCAST_FIRST = {
+    "lcm": lambda L: L.lcm(L.ones(2, dtype=L.int32), L.ones(3)),
+    "less complex": lambda L: L.less(L.ones(3, dtype=L.complex64), L.ones(2)),
+    "bitwise_xor float": lambda L: L.bitwise_xor(L.ones(3, dtype=L.int8), L.ones(4)),
+    "atan2 complex": lambda L: L.atan2(L.ones(3, dtype=L.complex64), L.ones(2)),
+    "gcd bool": lambda L: L.gcd(L.ones(3, dtype=L.bool), L.ones(2, dtype=L.bool)),
+}
+
+
+@pytest.mark.parametrize("name", BROADCAST_FIRST)
+def test_broadcast_error_before_missing_kernel(name):
+    t, e = outcome(torch, BROADCAST_FIRST[name]), outcome(ember, BROADCAST_FIRST[name])
+    assert t[0] == "RuntimeError", t
+    assert e == t
+
+
+def test_parser_keeps_the_function_and_its_signature():
+    import inspect
+    assert ember.select.__name__ == "select"
+    assert inspect.signature(ember.Tensor.select) == inspect.signature(
+        ember.Tensor.select.__wrapped__)
+    assert ember.Tensor.add.__ember_parser__.name == "add"
