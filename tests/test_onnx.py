@@ -423,6 +423,35 @@ def test_dynamic_shapes_as_torch_export_gives_them():
         ember.onnx.export(m, (ember.ones(3, 4),), dynamic_shapes={"x": {0: "b"}})
 
 
+def test_exportable_module_brings_its_own_arguments():
+    class Doubler(ember.onnx.ExportableModule):
+        def forward(self, x):
+            return x * 2
+
+        def example_arguments(self):
+            return (ember.ones(2, 3),), None
+
+        def input_names(self):
+            return ("input",)
+
+        def output_names(self):
+            return ("output",)
+
+        def dynamic_shapes(self):
+            return ({0: "batch_size"},)
+
+    with pytest.raises(TypeError):    # example_arguments is abstract
+        ember.onnx.ExportableModule()
+    for program in (Doubler().eval().to_onnx(), ember.onnx.export(Doubler().eval())):
+        graph = program.model_proto.graph
+        assert [i.name for i in graph.input] == ["input"]
+        assert [o.name for o in graph.output] == ["output"]
+        assert graph.input[0].type.tensor_type.shape.dim[0].dim_param == "batch_size"
+        x = np.arange(12, dtype=np.float32).reshape(4, 3)
+        got, = _run_onnx(program.model_proto, x)
+        np.testing.assert_array_equal(got, x * 2)
+
+
 def test_unsupported_options_raise():
     m = ember.nn.Linear(2, 2)
     with pytest.raises(ValueError, match="dynamic_shapes or dynamic_axes"):

@@ -15,10 +15,12 @@ import warnings
 from . import errors
 from ._export import build_model, is_exporting, load_onnx
 from . import _custom, _program
+from ._exportable import ExportableModule
 from ._program import ONNXProgram
 from .errors import OnnxExporterError
 
 __all__ = ["errors", "export", "is_in_onnx_export", "OnnxExporterError", "ONNXProgram",
+           "ExportableModule",
            "OperatorExportTypes", "TrainingMode", "TensorProtoDataType",
            "register_custom_op_symbolic", "unregister_custom_op_symbolic",
            "select_model_mode_for_export", "producer_name", "producer_version"]
@@ -143,6 +145,14 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
         if flag:
             raise _unsupported(what)
     load_onnx()
+    if isinstance(model, ExportableModule):
+        dynamo = True   # (PyTorch exports these through its dynamo path whatever `dynamo` says)
+        if not args and not kwargs:   # the module's own example, names and dynamic shapes
+            args, kwargs = model.example_arguments()
+            input_names = model.input_names() if input_names is None else input_names
+            output_names = model.output_names() if output_names is None else output_names
+            if dynamic_shapes is None:
+                dynamic_shapes = model.dynamic_shapes()
     if isinstance(args, Tensor):
         args = (args,)
     args = tuple(args)
