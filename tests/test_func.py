@@ -430,3 +430,30 @@ def test_jacrev_chunk_size_and_functional_call_duplicate_keys():
     we, wt = me[0].weight.detach(), mt[0].weight.detach()
     _same_error(lambda: ef.functional_call(me, ({"0.weight": we}, {"0.weight": we}), (xe,)),
                 lambda: tf.functional_call(mt, ({"0.weight": wt}, {"0.weight": wt}), (xt,)))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cross_entropy_jacobian_and_hessian_without_loops(reduction, weighted):
+    import warnings
+    x = np.random.default_rng(4).standard_normal((4, 5))
+    t, w = np.array([0, 4, 2, 2]), np.random.default_rng(5).random(5)
+
+    def loss(lib):
+        kw = dict(weight=lib.tensor(w) if weighted else None, reduction=reduction,
+                  ignore_index=2)
+        return lambda v: lib.nn.functional.cross_entropy(v, lib.tensor(t), **kw)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="There is a performance drop")
+        je = ef.jacrev(loss(ember))(ember.tensor(x))
+        he = ef.hessian(lambda v: loss(ember)(v).sum())(ember.tensor(x))
+    _close(je, tf.jacrev(loss(torch))(torch.tensor(x)))
+    _close(he, tf.jacrev(tf.jacrev(lambda v: loss(torch)(v).sum()))(torch.tensor(x)))
+
+
+def test_fft_under_vmap():
+    e, t = _pair((3, 8))
+    got = ef.vmap(lambda v: ember.fft.rfft(v).abs() + ember.fft.fft(v).real[:5])(e)
+    want = tf.vmap(lambda v: torch.fft.rfft(v).abs() + torch.fft.fft(v).real[:5])(t)
+    _close(got, want)
+    _close(ef.vmap(lambda v: ember.fft.irfft(ember.fft.rfft(v)))(e), t)

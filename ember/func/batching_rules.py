@@ -296,7 +296,12 @@ def scatter_into_shape(call):
 BATCHING_RULES["constant_pad_nd"] = trailing
 
 
-@rule("unfold")
+@rule("fft_c2c", "fft_r2c", "fft_c2r")
+def fft(call):
+    return call.run(params=dict(call.params, dim=tuple(_shift(d) for d in call.params["dim"])))
+
+
+@rule("unfold", "narrow_copy")
 def unfold(call):
     return call.run(params=dict(call.params, dim=_shift(call.params["dim"])))
 

@@ -159,3 +159,22 @@ def nll_loss(call):
         loss = losses.sum(1) / total_weight
     p["stash"].append(total_weight)
     return loss, total_weight
+
+
+@rule("nll_loss_backward")
+def nll_loss_backward(call):
+    """nll_loss's input gradient is linear in g: with x, target and weight shared, the
+    gradient for g = 1 scaled per batch element (or rows folded, for reduction='none')."""
+    g, x, target, weight = call.values
+    if any(call.batched[1:]) or call.logical_ndim(1) > 2:
+        from .batched_tensor import loop_fallback
+        return loop_fallback(call)
+    size = call.size
+    if call.params["reduction"] == "none" and call.logical_ndim(1) == 2:
+        x_rows = x.unsqueeze(0).expand((size,) + tuple(x.shape)).reshape(-1, x.shape[-1])
+        t_rows = target.unsqueeze(0).expand((size,) + tuple(target.shape)).reshape(-1)
+        out = call.run([g.reshape(-1), x_rows, t_rows, weight])
+        return out.reshape((size,) + tuple(x.shape))
+    from .._creation import ones_like
+    base = call.run([ones_like(g[0]), x, target, weight])
+    return base * g.reshape((size,) + (1,) * base.dim())
