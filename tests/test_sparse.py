@@ -377,3 +377,37 @@ def test_smm_and_sspaddmm_match_torch(torch_mod):
                lambda L: L.sspaddmm(addend(L), coo(L), dense_factor(L), beta=2., alpha=3.)):
         e, t = both(fn, torch_mod)
         assert_same(e, t)
+
+
+DTYPE_CASES = {
+    "sum": lambda L, s: L.sparse.sum(s),
+    "sum0": lambda L, s: L.sparse.sum(s, 0).to_dense(),
+    "sum01": lambda L, s: L.sparse.sum(s, (0, 1)),
+    "mm": lambda L, s: L.sparse.mm(s, L.ones(4, 2, dtype=s.dtype)),
+    "dense": lambda L, s: s.to_dense(),
+    "coalesce": lambda L, s: s.coalesce(),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float64", "int32", "int64", "bool"])
+@pytest.mark.parametrize("name", sorted(DTYPE_CASES))
+def test_dtypes_match_torch(name, dtype, torch_mod):
+    outs = []
+    for lib in (ember, torch_mod):
+        s = coo(lib).to(getattr(lib, dtype))
+        try:
+            outs.append(DTYPE_CASES[name](lib, s))
+        except NotImplementedError:
+            outs.append(None)
+    if outs[1] is None:   # (torch has no kernel for this dtype; ember may compute it)
+        return
+    assert_same(outs[0].float() if outs[0].dtype is ember.bfloat16 else outs[0],
+                outs[1].float() if outs[1].dtype is torch_mod.bfloat16 else outs[1])
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_softmax_of_integers_is_torchs_error(fn, torch_mod):
+    with pytest.raises(NotImplementedError) as theirs:
+        getattr(torch_mod.sparse, fn)(coo(torch_mod).long(), 1)
+    with pytest.raises(NotImplementedError, match=f"^{re.escape(str(theirs.value))}$"):
+        getattr(ember.sparse, fn)(coo(ember).long(), 1)

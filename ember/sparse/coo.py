@@ -109,6 +109,27 @@ class SparseCooTensor(Tensor):
     def half(self):
         return self.to(dt.float16)
 
+    def bfloat16(self):
+        return self.to(dt.bfloat16)
+
+    def int(self):
+        return self.to(dt.int32)
+
+    def long(self):
+        return self.to(dt.int64)
+
+    def short(self):
+        return self.to(dt.int16)
+
+    def char(self):
+        return self.to(dt.int8)
+
+    def byte(self):
+        return self.to(dt.uint8)
+
+    def bool(self):
+        return self.to(dt.bool)
+
     def numpy(self, *, force=False):
         raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() "
                         "first.")

@@ -119,6 +119,12 @@ def sum(input, dim=None, dtype=None):
     left, dense once every sparse dim is summed."""
     if dtype is not None:
         input = input.to(dtype)
+    elif dim is None and input.dtype.category < 2:
+        # NOTE: without dim PyTorch sums the coalesced values (a bool tensor's repeated
+        # entries count once), in int64 as a dense sum would; not differentiable.
+        values = coalesce(input.detach())._sparse_values
+        total = values._data.astype(np.int64).sum(axis=0)
+        return _wrap(np.asarray(total), dt.int64, input._device)
     sd = input.sparse_dim()
     if dim is None:
         dims = list(range(input.dim()))
@@ -127,8 +133,8 @@ def sum(input, dim=None, dtype=None):
     kept = [d for d in range(sd) if d not in dims]
     summed_dense = [d - sd + 1 for d in dims if d >= sd]
     vals = input._sparse_values._data
-    if summed_dense:
-        vals = vals.sum(axis=tuple(summed_dense))
+    if summed_dense:   # (integer sums wrap in the input's dtype; bool ones are an "or")
+        vals = vals.sum(axis=tuple(summed_dense)).astype(vals.dtype, copy=False)
     params = {"kept": kept, "summed_dense": summed_dense}
     if kept:
         idx = input._sparse_indices._data[kept]
@@ -138,7 +144,10 @@ def sum(input, dim=None, dtype=None):
         out = make_coo(_wrap(new_idx, dt.int64, input._device),
                        _wrap(new_vals, input.dtype, input._device), shape + dense_shape, True)
         return record(_sparse_sum, (input,), out, params)
-    out = _wrap(np.asarray(vals.sum(axis=0), dtype=vals.dtype), input.dtype, input._device)
+    # (a dense result of integers or bools is int64, as PyTorch's; the raw values summed)
+    result_dtype = dt.int64 if input.dtype.category < 2 else input.dtype
+    out = _wrap(np.asarray(vals.sum(axis=0)).astype(result_dtype.np), result_dtype,
+                input._device)
     if dim is None:
         return record(_sparse_sum.renamed("SumBackward0"), (input,), out, params)
     return record(_sparse_sum, (input,), out, params)
@@ -168,6 +177,9 @@ def _sparse_softmax_vjp(ctx, g):
 def _softmax(input, dim, dtype, log):
     if dtype is not None:
         input = input.to(dtype)
+    if input.dtype.category != 2:
+        raise NotImplementedError(f'"{"log_" if log else ""}softmax" not implemented for '
+                                  f"'{dt.type_name(input.dtype)}'")
     n = input.dim()
     dim = dim % n if n else 0
     sd = input.sparse_dim()

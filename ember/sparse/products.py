@@ -20,7 +20,14 @@ def _scipy_matrix(x):
     if x._device.type != "cpu":
         raise NotImplementedError("ember does not support sparse matrix products on "
                                   f"{x._device.type} tensors yet")
+    if x.dtype in (dt.float16, dt.bfloat16):   # (SciPy has no half types: float32, rounded once)
+        vals = vals.astype(np.float32)
     return sp.csr_matrix((vals, (idx[0], idx[1])), shape=tuple(x.shape))
+
+
+def _compute_array(t):
+    """A dense factor's array in the dtype the product is computed in."""
+    return t._data.astype(np.float32) if t.dtype in (dt.float16, dt.bfloat16) else t._data
 
 
 def _check_mm(a, b):
@@ -84,10 +91,8 @@ def sparse_dense_mm(s, d, op):
     """sparse (n, m) @ dense (m, p) -> dense (n, p), recorded as `op`."""
     _check_mm(s, d)
     m = _scipy_matrix(s)
-    dd = d._data
-    compute = dd.astype(np.float32) if d.dtype in (dt.float16, dt.bfloat16) else dd
-    out = np.asarray(m @ compute).astype(d.dtype.np, copy=False).reshape(s.shape[0],
-                                                                         d.shape[1])
+    out = np.asarray(m @ _compute_array(d)).astype(d.dtype.np, copy=False).reshape(
+        s.shape[0], d.shape[1])
     return record(op, (s, d), _wrap(out, d.dtype, d._device))
 
 
@@ -95,7 +100,7 @@ def dense_sparse_mm(d, s, op):
     """dense (n, m) @ sparse (m, p) -> dense (n, p), recorded as `op`."""
     _check_mm(d, s)
     m = _scipy_matrix(s)
-    out = np.asarray((m.T @ d._data.T).T).astype(d.dtype.np, copy=False)
+    out = np.asarray((m.T @ _compute_array(d).T).T).astype(d.dtype.np, copy=False)
     return record(op, (d, s), _wrap(out.reshape(d.shape[0], s.shape[1]), d.dtype, d._device))
 
 
