@@ -454,3 +454,10 @@ def test_randomness_same_draws_torchs_numbers_and_list_in_dims():
     want = tf.vmap(lambda a, b: a[0] + b[1]["k"] * b[0], **kw)(
         torch.tensor(x), [torch.tensor(x), {"k": torch.tensor(x[0])}])
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+
+
+def test_batched_tensor_repr_matches_torch(capsys):
+    vmap(vmap(lambda v: print(repr(v)) or v))(ember.arange(6.).reshape(2, 3))
+    ours = capsys.readouterr().out
+    tf.vmap(tf.vmap(lambda v: print(repr(v)) or v))(torch.arange(6.).reshape(2, 3))
+    assert ours == capsys.readouterr().out

@@ -21,7 +21,7 @@ from . import _state
 
 _new = object.__new__
 
-# Open vmap levels, innermost last: each is [batch size, randomness].
+# Open vmap levels, innermost last: each is [batch size].
 LEVELS = []
 
 
