@@ -387,6 +387,34 @@ def test_signature_and_enums_are_torchs(torch_mod):
                                                   real.__members__.items()}
 
 
+def test_jit_scalar_type_as_torchs(torch_mod):
+    mine, theirs = ember.onnx.JitScalarType, torch_mod.onnx.JitScalarType
+    assert {m.name: int(m) for m in mine} == {m.name: int(m) for m in theirs}
+    for m in theirs:
+        if m.name == "UNDEFINED":
+            continue
+        ours = mine[m.name]
+        assert ours.scalar_name() == m.scalar_name()
+        assert ours.torch_name() == m.torch_name()
+        assert ours.onnx_type().name == m.onnx_type().name
+        assert ours.onnx_compatible() == m.onnx_compatible()
+    for name in ("uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
+                 "complex64", "complex128", "bool", "bfloat16"):
+        assert mine.from_dtype(getattr(ember, name)).name == \
+            theirs.from_dtype(getattr(torch_mod, name)).name
+        assert mine.from_dtype(getattr(ember, name)).dtype() is getattr(ember, name)
+    for code in range(1, 21):
+        try:
+            expected = theirs.from_onnx_type(code).name
+        except torch_mod.onnx.OnnxExporterError:     # (STRING, UINT32, ...: none)
+            with pytest.raises(ember.onnx.OnnxExporterError, match="Unknown onnx_type"):
+                mine.from_onnx_type(code)
+        else:
+            assert mine.from_onnx_type(code).name == expected
+    with pytest.raises(ember.onnx.OnnxExporterError, match="Unknown dtype: None"):
+        mine.from_dtype(None)
+
+
 def test_is_in_onnx_export_inside_forward_only(torch_mod):
     def probe(lib):
         class Probe(lib.nn.Module):

@@ -17,10 +17,11 @@ from ._export import build_model, is_exporting, load_onnx
 from . import _custom, _program
 from ._exportable import ExportableModule
 from ._program import ONNXProgram
+from ._scalar_types import JitScalarType
 from .errors import OnnxExporterError
 
 __all__ = ["errors", "export", "is_in_onnx_export", "OnnxExporterError", "ONNXProgram",
-           "ExportableModule",
+           "ExportableModule", "JitScalarType",
            "OperatorExportTypes", "TrainingMode", "TensorProtoDataType",
            "register_custom_op_symbolic", "unregister_custom_op_symbolic",
            "select_model_mode_for_export", "producer_name", "producer_version"]
