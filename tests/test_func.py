@@ -457,3 +457,14 @@ def test_fft_under_vmap():
     want = tf.vmap(lambda v: torch.fft.rfft(v).abs() + torch.fft.fft(v).real[:5])(t)
     _close(got, want)
     _close(ef.vmap(lambda v: ember.fft.irfft(ember.fft.rfft(v)))(e), t)
+
+
+def test_dual_tensor_repr_matches_torch():
+    texts = []
+    for lib, f in ((ember, fwd), (torch, tfwd)):
+        with f.dual_level():
+            texts.append([repr(f.make_dual(p, t)).replace("torch.", "ember.") for p, t in (
+                (lib.arange(3.), lib.ones(3)),
+                (lib.arange(3.).double(), lib.ones(3).double()),
+                (lib.arange(12.).reshape(3, 4), lib.ones(3, 4)))])
+    assert texts[0] == texts[1]

@@ -40,9 +40,13 @@ class DualTensor(Tensor):
         primal = repr(self._primal)
         if self._level != _current_level:
             return primal
-        tangent = "\n".join("       " + line if i else line
-                            for i, line in enumerate(repr(self._tangent).splitlines()))
-        return f"{primal[:-1]},\n       tangent={tangent})"
+        # The tangent is one more suffix, as dtype= is: on the last line when it fits.
+        from .._printing import PRINT_OPTS
+        head, suffix = primal[:-1], f"tangent={self._tangent!r}"
+        last_line = len(head) - head.rfind("\n") + 1
+        if last_line + len(suffix) + 2 > PRINT_OPTS.linewidth:
+            return f"{head},\n       {suffix})"
+        return f"{head}, {suffix})"
 
 
 def _make(primal, tangent, level):
