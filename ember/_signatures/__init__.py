@@ -63,6 +63,9 @@ class Parser:
         other)) from the message, but still accepts calls that match them.
         """
         visible = [s for s in self.signatures if not s.deprecated] or self.signatures
+        chosen = next((s for s in self.signatures if s.matches_at_first(args, kwargs)), None)
+        if chosen is not None:   # picked, then failed converting a later list element
+            return TypeError(chosen.failure(self.name, args, kwargs))
         if len(visible) == 1:
             return TypeError(visible[0].failure(self.name, args, kwargs))
         # One overload with the call's arity and keywords: PyTorch names its failing argument.

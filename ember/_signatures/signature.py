@@ -196,6 +196,13 @@ class Param:
             return self.nullable
         return self.accepts(value)
 
+    def ok_at_first(self, value):
+        """`ok` as PyTorch's overload matching sees it: of an int list only the first element
+        is looked at (the rest fail later, while converting, with "failed to unpack")."""
+        if self.kind in _INT_LISTS and isinstance(value, (list, tuple)) and value:
+            return _is_sym_int(value[0])
+        return self.ok(value)
+
     @property
     def printed(self):
         return f"{self.printed_type} {self.name}" + (f" = {self.default}" if self.default
@@ -299,14 +306,18 @@ class Signature:
         named.update(kwargs)
         return named
 
+    def matches_at_first(self, args, kwargs):
+        """Whether PyTorch's overload matching picks this overload for the call (see
+        Param.ok_at_first)."""
+        bound = self._bind(args, kwargs)
+        return bound.__class__ is not str and all(p.ok_at_first(v) for p, v, _ in bound)
+
     def fits_shape(self, args, kwargs):
-        """Whether the call's positional arguments fit (what PyTorch's parser looks at to
-        pick the one overload whose error it reports)."""
-        n = len(args)
-        if any(p.required and p.keyword_only and p.name not in kwargs for p in self.params):
-            return False   # (full's names= overload for a call without names=)
-        return n <= len(self.positional) or self.int_varargs and not isinstance(
-            args[0], (list, tuple))
+        """Whether the call has as many arguments as this overload takes: PyTorch's parser
+        reports the one overload that does (counting positional and keyword arguments
+        together), else lists them all."""
+        n = len(args) + len(kwargs)
+        return len(self.required) <= n <= len(self.params)
 
     # -- messages
     def failure(self, name, args, kwargs):
