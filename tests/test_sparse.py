@@ -411,3 +411,22 @@ def test_softmax_of_integers_is_torchs_error(fn, torch_mod):
         getattr(torch_mod.sparse, fn)(coo(torch_mod).long(), 1)
     with pytest.raises(NotImplementedError, match=f"^{re.escape(str(theirs.value))}$"):
         getattr(ember.sparse, fn)(coo(ember).long(), 1)
+
+
+SSPADDMM_ERRORS = {
+    "smm_dense": lambda L: L.smm(L.ones(2, 2), L.ones(2, 2)),
+    "sspaddmm_dense_mat1": lambda L: L.sspaddmm(coo(L), L.ones(3, 4), L.ones(4, 2)),
+    "sspaddmm_sparse_mat2": lambda L: L.sspaddmm(coo(L), coo(L), coo(L).t()),
+    "smm_shape": lambda L: L.smm(coo(L), L.ones(3, 2)),
+    "smm_1d": lambda L: L.smm(coo(L), L.ones(4)),
+    "hspmm_sparse_mat2": lambda L: L.hspmm(coo(L), coo(L).t()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SSPADDMM_ERRORS))
+def test_sparse_product_argument_errors_match_torch(name, torch_mod):
+    with pytest.raises(Exception) as theirs:
+        SSPADDMM_ERRORS[name](torch_mod)
+    with pytest.raises(type(theirs.value)) as ours:
+        SSPADDMM_ERRORS[name](ember)
+    assert str(ours.value) == str(theirs.value)

@@ -155,8 +155,10 @@ def addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0):
 
 # ---------------------------------------------------------------------- torch.spmm, hspmm
 def spmm(input, mat2):
-    """torch.spmm: sparse @ dense, a dense result (torch.mm's)."""
-    return mm_any(_as_coo(input), mat2, _mm_dense_grad)
+    """torch.spmm: torch.mm (sparse or dense factors, a dense result for sparse @ dense)."""
+    if input.layout is _constants.strided and mat2.layout is _constants.strided:
+        return input.mm(mat2)
+    return mm_any(_as_coo(input), _as_coo(mat2), _mm_dense_grad)
 
 
 def hspmm(mat1, mat2):
@@ -164,7 +166,11 @@ def hspmm(mat1, mat2):
     rows (one sparse dim, one dense dim)."""
     mat1 = _as_coo(mat1)
     if not _is_sparse(mat1):
-        raise RuntimeError(f"hspmm: expected a sparse COO first argument, got {mat1.layout}")
+        raise NotImplementedError("Could not run 'aten::hspmm' with arguments from the 'CPU' "
+                                  "backend: its first argument must be sparse")
+    if mat2.layout is not _constants.strided:
+        raise RuntimeError("addmm_sparse_dense: expected strided result tensor, got tensor "
+                           "with layout Sparse")
     rows = np.unique(mat1._sparse_indices._data[0])
     product = sparse_dense_mm(mat1, mat2, _sparse_mm)
     keep = _wrap(rows.astype(np.int64), dt.int64, mat1._device)
@@ -200,6 +206,7 @@ def sspaddmm(input, mat1, mat2, *, beta=1.0, alpha=1.0):
     input's entries, then the product's rows where mat1 has entries (every column)."""
     from .pointwise import values_of
     mat1 = _as_coo(mat1)
+    _check_sspaddmm(input, mat1, mat2)
     c = coalesce(mat1.detach())
     rows = _wrap(np.unique(c._sparse_indices._data[0]), dt.int64, mat1._device)
     product = sparse_dense_mm(mat1, mat2, _sparse_mm).index_select(0, rows)
@@ -213,9 +220,28 @@ def sspaddmm(input, mat1, mat2, *, beta=1.0, alpha=1.0):
                     (mat1.shape[0], n_cols), False, values_grad=True)
 
 
+def _check_sspaddmm(input, mat1, mat2):
+    if not _is_sparse(input):
+        raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
+    for name, t, want in (("mat1", mat1, "sparse"), ("mat2", mat2, "strided")):
+        layout = "Sparse" if _is_sparse(t) else "Strided"
+        if layout.lower() != want:
+            raise RuntimeError(f"sspaddmm: expected '{name}' to have {want} layout, got "
+                               f"'{name}' with layout {layout}")
+    if mat2.dim() != 2:
+        raise RuntimeError(f"sspaddmm: Argument #3: matrices expected, got {mat2.dim()}D "
+                           "tensor")
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"sspaddmm: Argument #3: Expected dim 0 size {mat1.shape[1]}, got "
+                           f"{mat2.shape[0]}")
+
+
 def smm(input, mat):
     """torch.smm: sparse @ dense as a sparse tensor (sspaddmm with no addend)."""
     from .coo import zeros_coo
+    if not _is_sparse(input):
+        raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
+    _check_sspaddmm(input, input, mat)
     return sspaddmm(zeros_coo((input.shape[0], mat.shape[1]), mat.dtype, mat._device),
                     input, mat, beta=0.0)
 
