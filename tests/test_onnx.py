@@ -490,6 +490,26 @@ def test_unsupported_options_raise():
                           operator_export_type=ember.onnx.OperatorExportTypes.ONNX_ATEN)
 
 
+def test_older_opsets_through_the_version_converter(torch_mod, caplog):
+    ember.manual_seed(0)
+    layers = lambda nn: nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU(),  # noqa: E731
+                                      nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(4, 2))
+    ours, theirs = layers(ember.nn).eval(), layers(torch_mod.nn).eval()
+    theirs.load_state_dict(_torch_state(torch_mod, ours))
+    x = np.random.default_rng(12).standard_normal((2, 3, 6, 6)).astype(np.float32)
+    program = ember.onnx.export(ours, (ember.tensor(x),), opset_version=17)
+    assert program.model_proto.opset_import[0].version == 17
+    got, = _run_onnx(program.model_proto, x)
+    with torch_mod.no_grad():
+        _close(got, theirs(torch_mod.tensor(x)).numpy())
+    # LayerNormalization exists from opset 17 on: at 14 the model stays at 18, with a warning
+    with caplog.at_level("WARNING", logger="ember.onnx"):
+        program = ember.onnx.export(ember.nn.LayerNorm(4).eval(), (ember.ones(2, 4),),
+                                    opset_version=14)
+    assert program.model_proto.opset_import[0].version == 18
+    assert "requested opset_version 14 is a lower version" in caplog.text
+
+
 def test_verify_logs_a_wrong_translation(monkeypatch, caplog):
     from ember.onnx import symbolic_table
     x = ember.tensor([[1.0, -2.0, 3.0]])
@@ -540,8 +560,8 @@ def test_input_names_from_forward_and_kwargs():
     onnx.checker.check_model(program.model_proto)
     got, = _run_onnx(program.model_proto, x, x, 2 * x, 3 * x, x)
     _close(got, x + x * 2 * x + 3 * x * x)               # NumPy's formula
-    with pytest.raises(ValueError, match="opset versions 18 to 23, not 17"):
-        ember.onnx.export(Net().eval(), (t, (t, t), t), kwargs={"scale": t}, opset_version=17)
+    with pytest.raises(ValueError, match="opset versions 7 to 23, not 6"):
+        ember.onnx.export(Net().eval(), (t, (t, t), t), kwargs={"scale": t}, opset_version=6)
 
 
 def test_import_torch_onnx_under_ember_run(tmp_path):

@@ -5,6 +5,7 @@ is written as ONNX nodes by its entry in symbolic_table.TABLE; parameters and bu
 initializers named by their module path ("layer1.0.conv1.weight"), as PyTorch names them.
 """
 import inspect
+import logging
 import warnings
 
 from .. import _tracing
@@ -17,7 +18,8 @@ from .errors import OnnxExporterError, UnsupportedOperatorError
 from .symbolic_table import TABLE
 
 DEFAULT_OPSET = 20    # PyTorch 2.13's default
-MIN_OPSET = 18        # reductions take their axes as an input from 18 on
+BUILD_OPSET = 18      # the table's oldest: reductions take their axes as an input from 18 on
+MIN_OPSET = 7         # older targets are reached by ONNX's version converter, as PyTorch does
 MAX_OPSET = 23        # PyTorch 2.13's newest
 
 _exporting = False
@@ -122,7 +124,8 @@ def build_model(model, args, kwargs=None, *, input_names=None, output_names=None
                 keep_initializers_as_inputs=False):
     """The ONNX ModelProto of one run of `model(*args, **kwargs)`."""
     onnx = load_onnx()
-    opset = check_opset(opset_version)
+    target = check_opset(opset_version)
+    opset = max(target, BUILD_OPSET)
     kwargs = dict(kwargs or {})
     trace = _trace(model, args, kwargs)
     if trace.unseen:
@@ -150,9 +153,9 @@ def build_model(model, args, kwargs=None, *, input_names=None, output_names=None
     graph_inputs += _bind_weights(g, trace, export_params, keep_initializers_as_inputs)
     g.taken.update(out_names)   # (no node output may take a name the user gave an output)
     for call in _live_calls(trace):
-        symbolic = _custom.lookup(call.name, opset) or TABLE.get(call.name)
+        symbolic = _custom.lookup(call.name, target) or TABLE.get(call.name)
         if symbolic is None:
-            raise UnsupportedOperatorError(f"aten::{call.name}", opset, None)
+            raise UnsupportedOperatorError(f"aten::{call.name}", target, None)
         g.call, g.twin = call, pairs.get(id(call))
         for value, name in zip(call.outputs, symbolic(g, call)):
             g.bind(value, name)
@@ -166,7 +169,23 @@ def build_model(model, args, kwargs=None, *, input_names=None, output_names=None
     proto = onnx.helper.make_model(graph, opset_imports=opsets, producer_name="ember",
                                    producer_version=str(__version__))
     proto.ir_version = max(10, onnx.helper.find_min_ir_version_for(opsets))
-    return proto
+    return proto if target == opset else _convert_down(onnx, proto, target)
+
+
+def _convert_down(onnx, proto, target):
+    """The model converted to an opset below the table's, or left at the table's (with
+    PyTorch's warning) when ONNX's converter cannot."""
+    try:
+        converted = onnx.version_converter.convert_version(proto, target)
+        onnx.checker.check_model(converted)
+        return converted
+    except Exception:   # (the converter raises many kinds; PyTorch keeps the model as built)
+        logging.getLogger("ember.onnx").warning(
+            "Setting ONNX exporter to use operator set version %s because the requested "
+            "opset_version %s is a lower version than we have implementations for. Automatic "
+            "version conversion was not successful, so the model keeps opset %s.",
+            BUILD_OPSET, target, BUILD_OPSET)
+        return proto
 
 
 def _bind_inputs(g, trace, in_names, dyn_in):
