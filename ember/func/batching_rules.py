@@ -250,6 +250,27 @@ def index(call):
     return call.run(params=dict(call.params, key=(slice(None),) + key))
 
 
+@rule("copy_slices", "index_put")
+def put_into_slices(call):
+    """x[key] = v (out of place): the key gets a slice for the batch dim; v is padded to
+    the logical rank of the region it fills."""
+    p = call.params
+    basic = p["basic"] if type(p["basic"]) is tuple else (p["basic"],)
+    adv = p["adv"]
+    if adv is not None:
+        adv = adv if type(adv) is tuple else (adv,)
+        if len([k for k in adv if k is not None and k is not Ellipsis and
+                k.__class__ is not slice]) > 1:
+            from .batched_tensor import loop_fallback
+            return loop_fallback(call)
+        adv = (slice(None),) + adv
+    region = call.inputs[0]._data[p["basic"]]
+    if p["adv"] is not None:
+        region = region[p["adv"]]
+    values = [_expanded(call, 0)] + _pad_batched(call, region.ndim)[1:]
+    return call.run(values, dict(p, basic=(slice(None),) + basic, adv=adv))
+
+
 @rule("diagonal", "diagonal_copy", "linalg_diagonal")
 def diagonal(call):
     p = call.params

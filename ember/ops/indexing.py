@@ -18,6 +18,7 @@ from .._scalars import number, type_name
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import state
 from ..backends import array_module, numpy_backend
+from ..func import _state as _func
 from .registry import METHODS, apply_inplace, defop, dispatch, export
 from .views import BASIC_VIEW_OPS, expand
 
@@ -406,7 +407,8 @@ def setitem(self, key, value):
                                "dtype unsigned char")
     basic, _, adv = parse_key(self, key)
     if state.enabled and (self._requires_grad or (isinstance(value, Tensor) and
-                                                  value._requires_grad)):
+                                                  value._requires_grad)) or _func.depth:
+        # (under vmap too: a batched tensor's storage is its physical batch)
         if self._requires_grad and self.grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
                                "an in-place operation.")
