@@ -1,7 +1,9 @@
 """ember.onnx: torch.onnx's export of a model to an ONNX file.
 
-The model runs once on the example inputs, recorded op by op at the op registry's door
-(ember._tracing); each op is then written as ONNX nodes by its entry in symbolic_table.TABLE.
+The model runs on the example inputs, recorded op by op at the op registry's door
+(ember._tracing), and once or twice more to find what a single run cannot tell (values
+computed outside the registry: _frozen.py; sizes that follow dynamic axes: _dynamic.py);
+each op is then written as ONNX nodes by its entry in symbolic_table.TABLE.
 Both of PyTorch's paths answer: the default (dynamo=True) returns an ONNXProgram and saves it
 when `f` is given; dynamo=False writes `f` and returns None, as PyTorch's legacy exporter.
 The onnx package is needed (pip install onnx), and onnxruntime to run an ONNXProgram.
@@ -12,6 +14,7 @@ import io
 import os
 import warnings
 
+from .. import __version__
 from . import errors
 from ._export import build_model, is_exporting, load_onnx
 from . import _custom, _program
@@ -27,13 +30,14 @@ __all__ = ["errors", "export", "is_in_onnx_export", "OnnxExporterError", "ONNXPr
            "select_model_mode_for_export", "producer_name", "producer_version"]
 
 producer_name = "ember"
+producer_version = __version__
 
 
 def __getattr__(name):
-    if name == "producer_version":
-        from ..version import __version__
-        return __version__
-    raise AttributeError(f"module 'ember.onnx' has no attribute '{name}'")
+    if name.startswith("__"):
+        raise AttributeError(f"module 'ember.onnx' has no attribute '{name}'")
+    raise AttributeError(f"module 'ember.onnx' has no attribute '{name}' (torch.onnx.{name} is "
+                         "not implemented in ember)")
 
 
 class _IntEnum(enum.Enum):
