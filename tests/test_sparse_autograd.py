@@ -320,3 +320,18 @@ def test_anomaly_mode_reads_sparse_gradients(torch_mod):
             lib.sparse.mm(c, lib.tensor(D, dtype=lib.float32)).sum().backward()
         csr_grads.append(c.grad)
     assert_same(*csr_grads)
+
+
+@pytest.mark.parametrize("leaf", [True, False], ids=["sparse_leaf", "values"])
+def test_clone_and_dtype_copies_differentiate_as_torch(leaf, torch_mod):
+    results = []
+    for lib in (ember, torch_mod):
+        values = lib.tensor(V, requires_grad=not leaf)
+        s = lib.sparse_coo_tensor(lib.tensor(IDX), values, (3, 4), requires_grad=leaf) \
+            if leaf else lib.sparse_coo_tensor(lib.tensor(IDX), values, (3, 4))
+        c, d = s.clone(), s.double()
+        names = (type(c.grad_fn).__name__, type(d.grad_fn).__name__)
+        (c.to_dense().sum() + (d.to_dense() * 2).sum()).backward()
+        results.append((names, s.grad if leaf else values.grad))
+    assert results[0][0] == results[1][0]
+    assert_same_grad(results[0][1], results[1][1])

@@ -91,14 +91,18 @@ class SparseCooTensor(Tensor):
                         self._coalesced)
 
     def clone(self, *, memory_format=None):
-        return _from_values(self, self._sparse_values.clone(), "clone")
+        out = make_coo(self._sparse_indices.clone(), self._sparse_values.detach().clone(),
+                       self.shape, self._coalesced)
+        return record(_clone, (self,), out)
 
     def to(self, *args, **kwargs):
-        values = self._sparse_values.to(*args, **kwargs)
-        if values is self._sparse_values:
+        values = self._sparse_values.detach().to(*args, **kwargs)
+        if values._data is self._sparse_values._data and values.dtype is self.dtype and \
+                values._device == self._device:
             return self
-        return make_coo(self._sparse_indices.to(values.device), values, self.shape,
-                        self._coalesced, values_grad=True)
+        out = make_coo(self._sparse_indices.to(values.device), values, self.shape,
+                       self._coalesced)
+        return record(_to_copy, (self,), out, {"dtype": self.dtype, "device": self._device})
 
     def double(self):
         return self.to(dt.float64)
@@ -201,10 +205,25 @@ def make_coo(indices, values, size, coalesced=False, values_grad=False):
     return t
 
 
-def _from_values(like, values, what=None):
-    """A sparse tensor with `like`'s coordinates and new values, through the graph."""
-    return make_coo(like._sparse_indices, values, like.shape, like._coalesced,
-                    values_grad=True)
+@defop("sparse_clone", node="CloneBackward0", save=())
+def _clone(x):
+    raise AssertionError("sparse ops record their node through sparse._graph.record")
+
+
+@_clone.defvjp
+def _clone_vjp(ctx, g):
+    return g
+
+
+@defop("sparse_to_copy", node="ToCopyBackward0", save=())
+def _to_copy(x):
+    raise AssertionError("sparse ops record their node through sparse._graph.record")
+
+
+@_to_copy.defvjp
+def _to_copy_vjp(ctx, g):
+    p = ctx.params   # (the gradient goes back to the input's dtype and device)
+    return g.to(dtype=p["dtype"], device=p["device"])
 
 
 # ---------------------------------------------------------------------- construction
@@ -276,7 +295,6 @@ def _check_bounds(idx, size):
     kernels index arrays with them (an out-of-range coordinate would be a NumPy error)."""
     if not idx.shape[1]:
         return
-    xp = array_module(idx)
     low, high = idx.min(axis=1), idx.max(axis=1)
     for d in range(idx.shape[0]):
         if int(low[d]) < 0:
@@ -284,7 +302,6 @@ def _check_bounds(idx, size):
         if int(high[d]) >= size[d]:
             raise RuntimeError(f"size is inconsistent with indices: for dim {d}, size is "
                                f"{size[d]} but found index {int(high[d])}")
-    del xp
 
 
 # ---------------------------------------------------------------------- coalesce
