@@ -41,8 +41,9 @@ def _has_array(value):
 def _frozen_error(what, name):
     return OnnxExporterError(
         f"ember.onnx: {what} of '{name}' is computed from the model's inputs outside ember's "
-        "op registry (argmax, nonzero, unique, any/all, or an index or mask array), so its "
-        "values would be frozen into the ONNX graph; ember cannot export this model")
+        "op registry (argmax, nonzero, unique, any/all, or an index or mask array) or drawn "
+        "at random (dropout in training mode: call model.eval() first), so its values would "
+        "be frozen into the ONNX graph; ember cannot export this model")
 
 
 def check(trace, other):
