@@ -167,3 +167,20 @@ def test_parser_keeps_the_function_and_its_signature():
     assert inspect.signature(ember.Tensor.select) == inspect.signature(
         ember.Tensor.select.__wrapped__)
     assert ember.Tensor.add.__ember_parser__.name == "add"
+
+
+# Activations whose torch CPU kernels have floating loops only: an integer, bool or complex
+# input is torch's NotImplementedError naming the kernel, not a computed result.
+FLOATING_ONLY = ["elu", "celu", "selu", "leaky_relu", "rrelu", "hardsigmoid", "hardswish",
+                 "hardshrink", "softshrink", "softplus", "logsigmoid", "mish", "silu", "glu"]
+
+
+@pytest.mark.parametrize("name", FLOATING_ONLY)
+def test_floating_only_activations_refuse_other_dtypes(name):
+    for dtype in ("bool", "uint8", "int32", "int64", "complex64", "float16", "float64"):
+        def call(L, dtype=dtype):
+            return getattr(L.nn.functional, name)(L.ones(2, 4, dtype=getattr(L, dtype)))
+        t, e = outcome(torch, call), outcome(ember, call)
+        assert e[0] == t[0], (dtype, t, e)
+        if t[0] == "NotImplementedError":
+            assert e == t

@@ -4,10 +4,12 @@ op (ops/nn_ops.py), softmax and log_softmax are ops of their own (ops/softmax_op
 A composite's result carries PyTorch's node name for the whole function (SiluBackward0,
 LeakyReluBackward0, ...; registry.name_node renames its last op), so `grad_fn` reads as in
 PyTorch; the in-place forms keep their copy's node."""
+import functools
 import warnings
 
 import ember
 from ...ops import softmax_ops
+from ...ops._elementwise import not_implemented
 from ...ops.nn_ops import gelu as _ops_gelu
 from ...ops.registry import name_node
 
@@ -30,6 +32,22 @@ def _source(input, inplace):
     return input.clone() if inplace and input.requires_grad else input
 
 
+def _floating_kernel(kernel, complex_ok=False):
+    """PyTorch's CPU kernel `kernel` has loops for floating dtypes only: an integer, bool (or
+    complex) input is its NotImplementedError ("elu_cpu" not implemented for 'Long'), where
+    the composition in ember ops would compute."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def checked(input, *args, **kwargs):
+            if isinstance(input, ember.Tensor):
+                category = input.dtype.category
+                if category < 2 or category == 3 and not complex_ok:
+                    raise not_implemented(kernel, input.dtype)
+            return fn(input, *args, **kwargs)
+        return checked
+    return decorate
+
+
 def relu(input, inplace=False):
     return input.relu_() if inplace else ember.relu(input)
 
@@ -42,6 +60,7 @@ def relu6(input, inplace=False):
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
+@_floating_kernel("leaky_relu_cpu")
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     x = _source(input, inplace)
     out = ember.where(x > 0, x, x * negative_slope)
@@ -52,6 +71,7 @@ def leaky_relu_(input, negative_slope=0.01):
     return leaky_relu(input, negative_slope, True)
 
 
+@_floating_kernel("elu_cpu")
 def elu(input, alpha=1.0, inplace=False):
     x = _source(input, inplace)
     out = ember.where(x > 0, x, alpha * ember.expm1(ember.clamp(x, max=0)))
@@ -66,6 +86,7 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+@_floating_kernel("elu_cpu")
 def selu(input, inplace=False):
     out = _SELU_SCALE * elu(_source(input, inplace), _SELU_ALPHA)
     return _inplace(input, out) if inplace else name_node(out, "EluBackward0")
@@ -75,6 +96,7 @@ def selu_(input):
     return selu(input, True)
 
 
+@_floating_kernel("elu_cpu")
 def celu(input, alpha=1.0, inplace=False):
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
@@ -91,12 +113,14 @@ def gelu(input, approximate="none"):
     return _ops_gelu(input, approximate)
 
 
+@_floating_kernel("silu_cpu", complex_ok=True)
 def silu(input, inplace=False):
     x = _source(input, inplace)
     out = x * ember.sigmoid(x)
     return _inplace(input, out) if inplace else name_node(out, "SiluBackward0")
 
 
+@_floating_kernel("mish_cpu")
 def mish(input, inplace=False):
     x = _source(input, inplace)
     out = x * ember.tanh(softplus(x))
@@ -129,22 +153,26 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
     return hardtanh(input, min_val, max_val, True)
 
 
+@_floating_kernel("hardsigmoid_cpu")
 def hardsigmoid(input, inplace=False):
     out = ember.clamp(_source(input, inplace) / 6 + 0.5, 0, 1)
     return _inplace(input, out) if inplace else name_node(out, "HardsigmoidBackward0")
 
 
+@_floating_kernel("hardswish_cpu")
 def hardswish(input, inplace=False):
     x = _source(input, inplace)
     out = x * ember.clamp(x + 3, 0, 6) / 6
     return _inplace(input, out) if inplace else name_node(out, "HardswishBackward0")
 
 
+@_floating_kernel("hardshrink_cpu")
 def hardshrink(input, lambd=0.5):
     return name_node(ember.where(ember.abs(input) > lambd, input, ember.zeros_like(input)),
                      "HardshrinkBackward0")
 
 
+@_floating_kernel("softshrink_check")
 def softshrink(input, lambd=0.5):
     out = ember.where(input > lambd, input - lambd,
                       ember.where(input < -lambd, input + lambd, ember.zeros_like(input)))
@@ -164,6 +192,7 @@ def threshold_(input, threshold_value, value):
     return threshold(input, threshold_value, value, True)
 
 
+@_floating_kernel("softplus_cpu")
 def softplus(input, beta=1.0, threshold=20.0):
     # NOTE: above `threshold` (in units of beta*x) softplus is linear; below it log1p(exp)
     # is computed on clamped input so exp never overflows.
@@ -176,12 +205,14 @@ def softsign(input):
     return input / (1 + ember.abs(input))
 
 
+@_floating_kernel("log_sigmoid_cpu")
 def logsigmoid(input):
     # NOTE: log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)): stable for large |x|.
     out = ember.clamp(input, max=0) - ember.log1p(ember.exp(-ember.abs(input)))
     return name_node(out, "LogSigmoidBackward0")
 
 
+@_floating_kernel("glu_cpu")
 def glu(input, dim=-1):
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
@@ -229,6 +260,7 @@ def prelu(input, weight):
     return name_node(ember.where(input > 0, input, weight * input), "PreluKernelBackward0")
 
 
+@_floating_kernel("leaky_relu_cpu")
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     if training:
         # NOTE: PyTorch draws one double-precision uniform per non-positive element, in order,
