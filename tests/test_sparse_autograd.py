@@ -335,3 +335,16 @@ def test_clone_and_dtype_copies_differentiate_as_torch(leaf, torch_mod):
         results.append((names, s.grad if leaf else values.grad))
     assert results[0][0] == results[1][0]
     assert_same_grad(results[0][1], results[1][1])
+
+
+@pytest.mark.parametrize("product", ["sparse.mm", "mm", "@"])
+def test_sparse_sparse_product_gradients_match_torch(product, torch_mod):
+    results = []
+    for lib in (ember, torch_mod):
+        a = lib.tensor([[0., 1., 0.], [2., 0., 3.]]).to_sparse().requires_grad_()
+        b = lib.tensor([[1., 0.], [0., 4.], [5., 0.], ]).to_sparse().requires_grad_()
+        out = {"sparse.mm": lib.sparse.mm, "mm": lib.mm, "@": lambda x, y: x @ y}[product](a, b)
+        (out.to_dense() * lib.tensor([[1., 2.], [3., 4.]])).sum().backward()
+        results.append((out, a.grad, b.grad))
+    for ours, theirs in zip(*results):
+        assert_same_grad(ours, theirs)

@@ -104,24 +104,44 @@ def dense_sparse_mm(d, s, op):
     return record(op, (d, s), _wrap(out.reshape(d.shape[0], s.shape[1]), d.dtype, d._device))
 
 
+@defop("sparse_sparse_mm", node="SparseSparseMatmulBackward0", save=(0, 1))
+def _sparse_sparse_mm(a, b):
+    _unrecorded()
+
+
+@_sparse_sparse_mm.defvjp
+def _sparse_sparse_mm_vjp(ctx, g):
+    """Each factor's gradient on its own (coalesced) entries, as PyTorch's: (g @ b^T) at a's
+    entries and (a^T @ g) at b's. NOTE: written with the dense forms of g, a and b (ember
+    ops, so double backward works), which costs their dense sizes in memory."""
+    a, b = ctx.inputs
+    e = ctx.edges
+    g = g.to_dense() if g.layout is not _constants.strided else g
+    ga = gb = None
+    if e[0] is not None:
+        rows, inner = coalesce(a.detach())._sparse_indices
+        dense_b = b.detach().to_dense()
+        ga = _on_coordinates(a, (g.index_select(0, rows) *
+                                 dense_b.index_select(0, inner)).sum(1))
+    if e[1] is not None:
+        inner, cols = coalesce(b.detach())._sparse_indices
+        dense_a = a.detach().to_dense()
+        gb = _on_coordinates(b, (dense_a.t().index_select(0, inner) *
+                                 g.t().index_select(0, cols)).sum(1))
+    return ga, gb
+
+
 def sparse_sparse_mm(a, b):
-    """sparse @ sparse -> sparse (coalesced); not differentiable in ember."""
+    """sparse @ sparse -> sparse (coalesced), SparseSparseMatmulBackward0."""
     _check_mm(a, b)
-    if (a._requires_grad or b._requires_grad) and _graph_on():
-        raise NotImplementedError("ember does not support gradients of sparse @ sparse "
-                                  "products yet")
     m = (_scipy_matrix(a) @ _scipy_matrix(b)).tocoo()
     idx = np.stack([m.row, m.col]).astype(np.int64)
     key = linear_index(idx, tuple(a.shape[:1]) + tuple(b.shape[1:]))
     order = np.argsort(key, kind="stable")
     vals = m.data[order].astype(a.dtype.np, copy=False)
-    return make_coo(_wrap(idx[:, order], dt.int64, a._device), _wrap(vals, a.dtype, a._device),
-                    (a.shape[0], b.shape[1]), True)
-
-
-def _graph_on():
-    from ..autograd.grad_mode import state
-    return state.enabled
+    out = make_coo(_wrap(idx[:, order], dt.int64, a._device), _wrap(vals, a.dtype, a._device),
+                   (a.shape[0], b.shape[1]), True)
+    return record(_sparse_sparse_mm, (a, b), out)
 
 
 def mm_any(a, b, op):
