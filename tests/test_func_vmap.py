@@ -325,6 +325,12 @@ def _same_error(ember_call, torch_call):
     lambda m, f, x: f.vmap(lambda v: m.zeros(4).mul_(v))(x),
     lambda m, f, x: f.vmap(lambda v: m.zeros(4).copy_(v))(x),
     lambda m, f, x: f.vmap(lambda v: m.zeros(4).__setitem__(slice(None), v))(x),
+    lambda m, f, x: f.vmap(lambda v: m.zeros(4).add_(v))(x),
+    lambda m, f, x: f.vmap(lambda v: m.zeros(4).sub_(v))(x),
+    lambda m, f, x: f.vmap(lambda v: m.zeros(4).pow_(v))(x),
+    lambda m, f, x: f.vmap(lambda v: m.zeros(4).addcmul_(v, v))(x),
+    lambda m, f, x: f.vmap(lambda v: m.zeros(4, dtype=x.dtype).lerp_(v, 0.5))(x),
+    lambda m, f, x: f.vmap(lambda v: m.zeros(4).clamp_(min=v))(x),
 ])
 def test_errors_match_torch(case):
     x_e, x_t = _pair((3, 4))

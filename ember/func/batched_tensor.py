@@ -213,7 +213,9 @@ def intercept(op, inputs, params, dtype, arrays):
     out = loop_fallback(call) if rule is None else rule(call)
     if type(out) is tuple:
         return tuple(make_batched(o, level) for o in out)
-    return make_batched(out, level)
+    result = make_batched(out, level)
+    result._made_by = op.name   # (named in the error of an in-place write it cannot take)
+    return result
 
 
 def _check_params(op, params):
@@ -261,6 +263,30 @@ def loop_fallback(call):
     return stack(rows)
 
 
+# PyTorch names the in-place op in this error: arithmetic ones by their kind, others by name.
+_ARITHMETIC = {"sub", "mul", "div", "copy_", "copy_slices", "index_put"}
+_OVERLOAD_SUFFIXES = ("_scalar", "_tensor", "_min", "_max", "_base", "_self", "_other")
+
+
+def _inplace_error(self, result, level):
+    made_by = getattr(result, "__dict__", {}).get("_made_by", "")
+    if made_by == "add":   # (add_ reports the shapes instead)
+        return RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                            f"shape {[LEVELS[level - 1][0]] + list(result.shape)}")
+    name, where = "inplace arithmetic", "in a vmap"
+    if made_by and made_by not in _ARITHMETIC:
+        for suffix in _OVERLOAD_SUFFIXES * 2:
+            if made_by.endswith(suffix):
+                made_by = made_by[:-len(suffix)]
+        name, where = f"aten::{made_by}_", f"at level {level}"
+    return RuntimeError(
+        f"vmap: {name}(self, *extra_args) is not possible because there exists a Tensor "
+        "`other` in extra_args that has more elements than `self`. This happened due to "
+        f"`other` being vmapped over but `self` not being vmapped over {where}. Please try "
+        f"to use out-of-place operators instead of {name}. If said operator is being called "
+        "inside the PyTorch framework, please file a bug report instead.")
+
+
 def commit_inplace(self, result):
     """In-place ops on batched tensors write the physical batch; writing a batched value
     into a tensor that is not batched at its level is PyTorch's shape error."""
@@ -271,13 +297,7 @@ def commit_inplace(self, result):
         return None
     self_batched = self.__class__ is BatchedTensor and self._level == level
     if not self_batched:
-        raise RuntimeError(
-            "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists "
-            "a Tensor `other` in extra_args that has more elements than `self`. This happened "
-            "due to `other` being vmapped over but `self` not being vmapped over in a vmap. "
-            "Please try to use out-of-place operators instead of inplace arithmetic. If said "
-            "operator is being called inside the PyTorch framework, please file a bug report "
-            "instead.")
+        raise _inplace_error(self, result, level)
     source = result._inner if result.__class__ is BatchedTensor and result._level == level \
         else result
     self._inner.copy_(source)
