@@ -514,3 +514,14 @@ def test_setitem_under_vmap(k):
                          argnums=(0, 1)))(a_t, v_t)
     for g, w in zip(ge, gt):
         np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_backward_through_vmap_outputs():
+    e, t = _pair((3, 4))
+    w_e, w_t = _pair((4, 2), 1)
+    for x in (e, t, w_e, w_t):
+        x.requires_grad_()
+    vmap(lambda r: (r.sin() @ w_e).tanh(), in_dims=0)(e).pow(2).sum().backward()
+    tf.vmap(lambda r: (r.sin() @ w_t).tanh(), in_dims=0)(t).pow(2).sum().backward()
+    np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(w_e.grad.numpy(), w_t.grad.numpy(), rtol=1e-10)
