@@ -196,6 +196,20 @@ _FUNCTIONS = {
                              + x.roll((1, -2), (2, 3)).sum(1)
                              + lib.nn.functional.adaptive_max_pool2d(x, 2).sum()
                              + x.roll(3).mean(), (1, 2, 4, 6)),
+    "moves": (lambda lib, x: lib.cat([
+        x.diagonal(1, 0, 2).reshape(-1), x.unfold(2, 2, 1).reshape(-1),
+        lib.rot90(x, 1, (1, 2)).reshape(-1), x.take(lib.tensor([[0, 5], [7, 2]])).reshape(-1),
+        x.narrow_copy(1, 1, 2).reshape(-1), lib.diag_embed(x[0], 1).reshape(-1),
+        lib.block_diag(x[0], x[1, :2]).reshape(-1),
+        lib.select_scatter(x, x[:, 0] * 2, 1, 0).reshape(-1),
+        lib.slice_scatter(x, x[:, :, :2] + 1, 2, 0, 2).reshape(-1),
+        lib.diagonal_scatter(x[0], x[0].diagonal() * 3).reshape(-1),
+        x.index_copy(1, lib.tensor([2, 0]), x[:, :2] * 5).reshape(-1),
+        x.index_fill(2, lib.tensor([1, 3]), -2.0).reshape(-1),
+        lib.zeros_like(x).fill_(1.5).reshape(-1) * x.reshape(-1),
+        x.masked_select(x > 0.2) * 0,
+        lib.nn.functional.unfold(x[None], 2, padding=1).reshape(-1)]).sum(0, keepdim=True),
+        (2, 3, 4)),
     "index_and_stack": (lambda lib, x: lib.stack([x[:, [0, 2]], x[:, -2:].flip(0)], 0)
                         .permute(2, 0, 1).unsqueeze(0).repeat(2, 1, 1, 1), (3, 4)),
 }

@@ -424,4 +424,5 @@ def _div_floor(g, call):
     return [g.op("Div", g.op("Sub", a, g.op("Mod", a, b, fmod=0)), b)]
 
 
-from . import symbolic_index, symbolic_nn, symbolic_shape  # noqa: E402,F401  (they fill TABLE too)
+from . import (symbolic_index, symbolic_moves, symbolic_nn,  # noqa: E402,F401  (they fill
+               symbolic_shape)                              # TABLE too)
