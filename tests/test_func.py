@@ -468,3 +468,18 @@ def test_dual_tensor_repr_matches_torch():
                 (lib.arange(3.).double(), lib.ones(3).double()),
                 (lib.arange(12.).reshape(3, 4), lib.ones(3, 4)))])
     assert texts[0] == texts[1]
+
+
+@pytest.mark.parametrize("kw", [dict(scale_factor=2, mode="bilinear"),
+                                dict(size=(7, 3), mode="nearest"),
+                                dict(scale_factor=2, mode="bicubic", align_corners=True)])
+def test_interpolate_under_vmap_and_jacrev(kw):
+    import warnings
+    xe, xt = _pair((3, 2, 2, 5, 5))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="There is a performance drop")
+        got = ef.vmap(lambda v: ember.nn.functional.interpolate(v, **kw))(xe)
+        jac = ef.jacrev(lambda v: ember.nn.functional.interpolate(v, **kw).sum(0).sin())(xe[0])
+    _close(got, tf.vmap(lambda v: torch.nn.functional.interpolate(v, **kw))(xt))
+    _close(jac, tf.jacrev(lambda v: torch.nn.functional.interpolate(v, **kw).sum(0).sin())(
+        xt[0]))

@@ -322,7 +322,7 @@ def fft(call):
     return call.run(params=dict(call.params, dim=tuple(_shift(d) for d in call.params["dim"])))
 
 
-@rule("unfold", "narrow_copy")
+@rule("unfold", "narrow_copy", "interp_taps", "interp_taps_backward")
 def unfold(call):
     return call.run(params=dict(call.params, dim=_shift(call.params["dim"])))
 
