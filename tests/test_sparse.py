@@ -430,3 +430,33 @@ def test_sparse_product_argument_errors_match_torch(name, torch_mod):
     with pytest.raises(type(theirs.value)) as ours:
         SSPADDMM_ERRORS[name](ember)
     assert str(ours.value) == str(theirs.value)
+
+
+SHAPE_OPS = {
+    "unsqueeze0": lambda L, s: s.unsqueeze(0),
+    "unsqueeze_last": lambda L, s: s.unsqueeze(-1),
+    "permute": lambda L, s: s.permute(1, 0),
+    "index_select0": lambda L, s: s.index_select(0, L.tensor([2, 0, 0])),
+    "index_select1": lambda L, s: s.index_select(1, L.tensor([2, 0])),
+    "int_index": lambda L, s: s[0],
+    "negative_index": lambda L, s: s[-1],
+    "two_indices": lambda L, s: s[0, 2],
+    "column": lambda L, s: s[:, 1],
+    "select1": lambda L, s: s.select(1, 2),
+}
+
+
+@pytest.mark.parametrize("coalesced", [False, True])
+@pytest.mark.parametrize("name", sorted(SHAPE_OPS))
+def test_indexing_and_shape_ops_match_torch(name, coalesced, torch_mod):
+    e, t = both(lambda L: SHAPE_OPS[name](L, coo(L).coalesce() if coalesced else coo(L)),
+                torch_mod)
+    assert_same(e, t)
+
+
+def test_indexing_errors_match_torch(torch_mod):
+    for fn in (lambda L: coo(L)[5], lambda L: coo(L).select(1, -7)):
+        with pytest.raises(IndexError) as theirs:
+            fn(torch_mod)
+        with pytest.raises(IndexError, match=f"^{re.escape(str(theirs.value))}$"):
+            fn(ember)

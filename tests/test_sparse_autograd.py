@@ -348,3 +348,23 @@ def test_sparse_sparse_product_gradients_match_torch(product, torch_mod):
         results.append((out, a.grad, b.grad))
     for ours, theirs in zip(*results):
         assert_same_grad(ours, theirs)
+
+
+@pytest.mark.parametrize("name", ["unsqueeze", "permute", "index_select", "select", "index"])
+def test_indexing_and_shape_gradients_against_torch_dense_ops(name, torch_mod):
+    """torch differentiates only permute of a sparse tensor; the reference for each is the
+    gradient of the same op on torch's dense tensor, at the sparse tensor's entries."""
+    def op(lib, x):
+        return {"unsqueeze": lambda: x.unsqueeze(1), "permute": lambda: x.permute(1, 0),
+                "index_select": lambda: x.index_select(0, lib.tensor([2, 0, 0])),
+                "select": lambda: x.select(1, 2), "index": lambda: x[1]}[name]()
+
+    s = coo(ember, ember.float64, requires_grad=True)
+    out = op(ember, s)
+    dense_out = out.to_dense() if out.is_sparse else out
+    weights = np.linspace(-1, 2, dense_out.numel()).reshape(tuple(dense_out.shape))
+    (dense_out * ember.tensor(weights)).sum().backward()
+    d = coo(torch_mod, torch_mod.float64).to_dense().requires_grad_()
+    (op(torch_mod, d) * torch_mod.tensor(weights)).sum().backward()
+    expected = d.grad.sparse_mask(coo(torch_mod).coalesce())
+    assert_same_grad(s.grad, expected)

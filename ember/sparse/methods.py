@@ -5,7 +5,7 @@ subclass's reflected operator first, so `dense + sparse` and `dense @ sparse` la
 """
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad, state
-from . import ops, products
+from . import ops, products, shape
 from ._no_elements import unsupported
 from .coo import SparseCooTensor, make_coo, zeros_coo
 
@@ -172,6 +172,9 @@ SPARSE_METHODS = {
     "neg": ops.neg, "__neg__": ops.neg,
     "mm": _matmul, "matmul": _matmul, "mv": _matmul, "__matmul__": _matmul, "__rmatmul__": _rmatmul,
     "smm": products.smm, "sspaddmm": products.sspaddmm, "hspmm": products.hspmm,
+    "select": shape.select, "index_select": shape.index_select, "__getitem__": shape.getitem,
+    "unsqueeze": shape.unsqueeze, "permute": lambda self, *dims: shape.permute(
+        self, dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims),
     "sum": _sum, "transpose": _transpose, "t": _t, "sparse_mask": _sparse_mask,
 }
 
