@@ -247,3 +247,70 @@ def test_compiled_operator_errors_are_the_python_operators():
     assert str(compiled.value) == str(python.value)
     with pytest.raises(TypeError):
         a * "x"
+
+
+def _graph_program(kind):
+    """A leaf, a few ops of one kind of graph, and the leaf's gradient after backward()."""
+    x = ember.tensor(np.linspace(-1.5, 2.0, 6).reshape(2, 3), requires_grad=True)
+    if kind == "fan-out and broadcast":
+        b = ember.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        y = (x * b + x.exp() * 2.0).relu() + b
+        loss = (y * y).sum() + x.sum()
+        leaves = (x, b)
+    elif kind == "several outputs, one unused":
+        a, c = x.unbind(0)
+        loss = (a * 3.0).sum()
+        leaves = (x,)
+    elif kind == "hooks and retain_grad":
+        y = x * 2.0
+        y.retain_grad()
+        y.register_hook(lambda g: g * 3.0)
+        z = y.tanh()
+        z.grad_fn.register_hook(lambda gi, go: (gi[0] * 0.5,))
+        loss = z.sum()
+        leaves = (x, y)
+    elif kind == "complex":
+        z = ember.complex(x, x * 0.5)
+        loss = (z * z.conj() + z).abs().sum()
+        leaves = (x,)
+    elif kind == "dtype cast and custom Function":
+        class Square(ember.autograd.Function):
+            @staticmethod
+            def forward(ctx, t):
+                ctx.save_for_backward(t)
+                return t * t
+
+            @staticmethod
+            def backward(ctx, g):
+                (t,) = ctx.saved_tensors
+                return 2 * t * g
+        y = Square.apply(x).double() * ember.tensor(1.5, dtype=ember.float64)
+        loss = y.sum()
+        leaves = (x,)
+    loss.backward()
+    x2 = x.grad.clone()
+    loss2 = (x * 2.0).sum()
+    loss2.backward()           # accumulates into the existing .grad
+    return [t.grad.numpy().copy() for t in leaves] + [x2.numpy()]
+
+
+@pytest.mark.parametrize("kind", ["fan-out and broadcast", "several outputs, one unused",
+                                  "hooks and retain_grad", "complex",
+                                  "dtype cast and custom Function"])
+def test_compiled_walk_gives_the_python_walks_gradients(kind, monkeypatch):
+    assert graph.walk is cpu_kernels.compiled.walk
+    compiled = _graph_program(kind)
+    monkeypatch.setattr(graph, "walk", graph._walk)
+    python = _graph_program(kind)
+    assert len(compiled) == len(python)
+    for c, p in zip(compiled, python):
+        np.testing.assert_array_equal(c, p)
+
+
+def test_compiled_walk_frees_saved_values_unless_retained():
+    x = ember.ones(3, requires_grad=True)
+    y = (x * x).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()

@@ -473,7 +473,6 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     With `accumulate` (backward) gradients land in leaves' `.grad` (only `inputs`' when
     given); without it (autograd.grad) the gradients of `inputs` are returned instead.
     """
-    unbroadcast = _T.unbroadcast
     root_edges = [edge_of(r) for r in roots]
     order = topological_order([e[0] for e in root_edges])
     grads = {}  # node -> list of gradient per output
@@ -492,13 +491,16 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
 
     check_nan = anomaly.enabled and anomaly.check_nan
     recorder = profiler   # ember.profiler's, when one is recording: times each node
-    node = g = in_grads = op = None
+    node = None
     global _running
     outer = _running
     prev_mode = state.enabled
     state.enabled = create_graph
-    pop, get = grads.pop, grads.get
     try:
+        if capture is None and recorder is None and not anomaly.enabled:
+            walk(order, grads, retain_graph, create_graph)   # (the common call)
+            return results
+        pop = grads.pop
         for node in order:
             node_grads = pop(node, None)
             if node_grads is None:
@@ -513,16 +515,14 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                             results[k] = g
                         if accumulate and type(node) is not AccumulateGrad:
                             _accumulate_nonleaf(inputs[ks[0]], g, create_graph)
+                g = None   # (no reference of the engine's own may reach _owned)
             if type(node) is AccumulateGrad:
                 if accumulate and (capture is None or (node, 0) in capture):
-                    g = in_grads = None  # drop the engine's extra references (see _owned)
-                    if node.pre_hooks and -1 in node.pre_hooks:
-                        node_grads = list(_run_hooks(node.pre_hooks[-1], tuple(node_grads)))
                     if recorder is None:
-                        node.accumulate(node_grads[0], create_graph)
+                        accumulate_leaf(node, node_grads, create_graph)
                     else:
                         evaluation = recorder.begin_node(node)
-                        node.accumulate(node_grads[0], create_graph)
+                        accumulate_leaf(node, node_grads, create_graph)
                         recorder.end(evaluation)
                 continue
             if reach is not None:
@@ -531,60 +531,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                         break
                 else:
                     continue
-            if node.pre_hooks and -1 in node.pre_hooks:
-                node_grads = list(_run_hooks(node.pre_hooks[-1], tuple(node_grads)))
-            if node.saved_versions is not None or node._out is not None:
-                node.check_saved()
-            if len(node_grads) > 1:  # (a single output's slot is never None)
-                for g in node_grads:
-                    if g is None:
-                        node.fill_missing(node_grads)
-                        break
-            _running = node
-            op = node.op
-            if recorder is not None:
-                evaluation = recorder.begin_node(node)
-            if node.conj_around:
-                in_grads = _conjugated(op.vjp, node, node_grads)
-            else:
-                in_grads = op.vjp(node, *node_grads)
-            _running = None
-            if recorder is not None:
-                recorder.end(recorder.open[-1])   # the node's call; its evaluation goes on
-            if type(in_grads) is not tuple:
-                in_grads = (in_grads,)
-            if node.hooks:
-                in_grads = _run_node_hooks(node, in_grads, node_grads)
-            meta_shapes, meta_dtypes = node.in_meta[0], node.in_meta[1]
-            for i, e in enumerate(node.edges):
-                if e is None:
-                    continue
-                g = in_grads[i]
-                if g is None:
-                    continue
-                if g._data.shape != meta_shapes[i]:
-                    g = unbroadcast(g, meta_shapes[i])
-                if g.dtype is not meta_dtypes[i]:
-                    g = _cast_grad(g, meta_dtypes[i])
-                if check_nan:
-                    anomaly.check_grad(node, i, g)
-                nxt, nr = e
-                slot = get(nxt)
-                if slot is None:
-                    if len(nxt.out_meta) == 1:
-                        grads[nxt] = [g]
-                    else:
-                        slot = grads[nxt] = [None] * len(nxt.out_meta)
-                        slot[nr] = g
-                elif slot[nr] is None:
-                    slot[nr] = g
-                else:
-                    # (dense + sparse, never sparse + dense: PyTorch defines only the first)
-                    slot[nr] = g + slot[nr] if slot[nr].layout is not _STRIDED else slot[nr] + g
-            if recorder is not None:
-                recorder.end(evaluation)
-            if not retain_graph and op.saves:
-                node.free()
+            apply_vjp(node, node_grads, grads, retain_graph, create_graph, check_nan,
+                      recorder)
     except Exception as exc:
         if anomaly.enabled and node is not None and type(node) is not AccumulateGrad:
             anomaly.report(node, exc)
@@ -593,6 +541,98 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
         state.enabled = prev_mode
         _running = outer
     return results
+
+
+def _walk(order, grads, retain_graph, create_graph):
+    """The backward loop of the common call (no `inputs=` capture, no anomaly mode, no
+    profiler): each node in order, given the gradients its outputs received. `walk` is this
+    or its compiled twin (backends/csrc/autograd.c), which runs the same steps."""
+    pop = grads.pop
+    for node in order:
+        node_grads = pop(node, None)
+        if node_grads is None:
+            continue
+        if node.pre_hooks is not None or node.retains is not None:
+            _tensor_hooks(node, node_grads)
+        if type(node) is AccumulateGrad:
+            accumulate_leaf(node, node_grads, create_graph)
+        else:
+            apply_vjp(node, node_grads, grads, retain_graph, create_graph)
+
+
+def accumulate_leaf(node, node_grads, create_graph):
+    """A leaf's AccumulateGrad: its pre-hooks, then the gradient into `.grad`. NOTE: the
+    gradient is passed on from the list slot directly: `_owned` counts the references on this
+    path (the slot, accumulate's argument) to decide whether `.grad` may keep the buffer."""
+    if node.pre_hooks and -1 in node.pre_hooks:
+        node_grads = list(_run_hooks(node.pre_hooks[-1], tuple(node_grads)))
+    node.accumulate(node_grads[0], create_graph)
+
+
+def apply_vjp(node, node_grads, grads, retain_graph, create_graph, check_nan=False,
+              recorder=None):
+    """One node of backward: its pre-hooks, the check of its saved values, its VJP (and its
+    hooks), then each input's gradient unbroadcast, cast to the input's dtype and added into
+    the slot of the node that made the input (`grads`); its saved values are freed after."""
+    global _running
+    if node.pre_hooks and -1 in node.pre_hooks:
+        node_grads = list(_run_hooks(node.pre_hooks[-1], tuple(node_grads)))
+    if node.saved_versions is not None or node._out is not None:
+        node.check_saved()
+    if len(node_grads) > 1:  # (a single output's slot is never None)
+        for g in node_grads:
+            if g is None:
+                node.fill_missing(node_grads)
+                break
+    _running = node
+    op = node.op
+    if recorder is not None:
+        evaluation = recorder.begin_node(node)
+    if node.conj_around:
+        in_grads = _conjugated(op.vjp, node, node_grads)
+    else:
+        in_grads = op.vjp(node, *node_grads)
+    _running = None
+    if recorder is not None:
+        recorder.end(recorder.open[-1])   # the node's call; its evaluation goes on
+    if type(in_grads) is not tuple:
+        in_grads = (in_grads,)
+    if node.hooks:
+        in_grads = _run_node_hooks(node, in_grads, node_grads)
+    meta_shapes, meta_dtypes = node.in_meta[0], node.in_meta[1]
+    for i, e in enumerate(node.edges):
+        if e is None:
+            continue
+        g = in_grads[i]
+        if g is None:
+            continue
+        if g._data.shape != meta_shapes[i]:
+            g = _T.unbroadcast(g, meta_shapes[i])
+        if g.dtype is not meta_dtypes[i]:
+            g = _cast_grad(g, meta_dtypes[i])
+        if check_nan:
+            anomaly.check_grad(node, i, g)
+        nxt, nr = e
+        slot = grads.get(nxt)
+        if slot is None:
+            if len(nxt.out_meta) == 1:
+                grads[nxt] = [g]
+            else:
+                slot = grads[nxt] = [None] * len(nxt.out_meta)
+                slot[nr] = g
+        elif slot[nr] is None:
+            slot[nr] = g
+        else:
+            slot[nr] = _sum_grads(slot[nr], g)
+    if recorder is not None:
+        recorder.end(evaluation)
+    if not retain_graph and op.saves:
+        node.free()
+
+
+def _sum_grads(held, g):
+    """held + g; dense + sparse, never sparse + dense (PyTorch defines only the first)."""
+    return g + held if held.layout is not _STRIDED else held + g
 
 
 _running = None  # the node whose VJP is executing (for instruments naming a backward op)
@@ -651,3 +691,19 @@ def _add_grad(grads, node, nr, g):
 from ..debug.state import state as _guard  # noqa: E402
 
 topological_order = _compiled_topological_order()
+
+
+def _compiled_walk():
+    """`_walk` and `apply_vjp` as compiled by the kernel layer (backends/csrc/autograd.c),
+    the same steps; the Python ones stay the definitions and the NumPy path's loop."""
+    from ..backends.cpu_kernels import compiled
+    if compiled is None:
+        return _walk
+    compiled.walk_setup({
+        "globals": globals(), "AccumulateGrad": AccumulateGrad, "tensor_hooks": _tensor_hooks,
+        "accumulate_leaf": accumulate_leaf, "apply_vjp": apply_vjp,
+        "unbroadcast": _T.unbroadcast, "cast_grad": _cast_grad, "sum_grads": _sum_grads})
+    return compiled.walk
+
+
+walk = _compiled_walk()

@@ -15,28 +15,28 @@
 
 #include <structmember.h>
 
-/* Offsets of __slots__ members, read from their member descriptors. */
-#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
+#include "slots.h"
 
-static struct {
-    Py_ssize_t data, dtype, device, requires_grad, grad, grad_fn, output_nr, vc, base,
-        accumulator, retains_grad;
-} tensor_slot;
-static struct {
-    Py_ssize_t forward, num_outputs, view, save_inputs, save_output, node_class, conj_ready;
-} op_slot;
-static struct {
-    Py_ssize_t op, inputs, params, edges, in_meta, saved_versions, out_meta, view_version;
-} node_slot;
+struct ek_tensor_slots ek_tensor_slot;
+struct ek_op_slots ek_op_slot;
+struct ek_node_slots ek_node_slot;
+PyTypeObject *ek_tensor_type, *ek_op_type, *ek_node_type;
+int ek_door_ready = 0;
+#define tensor_slot ek_tensor_slot
+#define op_slot ek_op_slot
+#define node_slot ek_node_slot
+#define tensor_type ek_tensor_type
+#define op_type ek_op_type
+#define ready ek_door_ready
+
 static Py_ssize_t dtype_np_slot, dtype_category_slot, version_v_slot;
 
-static PyTypeObject *tensor_type, *version_type, *op_type, *ndarray_type, *dtype_type;
+static PyTypeObject *version_type, *ndarray_type, *dtype_type;
 static PyObject *python_dispatch, *cpu_device, *grad_state, *autocast_module,
     *anomaly_module, *instruments, *wrap_out, *python_record, *current_grad_fn,
     *get_accumulator, *empty_params, *plain_types, *switches;
 static PyObject *str_enabled, *str_active, *str_shape, *str_dtype, *str_out,
     *str_conj_around, *str_params, *str_arrays;
-static int ready = 0;
 
 static int slot_offset(PyObject *type, const char *name, Py_ssize_t *offset) {
     PyObject *descr = PyObject_GetAttrString(type, name);
@@ -566,7 +566,8 @@ static PyObject *py_dispatch_setup(PyObject *self, PyObject *config) {
     GET(switches, "switches");
 #undef GET
     int bad = !PyType_Check(node) ||
-              !PyType_Check(opt) || !PyType_Check(ndarray) || !PyType_Check(dtype) || !PyList_CheckExact(instruments) ||
+              !PyType_Check(opt) || !PyType_Check(ndarray) || !PyType_Check(dtype) ||
+              !PyList_CheckExact(instruments) ||
               !PyAnySet_Check(plain_types) || !PyList_CheckExact(switches);
     for (Py_ssize_t k = 0; !bad && k < PyList_GET_SIZE(switches); k++) {
         PyObject *pair = PyList_GET_ITEM(switches, k);
@@ -580,7 +581,10 @@ static PyObject *py_dispatch_setup(PyObject *self, PyObject *config) {
     op_type = (PyTypeObject *)opt;
     ndarray_type = (PyTypeObject *)ndarray;
     dtype_type = (PyTypeObject *)dtype;
+    ek_node_type = (PyTypeObject *)node;
     if (slot_offset(opt, "forward", &op_slot.forward) ||
+        slot_offset(opt, "vjp", &op_slot.vjp) ||
+        slot_offset(opt, "saves", &op_slot.saves) ||
         slot_offset(opt, "num_outputs", &op_slot.num_outputs) ||
         slot_offset(opt, "view", &op_slot.view) ||
         slot_offset(opt, "save_inputs", &op_slot.save_inputs) ||
