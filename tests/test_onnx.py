@@ -196,6 +196,16 @@ _FUNCTIONS = {
                              + x.roll((1, -2), (2, 3)).sum(1)
                              + lib.nn.functional.adaptive_max_pool2d(x, 2).sum()
                              + x.roll(3).mean(), (1, 2, 4, 6)),
+    "math_extra": (lambda lib, x: lib.atan2(x, x.flip(1)) + lib.logaddexp(x, x * 3)
+                   + lib.logaddexp2(x, -x) + (x * 7).div(2, rounding_mode="trunc")
+                   + x.deg2rad() + x.rad2deg() / 100 + lib.copysign(x.abs() + 1, x.flip(0))
+                   + lib.heaviside(x.round(), lib.tensor(0.5))
+                   + lib.nan_to_num(x.log(), nan=0.25) / 100 + x.isposinf().float()
+                   + lib.isclose(x, x * 1.00001).float() + x.sinc()
+                   + lib.xlogy(x.abs(), x.abs() + 1) + lib.xlogy(2.0, x.abs() + 1)
+                   + x.log().nansum(1, keepdim=True) + x.log().nanmean(1, keepdim=True)
+                   + lib.aminmax(x, dim=1, keepdim=True)[1] + lib.var_mean(x, 1, keepdim=True)[0]
+                   + lib.std_mean(x, 1, keepdim=True)[0], (3, 5)),
     "moves": (lambda lib, x: lib.cat([
         x.diagonal(1, 0, 2).reshape(-1), x.unfold(2, 2, 1).reshape(-1),
         lib.rot90(x, 1, (1, 2)).reshape(-1), x.take(lib.tensor([[0, 5], [7, 2]])).reshape(-1),

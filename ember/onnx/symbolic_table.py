@@ -336,7 +336,7 @@ def _var_std(g, call):
     centred = g.op("Sub", name, g.op("ReduceMean", name, axes, keepdims=1))
     total = g.op("ReduceSum", g.op("Mul", centred, centred), axes, keepdims=keep)
     var = g.op("Div", total, g.input(float(divisor)))
-    return [g.op("Sqrt", var) if call.name == "std" else var]
+    return [g.op("Sqrt", var) if call.name.startswith("std") else var]
 
 
 @symbolic("norm", "linalg_vector_norm")
@@ -424,5 +424,5 @@ def _div_floor(g, call):
     return [g.op("Div", g.op("Sub", a, g.op("Mod", a, b, fmod=0)), b)]
 
 
-from . import (symbolic_index, symbolic_moves, symbolic_nn,  # noqa: E402,F401  (they fill
-               symbolic_shape)                              # TABLE too)
+from . import (symbolic_index, symbolic_math, symbolic_moves,  # noqa: E402,F401  (they fill
+               symbolic_nn, symbolic_shape)                   # TABLE too)
