@@ -525,3 +525,14 @@ def test_backward_through_vmap_outputs():
     tf.vmap(lambda r: (r.sin() @ w_t).tanh(), in_dims=0)(t).pow(2).sum().backward()
     np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=1e-10)
     np.testing.assert_allclose(w_e.grad.numpy(), w_t.grad.numpy(), rtol=1e-10)
+
+
+def test_trace_rule_keeps_dtypes():
+    x = np.random.default_rng(6).standard_normal((3, 4, 5))
+    for a in (x, (x * 10).astype(np.int32)):
+        with warnings.catch_warnings():
+            warnings.filterwarnings("error", message="There is a performance drop")
+            got = vmap(ember.trace)(ember.tensor(a))
+        want = tf.vmap(torch.trace)(torch.tensor(a))
+        assert str(got.dtype).replace("ember", "torch") == str(want.dtype)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)

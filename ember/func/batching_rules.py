@@ -380,6 +380,12 @@ def einsum(call):
     return call.run(params=dict(p, subs=subs, out=letter + p["out"]))
 
 
+@rule("trace")
+def trace(call):
+    """The diagonal of each element's matrix, summed (sum gives trace's dtypes)."""
+    return call.values[0].diagonal(0, 1, 2).sum(-1)
+
+
 @rule("addmm")
 def addmm(call):
     bias, m1, m2 = call.values
