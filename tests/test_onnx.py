@@ -362,36 +362,33 @@ def test_unmapped_op_names_itself(torch_mod):
 
 
 def test_custom_op_symbolic_fills_a_gap(torch_mod):
-    class XLogY(ember.nn.Module):
-        def forward(self, x, y):
-            return ember.xlogy(x, y)
+    class CumProd(ember.nn.Module):
+        def forward(self, x):
+            return x.cumprod(1)
 
-    def xlogy(g, x, y):     # x * log(y), 0 where x == 0 (PyTorch's definition)
-        product = g.op("Mul", x, g.op("Log", y))
-        return g.op("Where", g.op("Equal", x, 0.0), 0.0, product)
+    def cumprod(g, x, dim, **params):   # positive inputs: exp of the running sum of logs
+        return g.op("Exp", g.op("CumSum", g.op("Log", x), dim))
 
-    rng = np.random.default_rng(11)
-    x = np.where(rng.random((3, 4)) < 0.3, 0, rng.random((3, 4))).astype(np.float32)
-    y = rng.random((3, 4)).astype(np.float32) + 0.1
-    args = (ember.tensor(x), ember.tensor(y))
-    with pytest.raises(ember.onnx.errors.UnsupportedOperatorError, match="'aten::xlogy'"):
-        ember.onnx.export(XLogY().eval(), args)
+    x = np.random.default_rng(11).random((3, 4)).astype(np.float32) + 0.5
+    args = (ember.tensor(x),)
+    with pytest.raises(ember.onnx.errors.UnsupportedOperatorError, match="'aten::cumprod'"):
+        ember.onnx.export(CumProd().eval(), args)
     with pytest.raises(ember.onnx.OnnxExporterError) as info:
-        ember.onnx.register_custom_op_symbolic("xlogy", xlogy, 18)
+        ember.onnx.register_custom_op_symbolic("cumprod", cumprod, 18)
     with pytest.raises(torch_mod.onnx.OnnxExporterError) as theirs:
-        torch_mod.onnx.register_custom_op_symbolic("xlogy", xlogy, 18)
+        torch_mod.onnx.register_custom_op_symbolic("cumprod", cumprod, 18)
     assert str(info.value) == str(theirs.value)
-    ember.onnx.register_custom_op_symbolic("aten::xlogy", xlogy, 19)
+    ember.onnx.register_custom_op_symbolic("aten::cumprod", cumprod, 19)
     try:
         with pytest.raises(ember.onnx.errors.UnsupportedOperatorError):   # from opset 19 on
-            ember.onnx.export(XLogY().eval(), args, opset_version=18)
-        program = ember.onnx.export(XLogY().eval(), args)
+            ember.onnx.export(CumProd().eval(), args, opset_version=18)
+        program = ember.onnx.export(CumProd().eval(), args)
     finally:
-        ember.onnx.unregister_custom_op_symbolic("aten::xlogy", 19)
-    got, = _run_onnx(program.model_proto, x, y)
-    _close(got, torch_mod.xlogy(torch_mod.tensor(x), torch_mod.tensor(y)).numpy())
+        ember.onnx.unregister_custom_op_symbolic("aten::cumprod", 19)
+    got, = _run_onnx(program.model_proto, x)
+    _close(got, torch_mod.tensor(x).cumprod(1).numpy())
     with pytest.raises(ember.onnx.errors.UnsupportedOperatorError):
-        ember.onnx.export(XLogY().eval(), args)
+        ember.onnx.export(CumProd().eval(), args)
 
 
 def test_signature_and_enums_are_torchs(torch_mod):
