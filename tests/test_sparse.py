@@ -460,3 +460,19 @@ def test_indexing_errors_match_torch(torch_mod):
             fn(torch_mod)
         with pytest.raises(IndexError, match=f"^{re.escape(str(theirs.value))}$"):
             fn(ember)
+
+
+@pytest.mark.parametrize("fn", ["cat0", "cat1", "stack", "stack_last", "mixed"])
+def test_cat_and_stack_match_torch(fn, torch_mod):
+    def run(L):
+        s, c = coo(L), coo(L).coalesce()
+        return {"cat0": lambda: L.cat([s, c]), "cat1": lambda: L.cat([s, c], 1),
+                "stack": lambda: L.stack([s, c]), "stack_last": lambda: L.stack([s, c], -1),
+                "mixed": lambda: L.cat([s, L.ones(3, 4)])}[fn]()
+    try:
+        theirs = run(torch_mod)
+    except RuntimeError as exc:
+        with pytest.raises(RuntimeError, match=f"^{re.escape(str(exc))}$"):
+            run(ember)
+        return
+    assert_same(run(ember), theirs)

@@ -368,3 +368,20 @@ def test_indexing_and_shape_gradients_against_torch_dense_ops(name, torch_mod):
     (op(torch_mod, d) * torch_mod.tensor(weights)).sum().backward()
     expected = d.grad.sparse_mask(coo(torch_mod).coalesce())
     assert_same_grad(s.grad, expected)
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_cat_gradients_against_torch_dense_cat(dim, torch_mod):
+    """torch cannot differentiate cat of sparse tensors: the reference is its dense cat's
+    gradient at each input's entries."""
+    a = coo(ember, ember.float64, requires_grad=True)
+    b = coo(ember, ember.float64).coalesce().detach().requires_grad_()
+    out = ember.cat([a, b * 2], dim).to_dense()
+    weights = np.linspace(-1, 2, out.numel()).reshape(tuple(out.shape))
+    (out * ember.tensor(weights)).sum().backward()
+    da = coo(torch_mod, torch_mod.float64).to_dense().requires_grad_()
+    db = coo(torch_mod, torch_mod.float64).to_dense().requires_grad_()
+    (torch_mod.cat([da, db * 2], dim) * torch_mod.tensor(weights)).sum().backward()
+    pattern = coo(torch_mod).coalesce()
+    assert_same_grad(a.grad, da.grad.sparse_mask(pattern))
+    assert_same_grad(b.grad, db.grad.sparse_mask(pattern))

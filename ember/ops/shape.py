@@ -77,9 +77,20 @@ def cat(tensors, dim=0, *, out=None):
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
                                    f"Expected size {a} but got size {b} for tensor number "
                                    f"{i} in the list.")
-    arrays = [t._data if t.dtype is result else t._data.astype(result.np) for t in kept]
-    r = dispatch(_cat, tuple(kept), {"dim": d}, result, arrays)
+    try:
+        arrays = [t._data if t.dtype is result else t._data.astype(result.np) for t in kept]
+        r = dispatch(_cat, tuple(kept), {"dim": d}, result, arrays)
+    except NotImplementedError:   # (a sparse tensor refuses dense kernels: ember/sparse)
+        r = _sparse_list_op("cat", tensors, d)
     return r if out is None else write_out(r, out)
+
+
+def _sparse_list_op(name, tensors, dim):
+    """cat/stack of sparse tensors, else the NotImplementedError being handled."""
+    if not any(t.layout is not Tensor.layout for t in tensors):
+        raise   # noqa: PLE0704  (called from an except block: re-raises its exception)
+    from ..sparse import shape as sparse_shape
+    return getattr(sparse_shape, name)(tensors, dim)
 
 
 @defop("stack", save=())
@@ -107,8 +118,11 @@ def stack(tensors, dim=0, *, out=None):
                                f"{i}")
     d = wrap_dim(dim, len(first) + 1)
     result = _common_dtype(tensors)
-    arrays = [t._data if t.dtype is result else t._data.astype(result.np) for t in tensors]
-    r = dispatch(_stack, tuple(tensors), {"dim": d}, result, arrays)
+    try:
+        arrays = [t._data if t.dtype is result else t._data.astype(result.np) for t in tensors]
+        r = dispatch(_stack, tuple(tensors), {"dim": d}, result, arrays)
+    except NotImplementedError:
+        r = _sparse_list_op("stack", tensors, d)
     return r if out is None else write_out(r, out)
 
 

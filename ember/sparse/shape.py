@@ -12,7 +12,7 @@ from ..ops.registry import defop
 from ._graph import record
 from .coo import make_coo
 
-__all__ = ["select", "index_select", "unsqueeze", "permute", "getitem"]
+__all__ = ["select", "index_select", "unsqueeze", "permute", "getitem", "cat", "stack"]
 
 
 @defop("sparse_reshape", node="SelectBackward0", save=(0,))
@@ -174,3 +174,65 @@ def getitem(x, key):
             raise NotImplementedError("ember supports integer and ':' indices of sparse "
                                       f"tensors only (got {type(k).__name__})")
     return out
+
+
+# ---------------------------------------------------------------------- cat, stack
+@defop("sparse_cat", node="CatBackward0", save=None)
+def _cat(*tensors):
+    raise AssertionError("sparse ops record their node through sparse._graph.record")
+
+
+@_cat.defvjp
+def _cat_vjp(ctx, g):
+    from .ops import sparse_mask
+    dim, sizes = ctx.params["dim"], ctx.params["sizes"]
+    dense = g.to_dense() if g.layout is not Tensor.layout else g
+    grads, offset = [], 0
+    for x, size, edge in zip(ctx.inputs, sizes, ctx.edges):
+        if edge is not None:
+            grads.append(sparse_mask(dense.narrow(dim, offset, size).contiguous(), x))
+        else:
+            grads.append(None)
+        offset += size
+    return tuple(grads)
+
+
+def cat(tensors, dim=0):
+    """torch.cat of sparse COO tensors along a sparse dim: coordinates shifted, entries
+    concatenated in order (uncoalesced, as PyTorch's)."""
+    for i, t in enumerate(tensors):
+        if not (isinstance(t, Tensor) and t.is_sparse):
+            raise RuntimeError("Concatenating sparse tensors, but a dense tensor was found at "
+                               f"position {i}.")
+    first = tensors[0]
+    dim = _dim(first, dim)
+    sd = first.sparse_dim()
+    for i, t in enumerate(tensors):
+        if t.sparse_dim() != sd or t.dense_dim() != first.dense_dim():
+            raise RuntimeError("All tensors must have the same sparse_dim and dense_dim")
+        if any(a != b for k, (a, b) in enumerate(zip(first.shape, t.shape)) if k != dim):
+            raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. "
+                               f"Expected size {first.shape} but got size {t.shape} for "
+                               f"tensor number {i} in the list.")
+    if dim >= sd:
+        raise NotImplementedError("ember does not support concatenating sparse tensors along "
+                                  "a dense dimension")
+    result = dt.result_type(*tensors) if len(tensors) > 1 else first.dtype
+    pieces, values, offset = [], [], 0
+    for t in tensors:
+        idx = t._sparse_indices._data.copy()
+        idx[dim] += offset
+        offset += t.shape[dim]
+        pieces.append(idx)
+        values.append(t._sparse_values._data.astype(result.np, copy=False))
+    shape = list(first.shape)
+    shape[dim] = offset
+    out = _result(first, np.concatenate(pieces, axis=1),
+                  _wrap(np.concatenate(values), result, first._device), shape)
+    return record(_cat, tuple(tensors), out,
+                  {"dim": dim, "sizes": [t.shape[dim] for t in tensors]})
+
+
+def stack(tensors, dim=0):
+    n = tensors[0].dim() + 1
+    return cat([unsqueeze(t, dim) for t in tensors], dim % n if -n <= dim < n else dim)
