@@ -10,6 +10,7 @@ Only names whose torch object is a C builtin are listed: torch's Python-level fu
     python scripts/make_signatures.py      (needs torch==2.13; rewrites the tables)
 """
 import ast
+import inspect
 import os
 import pprint
 import sys
@@ -184,7 +185,15 @@ def tables():
     functional = {}
     for name in dir(torch.nn.functional):
         obj = getattr(torch.nn.functional, name)
-        if name.startswith("_") or not is_builtin(obj):
+        if name.startswith("_"):
+            continue
+        if inspect.isfunction(obj):
+            if name not in PYTHON_FIRST:
+                builtin = python_wrapped(name, obj, functions, nn)
+                if builtin is not None:
+                    functional[name] = builtin
+            continue
+        if not is_builtin(obj):
             continue
         sigs = nn.get(obj.__name__) if obj.__module__ == "torch._C._nn" else None
         sigs = sigs or functions.get(obj.__name__) or nn.get(obj.__name__)
@@ -206,6 +215,53 @@ def tables():
                     if rest not in tensor_table[method]:
                         tensor_table[method] = tensor_table[method] + [rest]
     return torch_table, functional, tensor_table
+
+
+# nn.functional's Python functions whose own code fails first on wrongly typed arguments
+# (input.dim(), `if training:`, reduction strings...), found by the fuzzer: not checked.
+PYTHON_FIRST = {
+    'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'alpha_dropout', 'binary_cross_entropy',
+    'binary_cross_entropy_with_logits', 'embedding_bag', 'feature_alpha_dropout', 'glu',
+    'group_norm', 'hardtanh', 'hinge_embedding_loss', 'huber_loss', 'instance_norm', 'l1_loss',
+    'log_softmax', 'margin_ranking_loss', 'mse_loss', 'multi_margin_loss', 'relu',
+    'smooth_l1_loss', 'soft_margin_loss', 'softmax',
+}
+
+
+_HANDED_ON = ("Tensor", "float", "bool", "int", "SymInt", "tuple of ints", "Number",
+              "int or tuple of ints")
+
+
+def python_wrapped(name, fn, functions, nn):
+    """(builtin name, (signature,)) for an nn.functional Python function that hands its
+    arguments to the same-named builtin (cosine_embedding_loss -> torch.cosine_embedding_
+    loss): its own parameters, each typed as the builtin's parameter of the same name (the
+    rest unchecked), so a wrongly typed argument fails as it does inside torch's builtin."""
+    sigs = functions.get(name) or nn.get(name)
+    if not sigs:
+        return None
+    kinds = {}
+    for sig in sigs:   # a name typed differently by two overloads is left unchecked
+        for part in sig.replace("*, ", "").split(", "):
+            kind, _, pname = part.split(" = ")[0].rpartition(" ")
+            kinds[pname] = kind if kinds.get(pname, kind) == kind else "object?"
+    parts, star = [], False
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            return None
+        if p.kind is p.KEYWORD_ONLY and not star:
+            parts.append("*")
+            star = True
+        kind = kinds.get(p.name, "object?")
+        if isinstance(p.default, str) or kind.rstrip("?") not in _HANDED_ON:
+            kind = "object?"   # (reduction='mean' becomes an int enum on the way)
+        if p.default is None and not kind.endswith("?"):
+            kind += "?"
+        text = f"{kind} {p.name}"
+        if p.default is not p.empty:
+            text += f" = {p.default!r}"
+        parts.append(text)
+    return name, (", ".join(parts),), "wrapper"
 
 
 def write(path, name, doc, table):
@@ -230,9 +286,10 @@ def main():
           "The signatures of Tensor.<name> methods (self left out) that PyTorch's argument "
           "parser checks.", {k: tuple(v) for k, v in tensor_table.items()})
     write(os.path.join(out, "table_nn.py"), "FUNCTIONAL",
-          "nn.functional.<name> that are C builtins in torch: the name PyTorch's messages\n"
-          "use and the signatures its argument parser checks.",
-          {k: (n, tuple(v)) for k, (n, v) in functional.items()})
+          "nn.functional.<name> that are C builtins in torch, or Python functions handing their\n"
+          "arguments to one (marked \"wrapper\": their keywords reach it as positional\n"
+          "arguments): the name PyTorch's messages use and the signatures it checks.",
+          {k: (v[0], tuple(v[1])) + tuple(v[2:]) for k, v in functional.items()})
     print(len(torch_table), len(tensor_table), len(functional), file=sys.stderr)
 
 

@@ -66,6 +66,16 @@ REJECTED = {
     "keepdim positional int": lambda L: X(L).sum(0, 1),
     "full fill_value tensor": lambda L: L.full((2,), L.ones(2)),
     "method of nn builtin": lambda L: L.nn.functional.linear(X(L)),
+    # nn.functional's Python functions that hand their arguments to a torch builtin
+    "F wrapper: Tensor given str": lambda L: L.nn.functional.cosine_embedding_loss(
+        "a", X(L), L.ones(2)),
+    "F wrapper: float given tuple": lambda L: L.nn.functional.cosine_embedding_loss(
+        X(L), X(L), L.ones(2), ()),
+    "F wrapper: int list given str": lambda L: L.nn.functional.layer_norm(X(L), "a"),
+    "F wrapper: bool given Tensor": lambda L: L.nn.functional.max_pool1d_with_indices(
+        X(L), 2, ceil_mode=L.ones(1)),
+    "F wrapper: rms_norm shape given numpy int": lambda L: L.nn.functional.rms_norm(
+        X(L), np.int32(3)),
     "deprecated form hidden": lambda L: L.add(X(L), "a", X(L)),
     "unknown keyword, one overload fits": lambda L: L.sum(X(L), 0, bogus=1),
     "keyword-only memory_format": lambda L: X(L).contiguous(0),

@@ -24,18 +24,19 @@ class Parser:
     """The overloads of one function: `check(args, kwargs)` raises PyTorch's TypeError when
     no overload accepts the call."""
 
-    __slots__ = ("name", "text", "_signatures", "_fits")
+    __slots__ = ("name", "text", "_signatures", "_fits", "keyword_positions")
 
-    def __init__(self, name, signatures):
+    def __init__(self, name, signatures, keyword_positions=False):
         self.name = name
         self.text = signatures
+        self.keyword_positions = keyword_positions   # (see table_nn's "wrapper")
         self._signatures = None
         self._fits = set()   # argument classes (and keywords) known to fit an overload
 
     @property
     def signatures(self):
         if self._signatures is None:   # parsed on first use: import stays cheap
-            self._signatures = [Signature(text) for text in self.text]
+            self._signatures = [Signature(text, self.keyword_positions) for text in self.text]
         return self._signatures
 
     def check(self, args, kwargs):
@@ -137,10 +138,11 @@ def install(namespace, tensor_class, functional):
         fn = tensor_class.__dict__.get(name)
         if f"Tensor.{name}" not in EXEMPT and _wrappable(fn):
             setattr(tensor_class, name, checked(fn, Parser(name, sigs), method=True))
-    for name, (torch_name, sigs) in FUNCTIONAL.items():
+    for name, (torch_name, sigs, *wrapper) in FUNCTIONAL.items():
         fn = getattr(functional, name, None)
         if f"F.{name}" not in EXEMPT and _wrappable(fn):
-            setattr(functional, name, checked(fn, Parser(torch_name, sigs), method=False))
+            parser = Parser(torch_name, sigs, keyword_positions=bool(wrapper))
+            setattr(functional, name, checked(fn, parser, method=False))
 
 
 def argument_type_name(value):

@@ -216,9 +216,10 @@ class Signature:
     """One overload: `accepts(args, kwargs)` and PyTorch's message when it does not."""
 
     __slots__ = ("params", "positional", "by_name", "printed", "int_varargs", "required",
-                 "deprecated")
+                 "deprecated", "keyword_positions")
 
-    def __init__(self, text):
+    def __init__(self, text, keyword_positions=False):
+        self.keyword_positions = keyword_positions
         global Tensor
         if Tensor is None:
             Tensor = _tensor_class()
@@ -341,7 +342,9 @@ class Signature:
             if key in given:
                 return f"{name}() got multiple values for argument '{key}'"
             if not param.ok(value):
-                return self._type_message(name, param, value, None)
+                # (a Python wrapper passes its keywords on as positional arguments)
+                position = param.index + 1 if self.keyword_positions else None
+                return self._type_message(name, param, value, position)
         missing = [p.name for p in self.required if p.name not in given and p.name not in kwargs]
         if missing:
             # NOTE: PyTorch's own grammar: "1 required positional arguments", "2 ...
