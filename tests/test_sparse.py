@@ -476,3 +476,21 @@ def test_cat_and_stack_match_torch(fn, torch_mod):
             run(ember)
         return
     assert_same(run(ember), theirs)
+
+
+@pytest.mark.parametrize("name", ["isnan", "isinf", "isreal", "isfinite", "rand_like", "randn_like",
+                                  "fill", "bernoulli"])
+def test_shape_only_functions_refuse_or_stay_sparse_as_torch(name, torch_mod):
+    """Functions whose dense kernels read only the shape must not turn a sparse tensor into a
+    dense one: the same layout, or the same kind of refusal, as torch."""
+    def run(L):
+        s = coo(L)
+        args = {"fill": (1.0,), "bernoulli": (0.5,)}.get(name, ())
+        return getattr(L, name)(s, *args)
+    try:
+        theirs = run(torch_mod)
+    except (RuntimeError, NotImplementedError) as exc:
+        with pytest.raises(type(exc)):
+            run(ember)
+        return
+    assert_same(run(ember), theirs)

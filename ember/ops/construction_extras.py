@@ -337,6 +337,9 @@ METHODS["is_same_size"] = _is_same_size_method
 def fill(input, value):
     """A new tensor like `input` holding `value` (fill_'s out-of-place form)."""
     check_tensor("fill", input)
+    if input.layout is not Tensor.layout:   # (PyTorch has no fill_ for sparse layouts)
+        raise NotImplementedError(f"Could not run 'aten::fill_.Scalar' with arguments from the "
+                                  f"'{input._data.backend}' backend")
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "

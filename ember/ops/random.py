@@ -332,6 +332,10 @@ def random_(self, *args, generator=None, **kwargs):
 
 def _like(input, dtype):
     """An uninitialised host tensor shaped as `input` (the samplers then fill it)."""
+    if input.layout is not Tensor.layout:   # (a sparse tensor has no elements to fill)
+        raise NotImplementedError(f"Could not run the random samplers with arguments from the "
+                                  f"'{input._data.backend}' backend: ember does not support "
+                                  "random sampling into sparse tensors")
     dtype = dtype or input.dtype
     return _wrap(np.empty(input._data.shape, dtype=dtype.np), dtype)
 

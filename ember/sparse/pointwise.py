@@ -2,9 +2,11 @@
 PyTorch applies them to the coalesced values and keeps the coordinates. Each is written as
 coalesce -> values -> the dense op -> a sparse tensor again, so its gradient comes from the
 dense op's own VJP through `values`' (ValuesBackward0)."""
+from .. import _constants
 from .._tensor import Tensor, _wrap
 from ..ops.registry import defop, name_node
 from ._graph import record
+from ._no_elements import unsupported
 from .coo import SparseCooTensor, coalesce, make_coo
 
 __all__ = ["values_of", "install_pointwise_methods"]
@@ -45,6 +47,17 @@ ZERO_PRESERVING = ("abs", "sqrt", "sin", "tan", "tanh", "relu", "sign", "sgn", "
                    "sinh", "asinh", "atanh", "expm1", "log1p", "ceil", "floor", "round",
                    "trunc", "frac", "erf", "erfinv", "square", "isnan", "isinf", "signbit",
                    "deg2rad", "rad2deg", "nan_to_num")
+
+
+def sparse_pointwise(name, x, *args):
+    """A dense op's function form given a sparse tensor: the zero-preserving ones act on the
+    values; the others are PyTorch's missing-kernel error."""
+    if name in ZERO_PRESERVING and x.layout is _constants.sparse_coo:
+        return _pointwise(name)(x, *args)
+    if name == "isreal" or name == "isfinite" and x.dtype.category < 2:
+        # (PyTorch builds these from a dense ones_like, which refuses sparse layouts)
+        raise RuntimeError("memory format option is only supported by strided tensors")
+    raise unsupported(f"aten::{name}", x._data.backend)
 
 
 def _pow(self, exponent):
