@@ -66,6 +66,23 @@ def test_resnet18_dynamic_batch(resnet18):
             _close(got, model(ember.from_numpy(batch)).numpy())
 
 
+def test_batch_one_example_with_dynamic_batch():
+    """A batch-1 example takes size-1 paths (ViT's class-token expand is no copy there): the
+    exporter traces a batch of 2 instead, so other batch sizes run too."""
+    from ember.vision import models
+    ember.manual_seed(0)
+    vit = cases.fill(ember, models.VisionTransformer(
+        image_size=32, patch_size=16, num_layers=2, num_heads=2, hidden_dim=16, mlp_dim=32,
+        num_classes=10)).eval()
+    program = ember.onnx.export(vit, (ember.from_numpy(cases.input_array((1, 3, 32, 32))),),
+                                input_names=["x"], dynamic_axes={"x": {0: "batch"}})
+    for n in (1, 3):
+        x = cases.input_array((n, 3, 32, 32))
+        got, = _run_onnx(program.model_proto, x)
+        with ember.no_grad():    # (ember's ViT itself is checked against torchvision's)
+            _close(got, vit(ember.from_numpy(x)).numpy())
+
+
 def test_mobilenet_v2_legacy_path(tmp_path):
     model = cases.build_forward_model(ember, "mobilenet_v2")
     ref = np.load(os.path.join(REFS, "mobilenet_v2.npz"))

@@ -23,6 +23,24 @@ _HANDLED = {"view": {"shape"}, "reshape": {"shape"}, "_reshape_alias": {"shape"}
             "view_copy": {"shape"}, "expand": {"shape"}}
 
 
+def past_one(args, kwargs, dynamic_inputs):
+    """(args, kwargs) with the dynamic axes of size 1 grown to 2. A model takes other paths
+    for size 1 (an expand that is no copy, a broadcast): traced there, the graph would keep
+    them for every size. (PyTorch's exporter specialises such an axis instead.)"""
+    from .._tracing import flatten
+    tensors = [t for t in flatten((tuple(args), dict(kwargs))) if isinstance(t, Tensor)]
+    increments = {}
+    for position, axes in dynamic_inputs.items():
+        for axis, name in axes.items():
+            if position < len(tensors) and tensors[position].shape[axis] == 1:
+                increments[name] = 1
+    if not increments:
+        return tuple(args), dict(kwargs)
+    names = {n for axes in dynamic_inputs.values() for n in axes.values()}
+    return grown_inputs(args, kwargs, dynamic_inputs,
+                        {n: increments.get(n, 0) for n in names})
+
+
 def grown_inputs(args, kwargs, dynamic_inputs, increments):
     """(args, kwargs) with each dynamic axis of each input grown by its name's increment
     (the new rows repeat the first ones, so the values stay of the same kind)."""

@@ -127,6 +127,11 @@ def build_model(model, args, kwargs=None, *, input_names=None, output_names=None
     target = check_opset(opset_version)
     opset = max(target, BUILD_OPSET)
     kwargs = dict(kwargs or {})
+    in_names = input_names_of(model, args, kwargs, input_names)
+    out_names = list(output_names or ())
+    dyn_in, dyn_out = _dynamic_spec(dynamic_axes, in_names, out_names)
+    if dyn_in:
+        args, kwargs = _dynamic.past_one(args, kwargs, dyn_in)
     trace = _trace(model, args, kwargs)
     if trace.unseen:
         raise OnnxExporterError(
@@ -136,9 +141,6 @@ def build_model(model, args, kwargs=None, *, input_names=None, output_names=None
             "autograd.Function (not exportable)")
     if trace.inputs:
         _frozen.check(trace, _trace(model, *_frozen.rotated_inputs(args, kwargs)))
-    in_names = input_names_of(model, args, kwargs, input_names)
-    out_names = list(output_names or ())
-    dyn_in, dyn_out = _dynamic_spec(dynamic_axes, in_names, out_names)
     g = GraphBuilder(onnx, opset, trace)
     twin, pairs = None, {}
     if dyn_in:
