@@ -194,3 +194,24 @@ def test_floating_only_activations_refuse_other_dtypes(name):
         assert e[0] == t[0], (dtype, t, e)
         if t[0] == "NotImplementedError":
             assert e == t
+
+
+# index_* ops: torch wraps the dim (IndexError) and checks index_copy's source rank before it
+# looks at the index's dtype.
+CHECK_ORDER = {
+    "index_copy dim first": lambda L: L.index_copy(
+        L.ones((), dtype=L.bfloat16), -4, L.ones(3, dtype=L.bfloat16), L.ones(0, 3)),
+    "index_copy rank before index dtype": lambda L: L.index_copy(
+        L.ones(2, 3, 4), 0, L.ones((), dtype=L.complex128), L.ones(4, dtype=L.complex128)),
+    "index_select dim first": lambda L: L.index_select(L.ones(3), 1, L.ones(2, 1, 3)),
+    "index_add dim first": lambda L: L.index_add(L.ones(2, 3), 3, L.ones((), dtype=L.uint8),
+                                                 L.ones(1)),
+    "index_copy int32 index": lambda L: L.index_copy(L.ones(3), 0, L.ones(2, dtype=L.int32),
+                                                     L.ones(2)),
+}
+
+
+@pytest.mark.parametrize("name", CHECK_ORDER)
+def test_index_ops_check_order(name):
+    t, e = outcome(torch, CHECK_ORDER[name]), outcome(ember, CHECK_ORDER[name])
+    assert t[0] != "ok" and e == t

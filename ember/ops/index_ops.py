@@ -79,8 +79,8 @@ def _index_select_vjp(ctx, g):
 
 @export
 def index_select(input, dim, index, *, out=None):
+    d = wrap_dim(dim, input._data.ndim)   # (torch wraps the dim before it checks the index)
     idx = _vector_index(index, "index_select", "select")
-    d = wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d] if input._data.ndim else 1
     if idx.size and (idx.min() < 0 or idx.max() >= size):
         raise IndexError("index out of range in self")
@@ -110,8 +110,8 @@ def _index_add_vjp(ctx, g):
 
 
 def _dim_prepare(input, dim, index, source, name, kind="add"):
-    idx = _vector_index(index, name, kind)
     d = wrap_dim(dim, input._data.ndim)
+    idx = _vector_index(index, name, kind)
     if source is not None:
         _check_source(input, d, idx, source, name)
     size = input._data.shape[d] if input._data.ndim else 1
@@ -146,6 +146,13 @@ def _index_copy_vjp(ctx, g):
 
 @export
 def index_copy(input, dim, index, source):
+    # NOTE: torch's order: the dim, the source's rank, then the index and source dtypes.
+    d = wrap_dim(dim, input._data.ndim)
+    if source._data.ndim and input._data.ndim and source._data.ndim != input._data.ndim:
+        raise IndexError("index_copy_(): When source and destination are not scalars, their "
+                         "dimensionality must match. Source dimensionality "
+                         f"({source._data.ndim}), destination dimensionality "
+                         f"({input._data.ndim})")
     if index.dtype is not dt.int64:
         raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
                            f"{dt.type_name(index.dtype)}")
@@ -156,12 +163,6 @@ def index_copy(input, dim, index, source):
     if index._data.ndim > 1:
         raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got "
                          f"{index._data.ndim})")
-    if source._data.ndim and input._data.ndim and source._data.ndim != input._data.ndim:
-        raise IndexError("index_copy_(): When source and destination are not scalars, their "
-                         "dimensionality must match. Source dimensionality "
-                         f"({source._data.ndim}), destination dimensionality "
-                         f"({input._data.ndim})")
-    d = wrap_dim(dim, input._data.ndim)
     idx = index._data.reshape(-1)
     ssize = source._data.shape[d] if source._data.ndim else 1
     if idx.shape[0] != ssize:
