@@ -83,6 +83,19 @@ def test_batch_one_example_with_dynamic_batch():
             _close(got, vit(ember.from_numpy(x)).numpy())
 
 
+def test_model_on_a_cuda_device_exports(cuda_standin):
+    """Weights and examples on 'cuda' (the NumPy stand-in here) reach the file from the
+    host."""
+    ember.manual_seed(0)
+    m = ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.Tanh()).eval().to("cuda")
+    x = ember.tensor([[0.5, -1.0, 2.0]]).to("cuda")
+    program = ember.onnx.export(m, (x,), input_names=["x"], dynamic_axes={"x": {0: "b"}})
+    w, b = (t.detach().cpu().numpy() for t in (m[0].weight, m[0].bias))
+    xs = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+    got, = _run_onnx(program.model_proto, xs)
+    _close(got, np.tanh(xs @ w.T + b))                    # NumPy's formula
+
+
 def test_mobilenet_v2_legacy_path(tmp_path):
     model = cases.build_forward_model(ember, "mobilenet_v2")
     ref = np.load(os.path.join(REFS, "mobilenet_v2.npz"))

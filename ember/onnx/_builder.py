@@ -71,7 +71,7 @@ class GraphBuilder:
     # --- graph pieces
     def const(self, array, hint="val"):
         name = self.fresh(hint)
-        array = np.ascontiguousarray(array)
+        array = np.ascontiguousarray(host(array))
         self.initializers.append(self.onnx.numpy_helper.from_array(array, name))
         return name
 
@@ -123,6 +123,12 @@ class GraphBuilder:
 
     def twin_param(self, key):
         return self.twin.params.get(key) if self.twin is not None else self.call.params[key]
+
+
+def host(array):
+    """A NumPy array of `array`'s values (a CuPy array is copied to the host)."""
+    get = getattr(array, "get", None)
+    return get() if get is not None and not isinstance(array, np.ndarray) else np.asarray(array)
 
 
 def tensor_type(onnx, np_dtype):

@@ -12,8 +12,10 @@ from itertools import combinations
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._device import CPU
+from .._tensor import Tensor, _wrap
 from .._tracing import CONSTANT, Value, map_tensors
+from ._builder import host
 from .errors import OnnxExporterError
 
 # Params that hold run-time state (saved activations), not arguments.
@@ -50,7 +52,7 @@ def grown_inputs(args, kwargs, dynamic_inputs, increments):
         axes = dynamic_inputs.get(next(position))
         if not axes:
             return t
-        array = t.detach()._data
+        array = host(t.detach()._data)
         for axis, name in axes.items():
             size = array.shape[axis]
             if size == 0:
@@ -59,8 +61,7 @@ def grown_inputs(args, kwargs, dynamic_inputs, increments):
                                         "example")
             index = np.arange(size + increments[name]) % size
             array = np.take(array, index, axis=axis)
-        from .._tensor import _wrap
-        return _wrap(np.ascontiguousarray(array), t.dtype, t._device)
+        return _wrap(np.ascontiguousarray(array), t.dtype, CPU).to(t.device)
 
     return map_tensors((tuple(args), dict(kwargs)), grow)
 
@@ -170,7 +171,7 @@ def constant_builders(trace, twin, sizes):
                                 "when a dynamic axis changes size")
     builders = {}
     for value, other in zip(mine, theirs):
-        a, b = value.tensor._data, other.tensor._data
+        a, b = host(value.tensor._data), host(other.tensor._data)
         if a.shape == b.shape:
             if not np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"):
                 raise OnnxExporterError("ember.onnx: a constant tensor's values depend on the "

@@ -13,7 +13,7 @@ from .._optional import require
 from .._tensor import Tensor
 from .._tracing import BUFFER, CONSTANT, INPUT, PARAMETER, flatten
 from . import _custom, _dynamic, _frozen
-from ._builder import GraphBuilder, tensor_type
+from ._builder import GraphBuilder, host, tensor_type
 from .errors import OnnxExporterError, UnsupportedOperatorError
 from .symbolic_table import TABLE
 
@@ -215,7 +215,7 @@ def _bind_weights(g, trace, export_params, as_inputs):
             g.bind(value, value.name)
             if export_params:
                 g.initializers.append(g.onnx.numpy_helper.from_array(
-                    value.tensor.detach()._data, value.name))
+                    host(value.tensor.detach()._data), value.name))
             if as_inputs or not export_params:
                 inputs.append(_value_info(g.onnx, value.name, value, list(value.tensor.shape)))
     return inputs

@@ -13,8 +13,10 @@ import warnings
 
 import numpy as np
 
+from .._device import CPU
 from .._tensor import Tensor, _wrap
 from .._tracing import CONSTANT, map_tensors
+from ._builder import host
 from ._dynamic import RUNTIME_PARAMS, same, unresolved
 from .errors import OnnxExporterError
 
@@ -22,11 +24,11 @@ from .errors import OnnxExporterError
 def rotated_inputs(args, kwargs):
     """(args, kwargs) with every tensor's values moved one place along its flattened order."""
     def rotate(t):
-        array = t.detach()._data
+        array = host(t.detach()._data)
         if array.size < 2:
             return t
         moved = np.roll(np.ascontiguousarray(array).reshape(-1), 1).reshape(array.shape)
-        return _wrap(moved, t.dtype, t._device)
+        return _wrap(moved, t.dtype, CPU).to(t.device)
     return map_tensors((tuple(args), dict(kwargs)), rotate)
 
 
@@ -69,7 +71,7 @@ def check(trace, other):
     if len(mine) != len(theirs):
         raise _frozen_error("a tensor argument", "the model")
     for value, twin in zip(mine, theirs):
-        a, b = value.tensor._data, twin.tensor._data
+        a, b = host(value.tensor._data), host(twin.tensor._data)
         if a.shape != b.shape or not np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"):
             raise _frozen_error("a tensor argument", _reader(trace, value))
 
