@@ -11,6 +11,9 @@ from .errors import OnnxExporterError
 
 
 class GraphBuilder:
+    """One export's graph: the ONNX name of every traced value, the nodes and initializers
+    written so far, and the call being translated (with its twin under dynamic axes)."""
+
     def __init__(self, onnx, opset, trace):
         self.onnx = onnx
         self.opset = opset
@@ -65,7 +68,7 @@ class GraphBuilder:
             if dtype is not None and ref.tensor._data.dtype != dtype:
                 name = self.cast(name, dtype)
             return name
-        array = np.asarray(self.call.params[key])
+        array = host(self.call.params[key])
         return self.const(array if dtype is None else array.astype(dtype), key)
 
     # --- graph pieces
