@@ -11,6 +11,7 @@ import warnings
 from .. import _tensor
 from .grad_mode import no_grad, state
 from .graph import _FREED_MESSAGE, Node, edge_of
+from . import saved_hooks as _saved_hooks
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
            "InplaceFunction", "NestedIOFunction"]
@@ -59,7 +60,7 @@ class BackwardCFunction(FunctionCtx, Node):
         if saved is None:
             return ()
         self.check_saved()
-        return saved
+        return saved if type(saved) is tuple else tuple(saved)   # (PackedSaved: unpacked)
 
     saved_variables = saved_tensors
 
@@ -264,7 +265,9 @@ def _finish(ctx, args, outputs, record):
     saved = d.pop("_to_save", None)
     if saved is not None:
         ctx._saved = tuple(saved)
-        if record:
+        if record and _saved_hooks.state.active:   # saved_tensors_hooks: pack (no version check)
+            ctx._saved = _saved_hooks.pack_function_saved(saved)
+        elif record:
             ctx.saved_versions = [None if t is None else t._vc.v for t in saved]
     if record:
         from . import anomaly

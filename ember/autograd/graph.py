@@ -499,7 +499,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     try:
         if capture is None and recorder is None and not anomaly.enabled:
             walk(order, grads, retain_graph, create_graph)   # (the common call)
-            return results
+            return _finished(results)
         pop = grads.pop
         for node in order:
             node_grads = pop(node, None)
@@ -540,6 +540,18 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     finally:
         state.enabled = prev_mode
         _running = outer
+    return _finished(results)
+
+
+final_callbacks = []   # run once when a backward pass ends (register_multi_grad_hook's)
+
+
+def _finished(results):
+    if final_callbacks:
+        callbacks = final_callbacks[:]
+        final_callbacks.clear()
+        for callback in callbacks:
+            callback()
     return results
 
 
@@ -707,3 +719,11 @@ def _compiled_walk():
 
 
 walk = _compiled_walk()
+
+
+# torch.autograd.graph's public helpers (saved-tensor hooks, gradient edges, multi-grad hooks)
+from .saved_hooks import (  # noqa: E402,F401
+    disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks)
+from .graph_api import (  # noqa: E402,F401
+    GradientEdge, allow_mutation_on_saved_tensors, get_gradient_edge, increment_version,
+    register_multi_grad_hook)

@@ -350,6 +350,8 @@ def _record(op, inputs, params, results, device):
                 r._requires_grad = True
                 r.grad_fn = node
                 r._output_nr = nr
+    if _saved_hooks.active:   # a saved_tensors_hooks region is open: pack what was saved
+        _saved_hooks_pack(node, results)
     if _anomaly.enabled:
         _anomaly.record_trace(node)
     if instruments:
@@ -394,6 +396,8 @@ def apply_inplace(self, fn, args, kwargs):
 from ..autograd import anomaly as _anomaly  # noqa: E402
 from ..amp import autocast_mode as _autocast  # noqa: E402
 from ..func import _state as _func  # noqa: E402
+from ..autograd.saved_hooks import state as _saved_hooks  # noqa: E402
+from ..autograd.saved_hooks import pack_node as _saved_hooks_pack  # noqa: E402
 
 
 def _compiled_door():
@@ -413,7 +417,7 @@ def _compiled_door():
         "autocast": _autocast, "anomaly": _anomaly, "instruments": instruments,
         "empty_params": _EMPTY, "plain_types": FAST_TYPES,
         # (object, attribute): while any is true the Python door takes every call
-        "switches": [(_func, "depth")]})
+        "switches": [(_func, "depth"), (_saved_hooks, "active")]})
     return kernels.dispatch
 
 
