@@ -49,6 +49,10 @@ from .autograd import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: 
 from ._compile import compile  # noqa: E402,F401
 from math import e, inf, nan, pi  # noqa: E402,F401  (torch.e, torch.inf, ...)
 from ._constants import *  # noqa: E402,F401,F403  (layouts, memory formats, more dtypes)
+from ._runtime_settings import *  # noqa: E402,F401,F403  (warn_always, typename, ...)
+from ._default_device import get_default_device, set_default_device  # noqa: E402,F401
+from ._control_flow import cond, fork, wait, while_loop  # noqa: E402,F401
+from ._symbolic_scalars import *  # noqa: E402,F401,F403
 
 newaxis = None  # (torch.newaxis, as NumPy's: x[:, torch.newaxis])
 

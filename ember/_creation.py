@@ -13,7 +13,7 @@ import numpy as np
 from . import _dtype as dt
 from . import _names, backends
 from ._data import check_fill, data_to_array, positive_strides, STRIDE_ERROR
-from ._device import CPU, placement
+from ._device import placement
 from ._scalars import is_number, number, type_name as _type_name
 from ._tensor import Size, Tensor, _wrap
 
@@ -66,7 +66,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             stacklevel=2)
         dev = data._device if device is None else placement(device)
     else:
-        dev = CPU if device is None else placement(device)
+        dev = placement(device)   # None: the default device
     array, dtype = data_to_array(data, dtype)
     return _pinned(_finish(array, dtype, dev, requires_grad), pin_memory)
 

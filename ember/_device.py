@@ -80,9 +80,14 @@ class device:
         return (device, (self.type, self.index))
 
     def __enter__(self):
+        # NOTE: as in PyTorch, `with device(...)` makes it the factories' default device for
+        # the block; a stack, since one device object (CPU) may be entered while open.
+        _ENTERED.append(_default[0])
+        _default[0] = None if self.type == "cpu" and self.index is None else self
         return self
 
     def __exit__(self, *exc):
+        _default[0] = _ENTERED.pop()
         return False
 
 
@@ -115,11 +120,18 @@ def as_device(d):
 
 
 _PLACED = {}
+# The factories' default device (ember.set_default_device); None is the CPU, so that
+# placement(None) costs one check on the common path.
+_default = [None]
+_ENTERED = []
 
 
 def placement(d):
     """The device a tensor created for `d` lives on: accelerator devices get an index (the
-    current one, 0), so `zeros(2, device='cuda').device` is cuda:0, as in PyTorch."""
+    current one, 0), so `zeros(2, device='cuda').device` is cuda:0, as in PyTorch. None is
+    the default device (ember.set_default_device)."""
+    if d is None:
+        d = _default[0]
     d = as_device(d)
     if d.type == "cpu":
         return CPU

@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from .. import _runtime_settings
 from .. import _dtype as dt
 from .._creation import _C_NAMES as C_NAMES
 from .._tensor import write_out
@@ -378,7 +379,7 @@ _warned = set()
 
 def _warn_once(key, message, stacklevel):
     # PyTorch warns once per process (TORCH_WARN_ONCE), not once per call site
-    if key not in _warned:
+    if key not in _warned or _runtime_settings.is_warn_always_enabled():
         _warned.add(key)
         warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
 

@@ -54,7 +54,7 @@ def _gen(generator, device=CPU):
 
 def _for(generator, device):
     """`generator=` for a host sampler whose numbers end on `device` (None: the cpu)."""
-    device = placement(device) if device is not None else CPU
+    device = placement(device)   # None: the default device
     if device.type == "cpu":
         return generator
     return _Checked(_gen(generator, device))

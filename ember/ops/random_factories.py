@@ -8,7 +8,7 @@ import numpy as np
 from .. import _dtype as dt
 from .. import backends
 from .._creation import _size_args
-from .._device import CPU, placement
+from .._device import placement
 from .._tensor import Tensor, _wrap, write_out
 from .random import _check_std, _for, _gen, _like, normal_, random_, uniform_
 from .registry import export
@@ -29,7 +29,7 @@ def _finish(t, device, requires_grad, out, pin_memory=False):
     if pin_memory:
         from .conversion import pinned_if
         t = pinned_if(t, pin_memory)
-    device = placement(device) if device is not None else None
+    device = placement(device)   # None: the default device
     if device is not None and device.type != "cpu":
         t = _wrap(backends.to_device(device, t._data), t.dtype, device)
     if requires_grad:
@@ -133,7 +133,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dtype = dtype or dt.int64
-    gen = _gen(generator, placement(device) if device is not None else CPU)
+    gen = _gen(generator, placement(device))   # None: the default device
     if n < 0xFFFFFFFF // 20:
         z = (gen.random_uint32(builtins.max(n - 1, 0)).astype(np.int64)
              % np.arange(n, 1, -1, dtype=np.int64))

@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 
+from .. import _runtime_settings
 from .. import _dtype as dt
 from .._inplace import write_out
 from ._dims import wrap_dim
@@ -75,7 +76,7 @@ _warned = set()
 
 def _warn_once(key, message):
     # PyTorch's TORCH_WARN_ONCE: once per process, whatever the warnings filters say later.
-    if key not in _warned:
+    if key not in _warned or _runtime_settings.is_warn_always_enabled():
         _warned.add(key)
         warnings.warn(message, UserWarning, stacklevel=3)
 

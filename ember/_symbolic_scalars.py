@@ -1,0 +1,78 @@
+"""The sym_* helpers of torch's namespace (sym_int, sym_max, sym_constrain_range, ...) on
+concrete Python numbers: ember traces no symbolic shapes, so every size is a plain int and
+these reduce to their eager meaning with PyTorch's promotion (a float anywhere gives a
+float) and errors."""
+import builtins
+import math
+
+import numpy as np
+
+__all__ = ["sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_sqrt", "sym_sum",
+           "sym_ite", "sym_constrain_range", "sym_constrain_range_for_size", "sym_fresh_size"]
+
+_NUMBERS = (np.integer, np.floating, builtins.int, builtins.float)
+_FLOATS = (np.floating, builtins.float)
+
+
+def _check(a):
+    if not isinstance(a, _NUMBERS):
+        raise AssertionError(f"expected {_NUMBERS}, got {type(a)}")
+
+
+def sym_int(a):
+    """int(a), truncating toward zero."""
+    return builtins.int(a)
+
+
+def sym_float(a):
+    return builtins.float(a)
+
+
+def sym_not(a):
+    return not a
+
+
+def sym_sqrt(a):
+    return math.sqrt(a)
+
+
+def sym_sum(args):
+    return builtins.sum(args)
+
+
+def sym_ite(b, t, f):
+    return t if b else f
+
+
+def _extreme(pick, a, b):
+    _check(a)
+    _check(b)
+    if isinstance(a, _FLOATS) or isinstance(b, _FLOATS):
+        return builtins.float(pick(a, b))
+    return pick(a, b)
+
+
+def sym_max(a, b):
+    """max(a, b), a float when either is (max(1, 1.0) is 1.0 either way round)."""
+    return _extreme(builtins.max, a, b)
+
+
+def sym_min(a, b):
+    return _extreme(builtins.min, a, b)
+
+
+def sym_constrain_range(size, *, min=None, max=None):
+    """Checks a concrete size against [min, max] (the bounds a tracer would assume)."""
+    low = -(1 << 63) if min is None else min
+    high = (1 << 63) - 1 if max is None else max
+    if not low <= size <= high:
+        raise RuntimeError(f"Invalid value range for {size} between [{low}, {high}].")
+
+
+def sym_constrain_range_for_size(size, *, min=None, max=None):
+    """As sym_constrain_range, for a value used as a size (so at least 0)."""
+    sym_constrain_range(size, min=0 if min is None else min, max=max)
+
+
+def sym_fresh_size(expr):
+    return expr

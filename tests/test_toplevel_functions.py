@@ -1,0 +1,225 @@
+"""torch's top-level callables that are not Tensor ops: settings and queries, the default
+device, control flow, sym_* helpers; and (further down) the functional entry points, view
+copies and samplers. Each compared with real torch on the same inputs."""
+import warnings
+
+import numpy as np
+import pytest
+
+import ember
+from checks import assert_close
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001  (the type is what is compared)
+        return type(exc), str(exc).split("\n")[0]
+    return None
+
+
+def same_error(ember_fn, torch_fn):
+    got, want = _error(ember_fn), _error(torch_fn)
+    assert want is not None and got is not None, (got, want)
+    assert got[0].__name__ == want[0].__name__, (got, want)
+    assert got[1].replace("ember", "torch") == want[1], (got, want)
+
+
+# ---------------------------------------------------------------------- settings, queries
+def test_typename_matches_torch(torch_mod):
+    for make in (lambda m: m.ones(2), lambda m: m.ones(2, dtype=m.int64),
+                 lambda m: m.zeros(1, dtype=m.float64), lambda m: 3, lambda m: "s",
+                 lambda m: m.float32):
+        want = torch_mod.typename(make(torch_mod))
+        assert ember.typename(make(ember)).replace("ember", "torch") == want
+    assert ember.typename(ember.nn.Linear(1, 1)) == "ember.nn.modules.linear.Linear"
+
+
+def test_storage_distributed_device_queries(torch_mod):
+    x, tx = ember.ones(2), torch_mod.ones(2)
+    assert ember.is_storage(x.untyped_storage()) is torch_mod.is_storage(tx.untyped_storage())
+    assert ember.is_storage(x) is torch_mod.is_storage(tx) is False
+    assert ember.is_distributed(x) is torch_mod.is_distributed(tx)
+    assert ember.get_device(x) == torch_mod.get_device(tx) == -1
+    same_error(lambda: ember.get_device(3), lambda: torch_mod.get_device(3))
+    same_error(lambda: ember.is_distributed(3), lambda: torch_mod.is_distributed(3))
+    assert ember.get_device_module("cpu") is ember.cpu
+    assert ember.get_device_module(ember.device("cuda:0")) is ember.cuda
+    same_error(lambda: ember.get_device_module("foo"), lambda: torch_mod.get_device_module("foo"))
+    same_error(lambda: ember.get_device_module(3), lambda: torch_mod.get_device_module(3))
+    same_error(lambda: ember.get_device_module("meta"),
+               lambda: torch_mod.get_device_module("meta"))
+    assert ember.compiled_with_cxx11_abi() is torch_mod.compiled_with_cxx11_abi()
+    assert ember.init_num_threads() is None
+    assert ember.is_vulkan_available() is torch_mod.is_vulkan_available()
+    assert ember.set_flush_denormal(False) is False
+
+
+def test_warn_always_repeats_once_only_warnings():
+    assert ember.is_warn_always_enabled() is False
+    x = ember.ones(4)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        ember.stft(x, 4, return_complex=True)      # the rectangular-window warning: once
+        ember.stft(x, 4, return_complex=True)
+        ember.set_warn_always(True)
+        try:
+            assert ember.is_warn_always_enabled() is True
+            ember.stft(x, 4, return_complex=True)
+            ember.stft(x, 4, return_complex=True)
+        finally:
+            ember.set_warn_always(False)
+    texts = [str(w.message) for w in seen if "window was not provided" in str(w.message)]
+    assert len(texts) >= 2 and len(texts) <= 3   # at most one before, two while on
+    with pytest.raises(TypeError):
+        ember.set_warn_always(1)
+
+
+def test_deterministic_debug_mode(torch_mod):
+    try:
+        for mode in ("warn", 2, "default", 1, 0, "error"):
+            torch_mod.set_deterministic_debug_mode(mode)
+            ember.set_deterministic_debug_mode(mode)
+            assert ember.get_deterministic_debug_mode() == \
+                torch_mod.get_deterministic_debug_mode()
+            assert ember.are_deterministic_algorithms_enabled() == \
+                torch_mod.are_deterministic_algorithms_enabled()
+        for bad in ("x", 3, 1.0):
+            same_error(lambda: ember.set_deterministic_debug_mode(bad),
+                       lambda: torch_mod.set_deterministic_debug_mode(bad))
+    finally:
+        ember.set_deterministic_debug_mode(0)
+        torch_mod.set_deterministic_debug_mode(0)
+
+
+def test_set_anomaly_enabled():
+    try:
+        ember.set_anomaly_enabled(True, False)
+        assert ember.is_anomaly_enabled() and not ember.is_anomaly_check_nan_enabled()
+        ember.set_anomaly_enabled(False)
+        assert not ember.is_anomaly_enabled() and ember.is_anomaly_check_nan_enabled()
+    finally:
+        ember.set_anomaly_enabled(False)
+
+
+def test_legacy_autocast_accessors_share_amp_state(torch_mod):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert ember.is_autocast_cpu_enabled() is False
+        ember.set_autocast_cpu_enabled(True)
+        try:
+            assert ember.is_autocast_enabled("cpu") is True
+        finally:
+            ember.set_autocast_cpu_enabled(False)
+        assert ember.get_autocast_cpu_dtype() is ember.bfloat16
+        ember.set_autocast_cpu_dtype(ember.float16)
+        assert ember.get_autocast_dtype("cpu") is ember.float16
+        ember.set_autocast_cpu_dtype(ember.bfloat16)
+        assert ember.get_autocast_gpu_dtype() is ember.float16
+        ember.set_autocast_gpu_dtype(ember.bfloat16)
+        assert ember.get_autocast_dtype("cuda") is ember.bfloat16
+        ember.set_autocast_gpu_dtype(ember.float16)
+    assert all(w.category is DeprecationWarning for w in seen) and len(seen) == 9
+    assert str(seen[0].message).startswith("torch.is_autocast_cpu_enabled() is deprecated. "
+                                           "Please use torch.is_autocast_enabled('cpu')")
+    same_error(lambda: ember.set_autocast_cpu_enabled(1),
+               lambda: torch_mod.set_autocast_cpu_enabled(1))
+    first = ember.autocast_increment_nesting()
+    assert ember.autocast_decrement_nesting() == first - 1
+
+
+def test_set_default_tensor_type(torch_mod):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            ember.set_default_tensor_type(ember.DoubleTensor)
+            assert ember.get_default_dtype() is ember.float64 and ember.ones(1).dtype is \
+                ember.float64
+            ember.set_default_tensor_type("torch.FloatTensor")
+            assert ember.get_default_dtype() is ember.float32
+        finally:
+            ember.set_default_dtype(ember.float32)
+        same_error(lambda: ember.set_default_tensor_type(ember.IntTensor),
+                   lambda: torch_mod.set_default_tensor_type(torch_mod.IntTensor))
+        same_error(lambda: ember.set_default_tensor_type(3),
+                   lambda: torch_mod.set_default_tensor_type(3))
+
+
+# ---------------------------------------------------------------------- default device
+def test_default_device_cpu(torch_mod):
+    assert repr(ember.get_default_device()) == repr(torch_mod.get_default_device())
+    ember.set_default_device("cpu")
+    assert ember.get_default_device() == ember.device("cpu")
+    ember.set_default_device(None)
+    assert ember.get_default_device() == ember.device("cpu")
+    same_error(lambda: ember.set_default_device("foo"),
+               lambda: torch_mod.set_default_device("foo"))
+
+
+def test_factories_honour_default_device(cuda_standin):
+    try:
+        ember.set_default_device("cuda:1")
+        assert ember.get_default_device() == ember.device("cuda:1")
+        for t in (ember.zeros(2), ember.tensor([1, 2]), ember.arange(3), ember.rand(2),
+                  ember.empty(2), ember.full((2,), 3.0), ember.randn(2), ember.randperm(3)):
+            assert t.device == ember.device("cuda:1")
+        assert ember.ones(2, device="cpu").device.type == "cpu"
+        cpu = ember.from_numpy(np.ones(2))
+        assert cpu.device.type == "cpu" and ember.zeros_like(cpu).device.type == "cpu"
+        ember.set_default_device(None)
+        assert ember.zeros(1).device.type == "cpu"
+        with ember.device("cuda:0"):
+            assert ember.get_default_device() == ember.device("cuda:0")
+            assert ember.ones(1).device == ember.device("cuda:0")
+            with ember.device("cpu"):
+                assert ember.ones(1).device.type == "cpu"
+            assert ember.ones(1).device == ember.device("cuda:0")
+        assert ember.ones(1).device.type == "cpu"
+    finally:
+        ember.set_default_device(None)
+
+
+# ---------------------------------------------------------------------- control flow
+def test_cond_and_while_loop_match_torch(torch_mod):
+    for pred in (True, False, 0.0, 1):
+        for mod in (ember, torch_mod):
+            x = mod.tensor([1.0, 2.0], requires_grad=True)
+            r = mod.cond(pred, lambda a: a * 2, lambda a: a * 3, (x,))
+            r.sum().backward()
+            if mod is ember:
+                got = (r.detach().numpy(), x.grad.numpy())
+            else:
+                assert_close(got[0], r.detach().numpy())
+                assert_close(got[1], x.grad.numpy())
+    assert ember.cond(ember.tensor(0.0), lambda: 1, lambda: 2) == 2
+    same_error(lambda: ember.cond(ember.ones(2) > 0, lambda: 1, lambda: 2),
+               lambda: torch_mod.cond(torch_mod.ones(2) > 0, lambda: 1, lambda: 2))
+    same_error(lambda: ember.cond("a", lambda: 1, lambda: 2),
+               lambda: torch_mod.cond("a", lambda: 1, lambda: 2))
+    got = ember.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 2),
+                           (ember.tensor(0), ember.ones(2)))
+    want = torch_mod.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 2),
+                                (torch_mod.tensor(0), torch_mod.ones(2)))
+    assert int(got[0]) == int(want[0]) and type(got) is tuple
+    assert_close(got[1].numpy(), want[1].numpy())
+    future = ember.fork(lambda a: a + 1, ember.ones(1))
+    assert ember.wait(future).item() == 2.0
+
+
+def test_sym_helpers_match_torch(torch_mod):
+    cases = [("sym_int", (-3.7,)), ("sym_int", (True,)), ("sym_float", (2,)),
+             ("sym_max", (2, 3.0)), ("sym_max", (2, 3)), ("sym_min", (2.5, 3)),
+             ("sym_not", (0,)), ("sym_sqrt", (2,)), ("sym_sum", ([1.5, 2],)),
+             ("sym_ite", (False, 1, 2)), ("sym_fresh_size", (3,))]
+    for name, args in cases:
+        got, want = getattr(ember, name)(*args), getattr(torch_mod, name)(*args)
+        assert got == want and type(got) is type(want), (name, got, want)
+    with pytest.raises(AssertionError, match="expected .*, got <class 'ember.*Tensor'>"):
+        ember.sym_max(ember.tensor(2), 3)
+    with pytest.raises(AssertionError):
+        torch_mod.sym_max(torch_mod.tensor(2), 3)
+    assert ember.sym_constrain_range(3, min=0, max=5) is None
+    same_error(lambda: ember.sym_constrain_range(7, min=0, max=5),
+               lambda: torch_mod.sym_constrain_range(7, min=0, max=5))
+    same_error(lambda: ember.sym_constrain_range_for_size(-1),
+               lambda: torch_mod.sym_constrain_range_for_size(-1))
