@@ -12,12 +12,16 @@ def log_softmax(input, dim, dtype=None):
     return F.log_softmax(input, dim, dtype=dtype)
 
 
+# NOTE: the methods are the definitions and F.softmax calls them, as in PyTorch, so that
+# F.softmax(non_tensor, 0) is the same AttributeError as there.
 def _tensor_softmax(self, dim, dtype=None):
-    return F.softmax(self, dim, dtype=dtype)
+    from .ops import softmax_ops
+    return softmax_ops.softmax(self if dtype is None else self.to(dtype), dim)
 
 
 def _tensor_log_softmax(self, dim, dtype=None):
-    return F.log_softmax(self, dim, dtype=dtype)
+    from .ops import softmax_ops
+    return softmax_ops.log_softmax(self if dtype is None else self.to(dtype), dim)
 
 
 def dropout(input, p, train):

@@ -223,8 +223,8 @@ PYTHON_FIRST = {
     'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'alpha_dropout', 'binary_cross_entropy',
     'binary_cross_entropy_with_logits', 'embedding_bag', 'feature_alpha_dropout', 'glu',
     'group_norm', 'hardtanh', 'hinge_embedding_loss', 'huber_loss', 'instance_norm', 'l1_loss',
-    'log_softmax', 'margin_ranking_loss', 'mse_loss', 'multi_margin_loss', 'relu',
-    'smooth_l1_loss', 'soft_margin_loss', 'softmax',
+    'log_softmax', 'margin_ranking_loss', 'mse_loss', 'multi_margin_loss', 'relu', 'sigmoid',
+    'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'tanh',
 }
 
 

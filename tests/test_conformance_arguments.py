@@ -215,3 +215,24 @@ CHECK_ORDER = {
 def test_index_ops_check_order(name):
     t, e = outcome(torch, CHECK_ORDER[name]), outcome(ember, CHECK_ORDER[name])
     assert t[0] != "ok" and e == t
+
+
+# nn.functional's Python functions that call a method of their input: a non-tensor is
+# PyTorch's AttributeError ('str' object has no attribute 'tanh').
+METHOD_CALLERS = {
+    "tanh": lambda L: L.nn.functional.tanh("mean"),
+    "sigmoid": lambda L: L.nn.functional.sigmoid(1.5),
+    "softsign": lambda L: L.nn.functional.softsign(-2.5),
+    "tanhshrink": lambda L: L.nn.functional.tanhshrink(np.int32(3)),
+    "log_softmax": lambda L: L.nn.functional.log_softmax(True, dim=0),
+    "softmax numpy": lambda L: L.nn.functional.softmax(np.int32(3), dim=1),
+    "softmax bool dim": lambda L: L.nn.functional.softmax(L.ones(3, 3), dim=False),
+    "softmax dtype": lambda L: L.nn.functional.softmax(L.ones(2, 3, dtype=L.int32), 1,
+                                                       dtype=L.float64),
+    "log_softmax method dtype": lambda L: L.ones(2, 3).log_softmax(0, L.float64),
+}
+
+
+@pytest.mark.parametrize("name", METHOD_CALLERS)
+def test_functional_method_callers(name):
+    assert outcome(ember, METHOD_CALLERS[name]) == outcome(torch, METHOD_CALLERS[name])

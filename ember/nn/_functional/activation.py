@@ -8,7 +8,6 @@ import functools
 import warnings
 
 import ember
-from ...ops import softmax_ops
 from ...ops._elementwise import not_implemented
 from ...ops.nn_ops import gelu as _ops_gelu
 from ...ops.registry import name_node
@@ -127,12 +126,15 @@ def mish(input, inplace=False):
     return _inplace(input, out) if inplace else name_node(out, "MishBackward0")
 
 
+# NOTE: sigmoid, tanh, tanhshrink, softsign and the softmaxes call the input's methods, as
+# PyTorch's do: a non-tensor input is an AttributeError there ('str' object has no attribute
+# 'tanh'), and a wrongly typed dim is the method's TypeError.
 def sigmoid(input):
-    return ember.sigmoid(input)
+    return input.sigmoid()
 
 
 def tanh(input):
-    return ember.tanh(input)
+    return input.tanh()
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -180,7 +182,7 @@ def softshrink(input, lambd=0.5):
 
 
 def tanhshrink(input):
-    return input - ember.tanh(input)
+    return input - input.tanh()
 
 
 def threshold(input, threshold, value, inplace=False):
@@ -202,7 +204,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def softsign(input):
-    return input / (1 + ember.abs(input))
+    return input / (input.abs() + 1)
 
 
 @_floating_kernel("log_sigmoid_cpu")
@@ -233,9 +235,7 @@ def _implicit_dim(name, ndim):
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _implicit_dim("softmax", input.dim())
-    if dtype is not None:
-        input = input.to(dtype)
-    return softmax_ops.softmax(input, dim)
+    return input.softmax(dim) if dtype is None else input.softmax(dim, dtype=dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
@@ -247,9 +247,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _implicit_dim("log_softmax", input.dim())
-    if dtype is not None:
-        input = input.to(dtype)
-    return softmax_ops.log_softmax(input, dim)
+    return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)
 
 
 def prelu(input, weight):
