@@ -10,11 +10,12 @@ from .coo import SparseCooTensor, sparse_coo_tensor, spdiags  # noqa: F401
 from .csr import SparseCsrTensor, sparse_csr_tensor  # noqa: F401
 from .ops import log_softmax, softmax, sum  # noqa: F401
 from .products import addmm, mm, sampled_addmm, spsolve  # noqa: F401
+from .gradcheck import as_sparse_gradcheck  # noqa: F401
 from .legacy import (BFloat16Tensor, ByteTensor, CharTensor, DoubleTensor,  # noqa: F401
                      FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor)
 
-__all__ = ["addmm", "check_sparse_tensor_invariants", "log_softmax", "mm", "sampled_addmm",
-           "softmax", "spdiags", "spsolve", "sum"]
+__all__ = ["addmm", "as_sparse_gradcheck", "check_sparse_tensor_invariants", "log_softmax",
+           "mm", "sampled_addmm", "softmax", "spdiags", "spsolve", "sum"]
 
 _conversion.install_dense_methods()
 _methods.install_sparse_methods()

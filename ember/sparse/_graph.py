@@ -9,7 +9,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import state
 from ..ops.registry import _record
 
-__all__ = ["record", "needs_grad", "values_at"]
+__all__ = ["record", "needs_grad", "values_at", "for_input"]
 
 _EMPTY = {}
 
@@ -23,6 +23,26 @@ def record(op, inputs, result, params=_EMPTY):
     if result.dtype.category >= 2 and needs_grad(*inputs):
         _record(op, inputs, params, (result,), result._device)
     return result
+
+
+# Dense ops whose VJPs take a sparse gradient as PyTorch's do (transposes of it).
+_TAKE_SPARSE = frozenset(("TBackward0", "TransposeBackward0", "TransposeBackward1",
+                          "PermuteBackward0"))
+
+
+def for_input(ctx, i, grad):
+    """A sparse gradient bound for a node's dense input `i`: kept sparse where it lands in a
+    leaf's .grad (PyTorch's layout), reaches another sparse op or a transpose, else dense,
+    because a dense op's VJP reads arrays (PyTorch's own fail there, e.g. slicing's)."""
+    edge = ctx.edges[i]
+    if edge is None or grad is None or grad.layout is Tensor.layout:
+        return grad
+    node = edge[0]
+    forward = getattr(getattr(node, "op", None), "forward", None)
+    if type(node).__name__ in _TAKE_SPARSE or type(node).__name__ == "AccumulateGrad" or \
+            getattr(forward, "__module__", "").startswith("ember.sparse"):
+        return grad
+    return grad.to_dense()
 
 
 def values_at(grad, indices):

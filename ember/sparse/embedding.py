@@ -3,6 +3,7 @@ row of the output gradient per looked-up index (uncoalesced, as PyTorch's)."""
 from .. import _dtype as dt
 from ..backends import array_module
 from ..ops.registry import defop, dispatch
+from ._graph import for_input
 from .coo import make_coo
 
 __all__ = ["embedding_sparse"]
@@ -25,7 +26,8 @@ def _embedding_sparse_vjp(ctx, g):
     if padding_idx >= 0:   # (PyTorch leaves the padding row's entries out altogether)
         keep = (flat != padding_idx).nonzero().reshape(-1)
         flat, g2 = flat.index_select(0, keep), g2.index_select(0, keep)
-    return make_coo(flat.unsqueeze(0), g2, (rows, dim), False, values_grad=True), None
+    grad = make_coo(flat.unsqueeze(0), g2, (rows, dim), False, values_grad=True)
+    return for_input(ctx, 0, grad), None
 
 
 def embedding_sparse(input, weight, padding_idx, scale_grad_by_freq):

@@ -15,7 +15,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor, _wrap
 from ..backends import array_module
 from ..ops.registry import defop
-from ._graph import record, values_at
+from ._graph import for_input, record, values_at
 from .coo import coalesce, coalesced_arrays, dense_array, linear_index, make_coo
 
 __all__ = ["sparse_mask", "transpose", "sum", "softmax", "log_softmax", "add", "mul", "div",
@@ -326,6 +326,8 @@ def _mul_vjp(ctx, g):
         # (the dense factor's gradient is sparse too in PyTorch, on s's coordinates)
         gd = make_coo(p["indices"], gv * s._sparse_values, s.shape, s._coalesced,
                       values_grad=True) if e[1 - p["sparse_pos"]] is not None else None
+        if gd is not None:
+            gd = for_input(ctx, 1 - p["sparse_pos"], gd)
         return (gs, gd) if p["sparse_pos"] == 0 else (gd, gs)
     # sparse * sparse: the product lives on the common coordinates
     gv = values_at(g, p["indices"])
