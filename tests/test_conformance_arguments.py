@@ -78,6 +78,11 @@ REJECTED = {
         X(L), np.int32(3)),
     "deprecated form hidden": lambda L: L.add(X(L), "a", X(L)),
     "unknown keyword, one overload fits": lambda L: L.sum(X(L), 0, bogus=1),
+    # torch.linalg's builtins (their signatures read from the ATen schemas)
+    "linalg Tensor given str": lambda L: L.linalg.matrix_power("a", 2),
+    "linalg int given float": lambda L: L.linalg.matrix_power(L.ones(2, 2), 1.5),
+    "linalg keyword int given str": lambda L: L.linalg.cross(X(L), X(L), dim="a"),
+    "linalg A given list": lambda L: L.linalg.diagonal([1, 2]),
     "keyword-only memory_format": lambda L: X(L).contiguous(0),
 }
 
@@ -97,6 +102,7 @@ COMBINATIONS = {
     "max given float": lambda L: L.max(X(L), 1.5),
     "view given None": lambda L: X(L).view(None),
     "dtype given str": lambda L: L.sum(X(L), dtype="float32"),
+    "linalg matrix_norm ord given Tensor": lambda L: L.linalg.matrix_norm(X(L), X(L)),
     "unknown keyword, two overloads fit": lambda L: L.sum(X(L), bogus=1),
 }
 

@@ -123,8 +123,9 @@ def _wrappable(obj):
 
 
 def install(namespace, tensor_class, functional):
-    """Put the parser in front of ember.<name>, Tensor.<name> and nn.functional.<name> for
-    every name the tables list (ember's own names only: missing ones stay missing)."""
+    """Put the parser in front of ember.<name>, Tensor.<name>, nn.functional.<name> and
+    linalg.<name> for every name the tables list (ember's own names only: missing ones stay
+    missing)."""
     from .table_nn import FUNCTIONAL
     from .table_tensor import METHODS
     from .table_torch import FUNCTIONS
@@ -138,6 +139,12 @@ def install(namespace, tensor_class, functional):
         fn = tensor_class.__dict__.get(name)
         if f"Tensor.{name}" not in EXEMPT and _wrappable(fn):
             setattr(tensor_class, name, checked(fn, Parser(name, sigs), method=True))
+    from .. import linalg
+    from .table_linalg import LINALG
+    for name, (torch_name, sigs) in LINALG.items():
+        fn = getattr(linalg, name, None)
+        if f"linalg.{name}" not in EXEMPT and _wrappable(fn):
+            setattr(linalg, name, checked(fn, Parser(torch_name, sigs), method=False))
     for name, (torch_name, sigs, *wrapper) in FUNCTIONAL.items():
         fn = getattr(functional, name, None)
         if f"F.{name}" not in EXEMPT and _wrappable(fn):

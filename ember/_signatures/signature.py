@@ -420,9 +420,9 @@ def _split(text):
     separate ("tuple of ints dims = (0, 1)")."""
     parts, depth, start = [], 0, 0
     for i, c in enumerate(text):
-        if c in "([":
+        if c in "([{":
             depth += 1
-        elif c in ")]":
+        elif c in ")]}":
             depth -= 1
         elif c == "," and depth == 0:
             parts.append(text[start:i].strip())
