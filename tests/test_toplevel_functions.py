@@ -280,3 +280,147 @@ def test_view_copies_complex_out_and_errors(torch_mod):
     same_error(lambda: ember.select_copy(x, 0, 5), lambda: torch_mod.select_copy(tx, 0, 5))
     same_error(lambda: ember.permute_copy(3, (0,)), lambda: torch_mod.permute_copy(3, (0,)))
     same_error(lambda: ember.slice_copy(x, 5), lambda: torch_mod.slice_copy(tx, 5))
+
+
+# ---------------------------------------------------------------------- functional entry points
+def _pair(torch_mod, data, grad=True):
+    return (ember.tensor(data, requires_grad=grad), torch_mod.tensor(data, requires_grad=grad))
+
+
+def _same_values(got, want, atol=1e-6):
+    got = got if isinstance(got, (tuple, list)) else (got,)
+    want = want if isinstance(want, (tuple, list)) else (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert tuple(g.shape) == tuple(w.shape), (g.shape, w.shape)
+        assert str(g.dtype).split(".")[-1] == str(w.dtype).split(".")[-1]
+        assert_close(g.detach().numpy(), w.detach().numpy(), atol=atol, rtol=1e-5)
+
+
+def _same_grads(torch_mod, got, want, leaves):
+    seed = np.random.default_rng(3).standard_normal(tuple(want.shape))
+    (got * ember.tensor(seed)).sum().backward()
+    (want * torch_mod.tensor(seed)).sum().backward()
+    for e, t in leaves:
+        assert_close(e.grad.numpy(), t.grad.numpy(), atol=1e-6, rtol=1e-5)
+
+
+def test_native_batch_norm_and_batch_norm(torch_mod, rng):
+    data = rng.standard_normal((4, 3, 5))
+    for training in (True, False):
+        x, tx = _pair(torch_mod, data)
+        w, tw = _pair(torch_mod, rng.standard_normal(3))
+        rm, trm = ember.zeros(3, dtype=ember.float64), torch_mod.zeros(3, dtype=torch_mod.float64)
+        rv, trv = ember.ones(3, dtype=ember.float64), torch_mod.ones(3, dtype=torch_mod.float64)
+        got = ember.native_batch_norm(x, w, None, rm, rv, training, 0.1, 1e-5)
+        want = torch_mod.native_batch_norm(tx, tw, None, trm, trv, training, 0.1, 1e-5)
+        _same_values(got, want)
+        _same_values((rm, rv), (trm, trv))
+        _same_grads(torch_mod, got[0], want[0], [(x, tx), (w, tw)])
+        x, tx = _pair(torch_mod, data, grad=False)
+        _same_values(ember.batch_norm(x, None, None, rm, rv, training, 0.1, 1e-5, False),
+                     torch_mod.batch_norm(tx, None, None, trm, trv, training, 0.1, 1e-5, False))
+    x, tx = _pair(torch_mod, data, grad=False)
+    rm, trm = ember.zeros(3, dtype=ember.float64), torch_mod.zeros(3, dtype=torch_mod.float64)
+    rv, trv = ember.ones(3, dtype=ember.float64), torch_mod.ones(3, dtype=torch_mod.float64)
+    _same_values(ember.batch_norm_update_stats(x, rm, rv, 0.2),
+                 torch_mod.batch_norm_update_stats(tx, trm, trv, 0.2))
+    _same_values((rm, rv), (trm, trv))
+
+
+def test_native_layer_and_group_norm(torch_mod, rng):
+    data = rng.standard_normal((2, 6, 5))
+    x, tx = _pair(torch_mod, data)
+    w, tw = _pair(torch_mod, rng.standard_normal(5))
+    got = ember.native_layer_norm(x, (5,), w, None, 1e-5)
+    want = torch_mod.native_layer_norm(tx, (5,), tw, None, 1e-5)
+    _same_values(got, want)
+    _same_grads(torch_mod, got[0], want[0], [(x, tx), (w, tw)])
+    x, tx = _pair(torch_mod, data)
+    got = ember.native_group_norm(x, None, None, 2, 6, 5, 3, 1e-5)
+    want = torch_mod.native_group_norm(tx, None, None, 2, 6, 5, 3, 1e-5)
+    _same_values(got, want)
+    _same_grads(torch_mod, got[0], want[0], [(x, tx)])
+    x, tx = _pair(torch_mod, data)
+    _same_values(ember.rms_norm(x, (6, 5)), torch_mod.rms_norm(tx, (6, 5)))
+
+
+def test_dropout_entry_points_replay_torch_stream(torch_mod):
+    data = np.arange(1.0, 97.0).reshape(2, 4, 3, 4)
+    for name, args in (("native_dropout", (0.3, True)), ("native_dropout", (0.3, None)),
+                       ("native_dropout", (0.3, False)), ("feature_dropout", (0.5, True)),
+                       ("feature_dropout", (0.5, False)), ("native_channel_shuffle", (2,))):
+        ember.manual_seed(7)
+        torch_mod.manual_seed(7)
+        x, tx = _pair(torch_mod, data)
+        got, want = getattr(ember, name)(x, *args), getattr(torch_mod, name)(tx, *args)
+        _same_values(got, want)
+        first = got[0] if isinstance(got, tuple) else got
+        if first.requires_grad and name != "native_channel_shuffle":   # torch: no derivative
+            _same_grads(torch_mod, first, want[0] if isinstance(want, tuple) else want,
+                        [(x, tx)])
+    for name in ("feature_dropout_", "alpha_dropout_", "feature_alpha_dropout_"):
+        ember.manual_seed(3)
+        torch_mod.manual_seed(3)
+        x, tx = ember.tensor(data), torch_mod.tensor(data)
+        assert getattr(ember, name)(x, 0.5, True) is x
+        getattr(torch_mod, name)(tx, 0.5, True)
+        _same_values(x, tx)
+
+
+def test_convolution_pool_and_grid_entry_points(torch_mod, rng):
+    x, tx = _pair(torch_mod, rng.standard_normal((2, 2, 6)))
+    w, tw = _pair(torch_mod, rng.standard_normal((4, 2, 3)))
+    got = ember.convolution(x, w, None, (2,), (1,), (1,), False, (0,), 1)
+    want = torch_mod.convolution(tx, tw, None, (2,), (1,), (1,), False, (0,), 1)
+    _same_values(got, want)
+    _same_grads(torch_mod, got, want, [(x, tx), (w, tw)])
+    x, tx = _pair(torch_mod, rng.standard_normal((1, 2, 4, 4)))
+    w, tw = _pair(torch_mod, rng.standard_normal((2, 3, 3, 3)))
+    b, tb = _pair(torch_mod, rng.standard_normal(3))
+    got = ember.convolution(x, w, b, (2, 2), (1, 1), (1, 1), True, (1, 1), 1)
+    want = torch_mod.convolution(tx, tw, tb, (2, 2), (1, 1), (1, 1), True, (1, 1), 1)
+    _same_values(got, want)
+    _same_grads(torch_mod, got, want, [(x, tx), (w, tw), (b, tb)])
+    x, tx = _pair(torch_mod, rng.standard_normal((2, 3, 9)))
+    _same_values(ember.max_pool1d_with_indices(x, 3, 2, 1),
+                 torch_mod.max_pool1d_with_indices(tx, 3, 2, 1))
+    theta = rng.standard_normal((2, 2, 3))
+    grid = ember.affine_grid_generator(ember.tensor(theta), (2, 1, 4, 5), False)
+    _same_values(grid, torch_mod.affine_grid_generator(torch_mod.tensor(theta),
+                                                        (2, 1, 4, 5), False))
+    img = rng.standard_normal((2, 1, 4, 5))
+    for mode in (0, 1, 2):
+        for padding in (0, 1, 2):
+            for fn in ("grid_sampler", "grid_sampler_2d"):
+                x, tx = _pair(torch_mod, img)
+                got = getattr(ember, fn)(x, grid * 1.2, mode, padding, True)
+                want = getattr(torch_mod, fn)(tx, torch_mod.tensor(grid.numpy()) * 1.2,
+                                              mode, padding, True)
+                _same_values(got, want)
+    vol = rng.standard_normal((1, 1, 3, 3, 3))
+    g3 = rng.uniform(-1, 1, (1, 2, 2, 2, 3))
+    _same_values(ember.grid_sampler_3d(ember.tensor(vol), ember.tensor(g3), 0, 0, False),
+                 torch_mod.grid_sampler_3d(torch_mod.tensor(vol), torch_mod.tensor(g3), 0, 0,
+                                           False))
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_embedding_bag_entry_point(torch_mod, rng, mode):
+    table = rng.standard_normal((10, 3))
+    idx = [1, 2, 4, 5, 4, 3]
+    offsets = [0, 3, 3]
+    w, tw = _pair(torch_mod, table)
+    got = ember.embedding_bag(w, ember.tensor(idx), ember.tensor(offsets), False, mode)
+    want = torch_mod.embedding_bag(tw, torch_mod.tensor(idx), torch_mod.tensor(offsets),
+                                   False, mode)
+    _same_values(got, want)
+    _same_grads(torch_mod, got[0], want[0], [(w, tw)])
+
+
+def test_embedding_renorm_(torch_mod, rng):
+    table = rng.standard_normal((6, 4)) * 3
+    w, tw = ember.tensor(table), torch_mod.tensor(table)
+    assert ember.embedding_renorm_(w, ember.tensor([0, 2, 2, 5]), 1.5, 2.0) is w
+    torch_mod.embedding_renorm_(tw, torch_mod.tensor([0, 2, 2, 5]), 1.5, 2.0)
+    _same_values(w, tw)
