@@ -19,62 +19,98 @@ def noop_context_fn():
     return contextlib.nullcontext(), contextlib.nullcontext()
 
 
-def _function_class():
+def _function_classes():
+    """The Function classes, made on first use (autograd is imported lazily from here)."""
     from ..autograd.function import Function
 
     class CheckpointFunction(Function):
+        """The reentrant checkpoint as a Function: `apply(run_function, preserve_rng_state,
+        *args)` runs without a graph and recomputes in backward."""
+
         @staticmethod
-        def forward(ctx, run_function, preserve_rng_state, recompute_context, dummy, *args):
-            import ember
-            ctx.run_function = run_function
-            ctx.recompute_context = recompute_context
-            ctx.rng_state = ember.get_rng_state() if preserve_rng_state else None
-            ctx.inputs = args
-            ctx.save_for_backward(*[a for a in args if isinstance(a, ember.Tensor)])
-            with ember.no_grad():
-                return run_function(*args)
+        def forward(ctx, run_function, preserve_rng_state, *args):
+            return _checkpoint_forward(ctx, run_function, preserve_rng_state,
+                                       contextlib.nullcontext(), args)
 
         @staticmethod
         def backward(ctx, *grads):
-            import ember
-            saved = iter(ctx.saved_tensors)
-            inputs = []
-            for a in ctx.inputs:
-                if isinstance(a, ember.Tensor):
-                    t = next(saved).detach()
-                    t.requires_grad_(a.requires_grad)
-                    inputs.append(t)
-                else:
-                    inputs.append(a)
-            current = ember.get_rng_state() if ctx.rng_state is not None else None
-            if ctx.rng_state is not None:
-                ember.set_rng_state(ctx.rng_state)
-            try:
-                with ember.enable_grad(), ctx.recompute_context:
-                    outputs = ctx.run_function(*inputs)
-            finally:
-                if current is not None:
-                    ember.set_rng_state(current)
-            if isinstance(outputs, ember.Tensor):
-                outputs = (outputs,)
-            pairs = [(o, g) for o, g in zip(outputs, grads)
-                     if isinstance(o, ember.Tensor) and o.requires_grad and g is not None]
-            if not pairs:
-                raise RuntimeError("none of output has requires_grad=True, this checkpoint() "
-                                   "is not necessary")
-            ember.autograd.backward([o for o, _ in pairs], [g for _, g in pairs])
-            return (None, None, None, None) + tuple(
-                t.grad if isinstance(t, ember.Tensor) else None for t in inputs)
-    return CheckpointFunction
+            return (None, None) + _recomputed_grads(ctx, grads)
+
+    class _RecomputingFunction(Function):
+        # (checkpoint()'s own: a recompute context, and a `dummy` leaf that keeps the output
+        # in the graph when no input requires grad, as the non-reentrant mode does)
+        @staticmethod
+        def forward(ctx, run_function, preserve_rng_state, recompute_context, dummy, *args):
+            return _checkpoint_forward(ctx, run_function, preserve_rng_state,
+                                       recompute_context, args)
+
+        @staticmethod
+        def backward(ctx, *grads):
+            return (None, None, None, None) + _recomputed_grads(ctx, grads)
+
+    CheckpointFunction.__module__ = _RecomputingFunction.__module__ = __name__
+    CheckpointFunction.__qualname__ = "CheckpointFunction"
+    return CheckpointFunction, _RecomputingFunction
+
+
+def _checkpoint_forward(ctx, run_function, preserve_rng_state, recompute_context, args):
+    import ember
+    ctx.run_function = run_function
+    ctx.recompute_context = recompute_context
+    ctx.rng_state = ember.get_rng_state() if preserve_rng_state else None
+    ctx.inputs = args
+    ctx.save_for_backward(*[a for a in args if isinstance(a, ember.Tensor)])
+    with ember.no_grad():
+        return run_function(*args)
+
+
+def _recomputed_grads(ctx, grads):
+    """Run the function again with the graph on (from the forward's random state) and
+    differentiate it: the gradients of ctx's inputs."""
+    import ember
+    saved = iter(ctx.saved_tensors)
+    inputs = []
+    for a in ctx.inputs:
+        if isinstance(a, ember.Tensor):
+            t = next(saved).detach()
+            t.requires_grad_(a.requires_grad)
+            inputs.append(t)
+        else:
+            inputs.append(a)
+    current = ember.get_rng_state() if ctx.rng_state is not None else None
+    if ctx.rng_state is not None:
+        ember.set_rng_state(ctx.rng_state)
+    try:
+        with ember.enable_grad(), ctx.recompute_context:
+            outputs = ctx.run_function(*inputs)
+    finally:
+        if current is not None:
+            ember.set_rng_state(current)
+    if isinstance(outputs, ember.Tensor):
+        outputs = (outputs,)
+    pairs = [(o, g) for o, g in zip(outputs, grads)
+             if isinstance(o, ember.Tensor) and o.requires_grad and g is not None]
+    if not pairs:
+        raise RuntimeError("none of output has requires_grad=True, this checkpoint() "
+                           "is not necessary")
+    ember.autograd.backward([o for o, _ in pairs], [g for _, g in pairs])
+    return tuple(t.grad if isinstance(t, ember.Tensor) else None for t in inputs)
 
 
 _cls = []
 
 
 def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
-               determinism_check="default", debug=False, preserve_rng_state=True, **kwargs):
-    """`function(*args, **kwargs)` whose activations are recomputed during backward."""
+               determinism_check="default", debug=False, early_stop=True, **kwargs):
+    """`function(*args, **kwargs)` whose activations are recomputed during backward.
+
+    NOTE: ember always recomputes the whole function (`early_stop` and the debug flags change
+    nothing in the values: they are PyTorch's memory and diagnostics options)."""
     import ember
+    preserve_rng_state = kwargs.pop("preserve_rng_state", True)
+    if use_reentrant is False and determinism_check not in ("default", "none"):
+        raise ValueError("determinism_check should be one of ['default', 'none'], but got "
+                         f"{determinism_check}")
     if use_reentrant is None:
         warnings.warn(
             "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
@@ -104,9 +140,9 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
     # does, so parameters inside `function` still get gradients (non-reentrant semantics).
     dummy = None if use_reentrant else ember.empty(0, requires_grad=True)
     if not _cls:
-        _cls.append(_function_class())
+        _cls.extend(_function_classes())
     with forward_context:
-        return _cls[0].apply(function, preserve_rng_state, recompute_context, dummy, *args)
+        return _cls[1].apply(function, preserve_rng_state, recompute_context, dummy, *args)
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
@@ -144,3 +180,139 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
         input = checkpoint(run(start, end), input, use_reentrant=use_reentrant,
                            preserve_rng_state=preserve)
     return run(end + 1, len(functions) - 1)(input)
+
+
+# --- the rest of torch.utils.checkpoint's public helpers
+
+from ._selective_checkpoint import (  # noqa: E402
+    CheckpointPolicy, SelectiveCheckpointContext, create_selective_checkpoint_contexts)
+
+
+class CheckpointError(RuntimeError):
+    """Raised when a checkpointed region's recomputation does not match its forward."""
+
+
+class DefaultDeviceType:
+    """The device type whose random state checkpoint saves besides the CPU's."""
+
+    _default_device_type = "cuda"
+
+    @staticmethod
+    def set_device_type(device="cuda"):
+        DefaultDeviceType._default_device_type = device
+
+    @staticmethod
+    def get_device_type():
+        return DefaultDeviceType._default_device_type
+
+
+def detach_variable(inputs):
+    """A tuple of the inputs detached, each keeping its requires_grad."""
+    import ember
+    if not isinstance(inputs, tuple):
+        raise RuntimeError("Only tuple of tensors is supported. Got Unsupported input type: "
+                           f"{type(inputs).__name__}")
+    out = []
+    for inp in inputs:
+        if not isinstance(inp, ember.Tensor):
+            out.append(inp)
+            continue
+        x = inp.detach()
+        x.requires_grad = inp.requires_grad
+        out.append(x)
+    return tuple(out)
+
+
+def check_backward_validity(inputs):
+    import ember
+    if not any(isinstance(t, ember.Tensor) and t.requires_grad for t in inputs):
+        warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
+                      stacklevel=2)
+
+
+def _accelerator_tensors(args):
+    import ember
+    found = []
+
+    def visit(a):
+        if isinstance(a, ember.Tensor):
+            if a.device.type not in ("cpu", "meta"):
+                found.append(a)
+        elif isinstance(a, (list, tuple)):
+            for b in a:
+                visit(b)
+        elif isinstance(a, dict):
+            for b in a.values():
+                visit(b)
+    visit(args)
+    return found
+
+
+def get_device_states(*args):
+    """(device ids, random states) of the accelerator devices the tensors in `args` live on
+    (the CPU's state is saved separately); ([], []) for CPU tensors."""
+    import ember
+    tensors = _accelerator_tensors(args)
+    ids = [t.get_device() for t in tensors]
+    if not ids:
+        return [], []
+    module = ember.get_device_module(tensors[0].device.type)
+    states = []
+    for index in ids:
+        with module.device(index):
+            states.append(module.get_rng_state())
+    return ids, states
+
+
+def set_device_states(devices, states, *, device_type=None):
+    """Restore the random states `get_device_states` gave."""
+    import ember
+    if device_type is None:
+        device_type = DefaultDeviceType.get_device_type()
+    if device_type == "meta":
+        return
+    module = ember.get_device_module(device_type)
+    for index, state in zip(devices, states):
+        with module.device(index):
+            module.set_rng_state(state)
+
+
+_early_stop = True
+_debug_enabled = None
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable):
+    """Whether recomputation may stop once every needed value is back (PyTorch's memory
+    option; ember's recomputation always runs the whole region, so values never differ)."""
+    global _early_stop
+    previous, _early_stop = _early_stop, enable
+    try:
+        yield
+    finally:
+        _early_stop = previous
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled):
+    """Overrides checkpoint's `debug` flag inside the block (None: leave it to each call)."""
+    global _debug_enabled
+    previous, _debug_enabled = _debug_enabled, enabled
+    try:
+        yield
+    finally:
+        _debug_enabled = previous
+
+
+def __getattr__(name):
+    if name == "CheckpointFunction":   # (a Function class: made when first asked for)
+        if not _cls:
+            _cls.extend(_function_classes())
+        return _cls[0]
+    raise AttributeError(f"module 'ember.utils.checkpoint' has no attribute '{name}'")
+
+
+__all__ += ["CheckpointError", "CheckpointFunction", "CheckpointPolicy", "DefaultDeviceType",
+            "SelectiveCheckpointContext", "check_backward_validity",
+            "create_selective_checkpoint_contexts", "detach_variable", "get_device_states",
+            "set_checkpoint_debug_enabled", "set_checkpoint_early_stop", "set_device_states"]
