@@ -424,3 +424,60 @@ def test_embedding_renorm_(torch_mod, rng):
     assert ember.embedding_renorm_(w, ember.tensor([0, 2, 2, 5]), 1.5, 2.0) is w
     torch_mod.embedding_renorm_(tw, torch_mod.tensor([0, 2, 2, 5]), 1.5, 2.0)
     _same_values(w, tw)
+
+
+# ---------------------------------------------------------------------- recurrent entry points
+@pytest.mark.parametrize("name,gates", [("lstm_cell", 4), ("gru_cell", 3),
+                                        ("rnn_tanh_cell", 1), ("rnn_relu_cell", 1)])
+def test_rnn_cells_match_torch(torch_mod, rng, name, gates):
+    arrays = [rng.standard_normal(s) for s in ((3, 4), (3, 5), (gates * 5, 4), (gates * 5, 5),
+                                               (gates * 5,), (gates * 5,))]
+    pairs = [_pair(torch_mod, a) for a in arrays]
+    ours, theirs = [p[0] for p in pairs], [p[1] for p in pairs]
+    if name == "lstm_cell":
+        c = rng.standard_normal((3, 5))
+        ec, tc = _pair(torch_mod, c)
+        got = ember.lstm_cell(ours[0], (ours[1], ec), *ours[2:])
+        want = torch_mod.lstm_cell(theirs[0], (theirs[1], tc), *theirs[2:])
+        pairs.append((ec, tc))
+        _same_values(got, want)
+        got, want = got[0] + got[1] * 2, want[0] + want[1] * 2
+    else:
+        got, want = getattr(ember, name)(*ours), getattr(torch_mod, name)(*theirs)
+        _same_values(got, want)
+    _same_grads(torch_mod, got, want, pairs)
+
+
+@pytest.mark.parametrize("name", ["lstm", "gru", "rnn_tanh", "rnn_relu"])
+@pytest.mark.parametrize("bidirectional,batch_first", [(False, False), (True, True)])
+def test_rnn_layer_entry_points_match_torch(torch_mod, rng, name, bidirectional,
+                                            batch_first):
+    gates = {"lstm": 4, "gru": 3}.get(name, 1)
+    layers, dirs, hidden = 2, 2 if bidirectional else 1, 3
+    params = []
+    for layer in range(layers):
+        width = 4 if layer == 0 else hidden * dirs
+        for _ in range(dirs):
+            params += [rng.standard_normal((gates * hidden, width)) * 0.5,
+                       rng.standard_normal((gates * hidden, hidden)) * 0.5,
+                       rng.standard_normal(gates * hidden) * 0.1,
+                       rng.standard_normal(gates * hidden) * 0.1]
+    pairs = [_pair(torch_mod, p) for p in params]
+    x_shape = (2, 5, 4) if batch_first else (5, 2, 4)
+    x, tx = _pair(torch_mod, rng.standard_normal(x_shape))
+    h, th = _pair(torch_mod, rng.standard_normal((layers * dirs, 2, hidden)))
+    hx, thx = (h, h * 0.5), (th, th * 0.5)
+    if name != "lstm":
+        hx, thx = h, th
+    args = (True, layers, 0.0, False, bidirectional, batch_first)
+    got = getattr(ember, name)(x, hx, [p[0] for p in pairs], *args)
+    want = getattr(torch_mod, name)(tx, thx, [p[1] for p in pairs], *args)
+    _same_values(got, want, atol=1e-6)
+    _same_grads(torch_mod, got[0] + got[1].sum(), want[0] + want[1].sum(),
+                [(x, tx), (h, th)] + pairs)
+
+
+def test_rnn_packed_form_is_refused():
+    with pytest.raises(NotImplementedError, match="packed sequences"):
+        ember.gru(ember.ones(6, 4), ember.tensor([3, 3]), ember.zeros(1, 3, 3),
+                  [ember.ones(9, 4), ember.ones(9, 3)], False, 1, 0.0, False, False)

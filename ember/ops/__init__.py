@@ -21,7 +21,7 @@ from . import linalg_householder, linalg_ldl, linalg_lu, linalg_removed, linalg_
 from . import copy_variants, fractional_pooling, index_reduce  # noqa: F401
 from . import tensor_storage_methods  # noqa: F401
 from . import tensor_unsupported_methods  # noqa: F401
-from . import functional_entry_points, view_copies  # noqa: F401
+from . import functional_entry_points, rnn_entry_points, view_copies  # noqa: F401
 from .registry import METHODS, OPS, PUBLIC  # noqa: F401
 
 
