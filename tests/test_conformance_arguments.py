@@ -242,3 +242,22 @@ METHOD_CALLERS = {
 @pytest.mark.parametrize("name", METHOD_CALLERS)
 def test_functional_method_callers(name):
     assert outcome(ember, METHOD_CALLERS[name]) == outcome(torch, METHOD_CALLERS[name])
+
+
+# Complex inputs torch's CPU sorts and nan-reductions refuse (after checking the dim).
+COMPLEX_REFUSED = {
+    "sort": lambda L: L.sort(L.ones(3, dtype=L.complex64)),
+    "argsort stable": lambda L: L.argsort(L.ones(3, dtype=L.complex64), stable=True),
+    "msort": lambda L: L.msort(L.ones(3, dtype=L.complex128)),
+    "sort bad dim first": lambda L: L.sort(L.ones(3, dtype=L.complex64), 5),
+    "argsort 0-d bad dim": lambda L: L.argsort(L.ones(()), 3),
+    "nansum": lambda L: L.nansum(L.ones(3, dtype=L.complex64)),
+    "nansum bad dim first": lambda L: L.nansum(L.ones(3, dtype=L.complex64), 5),
+    "nanmean": lambda L: L.nanmean(L.ones(2, 3, dtype=L.complex64), dim=(0,)),
+}
+
+
+@pytest.mark.parametrize("name", COMPLEX_REFUSED)
+def test_complex_sorts_and_nan_reductions_refused(name):
+    t, e = outcome(torch, COMPLEX_REFUSED[name]), outcome(ember, COMPLEX_REFUSED[name])
+    assert t[0] != "ok" and e == t

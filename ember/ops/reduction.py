@@ -112,6 +112,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if input.dtype.category < 2 and (dtype is None or dtype.category < 2):
         return sum(input, dim, keepdim, dtype=dtype, out=out)
     dims = dims_of(dim, input._data.ndim)
+    if input.dtype.is_complex:   # (after the dims, as torch checks them)
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     result = sum_dtype(input, dtype)
     acc = compute_dtype(result).np
     r = dispatch(_nansum, (input,), {"dims": dims, "keepdim": keepdim, "acc": acc}, result)
@@ -184,6 +186,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
                            f"but got {dt.type_name(input.dtype)}")
     result = dtype or input.dtype
     dims = dims_of(dim, input._data.ndim)
+    if input.dtype.is_complex:   # (torch's nanmean is a nansum)
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     r = dispatch(_nanmean, (input,), {"dims": dims, "keepdim": keepdim,
                                       "acc": compute_dtype(result).np}, result)
     return _finish(r, out)

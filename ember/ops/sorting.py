@@ -60,10 +60,19 @@ def _pair(name, values, indices, out):
     return getattr(return_types, name)((values, indices))
 
 
+def _sortable(input, dim):
+    """The wrapped dim, after torch's checks in its order: the dim, then the dtype (complex
+    numbers have no order to sort by)."""
+    d = _dim(input, dim)
+    if input.dtype.is_complex:
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")
+    return d
+
+
 @export
 def sort(input, dim=-1, descending=False, stable=False, *, out=None):
     check_tensor("sort", input)
-    values, indices = dispatch(_sort, (input,), {"dim": _dim(input, dim),
+    values, indices = dispatch(_sort, (input,), {"dim": _sortable(input, dim),
                                                  "descending": descending}, input.dtype)
     return _pair("sort", values, indices, out)
 
@@ -71,11 +80,12 @@ def sort(input, dim=-1, descending=False, stable=False, *, out=None):
 @export
 def argsort(input, dim=-1, descending=False, stable=False):
     check_tensor("argsort", input)
+    d = _sortable(input, dim)
     a = input._data
     xp = array_module(a)
     if a.ndim == 0:
         return _wrap(xp.zeros((), dtype=xp.int64), dt.int64, input._device)
-    order = sort_order(xp, a, _dim(input, dim), descending).astype(xp.int64)
+    order = sort_order(xp, a, d, descending).astype(xp.int64)
     return _wrap(order, dt.int64, input._device)
 
 
