@@ -254,6 +254,8 @@ COMPLEX_REFUSED = {
     "nansum": lambda L: L.nansum(L.ones(3, dtype=L.complex64)),
     "nansum bad dim first": lambda L: L.nansum(L.ones(3, dtype=L.complex64), 5),
     "nanmean": lambda L: L.nanmean(L.ones(2, 3, dtype=L.complex64), dim=(0,)),
+    "argmin": lambda L: L.argmin(L.ones(4, dtype=L.complex128)),
+    "argmax complex before dim": lambda L: L.argmax(L.ones(1, 3, dtype=L.complex64), -3),
 }
 
 

@@ -206,6 +206,8 @@ def _arg(name, fn):
         a = input._data
         if input.dtype is dt.bool:
             raise RuntimeError(f"{name}(): does not support bool input")
+        if input.dtype.is_complex:   # (before the dim, as torch checks)
+            raise RuntimeError(f"{name}(): does not support complex input")
         xp = array_module(a)
         if dim is None:
             if a.size == 0:
