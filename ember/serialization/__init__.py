@@ -17,10 +17,26 @@ from ._legacy import load_legacy
 from ._safetensors import load_safetensors, save_safetensors  # noqa: F401
 from ._weights_only import WeightsOnlyUnpickler, weights_only_message
 from ._zip import CheckpointReader, CheckpointWriter, archive_name, is_zipfile
+from ._options import (  # noqa: F401
+    LoadEndianness, file_is_big_endian, get_crc32_options, get_default_load_endianness,
+    get_default_mmap_options, options, set_crc32_options, set_default_load_endianness,
+    set_default_mmap_options, skip_data)
+from ._locations import (  # noqa: F401
+    default_restore_location, location_tag, normalize_storage_type, register_package,
+    storage_to_tensor_type, validate_cuda_device)
+from ._compat import (  # noqa: F401
+    SourceChangeWarning, check_module_version_greater_or_equal, get_source_lines_and_file,
+    get_unsafe_globals_in_checkpoint, mkdtemp)
+from ._pickling import StorageType  # noqa: F401
 
 __all__ = ["save", "load", "add_safe_globals", "safe_globals", "get_safe_globals",
            "clear_safe_globals", "save_safetensors", "load_safetensors",
-           "DEFAULT_PROTOCOL"]
+           "DEFAULT_PROTOCOL", "LoadEndianness", "get_default_load_endianness",
+           "set_default_load_endianness", "get_default_mmap_options", "set_default_mmap_options",
+           "get_crc32_options", "set_crc32_options", "skip_data", "SourceChangeWarning",
+           "get_unsafe_globals_in_checkpoint", "default_restore_location", "location_tag",
+           "normalize_storage_type", "storage_to_tensor_type", "register_package",
+           "validate_cuda_device", "check_module_version_greater_or_equal", "mkdtemp"]
 
 DEFAULT_PROTOCOL = 2
 _user_safe_globals = []
@@ -179,6 +195,8 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
         if not _disable_byteorder_record:
             writer.write("byteorder", "little")
         for key, root, d in sorted(storages.values(), key=lambda e: int(e[0])):
+            if options.skip_data is not None:   # (the layout without the bytes: zeros)
+                root = np.zeros(root.shape, root.dtype)
             writer.write(f"data/{key}", np.ascontiguousarray(root))
         writer.write("version", "3\n")
         writer.write(".data/serialization_id", "0" * 40)
@@ -264,9 +282,14 @@ def _load_zip(handle, weights_only, place, mmap, path):
         if path is None:
             raise ValueError("f must be a file path in order to use the mmap argument")
         import mmap as mmap_module
-        with open(path, "rb") as fh:
-            mapped = mmap_module.mmap(fh.fileno(), 0, access=mmap_module.ACCESS_COPY)
+        # MAP_SHARED (set_default_mmap_options): writes to the tensors reach the file
+        shared = options.mmap_flags == mmap_module.MAP_SHARED
+        with open(path, "r+b" if shared else "rb") as fh:
+            mapped = mmap_module.mmap(fh.fileno(), 0, access=mmap_module.ACCESS_WRITE
+                                      if shared else mmap_module.ACCESS_COPY)
     loaded = {}
+    big_endian = file_is_big_endian(reader.read("byteorder").decode()
+                                    if reader.has("byteorder") else None)
 
     def persistent_load(pid):
         if not isinstance(pid, tuple) or pid[0] != "storage":
@@ -283,6 +306,8 @@ def _load_zip(handle, weights_only, place, mmap, path):
                 array = np.frombuffer(mapped, dtype=d.np, count=numel, offset=offset)
             else:
                 array = reader.read_array(name, d.np, numel)
+            if big_endian and array.itemsize > 1:
+                array = array.byteswap()   # (a native copy: ember computes in native order)
             loaded[key] = (array, d, place(location, array, d))
         return loaded[key]
 
