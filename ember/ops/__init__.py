@@ -22,6 +22,7 @@ from . import copy_variants, fractional_pooling, index_reduce  # noqa: F401
 from . import tensor_storage_methods  # noqa: F401
 from . import tensor_unsupported_methods  # noqa: F401
 from . import functional_entry_points, rnn_entry_points, view_copies  # noqa: F401
+from . import inplace_functions, legacy_norms, numeric_calculus, sampling_extras  # noqa: F401
 from .registry import METHODS, OPS, PUBLIC  # noqa: F401
 
 

@@ -58,6 +58,7 @@ sort = _make("sort")
 topk = _make("topk")
 frexp = _make("frexp", ("mantissa", "exponent"))
 histogram = _make("histogram", ("hist", "bin_edges"))
+histogramdd = _make("histogramdd", ("hist", "bin_edges"))
 
 # `ember.return_types` and `import ember.return_types` find this module by its public name.
 sys.modules.setdefault("ember.return_types", sys.modules[__name__])

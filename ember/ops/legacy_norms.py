@@ -1,0 +1,70 @@
+"""Deprecated norm entry points torch keeps at top level for TorchScript compatibility:
+norm_except_dim (weight_norm's helper), frobenius_norm, nuclear_norm, and the removed
+matrix_rank (which only raises, as in PyTorch). Each is a composition of linalg norms."""
+import warnings
+
+from .registry import check_tensor, export
+
+__all__ = ["norm_except_dim", "frobenius_norm", "nuclear_norm", "matrix_rank"]
+
+
+def norm_except_dim(v, pow=2, dim=0):
+    """The `pow`-norm over every dim but `dim`, kept as size-1 dims; dim=-1 is the norm of
+    the whole tensor (weight_norm's convention)."""
+    check_tensor("norm_except_dim", v)
+    if dim == -1:
+        return v.norm(pow)
+    others = tuple(d for d in range(v.dim()) if d != dim)
+    if not others:
+        return v.abs() if pow != 0 else (v != 0).to(v.dtype)
+    return _vector_norm(v, pow, others)
+
+
+def _vector_norm(v, ord, dims, keepdim=True):
+    from .. import linalg
+    return linalg.vector_norm(v, ord, dims, keepdim)
+
+
+def frobenius_norm(input, dim, keepdim=False, *, out=None):
+    warnings.warn("at::frobenius_norm is deprecated and it is just left for JIT "
+                  "compatibility. It will be removed in a future PyTorch release. Please use "
+                  "`linalg.vector_norm(A, 2., dim, keepdim)` instead", UserWarning,
+                  stacklevel=2)
+    check_tensor("frobenius_norm", input)
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(dims) > 2:
+        raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dims)} dimensions "
+                           "instead.")
+    result = _vector_norm(input, 2.0, dims, keepdim)
+    return result if out is None else _write(result, out)
+
+
+def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
+    """nuclear_norm(input, keepdim=False) or nuclear_norm(input, dim, keepdim=False)."""
+    warnings.warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. "
+                  "It will be removed in a future PyTorch release. Please use "
+                  "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead", UserWarning,
+                  stacklevel=2)
+    check_tensor("nuclear_norm", input)
+    if isinstance(dim, bool):   # the (input, keepdim) overload
+        dim, keepdim = None, dim
+    from .. import linalg
+    dims = (-2, -1) if dim is None else tuple(dim)
+    result = linalg.matrix_norm(input, "nuc", dims, keepdim)
+    return result if out is None else _write(result, out)
+
+
+def _write(result, out):
+    from .._inplace import write_out
+    return write_out(result, out)
+
+
+def matrix_rank(input, tol=None, symmetric=False, *, out=None):
+    raise RuntimeError("This function was deprecated since version 1.9 and is now removed.\n"
+                       "Please use the `torch.linalg.matrix_rank` function instead. The "
+                       "parameter 'symmetric' was renamed in `torch.linalg.matrix_rank()` to "
+                       "'hermitian'.")
+
+
+for _name in __all__:
+    export(globals()[_name], method=False)
