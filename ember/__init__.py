@@ -53,6 +53,8 @@ from ._runtime_settings import *  # noqa: E402,F401,F403  (warn_always, typename
 from ._default_device import get_default_device, set_default_device  # noqa: E402,F401
 from ._control_flow import cond, fork, wait, while_loop  # noqa: E402,F401
 from ._symbolic_scalars import *  # noqa: E402,F401,F403
+from ._buffer_factories import empty_permuted, from_file, frombuffer  # noqa: E402,F401
+from ._dlpack import from_dlpack, to_dlpack  # noqa: E402,F401
 
 newaxis = None  # (torch.newaxis, as NumPy's: x[:, torch.newaxis])
 

@@ -610,3 +610,61 @@ def test_poisson_and_binomial_replay_torch(torch_mod):
     rate = ember.tensor([2.0], requires_grad=True)
     ember.poisson(rate).sum().backward()
     assert rate.grad.tolist() == [0.0]
+
+
+# ---------------------------------------------------------------------- buffers, dlpack
+def test_frombuffer_shares_memory_and_checks_like_torch(torch_mod):
+    raw = bytearray(np.arange(1, 4, dtype=np.int32).tobytes())
+    t = ember.frombuffer(raw, dtype=ember.int32)
+    raw[0] = 9
+    assert t.tolist() == [9, 2, 3]
+    for kwargs in ({"count": 1, "offset": 4}, {"dtype": "int16", "offset": 2}):
+        e_kw = dict(kwargs, dtype=getattr(ember, kwargs.get("dtype", "int32")))
+        t_kw = dict(kwargs, dtype=getattr(torch_mod, kwargs.get("dtype", "int32")))
+        assert ember.frombuffer(raw, **e_kw).tolist() == \
+            torch_mod.frombuffer(raw, **t_kw).tolist()
+    for buffer, kwargs in ((raw, {"offset": 13}), (raw, {"count": 5}), (bytearray(), {}),
+                           (3, {}), (raw, {"offset": 2})):
+        same_error(lambda: ember.frombuffer(buffer, dtype=ember.int32, **kwargs),
+                   lambda: torch_mod.frombuffer(buffer, dtype=torch_mod.int32, **kwargs))
+    assert ember.frombuffer(raw, dtype=ember.float32, requires_grad=True).requires_grad
+
+
+def test_from_file_and_empty_permuted(torch_mod, tmp_path):
+    path = str(tmp_path / "values.bin")
+    np.arange(6, dtype=np.float32).tofile(path)
+    for kwargs in ({"size": 6}, {"size": 3, "shared": False}, {}):
+        _same_values(ember.from_file(path, **kwargs), torch_mod.from_file(path, **kwargs))
+    same_error(lambda: ember.from_file(path, size=10), lambda: torch_mod.from_file(path, size=10))
+    mapped = ember.from_file(path, shared=True, size=6)
+    mapped[0] = 42.0
+    assert np.fromfile(path, dtype=np.float32)[0] == 42.0
+    for size, order in (((2, 3, 4), (2, 0, 1)), ((2, 3), (1, 0)), ((5,), (0,))):
+        got = ember.empty_permuted(size, order)
+        want = torch_mod.empty_permuted(size, order)
+        assert tuple(got.shape) == tuple(want.shape) and got.stride() == want.stride()
+    same_error(lambda: ember.empty_permuted((2, 3), (0, 0)),
+               lambda: torch_mod.empty_permuted((2, 3), (0, 0)))
+
+
+def test_dlpack_round_trips_share_memory(torch_mod):
+    array = np.arange(4.0)
+    t = ember.from_dlpack(array)
+    array[0] = 7
+    assert t.tolist() == [7.0, 1.0, 2.0, 3.0]
+    source = torch_mod.arange(3.0)
+    shared = ember.from_dlpack(source)
+    source[0] = 5
+    assert shared.tolist() == [5.0, 1.0, 2.0]
+    mine = ember.arange(3.0)
+    theirs = torch_mod.from_dlpack(ember.to_dlpack(mine))
+    theirs[1] = -1
+    assert mine.tolist() == [0.0, -1.0, 2.0]
+    back = ember.from_dlpack(torch_mod.to_dlpack(torch_mod.ones(2)))
+    back[0] = 3.0     # writable, as torch's import is
+    assert back.tolist() == [3.0, 1.0]
+    copied = ember.from_dlpack(array, copy=True)
+    array[1] = 9
+    assert copied[1].item() == 1.0
+    with pytest.raises(RuntimeError, match="Can't export tensors that require gradient"):
+        ember.to_dlpack(ember.ones(1, requires_grad=True))
