@@ -138,3 +138,51 @@ def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=Tr
         if match:
             _check_hash(cached_file, match.group(1))
     return ember_load(cached_file, map_location=map_location, weights_only=weights_only)
+
+
+class _Faketqdm:
+    """The progress bar used when the tqdm package is absent: percent (or bytes, without a
+    total) written to stderr."""
+
+    def __init__(self, total=None, disable=False, unit=None, *args, **kwargs):
+        self.total = total
+        self.disable = disable
+        self.n = 0
+
+    def update(self, n):
+        if self.disable:
+            return
+        self.n += n
+        if self.total is None:
+            sys.stderr.write(f"\r{self.n:.1f} bytes")
+        else:
+            sys.stderr.write(f"\r{100 * self.n / float(self.total):.1f}%")
+        sys.stderr.flush()
+
+    def set_description(self, *args, **kwargs):
+        pass   # (a description needs the real tqdm)
+
+    def write(self, s):
+        sys.stderr.write(f"{s}\n")
+
+    def close(self):
+        self.disable = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if not self.disable:
+            sys.stderr.write("\n")
+
+
+def __getattr__(name):
+    # `tqdm` is tqdm.auto's when the package is installed (imported on first use, not with
+    # ember.hub), else the plain stand-in above, as in torch.hub.
+    if name == "tqdm":
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:
+            tqdm = _Faketqdm
+        return tqdm
+    raise AttributeError(f"module 'ember.hub' has no attribute '{name}'")

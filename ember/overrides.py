@@ -20,10 +20,12 @@ __all__ = ["enable_reentrant_dispatch", "get_ignored_functions", "get_overridabl
            "get_testing_overrides", "handle_torch_function", "has_torch_function",
            "has_torch_function_unary", "has_torch_function_variadic", "is_tensor_like",
            "is_tensor_method_or_property", "resolve_name", "wrap_torch_function",
-           "TorchFunctionMode"]
+           "TorchFunctionMode", "BaseTorchFunctionMode", "get_default_nowrap_functions",
+           "redispatch_function"]
 
 _mode_stack = []
 _disabled = [0]   # > 0 inside Tensor.__torch_function__'s call of the function
+_skip_one_hop = [False]   # set by redispatch_function for the function it calls
 
 
 def _overrides(obj):
@@ -36,6 +38,9 @@ def _overrides(obj):
 def has_torch_function(relevant_args):
     """True when a mode is active or an argument's type overrides __torch_function__."""
     if _disabled[0]:
+        return False
+    if _skip_one_hop[0]:   # redispatch_function's call: this check, and only this, says no
+        _skip_one_hop[0] = False
         return False
     return bool(_mode_stack) or any(_overrides(a) for a in relevant_args)
 
@@ -225,3 +230,29 @@ def get_testing_overrides():
             return lambda *args, **kwargs: -1
         return namespace["_dummy"]
     return {f: dummy(f) for fs in get_overridable_functions().values() for f in fs}
+
+
+class BaseTorchFunctionMode(TorchFunctionMode):
+    """A mode whose __torch_function__ just calls the function (subclass it and override
+    what you need)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if kwargs is None:
+            kwargs = {}
+        return func(*args, **kwargs)
+
+
+def get_default_nowrap_functions():
+    """The Tensor attribute getters whose results Tensor.__torch_function__ leaves unwrapped
+    (a subclass's `.grad` and `._base` stay what they are)."""
+    return {Tensor._base.__get__, Tensor.grad.__get__, Tensor._grad.__get__}
+
+
+def redispatch_function(func, types, args, kwargs):
+    """Call `func` skipping one level of __torch_function__ dispatch: its own check says no
+    override, while the functions it calls in turn dispatch as usual."""
+    _skip_one_hop[0] = True
+    try:
+        return func(*args, **(kwargs or {}))
+    finally:
+        _skip_one_hop[0] = False

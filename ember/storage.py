@@ -127,3 +127,6 @@ def storage(self):
                   "directly, use tensor.untyped_storage() instead of tensor.storage()",
                   UserWarning, stacklevel=3)
     return TypedStorage(untyped_storage(self), self.dtype)
+
+
+from .types import Storage  # noqa: E402,F401  (torch.storage.Storage: the annotation class)

@@ -5,7 +5,8 @@ import warnings
 from ..amp import autocast_mode as _mode
 from ..amp import grad_scaler as _scaler
 
-__all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd"]
+__all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd",
+           "amp_definitely_not_available"]
 
 
 class autocast(_mode.autocast):
@@ -41,3 +42,10 @@ def custom_fwd(fwd=None, *, cast_inputs=None):
 
 def custom_bwd(bwd):
     return _mode.custom_bwd(bwd, device_type="cuda")
+
+
+def amp_definitely_not_available():
+    """True when no device ember could run CUDA autocast on is present (no CUDA, no XLA)."""
+    import importlib.util
+    from . import is_available
+    return not (is_available() or importlib.util.find_spec("torch_xla"))

@@ -4,10 +4,10 @@ import multiprocessing
 from multiprocessing import *  # noqa: F401,F403
 
 from .reductions import init_reductions
-from .spawn import (ProcessContext, ProcessExitedException,  # noqa: F401
+from .spawn import (ProcessContext, ProcessExitedException, SpawnContext,  # noqa: F401
                     ProcessRaisedException, spawn, start_processes)
 
-__all__ = ["spawn", "start_processes", "ProcessContext", "ProcessRaisedException",
+__all__ = ["spawn", "start_processes", "ProcessContext", "SpawnContext", "ProcessRaisedException",
            "ProcessExitedException", "get_sharing_strategy", "set_sharing_strategy",
            "get_all_sharing_strategies"] + multiprocessing.__all__
 

@@ -3,7 +3,8 @@ import multiprocessing
 import signal
 import traceback
 
-__all__ = ["spawn", "start_processes", "ProcessContext", "ProcessRaisedException",
+__all__ = ["spawn", "start_processes", "ProcessContext", "SpawnContext",
+           "ProcessRaisedException",
            "ProcessExitedException"]
 
 
@@ -90,6 +91,16 @@ class ProcessContext:
                                          failed, proc.pid, code, name)
         raise ProcessExitedException(f"process {failed} terminated with exit code {code}",
                                      failed, proc.pid, code)
+
+
+class SpawnContext(ProcessContext):
+    """ProcessContext under its pre-1.4 name (deprecated: warns, then behaves the same)."""
+
+    def __init__(self, processes, error_files):
+        import warnings
+        warnings.warn("SpawnContext is renamed to ProcessContext since 1.4 release.",
+                      stacklevel=2)
+        super().__init__(processes, error_files)
 
 
 def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):

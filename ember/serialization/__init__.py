@@ -28,6 +28,7 @@ from ._compat import (  # noqa: F401
     SourceChangeWarning, check_module_version_greater_or_equal, get_source_lines_and_file,
     get_unsafe_globals_in_checkpoint, mkdtemp)
 from ._pickling import StorageType  # noqa: F401
+from ..types import Storage  # noqa: F401
 
 __all__ = ["save", "load", "add_safe_globals", "safe_globals", "get_safe_globals",
            "clear_safe_globals", "save_safetensors", "load_safetensors",

@@ -1,5 +1,13 @@
 """ember.utils (torch.utils)."""
 from . import data  # noqa: F401
+from ._tensor_swap import swap_tensors  # noqa: F401
+
+
+def set_module(obj, mod):
+    """Set `obj.__module__` to `mod` (how public objects name the module users import)."""
+    if not isinstance(mod, str):
+        raise TypeError("The mod argument should be a string")
+    obj.__module__ = mod
 
 _LAZY = ("checkpoint", "tensorboard", "viz", "hooks", "benchmark")
 
