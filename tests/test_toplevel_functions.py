@@ -705,3 +705,30 @@ def test_svd_lowrank_gradient_matches_torch(torch_mod):
     S = ember.svd_lowrank(x, q=2)[1]
     tS = torch_mod.svd_lowrank(tx, q=2)[1]
     _same_grads(torch_mod, S, tS, [(x, tx)])
+
+
+# ---------------------------------------------------------------------- legacy names, classes
+def test_legacy_sparse_products_match_torch(torch_mod):
+    dense = [[0.0, 2.0], [3.0, 0.0]]
+    other = [[1.0, 2.0], [3.0, 4.0]]
+    s, ts = ember.tensor(dense).to_sparse(), torch_mod.tensor(dense).to_sparse()
+    d, td = ember.tensor(other), torch_mod.tensor(other)
+    _same_values(ember.dsmm(s, d), torch_mod.dsmm(ts, td))
+    _same_values(ember.dsmm(d, d), torch_mod.dsmm(td, td))
+    _same_values(ember.hsmm(s, d).to_dense(), torch_mod.hsmm(ts, td).to_dense())
+    got = ember.saddmm(s, s, d, beta=2, alpha=3)
+    want = torch_mod.saddmm(ts, ts, td, beta=2, alpha=3)
+    assert got.is_sparse and want.is_sparse
+    _same_values(got.to_dense(), want.to_dense())
+
+
+def test_toplevel_classes_are_the_submodules_ones():
+    assert ember.TypedStorage is ember.storage.TypedStorage
+    assert ember.UntypedStorage is ember.storage.UntypedStorage
+    assert ember.is_storage(ember.ones(2).untyped_storage())
+    assert ember.Future is ember.futures.Future
+    assert issubclass(ember.OutOfMemoryError, RuntimeError)
+    assert ember.OutOfMemoryError is ember.cuda.OutOfMemoryError
+    future = ember.Future()
+    future.set_result(3)
+    assert ember.wait(future) == 3
