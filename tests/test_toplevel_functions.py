@@ -732,3 +732,20 @@ def test_toplevel_classes_are_the_submodules_ones():
     future = ember.Future()
     future.set_result(3)
     assert ember.wait(future) == 3
+
+
+def test_package_utilities(torch_mod):
+    import os
+    assert ember.get_file_path("a", "b") == os.path.join(
+        os.path.dirname(os.path.dirname(ember.__file__)), "a", "b")
+    assert torch_mod.get_file_path("a", "b").endswith(os.path.join("", "a", "b"))
+    assert ember.prepare_multiprocessing_environment("/tmp") is \
+        torch_mod.prepare_multiprocessing_environment("/tmp")
+    assert ember.thread_safe_generator() is torch_mod.thread_safe_generator()
+
+    for mod in (ember, torch_mod):
+        class Named:
+            @mod.classproperty
+            def label(cls):
+                return cls.__name__ + "!"
+        assert Named.label == Named().label == "Named!"
