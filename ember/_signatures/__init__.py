@@ -95,7 +95,7 @@ def checked(fn, parser, method):
                 return fn(self, **_modern(parser, old, args, kwargs))
             return fn(self, *args, **kwargs)
         checked_method.__ember_parser__ = parser
-        return checked_method
+        return _compiled(fn, parser, True, checked_method)
 
     @functools.wraps(fn)
     def checked_function(*args, **kwargs):
@@ -104,7 +104,20 @@ def checked(fn, parser, method):
             return fn(**_modern(parser, old, args, kwargs))
         return fn(*args, **kwargs)
     checked_function.__ember_parser__ = parser
-    return checked_function
+    return _compiled(fn, parser, False, checked_function)
+
+
+def _compiled(fn, parser, method, checked_fn):
+    """`checked_fn` with the kernel layer's compiled twin in front (backends/csrc/
+    argument_check.c) when it is built: a call whose argument classes are in the parser's
+    cache goes straight to `fn` without a Python frame, any other call to `checked_fn`."""
+    from ..backends.cpu_kernels import compiled
+    if compiled is None:
+        return checked_fn
+    twin = compiled.checked_call(fn, parser._fits, method, checked_fn)
+    functools.update_wrapper(twin, fn)
+    twin.__ember_parser__ = parser
+    return twin
 
 
 def _modern(parser, deprecated, args, kwargs):

@@ -60,5 +60,6 @@ extern PyMethodDef ek_normalization_methods[];
 extern PyMethodDef ek_dispatch_methods[];
 extern PyMethodDef ek_autograd_methods[];
 extern PyMethodDef ek_optimizer_methods[];
+extern PyMethodDef ek_argument_check_methods[];
 
 #endif

@@ -87,7 +87,8 @@ static PyMethodDef *tables[] = {shared_methods, ek_random_methods, ek_activation
                                 ek_conv_methods,
                                 ek_recurrent_methods, ek_softmax_methods,
                                 ek_normalization_methods, ek_dispatch_methods,
-                                ek_autograd_methods, ek_optimizer_methods, NULL};
+                                ek_autograd_methods, ek_optimizer_methods,
+                                ek_argument_check_methods, NULL};
 static PyMethodDef all_methods[128];
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernels",
