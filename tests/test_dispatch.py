@@ -314,3 +314,25 @@ def test_compiled_walk_frees_saved_values_unless_retained():
     y.backward()
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         y.backward()
+
+
+def test_compiled_argument_check_calls_through_and_keeps_torchs_errors(torch_mod):
+    relu = ember.relu
+    assert type(relu).__name__ == "checked_call"
+    parser = relu.__ember_parser__
+    parser._fits.clear()
+    x = ember.tensor([-1.0, 2.0])
+    first = relu(x)          # checked in Python, then cached
+    assert (ember.Tensor,) in parser._fits
+    second = relu(x)         # the cache hit: straight to the function
+    np.testing.assert_array_equal(first.numpy(), torch_mod.relu(torch_mod.tensor([-1.0, 2.0])))
+    np.testing.assert_array_equal(second.numpy(), first.numpy())
+    for bad in ("a", 3):
+        with pytest.raises(TypeError) as ours:
+            relu(bad)
+        with pytest.raises(TypeError) as theirs:
+            torch_mod.relu(bad)
+        assert str(ours.value) == str(theirs.value)
+    t = ember.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert t.sum(dim=0).tolist() == torch_mod.tensor([[1.0, 2.0], [3.0, 4.0]]).sum(dim=0).tolist()
+    assert ember.Tensor.sum(t, 1).tolist() == [3.0, 7.0]
