@@ -494,3 +494,13 @@ def test_shape_only_functions_refuse_or_stay_sparse_as_torch(name, torch_mod):
             run(ember)
         return
     assert_same(run(ember), theirs)
+
+
+def test_sparse_only_methods_on_a_dense_tensor_raise_torchs_error(torch_mod):
+    for call in (lambda t: t.ones(2, 2).smm(t.ones(2, 2)),
+                 lambda t: t.ones(2, 2).sspaddmm(t.ones(2, 2), t.ones(2, 2))):
+        with pytest.raises(RuntimeError) as ours:
+            call(ember)
+        with pytest.raises(RuntimeError) as theirs:
+            call(torch_mod)
+        assert str(ours.value) == str(theirs.value)

@@ -179,6 +179,14 @@ SPARSE_METHODS = {
 }
 
 
+# Methods every Tensor has in PyTorch though only sparse ones compute them (a dense self
+# gets PyTorch's "can only be called on sparse tensors" error from the function itself).
+SPARSE_ONLY_TENSOR_METHODS = {"smm": products.smm, "sspaddmm": products.sspaddmm}
+
+
 def install_sparse_methods():
     for name, fn in SPARSE_METHODS.items():
         setattr(SparseCooTensor, name, fn)
+    for name, fn in SPARSE_ONLY_TENSOR_METHODS.items():
+        if name not in Tensor.__dict__:
+            setattr(Tensor, name, fn)
