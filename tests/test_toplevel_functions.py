@@ -181,7 +181,9 @@ def test_factories_honour_default_device(cuda_standin):
 
 # ---------------------------------------------------------------------- control flow
 def test_cond_and_while_loop_match_torch(torch_mod):
-    for pred in (True, False, 0.0, 1):
+    # NOTE: torch is the reference for Python-bool predicates only: its tensor-predicate
+    # and while_loop paths compile a graph first (seconds); their eager meaning is Python's.
+    for pred in (True, False):
         for mod in (ember, torch_mod):
             x = mod.tensor([1.0, 2.0], requires_grad=True)
             r = mod.cond(pred, lambda a: a * 2, lambda a: a * 3, (x,))
@@ -192,16 +194,14 @@ def test_cond_and_while_loop_match_torch(torch_mod):
                 assert_close(got[0], r.detach().numpy())
                 assert_close(got[1], x.grad.numpy())
     assert ember.cond(ember.tensor(0.0), lambda: 1, lambda: 2) == 2
+    assert ember.cond(1, lambda: 1, lambda: 2) == 1
     same_error(lambda: ember.cond(ember.ones(2) > 0, lambda: 1, lambda: 2),
                lambda: torch_mod.cond(torch_mod.ones(2) > 0, lambda: 1, lambda: 2))
     same_error(lambda: ember.cond("a", lambda: 1, lambda: 2),
                lambda: torch_mod.cond("a", lambda: 1, lambda: 2))
     got = ember.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 2),
                            (ember.tensor(0), ember.ones(2)))
-    want = torch_mod.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 2),
-                                (torch_mod.tensor(0), torch_mod.ones(2)))
-    assert int(got[0]) == int(want[0]) and type(got) is tuple
-    assert_close(got[1].numpy(), want[1].numpy())
+    assert type(got) is tuple and int(got[0]) == 3 and got[1].tolist() == [8.0, 8.0]
     future = ember.fork(lambda a: a + 1, ember.ones(1))
     assert ember.wait(future).item() == 2.0
 
@@ -749,3 +749,28 @@ def test_package_utilities(torch_mod):
             def label(cls):
                 return cls.__name__ + "!"
         assert Named.label == Named().label == "Named!"
+
+
+# ---------------------------------------------------------------------- lobpcg
+def test_lobpcg_matches_torch(torch_mod):
+    g = np.random.default_rng(0).standard_normal((18, 18))
+    spd = g @ g.T + np.eye(18) * 0.5
+    for kwargs in ({"k": 2}, {"k": 2, "largest": False}, {"k": 3, "B": np.eye(18) * 2}):
+        ekw, tkw = dict(kwargs), dict(kwargs)
+        if "B" in kwargs:
+            ekw["B"], tkw["B"] = ember.tensor(kwargs["B"]), torch_mod.tensor(kwargs["B"])
+        E, X = ember.lobpcg(ember.tensor(spd), **ekw)
+        tE, tX = torch_mod.lobpcg(torch_mod.tensor(spd), **tkw)
+        _same_values(E, tE, atol=1e-7)
+        assert_close(np.abs(X.numpy()), np.abs(tX.numpy()), atol=1e-5)   # up to sign
+    a, ta = _pair(torch_mod, spd)
+    E = ember.lobpcg(a, k=2)[0]
+    tE = torch_mod.lobpcg(ta, k=2)[0]
+    E.sum().backward()
+    tE.sum().backward()
+    assert_close(a.grad.numpy(), ta.grad.numpy(), atol=1e-6)
+    batch = np.stack([spd, spd * 2])
+    _same_values(ember.lobpcg(ember.tensor(batch), k=1)[0],
+                 torch_mod.lobpcg(torch_mod.tensor(batch), k=1)[0], atol=1e-6)
+    same_error(lambda: ember.lobpcg(ember.tensor(spd[:5, :5]), k=2),
+               lambda: torch_mod.lobpcg(torch_mod.tensor(spd[:5, :5]), k=2))
