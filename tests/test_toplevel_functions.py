@@ -774,3 +774,67 @@ def test_lobpcg_matches_torch(torch_mod):
                  torch_mod.lobpcg(torch_mod.tensor(batch), k=1)[0], atol=1e-6)
     same_error(lambda: ember.lobpcg(ember.tensor(spd[:5, :5]), k=2),
                lambda: torch_mod.lobpcg(torch_mod.tensor(spd[:5, :5]), k=2))
+
+
+# ---------------------------------------------------------------------- sync batch norm kernels
+def test_sync_batch_norm_kernels_refuse_cpu_as_torch(torch_mod):
+    x, tx = ember.ones(2, 3), torch_mod.ones(2, 3)
+    for name, args in (("batch_norm_stats", (1e-5,)),
+                       ("batch_norm_elemt", (None, None, "m", "m", 1e-5))):
+        e_args = [ember.zeros(3) if a == "m" else a for a in args]
+        t_args = [torch_mod.zeros(3) if a == "m" else a for a in args]
+        got, want = _error(lambda: getattr(ember, name)(x, *e_args)), \
+            _error(lambda: getattr(torch_mod, name)(tx, *t_args))
+        assert got[0] is want[0] is NotImplementedError
+        assert got[1].split(". ")[0] == want[1].split(". ")[0]
+
+
+def test_sync_batch_norm_kernels_reproduce_batch_norm(torch_mod, cuda_standin, rng):
+    """Two 'devices' holding halves of a batch: the kernels' forward and input gradient
+    equal torch's batch_norm (training) on the whole batch."""
+    data = rng.standard_normal((6, 3, 4))
+    weight, bias = rng.standard_normal(3), rng.standard_normal(3)
+    seed = rng.standard_normal((6, 3, 4))
+    eps, momentum = 1e-5, 0.1
+    tx = torch_mod.tensor(data, requires_grad=True)
+    t_rm, t_rv = torch_mod.zeros(3, dtype=torch_mod.float64), torch_mod.ones(3,
+                                                                           dtype=torch_mod.float64)
+    want = torch_mod.nn.functional.batch_norm(tx, t_rm, t_rv, torch_mod.tensor(weight),
+                                              torch_mod.tensor(bias), True, momentum, eps)
+    (want * torch_mod.tensor(seed)).sum().backward()
+
+    def cuda(a):
+        return ember.tensor(a, device="cuda")
+    halves = [cuda(data[:2]), cuda(data[2:])]
+    stats = [ember.batch_norm_stats(h, eps) for h in halves]
+    mean = ember.stack([s[0] for s in stats])
+    invstd = ember.stack([s[1] for s in stats])
+    counts = cuda(np.array([2 * 4, 4 * 4], dtype=np.float64))
+    rm = ember.zeros(3, dtype=ember.float64, device="cuda")
+    rv = ember.ones(3, dtype=ember.float64, device="cuda")
+    g_mean, g_invstd = ember.batch_norm_gather_stats_with_counts(
+        halves[0], mean, invstd, rm, rv, momentum, eps, counts)
+    _same_values(rm.cpu(), t_rm)
+    _same_values(rv.cpu(), t_rv)
+    w, b = cuda(weight), cuda(bias)
+    out = ember.cat([ember.batch_norm_elemt(h, w, b, g_mean, g_invstd, eps) for h in halves])
+    _same_values(out.cpu(), want, atol=1e-10)
+    grads = [cuda(seed[:2]), cuda(seed[2:])]
+    reduced = [ember.batch_norm_backward_reduce(g, h, g_mean, g_invstd, w, True, True, True)
+               for g, h in zip(grads, halves)]
+    sum_dy = reduced[0][0] + reduced[1][0]
+    sum_dy_xmu = reduced[0][1] + reduced[1][1]
+    grad_in = ember.cat([ember.batch_norm_backward_elemt(g, h, g_mean, g_invstd, w, sum_dy,
+                                                         sum_dy_xmu, counts)
+                         for g, h in zip(grads, halves)])
+    assert_close(grad_in.cpu().numpy(), tx.grad.numpy(), atol=1e-10)
+    t_w = torch_mod.tensor(weight, requires_grad=True)
+    t_b = torch_mod.tensor(bias, requires_grad=True)
+    again = torch_mod.nn.functional.batch_norm(torch_mod.tensor(data), None, None, t_w, t_b,
+                                               True, momentum, eps)
+    (again * torch_mod.tensor(seed)).sum().backward()
+    assert_close((reduced[0][2] + reduced[1][2]).cpu().numpy(), t_w.grad.numpy(), atol=1e-10)
+    assert_close((reduced[0][3] + reduced[1][3]).cpu().numpy(), t_b.grad.numpy(), atol=1e-10)
+    g_mean2, _ = ember.batch_norm_gather_stats(halves[0], mean[:1], invstd[:1], None, None,
+                                               momentum, eps, 8)
+    _same_values(g_mean2.cpu(), torch_mod.tensor(data[:2]).mean((0, 2)))

@@ -23,7 +23,7 @@ from . import tensor_storage_methods  # noqa: F401
 from . import tensor_unsupported_methods  # noqa: F401
 from . import functional_entry_points, rnn_entry_points, view_copies  # noqa: F401
 from . import inplace_functions, legacy_norms, numeric_calculus, sampling_extras  # noqa: F401
-from . import lobpcg, lowrank  # noqa: F401
+from . import lobpcg, lowrank, sync_batch_norm_kernels  # noqa: F401
 from .registry import METHODS, OPS, PUBLIC  # noqa: F401
 
 
