@@ -7,8 +7,70 @@ import types
 
 import pytest
 
+_REEXPORTED = "a torch class imported into the module (available as ember.{0}), not its API"
+_CUDA_ATTENTION = "selects or queries PyTorch's CUDA attention kernels"
+
 # module -> {name deliberately left out: why}
 MODULES = {
+    "linalg": {},
+    "distributions": {},
+    "distributions.transforms": {},
+    "distributions.constraints": {},
+    "distributions.constraint_registry": {},
+    "distributions.kl": {n: _REEXPORTED.format("distributions." + n) for n in (
+        "Binomial", "Cauchy", "ContinuousBernoulli", "Distribution", "ExponentialFamily",
+        "Geometric", "Gumbel", "HalfNormal", "LowRankMultivariateNormal", "Pareto",
+        "TransformedDistribution")} | {"Tensor": _REEXPORTED.format("Tensor")},
+    "nn": {},
+    "nn.functional": {},
+    "nn.init": {},
+    "nn.utils": {},
+    "nn.utils.rnn": {
+        "PackedSequence_": "the namedtuple base of PackedSequence, internal to the module",
+        "bind": "a module-internal helper (not in its __all__)",
+        "copy_method_params": "a module-internal helper (not in its __all__)"},
+    "nn.utils.parametrize": {
+        "Module": _REEXPORTED.format("nn.Module"),
+        "OpaqueBase": "TorchScript opaque-object machinery imported into the module",
+        "get_swap_module_params_on_conversion": "imported into the module from torch.__future__",
+        "is_opaque_reference_type": "TorchScript opaque-object machinery imported into it",
+        "is_traceable_wrapper_subclass": "torch.utils._python_dispatch's tensor-subclass test, "
+                                         "imported into the module"},
+    "nn.utils.parametrizations": {"Tensor": _REEXPORTED.format("Tensor")},
+    "nn.parallel": {},
+    "optim": {},
+    "optim.lr_scheduler": {},
+    "optim.swa_utils": {},
+    "amp": {},
+    "autograd.forward_ad": {},
+    "autograd.functional": {},
+    "func": {
+        "functionalize": "removes mutations from traced graphs: ember has no graph tracer",
+        "rearrange": "an einops pattern parser, not built"},
+    "profiler": {
+        "ExecutionTraceObserver": "torch's execution-trace format records every op's inputs "
+                                  "and outputs through Kineto; not built",
+        "KinetoStepTracker": "Kineto's step counter across profilers",
+        "Optimizer": _REEXPORTED.format("optim.Optimizer"),
+        "RecordScope": "a Kineto enum of record-function scopes",
+        "is_fbcode": "says whether PyTorch runs inside Meta's build system",
+        "register_optimizer_step_post_hook": "torch.optim's global hook, imported into the "
+                                             "module (ember.optim has it)"},
+    "sparse": {
+        "SparseSemiStructuredTensor": "2:4 semi-structured sparsity runs on CUDA kernels only",
+        "SparseSemiStructuredTensorCUSPARSELT": "2:4 sparsity through CUDA's cuSPARSELt",
+        "SparseSemiStructuredTensorCUTLASS": "2:4 sparsity through CUDA's CUTLASS",
+        "to_sparse_semi_structured": "makes a 2:4 semi-structured tensor (CUDA only)",
+        "Tensor": _REEXPORTED.format("Tensor")},
+    "onnx": {"InputObserver": "infers the dynamo exporter's arguments through torch.export, "
+                              "which ember does not have"},
+    "masked": {
+        "MaskedTensor": "masked tensors (a prototype in PyTorch) are not built",
+        "as_masked_tensor": "makes a MaskedTensor (not built)",
+        "masked_tensor": "makes a MaskedTensor (not built)"},
+    "quasirandom": {},
+    "futures": {},
+    "cuda.amp": {},
     "fft": {},
     "special": {},
     "testing": {"FileCheck": "TorchScript IR pattern checker: ember has no TorchScript IR"},
@@ -80,3 +142,29 @@ def test_constants_match_torch(torch_mod):
     assert math.isnan(ember.nan) and math.isnan(torch_mod.nan)
     assert ember.newaxis is torch_mod.newaxis is None
     assert ember.ones(3)[:, ember.newaxis].shape == (3, 1)
+
+
+# Tensor methods deliberately left out: why
+TENSOR_LEFT_OUT = {
+    "index": "binds dims to functorch's first-class Dim objects, which ember does not have",
+    "storage_type": "returns a legacy typed-storage class (torch.FloatStorage...), which "
+                    "ember does not have",
+    "resize_as_sparse_": "resizes a sparse tensor's storage in place: ember's sparse "
+                         "indices and values are immutable",
+    "sparse_resize_": "resizes a sparse tensor's storage in place (see resize_as_sparse_)",
+    "sparse_resize_and_clear_": "resizes a sparse tensor's storage in place (see "
+                                "resize_as_sparse_)",
+}
+
+
+def test_torch_tensor_methods_exist_in_ember(torch_mod):
+    import ember
+    theirs = {n for n in dir(torch_mod.Tensor)
+              if not n.startswith("_") and callable(getattr(torch_mod.Tensor, n, None))}
+    missing = sorted(n for n in theirs - set(TENSOR_LEFT_OUT)
+                     if not callable(getattr(ember.Tensor, n, None)))
+    stale = sorted(n for n in TENSOR_LEFT_OUT if callable(getattr(ember.Tensor, n, None)))
+    print(f"torch.Tensor: {len(theirs) - len(TENSOR_LEFT_OUT)}/{len(theirs)} methods in ember")
+    assert not missing, f"ember.Tensor lacks {missing}"
+    assert not stale, f"listed as left out but present now: {stale}"
+    assert set(TENSOR_LEFT_OUT) <= theirs
