@@ -838,3 +838,27 @@ def test_sync_batch_norm_kernels_reproduce_batch_norm(torch_mod, cuda_standin, r
     g_mean2, _ = ember.batch_norm_gather_stats(halves[0], mean[:1], invstd[:1], None, None,
                                                momentum, eps, 8)
     _same_values(g_mean2.cpu(), torch_mod.tensor(data[:2]).mean((0, 2)))
+
+
+def test_entry_point_shape_errors_match_torch(torch_mod):
+    def cell_call(m, name, gates, x, h):
+        hidden = (h, h) if name == "lstm_cell" else h
+        return getattr(m, name)(x, hidden, m.ones(gates * 5, 4), m.ones(gates * 5, 5))
+    for name, gates in (("lstm_cell", 4), ("gru_cell", 3), ("rnn_tanh_cell", 1)):
+        for x_shape, h_shape in (((4,), (5,)), ((3, 3), (3, 5)), ((3, 4), (2, 5)),
+                                 ((3, 4), (3, 6))):
+            same_error(lambda: cell_call(ember, name, gates, ember.ones(*x_shape),
+                                         ember.ones(*h_shape)),
+                       lambda: cell_call(torch_mod, name, gates, torch_mod.ones(*x_shape),
+                                         torch_mod.ones(*h_shape)))
+    for shape, kwargs in (((5,), {"lengths": [2, 2]}), ((5, 2), {"lengths": [2, 3], "axis": 1})):
+        same_error(lambda: ember.segment_reduce(
+            ember.ones(*shape), "sum", **{k: ember.tensor(v) if isinstance(v, list) else v
+                                          for k, v in kwargs.items()}),
+            lambda: torch_mod.segment_reduce(
+                torch_mod.ones(*shape), "sum", **{k: torch_mod.tensor(v) if isinstance(v, list)
+                                                  else v for k, v in kwargs.items()}))
+    _same_values(ember.segment_reduce(ember.ones(5), "sum", lengths=ember.tensor([2, 2]),
+                                      unsafe=True),
+                 torch_mod.segment_reduce(torch_mod.ones(5), "sum",
+                                          lengths=torch_mod.tensor([2, 2]), unsafe=True))

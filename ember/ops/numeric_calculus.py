@@ -160,8 +160,15 @@ def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, ax
     if bounds.ndim != 1:
         raise NotImplementedError("ember does not support batched lengths/offsets in "
                                   "segment_reduce; pass 1-D lengths or offsets")
-    if not unsafe and lengths is not None and (lengths_host < 0).any():
-        raise RuntimeError("lengths contains negative value!")
+    if axis != 0:
+        raise RuntimeError("segment_reduce(): Expected axis to be the last dimension of "
+                           f"lengths but got {axis}.")
+    if not unsafe and lengths is not None:
+        if (lengths_host < 0).any():
+            raise RuntimeError("lengths contains negative value!")
+        if int(bounds[-1]) != data.shape[axis]:
+            raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis to "
+                               "sum to data.size(lengths.dim()-1) when !unsafe.")
     pieces = []
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         run = data.narrow(axis, int(lo), int(hi - lo))

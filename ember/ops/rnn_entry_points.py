@@ -11,6 +11,21 @@ __all__ = ["lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "lstm", "g
            "rnn_tanh", "rnn_relu"]
 
 
+def _check_cell(name, input, hiddens, w_ih, w_hh):
+    """PyTorch's shape checks of a cell call (2-D input; batch and sizes consistent)."""
+    check_tensor(name, input)
+    if input.size(1) != w_ih.size(1):   # (a 1-D input raises PyTorch's IndexError here)
+        raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} expected "
+                           f"{w_ih.size(1)}")
+    for i, h in enumerate(hiddens):
+        if input.size(0) != h.size(0):
+            raise RuntimeError(f"Input batch size {input.size(0)} doesn't match hidden{i} "
+                               f"batch size {h.size(0)}")
+        if h.size(1) != w_hh.size(1):
+            raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got {h.size(1)}, "
+                               f"expected {w_hh.size(1)}")
+
+
 def _gates(input, hx, w_ih, w_hh, b_ih, b_hh):
     gates = input.matmul(w_ih.t()) + hx.matmul(w_hh.t())
     if b_ih is not None:
@@ -22,8 +37,8 @@ def _gates(input, hx, w_ih, w_hh, b_ih, b_hh):
 
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """(h', c') from gates i, f, g, o (PyTorch's order in w_ih's rows)."""
-    check_tensor("lstm_cell", input)
     h, c = hx
+    _check_cell("lstm_cell", input, (h, c), w_ih, w_hh)
     i, f, g, o = _gates(input, h, w_ih, w_hh, b_ih, b_hh).chunk(4, -1)
     c_next = f.sigmoid() * c + i.sigmoid() * g.tanh()
     return o.sigmoid() * c_next.tanh(), c_next
@@ -31,7 +46,7 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """h' from reset, update and new gates; the reset gate scales the hidden part of n."""
-    check_tensor("gru_cell", input)
+    _check_cell("gru_cell", input, (hx,), w_ih, w_hh)
     gi = input.matmul(w_ih.t())
     gh = hx.matmul(w_hh.t())
     if b_ih is not None:
@@ -47,12 +62,12 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 
 
 def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
-    check_tensor("rnn_tanh_cell", input)
+    _check_cell("rnn_tanh_cell", input, (hx,), w_ih, w_hh)
     return _gates(input, hx, w_ih, w_hh, b_ih, b_hh).tanh()
 
 
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
-    check_tensor("rnn_relu_cell", input)
+    _check_cell("rnn_relu_cell", input, (hx,), w_ih, w_hh)
     return _gates(input, hx, w_ih, w_hh, b_ih, b_hh).relu()
 
 
