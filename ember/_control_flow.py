@@ -20,9 +20,6 @@ def _truth(pred):
 
 def cond(pred, true_fn, false_fn, operands=()):
     """`true_fn(*operands)` if `pred` else `false_fn(*operands)`."""
-    if not isinstance(operands, (tuple, list)):
-        raise RuntimeError("Expect operands to be a tuple of possibly nested dict/list/tuple "
-                           f"that only consists of tensor leaves, but got {operands}.")
     branch = true_fn if _truth(pred) else false_fn
     return branch(*operands)
 

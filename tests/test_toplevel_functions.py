@@ -862,3 +862,17 @@ def test_entry_point_shape_errors_match_torch(torch_mod):
                                       unsafe=True),
                  torch_mod.segment_reduce(torch_mod.ones(5), "sum",
                                           lengths=torch_mod.tensor([2, 2]), unsafe=True))
+
+
+def test_rnn_layer_errors_match_torch(torch_mod):
+    def call(m, name, hx, params):
+        return getattr(m, name)(m.ones(5, 2, 4), hx(m), [p(m) for p in params], False, 1, 0.0,
+                                False, False, False)
+    cases = [("lstm", lambda m: (m.ones(1, 2, 3),), [lambda m: m.ones(12, 4),
+                                                     lambda m: m.ones(12, 3)]),
+             ("gru", lambda m: m.ones(1, 2, 3), [lambda m: m.ones(9, 4), lambda m: m.ones(9, 3),
+                                                 lambda m: m.ones(9)]),
+             ("gru", lambda m: m.ones(0, 2, 3), [lambda m: m.ones(9, 4),
+                                                 lambda m: m.ones(9, 3)])]
+    for name, hx, params in cases:
+        same_error(lambda: call(ember, name, hx, params), lambda: call(torch_mod, name, hx, params))

@@ -35,18 +35,16 @@ def _gates(input, hx, w_ih, w_hh, b_ih, b_hh):
     return gates
 
 
-def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+def _lstm_step(input, hx, w_ih, w_hh, b_ih, b_hh):
     """(h', c') from gates i, f, g, o (PyTorch's order in w_ih's rows)."""
     h, c = hx
-    _check_cell("lstm_cell", input, (h, c), w_ih, w_hh)
     i, f, g, o = _gates(input, h, w_ih, w_hh, b_ih, b_hh).chunk(4, -1)
     c_next = f.sigmoid() * c + i.sigmoid() * g.tanh()
     return o.sigmoid() * c_next.tanh(), c_next
 
 
-def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+def _gru_step(input, hx, w_ih, w_hh, b_ih, b_hh):
     """h' from reset, update and new gates; the reset gate scales the hidden part of n."""
-    _check_cell("gru_cell", input, (hx,), w_ih, w_hh)
     gi = input.matmul(w_ih.t())
     gh = hx.matmul(w_hh.t())
     if b_ih is not None:
@@ -61,14 +59,32 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     return n + z * (hx - n)
 
 
+def _tanh_step(input, hx, w_ih, w_hh, b_ih, b_hh):
+    return _gates(input, hx, w_ih, w_hh, b_ih, b_hh).tanh()
+
+
+def _relu_step(input, hx, w_ih, w_hh, b_ih, b_hh):
+    return _gates(input, hx, w_ih, w_hh, b_ih, b_hh).relu()
+
+
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    _check_cell("lstm_cell", input, tuple(hx), w_ih, w_hh)
+    return _lstm_step(input, tuple(hx), w_ih, w_hh, b_ih, b_hh)
+
+
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    _check_cell("gru_cell", input, (hx,), w_ih, w_hh)
+    return _gru_step(input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
 def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     _check_cell("rnn_tanh_cell", input, (hx,), w_ih, w_hh)
-    return _gates(input, hx, w_ih, w_hh, b_ih, b_hh).tanh()
+    return _tanh_step(input, hx, w_ih, w_hh, b_ih, b_hh)
 
 
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     _check_cell("rnn_relu_cell", input, (hx,), w_ih, w_hh)
-    return _gates(input, hx, w_ih, w_hh, b_ih, b_hh).relu()
+    return _relu_step(input, hx, w_ih, w_hh, b_ih, b_hh)
 
 
 # ---------------------------------------------------------------------- layer runs
@@ -80,8 +96,9 @@ def _run(name, cell, input, states, params, has_biases, num_layers, dropout, tra
     directions = 2 if bidirectional else 1
     per = 4 if has_biases else 2
     if len(params) != per * num_layers * directions:
-        raise RuntimeError(f"{name}: expected {per * num_layers * directions} parameter "
-                           f"tensors, got {len(params)}")
+        raise RuntimeError("got an incorrect number of RNN parameters")
+    if any(s.shape[0] < num_layers * directions for s in states):
+        raise RuntimeError("Expected more hidden states in stacked_rnn")
     unbatched = input.dim() == 2
     if unbatched:
         input = input.unsqueeze(1)
@@ -138,7 +155,9 @@ def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectiona
     """(output, h_n, c_n); hx is (h_0, c_0)."""
     check_tensor("lstm", input)
     _packed_unsupported("lstm", hx)
-    out, (h, c) = _run("lstm", lstm_cell, input, list(hx), list(params), has_biases,
+    if len(hx) != 2:
+        raise RuntimeError("lstm expects two hidden states")
+    out, (h, c) = _run("lstm", _lstm_step, input, list(hx), list(params), has_biases,
                        num_layers, dropout, train, bidirectional, batch_first)
     return out, h, c
 
@@ -156,9 +175,9 @@ def _single_state(name, cell):
     return run
 
 
-gru = _single_state("gru", gru_cell)
-rnn_tanh = _single_state("rnn_tanh", rnn_tanh_cell)
-rnn_relu = _single_state("rnn_relu", rnn_relu_cell)
+gru = _single_state("gru", _gru_step)
+rnn_tanh = _single_state("rnn_tanh", _tanh_step)
+rnn_relu = _single_state("rnn_relu", _relu_step)
 
 for _name in __all__:
     export(globals()[_name], method=False)
