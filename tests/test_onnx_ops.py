@@ -1,12 +1,16 @@
 """ember.onnx's op table: functions and modules exported, run in onnxruntime and compared
 with real torch on the same inputs (and, for masks and indices, on other inputs than the
 example the graph was traced on)."""
+import io
+import warnings
+
 import numpy as np
 import pytest
 
 import ember
 
 onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
 from onnx_checks import close as _close, fn_module as _fn_module  # noqa: E402
 from onnx_checks import run_onnx as _run_onnx, torch_state as _torch_state  # noqa: E402
 
@@ -193,3 +197,46 @@ def test_training_mode_batch_norm_uses_batch_statistics_and_leaves_the_model(tor
     got, = _run_onnx(program.model_proto, x)
     with torch_mod.no_grad():
         _close(got, theirs(torch_mod.tensor(x)).numpy())
+
+
+def _export_and_run(model, args, dynamic_axes=None):
+    """The exported file (checked by onnx.checker) run in onnxruntime on new inputs, and
+    ember's own output for them."""
+    model.eval()
+    names = [f"input{k}" for k in range(len(args))]
+    f = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        ember.onnx.export(model, tuple(args), f, dynamo=False, input_names=names,
+                          dynamic_axes=dynamic_axes)
+    onnx.checker.check_model(onnx.load_from_string(f.getvalue()))
+    session = ort.InferenceSession(f.getvalue())
+    return session, names
+
+
+@pytest.mark.parametrize("case", ["gru", "embedding", "transformer_decoder",
+                                  "conv_bn_upsample_dynamic_batch"])
+def test_more_model_families_run_in_onnxruntime_as_ember(case):
+    ember.manual_seed(0)
+    nn = ember.nn
+    if case == "gru":
+        model, args, new = nn.GRU(8, 16, batch_first=True), [ember.randn(2, 5, 8)], None
+    elif case == "embedding":
+        model = nn.Sequential(nn.Embedding(10, 8), nn.Flatten(), nn.Linear(24, 4))
+        args, new = [ember.tensor([[1, 2, 3], [4, 5, 6]])], [ember.tensor([[9, 0, 3], [4, 7, 1]])]
+    elif case == "transformer_decoder":
+        layer = nn.TransformerDecoderLayer(16, 2, 32, batch_first=True)
+        model, args, new = nn.TransformerDecoder(layer, 2), [ember.randn(2, 5, 16),
+                                                             ember.randn(2, 7, 16)], None
+    else:
+        model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(),
+                              nn.Upsample(scale_factor=2), nn.MaxPool2d(2))
+        args, new = [ember.randn(2, 3, 8, 8)], [ember.randn(5, 3, 8, 8)]
+    dynamic = {"input0": {0: "batch"}} if case.endswith("dynamic_batch") else None
+    session, names = _export_and_run(model, args, dynamic)
+    new = new or [a * 1.3 + 0.1 for a in args]
+    got = session.run(None, {n: a.numpy() for n, a in zip(names, new)})[0]
+    with ember.no_grad():
+        want = model(*new)
+    want = want[0] if isinstance(want, tuple) else want
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-5)
