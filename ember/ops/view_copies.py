@@ -57,7 +57,7 @@ def expand_copy(input, size, *, implicit=False, out=None):
 
 
 def permute_copy(input, dims, *, out=None):
-    return _one("permute_copy", input, lambda x: x.permute(*dims), out)
+    return _one("permute_copy", input, lambda x: x.permute(tuple(dims)), out)
 
 
 def select_copy(input, dim, index, *, out=None):

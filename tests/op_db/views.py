@@ -89,3 +89,33 @@ OPS = [
                           ([3, 4], (-1, (4, 1))), ((0, 4), (0, (0, 1))))),
 ]
 
+
+# The *_copy variants (ops/view_copies.py): the view's values in fresh memory.
+OPS.extend([
+    OpInfo("permute_copy", lambda m, x, *d: m.permute_copy(x, d), lambda x, *d: np.transpose(x, d),
+           _shape_samples(((2, 3, 4), (2, 0, 1)), ([3, 4], (1, 0)), ((), ())),
+           dtypes=ALL_NUMERIC),
+    OpInfo("transpose_copy", lambda m, x: m.transpose_copy(x, 0, -1),
+           lambda x: np.swapaxes(x, 0, -1), unary_samples(shapes=[(5,), (3, 4), (2, 3, 4)])),
+    OpInfo("diagonal_copy", lambda m, x, o: m.diagonal_copy(x, o, 0, -1),
+           lambda x, o: np.diagonal(x, o, 0, -1),
+           _shape_samples(((3, 4), (1,)), ([4, 3], (-1,)), ((2, 3, 3), (0,)))),
+    OpInfo("expand_copy", lambda m, x: m.expand_copy(x, (2, 3, 4)),
+           lambda x: np.broadcast_to(x, (2, 3, 4)),
+           _shape_samples(((3, 1), ()), ((4,), ()), ((), ()), ((1, 3, 4), ()))),
+    OpInfo("select_copy", lambda m, x, d, i: m.select_copy(x, d, i),
+           lambda x, d, i: np.take(x, i, d), _shape_samples(((3, 4), (1, -1)), ([4, 3], (0, 2)))),
+    OpInfo("slice_copy", lambda m, x: m.slice_copy(x, 1, 1, None, 2),
+           lambda x: x[:, 1::2], _shape_samples(((3, 5), ()), ([4, 6], ()), ((2, 0), ()))),
+    OpInfo("unsqueeze_copy", lambda m, x: m.unsqueeze_copy(x, -1), lambda x: np.expand_dims(x, -1),
+           unary_samples()),
+    OpInfo("squeeze_copy", lambda m, x: m.squeeze_copy(x), np.squeeze,
+           _shape_samples(((3, 1, 4), ()), ((1,), ()), ((), ()))),
+    OpInfo("view_copy", lambda m, x: m.view_copy(x, (-1, 2)), lambda x: x.reshape(-1, 2),
+           _shape_samples(((3, 4), ()), ((2, 3, 2), ()), ((0, 2), ()))),
+    OpInfo("unfold_copy", lambda m, x: m.unfold_copy(x, -1, 2, 1),
+           lambda x: np.lib.stride_tricks.sliding_window_view(x, 2, -1),
+           _shape_samples(((3, 4), ()), ([5, 3], ()))),
+    OpInfo("t_copy", lambda m, x: m.t_copy(x), lambda x: x.T,
+           _shape_samples(((3, 4), ()), ([4, 2], ()), ((5,), ()))),
+])
