@@ -876,3 +876,16 @@ def test_rnn_layer_errors_match_torch(torch_mod):
                                                  lambda m: m.ones(9, 3)])]
     for name, hx, params in cases:
         same_error(lambda: call(ember, name, hx, params), lambda: call(torch_mod, name, hx, params))
+
+
+def test_native_norm_sparse_only_as_torch(torch_mod):
+    dense = [[0.0, 3.0], [4.0, 0.0]]
+    s, ts = ember.tensor(dense).to_sparse(), torch_mod.tensor(dense).to_sparse()
+    for args in ((), (1,), (3, (0, 1), False, None)):
+        _same_values(ember.native_norm(s, *args), torch_mod.native_norm(ts, *args))
+    same_error(lambda: ember.native_norm(s, 2, (0,), False, None),
+               lambda: torch_mod.native_norm(ts, 2, (0,), False, None))
+    got = _error(lambda: ember.native_norm(ember.ones(2)))
+    want = _error(lambda: torch_mod.native_norm(torch_mod.ones(2)))
+    assert got[0] is want[0] is NotImplementedError
+    assert got[1].split(". ")[0] == want[1].split(". ")[0]

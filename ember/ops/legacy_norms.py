@@ -5,7 +5,7 @@ import warnings
 
 from .registry import check_tensor, export
 
-__all__ = ["norm_except_dim", "frobenius_norm", "nuclear_norm", "matrix_rank"]
+__all__ = ["norm_except_dim", "frobenius_norm", "nuclear_norm", "matrix_rank", "native_norm"]
 
 
 def norm_except_dim(v, pow=2, dim=0):
@@ -57,6 +57,25 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
 def _write(result, out):
     from .._inplace import write_out
     return write_out(result, out)
+
+
+def native_norm(input, p=2, dim=None, keepdim=False, dtype=None):
+    """The p-norm of a sparse COO tensor's stored values (a full reduction only). As in
+    PyTorch's CPU build, a dense input has no kernel."""
+    check_tensor("native_norm", input)
+    if not getattr(input, "is_sparse", False):
+        raise NotImplementedError(
+            "Could not run 'aten::native_norm' with arguments from the 'CPU' backend. This "
+            "could be because the operator doesn't exist for this backend, or was omitted "
+            "during the selective/custom build process (if using custom build). (native_norm "
+            "takes sparse tensors; use torch.linalg.vector_norm for dense ones.)")
+    if dim is not None and sorted(d % input.dim() for d in dim) != list(range(input.dim())) \
+            and len(dim):
+        raise RuntimeError("norm_sparse currently only supports full reductions, so 'dim' "
+                           "must either be empty or contain all dimensions of the input")
+    values = input.coalesce().values().detach()
+    result = _vector_norm(values, 2 if p is None else p, None, False)
+    return result if dtype is None else result.to(dtype)
 
 
 def matrix_rank(input, tol=None, symmetric=False, *, out=None):
