@@ -148,6 +148,12 @@ def is_builtin(obj):
     return type(obj).__name__ in ("builtin_function_or_method", "method_descriptor")
 
 
+def _deprecated(sig):
+    """The stubs' deprecated overloads name the tensor `self` (addbmm(Number beta, Tensor
+    self, Number alpha, ...)); the current ones call it `input`."""
+    return "Tensor self" in sig.split(", ")
+
+
 def numbers_as_tensors(table):
     """The functions whose Tensor parameters take Python numbers too (subtract(3, 3)),
     found by calling them so."""
@@ -175,8 +181,8 @@ def tables():
     methods = overloads("__init__.pyi", "TensorBase", method=True)
     # A deprecated overload is marked with a leading "!": hidden from messages, and its
     # arguments rebound by name (add(x, 2, y) is add(x, y, alpha=2)).
-    torch_table = {n: ["!Tensor input, " + s[len("Tensor self, "):]
-                       if s.startswith("Tensor self, ") else s for s in sigs]
+    torch_table = {n: ["!" + s.replace("Tensor self", "Tensor input")
+                       if _deprecated(s) else s for s in sigs]
                    for n, sigs in functions.items()
                    if is_builtin(getattr(torch, n, None)) and parses(getattr(torch, n))}
     for name in numbers_as_tensors(torch_table):
@@ -207,11 +213,11 @@ def tables():
     # first parameter named `self`.
     for name, sigs in functions.items():
         for sig in sigs:
-            if not sig.startswith("Tensor self, ") or "*," in sig:
+            if not _deprecated(sig) or "*," in sig:
                 continue
             for method in (name, name + "_"):
                 if method in tensor_table and is_builtin(getattr(torch.Tensor, method, None)):
-                    rest = "!" + sig[len("Tensor self, "):]
+                    rest = "!" + ", ".join(p for p in sig.split(", ") if p != "Tensor self")
                     if rest not in tensor_table[method]:
                         tensor_table[method] = tensor_table[method] + [rest]
     return torch_table, functional, tensor_table

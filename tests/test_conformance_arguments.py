@@ -140,6 +140,12 @@ ACCEPTED = {
     "deprecated add alpha": lambda L: L.add(X(L), 2, X(L)),
     "deprecated sub_ alpha": lambda L: X(L).sub_(2, L.ones(2, 3)),
     "deprecated addcmul value": lambda L: X(L).addcmul(0.5, X(L), X(L)),
+    "deprecated addbmm beta": lambda L: L.ones(2, 2).addbmm(0.5, L.ones(3, 2, 2),
+                                                            L.ones(3, 2, 2)),
+    "deprecated addbmm_ beta alpha": lambda L: L.ones(2, 2).addbmm_(2, 3, L.ones(3, 2, 2),
+                                                                    L.ones(3, 2, 2)),
+    "deprecated addbmm function": lambda L: L.addbmm(0.5, L.ones(2, 2), 2, L.ones(3, 2, 2),
+                                                     L.ones(3, 2, 2)),
     "rot90 default dims": lambda L: X(L).rot90(),
     "optional tensor None": lambda L: L.nn.functional.linear(X(L), L.ones(4, 3), None),
 }

@@ -16,13 +16,13 @@ FUNCTIONS = {
             '!Tensor or Number input, Number alpha, Tensor or Number other',
             '!Tensor or Number input, Number alpha, Tensor or Number other, *, Tensor or Number '
             'out'),
-    'addbmm': ('Number beta, Tensor self, Number alpha, Tensor batch1, Tensor batch2',
-               'Number beta, Tensor self, Number alpha, Tensor batch1, Tensor batch2, *, Tensor '
-               'out',
+    'addbmm': ('!Number beta, Tensor input, Number alpha, Tensor batch1, Tensor batch2',
+               '!Number beta, Tensor input, Number alpha, Tensor batch1, Tensor batch2, *, '
+               'Tensor out',
                'Tensor input, Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = '
                '1, Tensor? out = None',
-               'Number beta, Tensor self, Tensor batch1, Tensor batch2',
-               'Number beta, Tensor self, Tensor batch1, Tensor batch2, *, Tensor out'),
+               '!Number beta, Tensor input, Tensor batch1, Tensor batch2',
+               '!Number beta, Tensor input, Tensor batch1, Tensor batch2, *, Tensor out'),
     'addcdiv': ('!Tensor input, Number value, Tensor tensor1, Tensor tensor2',
                 '!Tensor input, Number value, Tensor tensor1, Tensor tensor2, *, Tensor out',
                 'Tensor input, Tensor tensor1, Tensor tensor2, *, Number value = 1, Tensor? out '
@@ -31,29 +31,29 @@ FUNCTIONS = {
                 '!Tensor input, Number value, Tensor tensor1, Tensor tensor2, *, Tensor out',
                 'Tensor input, Tensor tensor1, Tensor tensor2, *, Number value = 1, Tensor? out '
                 '= None'),
-    'addmm': ('Number beta, Tensor self, Number alpha, Tensor mat1, Tensor mat2',
-              'Number beta, Tensor self, Number alpha, Tensor mat1, Tensor mat2, *, Tensor out',
+    'addmm': ('!Number beta, Tensor input, Number alpha, Tensor mat1, Tensor mat2',
+              '!Number beta, Tensor input, Number alpha, Tensor mat1, Tensor mat2, *, Tensor out',
               'Tensor input, Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1, '
               'Tensor? out = None',
               'Tensor input, Tensor mat1, Tensor mat2, torch.dtype out_dtype, *, Number beta = '
               '1, Number alpha = 1, Tensor? out = None',
-              'Number beta, Tensor self, Tensor mat1, Tensor mat2',
-              'Number beta, Tensor self, Tensor mat1, Tensor mat2, *, Tensor out'),
-    'addmv': ('Number beta, Tensor self, Number alpha, Tensor mat, Tensor vec',
-              'Number beta, Tensor self, Number alpha, Tensor mat, Tensor vec, *, Tensor out',
+              '!Number beta, Tensor input, Tensor mat1, Tensor mat2',
+              '!Number beta, Tensor input, Tensor mat1, Tensor mat2, *, Tensor out'),
+    'addmv': ('!Number beta, Tensor input, Number alpha, Tensor mat, Tensor vec',
+              '!Number beta, Tensor input, Number alpha, Tensor mat, Tensor vec, *, Tensor out',
               'Tensor input, Tensor mat, Tensor vec, *, Number beta = 1, Number alpha = 1, '
               'Tensor? out = None',
-              'Number beta, Tensor self, Tensor mat, Tensor vec',
-              'Number beta, Tensor self, Tensor mat, Tensor vec, *, Tensor out'),
-    'addmv_': ('Number beta, Tensor self, Number alpha, Tensor mat, Tensor vec',
+              '!Number beta, Tensor input, Tensor mat, Tensor vec',
+              '!Number beta, Tensor input, Tensor mat, Tensor vec, *, Tensor out'),
+    'addmv_': ('!Number beta, Tensor input, Number alpha, Tensor mat, Tensor vec',
                'Tensor input, Tensor mat, Tensor vec, *, Number beta = 1, Number alpha = 1',
-               'Number beta, Tensor self, Tensor mat, Tensor vec'),
-    'addr': ('Number beta, Tensor self, Number alpha, Tensor vec1, Tensor vec2',
-             'Number beta, Tensor self, Number alpha, Tensor vec1, Tensor vec2, *, Tensor out',
+               '!Number beta, Tensor input, Tensor mat, Tensor vec'),
+    'addr': ('!Number beta, Tensor input, Number alpha, Tensor vec1, Tensor vec2',
+             '!Number beta, Tensor input, Number alpha, Tensor vec1, Tensor vec2, *, Tensor out',
              'Tensor input, Tensor vec1, Tensor vec2, *, Number beta = 1, Number alpha = 1, '
              'Tensor? out = None',
-             'Number beta, Tensor self, Tensor vec1, Tensor vec2',
-             'Number beta, Tensor self, Tensor vec1, Tensor vec2, *, Tensor out'),
+             '!Number beta, Tensor input, Tensor vec1, Tensor vec2',
+             '!Number beta, Tensor input, Tensor vec1, Tensor vec2, *, Tensor out'),
     'adjoint': ('Tensor input',),
     'affine_grid_generator': ('Tensor theta, tuple of ints size, bool align_corners',),
     'alias_copy': ('Tensor input, *, Tensor? out = None',),
@@ -131,15 +131,15 @@ FUNCTIONS = {
     'avg_pool1d': ('Tensor input, int or tuple of ints kernel_size, int or tuple of ints stride '
                    '= (), int or tuple of ints padding = 0, bool ceil_mode = False, bool '
                    'count_include_pad = True',),
-    'baddbmm': ('Number beta, Tensor self, Number alpha, Tensor batch1, Tensor batch2',
-                'Number beta, Tensor self, Number alpha, Tensor batch1, Tensor batch2, *, Tensor '
-                'out',
+    'baddbmm': ('!Number beta, Tensor input, Number alpha, Tensor batch1, Tensor batch2',
+                '!Number beta, Tensor input, Number alpha, Tensor batch1, Tensor batch2, *, '
+                'Tensor out',
                 'Tensor input, Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = '
                 '1, Tensor? out = None',
                 'Tensor input, Tensor batch1, Tensor batch2, torch.dtype out_dtype, *, Number '
                 'beta = 1, Number alpha = 1, Tensor? out = None',
-                'Number beta, Tensor self, Tensor batch1, Tensor batch2',
-                'Number beta, Tensor self, Tensor batch1, Tensor batch2, *, Tensor out'),
+                '!Number beta, Tensor input, Tensor batch1, Tensor batch2',
+                '!Number beta, Tensor input, Tensor batch1, Tensor batch2, *, Tensor out'),
     'bartlett_window': ('int window_length, *, torch.dtype? dtype = None, torch.layout? layout = '
                         'None, torch.device? device = None, bool? pin_memory = False, bool? '
                         'requires_grad = False',
@@ -832,7 +832,7 @@ FUNCTIONS = {
     'nuclear_norm': ('Tensor input, int or tuple of ints dim, bool keepdim = False, *, Tensor? '
                      'out = None',
                      'Tensor input, bool keepdim = False, *, Tensor? out = None'),
-    'numel': ('Tensor self',),
+    'numel': ('!Tensor input',),
     'ones': ('tuple of ints size, *, Tensor? out = None, torch.dtype? dtype = None, '
              'torch.layout? layout = None, torch.device? device = None, bool? pin_memory = '
              'False, bool? requires_grad = False',),
@@ -1127,10 +1127,10 @@ FUNCTIONS = {
     'squeeze_copy': ('Tensor input, *, Tensor? out = None',
                      'Tensor input, int dim, *, Tensor? out = None',
                      'Tensor input, tuple of ints dim, *, Tensor? out = None'),
-    'sspaddmm': ('Number beta, Tensor self, Number alpha, Tensor mat1, Tensor mat2',
+    'sspaddmm': ('!Number beta, Tensor input, Number alpha, Tensor mat1, Tensor mat2',
                  'Tensor input, Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1, '
                  'Tensor? out = None',
-                 'Number beta, Tensor self, Tensor mat1, Tensor mat2'),
+                 '!Number beta, Tensor input, Tensor mat1, Tensor mat2'),
     'stack': ('tuple of Tensors tensors, int dim = 0, *, Tensor? out = None',),
     'std': ('Tensor input, int or tuple of ints? dim, bool unbiased = True, bool keepdim = '
             'False, *, Tensor? out = None',
