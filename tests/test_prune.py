@@ -148,7 +148,8 @@ def test_errors_match_torch(torch_mod, call):
         with pytest.raises(Exception) as info:
             call(P, m)
         # a failed prune leaves the module as it was
-        return (type(info.value).__name__, str(info.value).replace("torch.", "").replace("ember.", ""),
+        message = str(info.value).replace("torch.", "").replace("ember.", "")
+        return (type(info.value).__name__, message,
                 [k for k, _ in m.named_parameters()])
     t, e = _both(torch_mod, program)
     _assert_same(e, t)

@@ -33,24 +33,24 @@ def test_types_aliases(torch_mod):
 
 def test_base_torch_function_mode_and_nowrap(torch_mod):
     def program(lib):
-        O = lib.overrides
+        ov = lib.overrides
         seen = []
 
         def scaled(a, b):
-            if O.has_torch_function((a, b)):
-                return O.handle_torch_function(scaled, (a, b), a, b)
+            if ov.has_torch_function((a, b)):
+                return ov.handle_torch_function(scaled, (a, b), a, b)
             return a * b + 1
 
-        class Recording(O.BaseTorchFunctionMode):
+        class Recording(ov.BaseTorchFunctionMode):
             def __torch_function__(self, func, types, args=(), kwargs=None):
                 seen.append(func.__name__)
                 return super().__torch_function__(func, types, args, kwargs)
         a, b = lib.tensor([3.0]), lib.tensor([4.0])
         with Recording():
             out = scaled(a, b)
-        nowrap = O.get_default_nowrap_functions()
+        nowrap = ov.get_default_nowrap_functions()
         t = lib.ones(1)
-        return (issubclass(O.BaseTorchFunctionMode, O.TorchFunctionMode), seen[:1],
+        return (issubclass(ov.BaseTorchFunctionMode, ov.TorchFunctionMode), seen[:1],
                 out.tolist(), len(nowrap), lib.Tensor.grad.__get__ in nowrap,
                 lib.Tensor._base.__get__ in nowrap, type(t).grad.__get__ in nowrap)
     t, e = _both(torch_mod, program)
@@ -59,25 +59,25 @@ def test_base_torch_function_mode_and_nowrap(torch_mod):
 
 def test_redispatch_function_skips_one_hop(torch_mod):
     def program(lib):
-        O = lib.overrides
+        ov = lib.overrides
         calls = []
 
         def inner(x):
-            if O.has_torch_function((x,)):
-                return O.handle_torch_function(inner, (x,), x)
+            if ov.has_torch_function((x,)):
+                return ov.handle_torch_function(inner, (x,), x)
             return x + 1
 
         def outer(x):
-            if O.has_torch_function((x,)):
-                return O.handle_torch_function(outer, (x,), x)
+            if ov.has_torch_function((x,)):
+                return ov.handle_torch_function(outer, (x,), x)
             return inner(x) * 2
 
-        class Logging(O.TorchFunctionMode):
+        class Logging(ov.TorchFunctionMode):
             def __torch_function__(self, func, types, args=(), kwargs=None):
                 calls.append(func.__name__)
                 if func in (outer, inner):
                     with self:   # the inner user function is seen again, as PyTorch shows
-                        return O.redispatch_function(func, types, args, kwargs)
+                        return ov.redispatch_function(func, types, args, kwargs)
                 return func(*args, **(kwargs or {}))
         with Logging():
             out = outer(lib.tensor([2.0]))

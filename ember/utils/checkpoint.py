@@ -312,7 +312,8 @@ def __getattr__(name):
     raise AttributeError(f"module 'ember.utils.checkpoint' has no attribute '{name}'")
 
 
-__all__ += ["CheckpointError", "CheckpointFunction", "CheckpointPolicy", "DefaultDeviceType",
+__all__ += ["CheckpointError", "CheckpointFunction",  # noqa: F822  (module __getattr__)
+            "CheckpointPolicy", "DefaultDeviceType",
             "SelectiveCheckpointContext", "check_backward_validity",
             "create_selective_checkpoint_contexts", "detach_variable", "get_device_states",
             "set_checkpoint_debug_enabled", "set_checkpoint_early_stop", "set_device_states"]
