@@ -416,6 +416,24 @@ def test_embedding_bag_entry_point(torch_mod, rng, mode):
                                    False, mode)
     _same_values(got, want)
     _same_grads(torch_mod, got[0], want[0], [(w, tw)])
+    for dtype in ("float32", "float64"):
+        for bag_idx, offs in (([1, 2, 4, 5, 4, 3], [0, 3]), ([4, 4, 1], [0, 2])):
+            args = (False, mode, False, None, False, 4)   # padding_idx 4
+            got = ember.embedding_bag(ember.tensor(table, dtype=getattr(ember, dtype)),
+                                      ember.tensor(bag_idx), ember.tensor(offs), *args)
+            want = torch_mod.embedding_bag(torch_mod.tensor(table,
+                                                            dtype=getattr(torch_mod, dtype)),
+                                           torch_mod.tensor(bag_idx), torch_mod.tensor(offs),
+                                           *args)
+            _same_values(got, want)
+    if mode == 0:
+        weights = rng.uniform(0.5, 2, 6)
+        got = ember.embedding_bag(ember.tensor(table), ember.tensor(idx), ember.tensor(offsets),
+                                  False, 0, False, ember.tensor(weights))
+        want = torch_mod.embedding_bag(tw.detach(), torch_mod.tensor(idx),
+                                       torch_mod.tensor(offsets), False, 0, False,
+                                       torch_mod.tensor(weights))
+        _same_values(got, want)
 
 
 def test_embedding_renorm_(torch_mod, rng):

@@ -253,8 +253,9 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
         marks.index_add_(0, starts, indices.new_ones(starts.shape))
         offset2bag = marks[:indices.numel()].cumsum(0) - 1
         if mode == 0:
-            # NOTE: ATen's CPU sum kernel fills offset2bag only on its float64 path
-            if weight.dtype is not dt.float64:
+            # NOTE: ATen's CPU sum kernel fills offset2bag only on its float64 path and
+            # when a padding index is given
+            if weight.dtype is not dt.float64 and padding_idx is None:
                 offset2bag = indices.new_empty((0,))
             return output, offset2bag, zeros, zeros.clone()
         # NOTE: as ATen's CPU kernel, bag sizes run from each start to the next one (the
@@ -268,9 +269,11 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
             return output, offset2bag, bag_size, bag_size.clone()
         max_indices = offsets.new_zeros(tuple(output.shape))
         rows = weight[indices]
+        if padding_idx is not None:   # padded entries never win (an all-padded bag: 0)
+            rows = rows.masked_fill((indices == padding_idx).unsqueeze(-1), float("-inf"))
         for b in range(bags):
             lo, hi = int(starts[b]), int(ends[b])
-            if hi > lo:
+            if hi > lo and bool((rows[lo:hi] > float("-inf")).any()):
                 best = rows[lo:hi].argmax(0)
                 max_indices[b] = indices[lo:hi][best]
         return output, offset2bag, bag_size, max_indices
