@@ -25,6 +25,8 @@ def test_public_names_match_torch(torch_mod):
     for name in wanted:
         assert hasattr(torch_mod.autograd.graph, name)
         assert hasattr(eg, name), name
+    assert torch_mod.autograd.graph.Variable is torch_mod.autograd.Variable
+    assert eg.Variable is ember.autograd.Variable
 
 
 def test_unpack_hook_result_is_what_backward_uses(torch_mod):

@@ -727,3 +727,10 @@ from .saved_hooks import (  # noqa: E402,F401
 from .graph_api import (  # noqa: E402,F401
     GradientEdge, allow_mutation_on_saved_tensors, get_gradient_edge, increment_version,
     register_multi_grad_hook)
+
+
+def __getattr__(name):
+    if name == "Variable":   # (torch.autograd.graph re-exports torch.autograd.Variable)
+        from . import Variable
+        return Variable
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
