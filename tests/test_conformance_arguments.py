@@ -269,3 +269,25 @@ COMPLEX_REFUSED = {
 def test_complex_sorts_and_nan_reductions_refused(name):
     t, e = outcome(torch, COMPLEX_REFUSED[name]), outcome(ember, COMPLEX_REFUSED[name])
     assert t[0] != "ok" and e == t
+
+
+# Errors torch raises in its own words where NumPy would raise another error or compute.
+OWN_WORDS = {
+    "repeat_interleave float counts": lambda L: L.repeat_interleave(L.ones(3)),
+    "repeat_interleave 0-d counts": lambda L: L.repeat_interleave(L.ones((), dtype=L.int64)),
+    "repeat_interleave 2-D uint8 counts": lambda L: L.repeat_interleave(
+        L.ones(2, 2, dtype=L.uint8)),
+    "repeat_interleave int32 counts": lambda L: L.repeat_interleave(
+        L.tensor([1, 0, 2], dtype=L.int32)),
+    "hstack empty": lambda L: L.hstack([]),
+    "vstack empty": lambda L: L.vstack([]),
+    "dstack empty": lambda L: L.dstack([]),
+    "column_stack empty": lambda L: L.column_stack([]),
+    "linear 0-d weight": lambda L: L.nn.functional.linear(L.ones(2, 3), L.ones(())),
+    "linear 0-d input": lambda L: L.nn.functional.linear(L.ones(()), L.ones(3)),
+}
+
+
+@pytest.mark.parametrize("name", OWN_WORDS)
+def test_errors_in_torchs_words(name):
+    assert outcome(ember, OWN_WORDS[name]) == outcome(torch, OWN_WORDS[name])

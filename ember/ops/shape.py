@@ -128,25 +128,32 @@ def stack(tensors, dim=0, *, out=None):
 
 @export(method=False)
 def hstack(tensors, *, out=None):
-    tensors = atleast_1d(_tensor_list(tensors, "hstack"))
+    tensors = atleast_1d(_non_empty(_tensor_list(tensors, "hstack"), "hstack"))
     return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1, out=out)
 
 
 @export(method=False, aliases=("row_stack",))
 def vstack(tensors, *, out=None):
-    return cat(atleast_2d(_tensor_list(tensors, "vstack")), 0, out=out)
+    return cat(atleast_2d(_non_empty(_tensor_list(tensors, "vstack"), "vstack")), 0, out=out)
 
 
 @export(method=False)
 def dstack(tensors, *, out=None):
-    return cat(atleast_3d(_tensor_list(tensors, "dstack")), 2, out=out)
+    return cat(atleast_3d(_non_empty(_tensor_list(tensors, "dstack"), "dstack")), 2, out=out)
 
 
 @export(method=False)
 def column_stack(tensors, *, out=None):
-    tensors = _tensor_list(tensors, "column_stack")
+    tensors = _non_empty(_tensor_list(tensors, "column_stack"), "column_stack")
     cols = [reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in tensors]
     return cat(cols, 1, out=out)
+
+
+def _non_empty(tensors, name):
+    """torch's error for an empty list given to hstack, vstack, dstack, column_stack."""
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return tensors
 
 
 def _atleast(name, tensors, fn):
@@ -454,10 +461,15 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     from .index_ops import index_select
     if repeats is None:  # repeat_interleave(repeats): indices repeated by their counts
         counts = input
+        if counts.dtype not in (dt.int32, dt.int64):   # torch's kernel: int32/int64 only
+            raise NotImplementedError("\"repeat_interleave_cpu\" not implemented for "
+                                      f"'{dt.type_name(counts.dtype)}'")
+        if counts._data.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         _check_repeats(counts._data)
         xp = array_module(counts._data)
-        n = counts._data.reshape(-1)
-        return _wrap(xp.repeat(xp.arange(n.shape[0], dtype=np.int64), n), dt.int64,
+        n = counts._data
+        return _wrap(xp.repeat(xp.arange(n.shape[0], dtype=counts.dtype.np), n), counts.dtype,
                      counts._device)
     if dim is None:
         input = reshape(input, (-1,))

@@ -10,6 +10,9 @@ def linear(input, weight, bias=None):
     """input @ weight.T + bias."""
     if _amp.active:  # autocast computes linear in low precision, bias included
         input, weight, bias = _amp.autocast_args("lower", input, weight, bias)
+    if input.dim() == 0 or weight.dim() == 0:
+        raise RuntimeError("both arguments to linear need to be at least 1D, but they are "
+                           f"{input.dim()}D and {weight.dim()}D")
     if input.shape[-1] != weight.shape[-1]:
         rows = input.numel() // max(input.shape[-1], 1) if input.dim() else 1
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x"
