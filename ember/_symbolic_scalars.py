@@ -8,7 +8,8 @@ import math
 import numpy as np
 
 __all__ = ["sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_sqrt", "sym_sum",
-           "sym_ite", "sym_constrain_range", "sym_constrain_range_for_size", "sym_fresh_size"]
+           "sym_ite", "sym_constrain_range", "sym_constrain_range_for_size", "sym_fresh_size",
+           "SymInt", "SymFloat", "SymBool"]
 
 _NUMBERS = (np.integer, np.floating, builtins.int, builtins.float)
 _FLOATS = (np.floating, builtins.float)
@@ -76,3 +77,25 @@ def sym_constrain_range_for_size(size, *, min=None, max=None):
 
 def sym_fresh_size(expr):
     return expr
+
+
+class _Symbolic:
+    """A symbolic scalar of a traced shape. ember traces no symbolic shapes, so no value is
+    ever one: the classes exist for the `isinstance(x, torch.SymInt)` checks library code
+    makes, which answer False as on an eager PyTorch program."""
+
+    def __init__(self, node):
+        raise TypeError(f"ember does not support symbolic shapes: a {type(self).__name__} "
+                        "cannot be created (sizes are plain ints)")
+
+
+class SymInt(_Symbolic):
+    pass
+
+
+class SymFloat(_Symbolic):
+    pass
+
+
+class SymBool(_Symbolic):
+    pass

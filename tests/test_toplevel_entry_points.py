@@ -69,8 +69,6 @@ def test_view_copies_complex_out_and_errors(torch_mod):
 
 
 # ---------------------------------------------------------------------- functional entry points
-
-
 def test_native_batch_norm_and_batch_norm(torch_mod, rng):
     data = rng.standard_normal((4, 3, 5))
     for training in (True, False):

@@ -311,3 +311,10 @@ def test_package_utilities(torch_mod):
             def label(cls):
                 return cls.__name__ + "!"
         assert Named.label == Named().label == "Named!"
+
+
+def test_symbolic_scalar_classes_match_no_value():
+    for cls in (ember.SymInt, ember.SymFloat, ember.SymBool):
+        assert not isinstance(3, cls) and not isinstance(ember.ones(2).shape[0], cls)
+        with pytest.raises(TypeError, match="ember does not support symbolic shapes"):
+            cls(3)
