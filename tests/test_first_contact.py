@@ -19,7 +19,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Packages ember may use but never needs at `import ember`: the optional ones, and the required
 # ones that load on first use (ml_dtypes: bfloat16; scipy: special functions, linalg).
 OPTIONAL = ("PIL", "tensorboardX", "mpi4py", "cupy", "cupyx", "tqdm", "safetensors",
-            "matplotlib")
+            "matplotlib", "onnx", "onnxruntime")
 LAZY_REQUIRED = ("ml_dtypes", "scipy")
 
 
@@ -136,7 +136,8 @@ _DISTRIBUTIONS = {"PIL": ("pil", "pillow"), "cupy": ("cupy", "cupy_cuda12x", "fa
                   "cupyx": ("cupyx",),
                   "mpi4py": ("mpi4py",), "tensorboardX": ("tensorboardx",),
                   "tqdm": ("tqdm",), "safetensors": ("safetensors",),
-                  "matplotlib": ("matplotlib", "mpl_toolkits", "pylab")}
+                  "matplotlib": ("matplotlib", "mpl_toolkits", "pylab"),
+                  "onnx": ("onnx",), "onnxruntime": ("onnxruntime",)}
 
 
 def _site_without(tmp_path, hidden):
@@ -215,6 +216,8 @@ def test_without_the_optional_packages_ember_imports_and_names_what_to_install(t
                 {"x": x}, "x.safetensors")),
             "safetensors_back": ember.serialization.load_safetensors("x.safetensors")[
                 "x"].tolist(),
+            "onnx": error_of(lambda: ember.onnx.export(ember.nn.Linear(2, 2),
+                                                       (ember.ones(1, 2),), "m.onnx")),
             "bfloat16": (ember.ones(2, dtype=ember.bfloat16) * 3).tolist(),
             "ml_dtypes_after_bfloat16": "ml_dtypes" in sys.modules,
         }))
@@ -248,6 +251,9 @@ def test_without_the_optional_packages_ember_imports_and_names_what_to_install(t
     # Without tqdm the demo draws its own bar in a terminal.
     assert got["progress"] == [0, 1, 2]
     assert "epoch 1: 100%|" in got["bar"] and "| 3/3 [" in got["bar"]
+    # ONNX export needs the onnx package, and says so at first use.
+    assert got["onnx"].startswith("ModuleNotFoundError: ") and "pip install" in got["onnx"] \
+        and "onnx" in got["onnx"], got["onnx"]
     # ml_dtypes is required, but loads with the first bfloat16 tensor only.
     assert got["bfloat16"] == [3.0, 3.0] and got["ml_dtypes_after_bfloat16"]
 
