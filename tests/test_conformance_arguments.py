@@ -285,6 +285,11 @@ OWN_WORDS = {
     "column_stack empty": lambda L: L.column_stack([]),
     "linear 0-d weight": lambda L: L.nn.functional.linear(L.ones(2, 3), L.ones(())),
     "linear 0-d input": lambda L: L.nn.functional.linear(L.ones(()), L.ones(3)),
+    "softmax of an empty complex tensor": lambda L: L.softmax(
+        L.ones(0, 3, dtype=L.complex64), 1),
+    "log_softmax of an empty int tensor": lambda L: L.log_softmax(
+        L.ones(0, 3, dtype=L.int32), 1),
+    "softmax of a complex tensor": lambda L: L.softmax(L.ones(2, 3, dtype=L.complex64), 1),
 }
 
 

@@ -81,7 +81,7 @@ def _checked(name, input, dim):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
     dim = wrap_dim(dim, input.dim())
-    if input.dtype.category != 2:
+    if input.dtype.category != 2 and input.numel():   # (torch runs no kernel on nothing)
         last = input.dim() == 0 or dim == input.dim() - 1
         raise not_implemented(f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl",
                               input.dtype)
@@ -90,9 +90,15 @@ def _checked(name, input, dim):
 
 def softmax(input, dim):
     """softmax over `dim` as one op (float dtypes; float16/bfloat16 computed in float32)."""
-    return dispatch(_softmax, (input,), {"dim": _checked("softmax", input, dim)})
+    dim = _checked("softmax", input, dim)
+    if not input.numel():
+        return input.clone()
+    return dispatch(_softmax, (input,), {"dim": dim})
 
 
 def log_softmax(input, dim):
     """log_softmax over `dim` as one op."""
-    return dispatch(_log_softmax, (input,), {"dim": _checked("log_softmax", input, dim)})
+    dim = _checked("log_softmax", input, dim)
+    if not input.numel():
+        return input.clone()
+    return dispatch(_log_softmax, (input,), {"dim": dim})
