@@ -247,3 +247,31 @@ def test_node_isinstance(torch_mod):
     assert isinstance(x.exp().grad_fn, eg.Node)
     tx = torch_mod.tensor([1.0], requires_grad=True)
     assert isinstance(tx.exp().grad_fn, torch_mod.autograd.graph.Node)
+
+
+def test_hooks_over_a_network_of_fused_ops(torch_mod):
+    """Convolution, batch/layer norm, GELU, pooling, LSTM, losses, indexing: every VJP reads
+    its saved values back through the unpack hook (packed as detached copies)."""
+    def program(lib, g):
+        F = lib.nn.functional
+        lib.manual_seed(0)
+        conv = lib.nn.Conv2d(2, 3, 3, padding=1)
+        bn = lib.nn.BatchNorm2d(3)
+        ln = lib.nn.LayerNorm(12)
+        lin = lib.nn.Linear(12, 5)
+        lstm = lib.nn.LSTM(5, 4, batch_first=True)
+        x = lib.randn(2, 2, 4, 4, requires_grad=True)
+        with g.saved_tensors_hooks(lambda t: ("packed", t.detach().clone()), lambda p: p[1]):
+            h = F.max_pool2d(F.gelu(bn(conv(x))), 2).flatten(1)
+            y = lin(ln(h).tanh())
+            o, _ = lstm(y.view(2, 1, 5).repeat(1, 3, 1))
+            loss = (F.cross_entropy(o.reshape(6, 4), lib.tensor([0, 1, 2, 3, 0, 1]))
+                    + (y.softmax(-1) * y.log_softmax(-1)).sum()
+                    + F.mse_loss(y, lib.ones_like(y)) + lib.where(y > 0, y, y * 2).sum()
+                    + y.sigmoid().prod() + y[:, 1:3].exp().sum())
+        loss.backward()
+        return [p.grad.numpy() for p in (x, conv.weight, bn.weight, ln.weight, lin.weight,
+                                         *lstm.parameters())]
+    t, e = _run_both(torch_mod, program)
+    for a, b in zip(e, t):
+        assert_close(a, b, atol=1e-4, rtol=1e-4)
