@@ -58,6 +58,7 @@ from ._dlpack import from_dlpack, to_dlpack  # noqa: E402,F401
 from ._legacy_products import dsmm, hsmm, saddmm  # noqa: E402,F401
 from ._package_utils import *  # noqa: E402,F401,F403  (get_file_path, classproperty, ...)
 from .storage import TypedStorage, UntypedStorage  # noqa: E402,F401
+from ._legacy_storages import *  # noqa: E402,F401,F403  (FloatStorage, ...)
 from .futures import Future  # noqa: E402,F401
 from .cuda import OutOfMemoryError  # noqa: E402,F401
 

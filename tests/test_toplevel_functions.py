@@ -318,3 +318,25 @@ def test_symbolic_scalar_classes_match_no_value():
         assert not isinstance(3, cls) and not isinstance(ember.ones(2).shape[0], cls)
         with pytest.raises(TypeError, match="ember does not support symbolic shapes"):
             cls(3)
+
+
+def test_legacy_typed_storages_match_torch(torch_mod):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in ("FloatStorage", "LongStorage", "BoolStorage", "ComplexDoubleStorage",
+                     "HalfStorage", "ByteStorage"):
+            ours, theirs = getattr(ember, name), getattr(torch_mod, name)
+            assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+            assert ours(4).size() == theirs(4).size() == 4 and ours().size() == 0
+            assert ours([1, 0, 2]).tolist() == theirs([1, 0, 2]).tolist()
+            assert type(ours(2)) is ember.TypedStorage
+        assert isinstance(ember.ones(2).storage(), ember.FloatStorage) is \
+            isinstance(torch_mod.ones(2).storage(), torch_mod.FloatStorage) is True
+        assert isinstance(ember.ones(2).storage(), ember.LongStorage) is \
+            isinstance(torch_mod.ones(2).storage(), torch_mod.LongStorage) is False
+        assert ember.Storage is ember.FloatStorage and torch_mod.Storage is torch_mod.FloatStorage
+        wrapped = ember.FloatStorage(wrap_storage=ember.ones(2).untyped_storage())
+        assert wrapped.tolist() == torch_mod.FloatStorage(
+            wrap_storage=torch_mod.ones(2).untyped_storage()).tolist()
+        same_error(lambda: ember.FloatStorage(3, device="cpu"),
+                   lambda: torch_mod.FloatStorage(3, device="cpu"))
