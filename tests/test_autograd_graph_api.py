@@ -243,10 +243,15 @@ def test_hooks_off_again_after_region():
 
 
 def test_node_isinstance(torch_mod):
-    x = ember.tensor([1.0], requires_grad=True)
-    assert isinstance(x.exp().grad_fn, eg.Node)
-    tx = torch_mod.tensor([1.0], requires_grad=True)
-    assert isinstance(tx.exp().grad_fn, torch_mod.autograd.graph.Node)
+    def program(lib, g):
+        x = lib.tensor([1.0], requires_grad=True)
+        y = (x * 2).exp()
+        leaf_node = y.grad_fn.next_functions[0][0].next_functions[0][0]
+        return (isinstance(y.grad_fn, g.Node), isinstance(leaf_node, g.Node),
+                type(leaf_node).__name__, issubclass(type(leaf_node), g.Node),
+                isinstance(x, g.Node), isinstance(3, g.Node))
+    t, e = _run_both(torch_mod, program)
+    assert e == t
 
 
 def test_hooks_over_a_network_of_fused_ops(torch_mod):

@@ -29,7 +29,22 @@ _CPP_NAMES = {n: "torch::autograd::" + n for n in ("CopySlices", "CopyBackwards"
 _FREED = ("freed",)  # saved_versions of a node whose saved values backward released
 
 
-class Node:
+class _NodeMeta(type):
+    """Node's type: makes a leaf's AccumulateGrad (a separate, smaller class) an instance of
+    Node too, as every grad_fn is one of torch.autograd.graph.Node."""
+
+    def __instancecheck__(cls, obj):
+        if cls is Node and type(obj) is AccumulateGrad:
+            return True
+        return type.__instancecheck__(cls, obj)
+
+    def __subclasscheck__(cls, sub):
+        if cls is Node and sub is AccumulateGrad:
+            return True
+        return type.__subclasscheck__(cls, sub)
+
+
+class Node(metaclass=_NodeMeta):
     """One recorded op: its inputs (saved where the VJP needs them) and edges to the nodes
     that produced them. `ctx` for VJPs: `inputs`, `params`, `output`/`outputs`."""
 
