@@ -60,6 +60,7 @@ from ._package_utils import *  # noqa: E402,F401,F403  (get_file_path, classprop
 from .storage import TypedStorage, UntypedStorage  # noqa: E402,F401
 from ._legacy_storages import *  # noqa: E402,F401,F403  (FloatStorage, ...)
 from .futures import Future  # noqa: E402,F401
+from ._generic_streams import Event, Stream  # noqa: E402,F401
 from .cuda import OutOfMemoryError  # noqa: E402,F401
 
 newaxis = None  # (torch.newaxis, as NumPy's: x[:, torch.newaxis])

@@ -340,3 +340,35 @@ def test_legacy_typed_storages_match_torch(torch_mod):
             wrap_storage=torch_mod.ones(2).untyped_storage()).tolist()
         same_error(lambda: ember.FloatStorage(3, device="cpu"),
                    lambda: torch_mod.FloatStorage(3, device="cpu"))
+
+
+def test_generic_stream_and_event_on_cpu_match_torch(torch_mod):
+    for mod in (ember, torch_mod):
+        s, e = mod.Stream(), mod.Event()
+        assert (s.query(), s.synchronize(), s.wait_event(e), e.query(), e.synchronize(),
+                e.wait()) == (True, None, None, True, None, None)
+        assert s.device == mod.device("cpu") == e.device and s == mod.Stream()
+        assert (s.device_type, s.device_index, s.stream_id, e.event_id) == (0, -1, 0, 0)
+    assert repr(ember.Stream()).replace("ember", "torch") == repr(torch_mod.Stream())
+    assert repr(ember.Event()).replace("ember", "torch") == repr(torch_mod.Event())
+    for fn in (lambda m: m.Stream().record_event(), lambda m: m.Event().record(),
+               lambda m: m.Stream().wait_stream(m.Stream()),
+               lambda m: m.Event().elapsed_time(m.Event()), lambda m: m.Stream(3)):
+        same_error(lambda: fn(ember), lambda: fn(torch_mod))
+
+
+def test_generic_stream_and_event_on_cuda(cuda_standin):
+    s = ember.Stream("cuda:1")
+    assert s.device == ember.device("cuda:1") and s.device_index == 1 and s.query()
+    event = s.record_event()
+    assert isinstance(event, ember.Event) and event.query()
+    other = ember.Stream("cuda:1")
+    other.wait_event(event)
+    other.wait_stream(s)
+    s.synchronize()
+    start, end = ember.Event("cuda:1", enable_timing=True), ember.Event("cuda:1",
+                                                                        enable_timing=True)
+    start.record(s)
+    end.record(s)
+    end.synchronize()
+    assert start.elapsed_time(end) >= 0
