@@ -137,3 +137,19 @@ def test_signatures_match_torch(torch_mod):
         tp = list(inspect.signature(getattr(tc, name)).parameters)
         ep = list(inspect.signature(getattr(ec, name)).parameters)
         assert ep == tp, name
+
+
+def test_device_states_on_a_standin_gpu(cuda_standin):
+    """On CUDA tensors (the NumPy stand-in with two devices), get_device_states gives each
+    tensor's device and that device's generator state; set_device_states restores them, so
+    a draw after restoring repeats the draw after saving (the rule PyTorch documents)."""
+    C = _ckpt(ember)
+    a = ember.ones(2, device="cuda:0")
+    b = ember.ones(2, device="cuda:1")
+    ids, states = C.get_device_states(a, [b], {"cpu": ember.ones(1)})
+    assert ids == [0, 1]
+    first = [ember.rand(3, device=f"cuda:{i}").tolist() for i in ids]
+    ember.rand(5, device="cuda:1")   # device 1 moves on further than device 0
+    C.set_device_states(ids, states)
+    again = [ember.rand(3, device=f"cuda:{i}").tolist() for i in ids]
+    assert again == first
