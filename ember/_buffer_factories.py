@@ -71,7 +71,8 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
         array = np.memmap(filename, dtype=dtype.np, mode="r+", shape=(size,))
     else:
         array = np.fromfile(filename, dtype=dtype.np, count=size)
-    target = placement(device)
+    # NOTE: not one of the factories PyTorch's default device applies to: cpu unless asked
+    target = placement("cpu" if device is None else device)
     t = from_numpy(np.asarray(array)) if target.type == "cpu" else \
         _finish(np.asarray(array), dtype, target, False)
     if requires_grad:

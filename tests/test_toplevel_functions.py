@@ -150,6 +150,13 @@ def test_factories_honour_default_device(cuda_standin):
                   ember.empty(2), ember.full((2,), 3.0), ember.randn(2), ember.randperm(3)):
             assert t.device == ember.device("cuda:1")
         assert ember.ones(2, device="cpu").device.type == "cpu"
+        for t in (ember.eye(2), ember.linspace(0, 1, 3), ember.randint(0, 5, (2,)),
+                  ember.as_tensor([1, 2]), ember.empty_permuted((2, 3), (1, 0)),
+                  ember.hann_window(4), ember.scalar_tensor(1.0)):
+            assert t.device == ember.device("cuda:1")
+        # not among PyTorch's default-device factories: these stay on the cpu
+        assert ember.normal(0.0, 1.0, (2,)).device.type == "cpu"
+        assert ember.frombuffer(bytearray(4), dtype=ember.int8).device.type == "cpu"
         cpu = ember.from_numpy(np.ones(2))
         assert cpu.device.type == "cpu" and ember.zeros_like(cpu).device.type == "cpu"
         ember.set_default_device(None)

@@ -53,7 +53,8 @@ def _gen(generator, device=CPU):
 
 
 def _for(generator, device):
-    """`generator=` for a host sampler whose numbers end on `device` (None: the cpu)."""
+    """`generator=` for a host sampler whose numbers end on `device` (None: the default
+    device)."""
     device = placement(device)   # None: the default device
     if device.type == "cpu":
         return generator

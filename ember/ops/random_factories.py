@@ -159,6 +159,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         if size is None:
             raise TypeError("normal() missing required argument 'size'")
         _check_std(std)
+        # NOTE: PyTorch's default-device mode leaves normal out of its factories: cpu
+        device = "cpu" if device is None else device
         t = _new("normal", (size,), dtype, device)
         return _finish(normal_(t, mean, std, generator=_for(generator, device)), device,
                        requires_grad, out)
