@@ -280,3 +280,23 @@ def test_hooks_over_a_network_of_fused_ops(torch_mod):
     t, e = _run_both(torch_mod, program)
     for a, b in zip(e, t):
         assert_close(a, b, atol=1e-4, rtol=1e-4)
+
+
+def test_save_on_cpu_keeps_gpu_values_on_the_host(torch_mod, cuda_standin):
+    """Tensors saved on a (stand-in) GPU are packed as CPU tensors and come back on their
+    device for backward; the gradients are torch's (computed on the CPU)."""
+    seen = []
+    x = ember.tensor([[1.0, 2.0], [3.0, -1.0]], device="cuda:1", requires_grad=True)
+    with eg.save_on_cpu():
+        loss = (x.exp() * x).sum()
+    with eg.saved_tensors_hooks(lambda t: seen.append(t.device.type) or t, lambda t: t):
+        (x * 2).sum()
+    loss.backward()
+    assert x.grad.device == ember.device("cuda:1") and seen == ["cuda"]
+    hooks = eg.save_on_cpu()
+    packed = hooks.pack_hook(x)
+    assert packed[1].device.type == "cpu"
+    assert hooks.unpack_hook(packed).device == ember.device("cuda:1")
+    tx = torch_mod.tensor([[1.0, 2.0], [3.0, -1.0]], requires_grad=True)
+    (tx.exp() * tx).sum().backward()
+    assert_close(x.grad.cpu().numpy(), tx.grad.numpy())
