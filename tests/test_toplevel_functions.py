@@ -157,6 +157,7 @@ def test_factories_honour_default_device(cuda_standin):
         # not among PyTorch's default-device factories: these stay on the cpu
         assert ember.normal(0.0, 1.0, (2,)).device.type == "cpu"
         assert ember.frombuffer(bytearray(4), dtype=ember.int8).device.type == "cpu"
+        assert ember.block_diag().device.type == "cpu"
         cpu = ember.from_numpy(np.ones(2))
         assert cpu.device.type == "cpu" and ember.zeros_like(cpu).device.type == "cpu"
         ember.set_default_device(None)

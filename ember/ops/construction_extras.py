@@ -87,7 +87,7 @@ def _block_diag_vjp(ctx, g):
 def block_diag(*tensors):
     if not tensors:
         return _finish(np.empty((1, 0), dt.get_default_dtype().np), dt.get_default_dtype(),
-                       placement(None), False)
+                       placement("cpu"), False)   # (not a default-device factory)
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
