@@ -41,6 +41,7 @@ _TYPES = {
     "list[_float]": "tuple of floats",
     "tuple[Tensor | None, ...] | list[Tensor | None]": "tuple of optional Tensors",
     "Tensor | tuple[Tensor, ...] | list[Tensor]": "tuple of Tensors or Tensor",
+    "Literal[True]": "bool", "Literal[False]": "bool",
     "_int | _size": "int or tuple of ints", "_int | SymInt | Sequence[_int | SymInt]":
     "int or tuple of ints", "Tensor | _int": "Tensor or int",
 }

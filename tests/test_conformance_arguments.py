@@ -220,6 +220,12 @@ CHECK_ORDER = {
                                                  L.ones(1)),
     "index_copy int32 index": lambda L: L.index_copy(L.ones(3), 0, L.ones(2, dtype=L.int32),
                                                      L.ones(2)),
+    "gather dim first": lambda L: L.gather(L.ones(4), -4, L.ones(0, 3)),
+    "gather dim before ranks": lambda L: L.gather(L.ones(()), -2,
+                                                  L.ones(3, 3, dtype=L.int64)),
+    "scatter dim first": lambda L: L.ones(2, 3, 4).scatter(3, L.ones(1, 3), value=1.0),
+    "scatter_add dim first": lambda L: L.ones(2, 3).scatter_add(3, L.ones(2, 1, 3),
+                                                                L.ones(())),
 }
 
 

@@ -427,7 +427,7 @@ METHODS = {
                   'requires_grad = False',),
     'nextafter': ('Tensor other',),
     'nextafter_': ('Tensor other',),
-    'nonzero': ('*, object? as_tuple = False',),
+    'nonzero': ('*, bool as_tuple = False',),
     'nonzero_static': ('*, SymInt size, int fill_value = -1',),
     'normal_': ('float mean = 0, float std = 1, *, torch.Generator? generator = None',),
     'not_equal': ('Tensor other', 'Number other'),

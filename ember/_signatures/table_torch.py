@@ -814,8 +814,8 @@ FUNCTIONS = {
     'negative': ('Tensor input, *, Tensor? out = None',),
     'negative_': ('Tensor input',),
     'nextafter': ('Tensor input, Tensor other, *, Tensor? out = None',),
-    'nonzero': ('Tensor input, *, object? as_tuple = False, Tensor? out = None',
-                'Tensor input, *, object? as_tuple'),
+    'nonzero': ('Tensor input, *, bool as_tuple = False, Tensor? out = None',
+                'Tensor input, *, bool as_tuple'),
     'nonzero_static': ('Tensor input, *, SymInt size, int fill_value = -1, Tensor? out = None',),
     'norm_except_dim': ('Tensor v, int pow = 2, int dim = 0',),
     'normal': ('Tensor mean, Tensor std, *, torch.Generator? generator = None, Tensor? out = '

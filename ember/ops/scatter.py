@@ -82,12 +82,12 @@ def _gather_prepare(input, dim, index, name):
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not "
                         f"{type_name(index)}")
-    _check_index_dtype(index, name)
     shape, ishape = input._data.shape, index._data.shape
+    d = wrap_dim(dim, len(shape))   # torch's order: the dim, the index dtype, the ranks
+    _check_index_dtype(index, name)
     if len(ishape) != len(shape) and (len(ishape) > 1 or len(shape) > 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input "
                            "tensor")
-    d = wrap_dim(dim, len(shape))
     for k, (i, s) in enumerate(zip(ishape, shape)):
         if k != d and i > s:
             raise RuntimeError(f"Size does not match at dimension {k} expected index "
@@ -178,9 +178,9 @@ def _scatter_prepare(input, dim, index, src, name):
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not "
                         f"{type_name(index)}")
-    _check_index_dtype(index, "scatter" if name != "scatter_add" else name)
     shape, ishape = input._data.shape, index._data.shape
-    d = wrap_dim(dim, len(shape))
+    d = wrap_dim(dim, len(shape))   # (torch wraps the dim before it checks the index)
+    _check_index_dtype(index, "scatter" if name != "scatter_add" else name)
     if isinstance(src, Tensor):
         if src.dtype is not input.dtype:
             raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
