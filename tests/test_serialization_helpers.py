@@ -150,3 +150,17 @@ def test_version_check_mkdtemp_and_warning(torch_mod):
         return out
     t, e = _both(torch_mod, program)
     assert e == t
+
+
+def test_storage_type_helpers(torch_mod):
+    def program(lib, S):
+        normalized = S.normalize_storage_type(lib.FloatStorage)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            storage = lib.FloatStorage(2)
+        with pytest.raises(AttributeError) as info:   # (torch 2.13's own lookup fails too)
+            S.storage_to_tensor_type(storage)
+        return (normalized is lib.FloatStorage, normalized.__name__,
+                str(info.value).replace("torch.", "").replace("ember.", ""))
+    t, e = _both(torch_mod, program)
+    assert e == t
