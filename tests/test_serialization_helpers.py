@@ -164,3 +164,17 @@ def test_storage_type_helpers(torch_mod):
                 str(info.value).replace("torch.", "").replace("ember.", ""))
     t, e = _both(torch_mod, program)
     assert e == t
+
+
+def test_files_saved_without_crc32_load(torch_mod):
+    """PyTorch under set_crc32_options(False) writes CRC 0 for every record; ember reads it."""
+    state = {"w": torch_mod.arange(6.0).view(2, 3), "n": 3}
+    buf = io.BytesIO()
+    torch_mod.serialization.set_crc32_options(False)
+    try:
+        torch_mod.save(state, buf)
+    finally:
+        torch_mod.serialization.set_crc32_options(True)
+    buf.seek(0)
+    loaded = es.load(buf)
+    assert loaded["n"] == 3 and loaded["w"].tolist() == state["w"].tolist()

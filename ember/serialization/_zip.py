@@ -77,7 +77,17 @@ class CheckpointReader:
             return False
 
     def read(self, name):
-        return self.zip.read(self._info(name))
+        import zipfile
+        info = self._info(name)
+        if info.compress_type == zipfile.ZIP_STORED and info.CRC == 0 and info.file_size:
+            # NOTE: PyTorch writes a CRC of 0 when saved under set_crc32_options(False);
+            # zipfile would reject the record, so it is read straight from its offset.
+            self.fileobj.seek(self.record_offset(name))
+            data = self.fileobj.read(info.file_size)
+            if len(data) != info.file_size:
+                raise RuntimeError(f"record {name} ended early: the checkpoint is truncated")
+            return data
+        return self.zip.read(info)
 
     def _info(self, name):
         try:
