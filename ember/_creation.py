@@ -13,6 +13,7 @@ import numpy as np
 from . import _dtype as dt
 from . import _names, backends
 from ._data import check_fill, data_to_array, positive_strides, STRIDE_ERROR
+from . import _device
 from ._device import placement
 from ._scalars import is_number, number, type_name as _type_name
 from ._tensor import Size, Tensor, _wrap
@@ -58,6 +59,7 @@ def _finish_out(array, dtype, device, requires_grad, out):
 # ---------------------------------------------------------------------- from data
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of `data` (numbers, nested sequences, arrays, tensors)."""
+    device = _with_default(device)
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use "
@@ -69,6 +71,12 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         dev = placement(device)   # None: the default device
     array, dtype = data_to_array(data, dtype)
     return _pinned(_finish(array, dtype, dev, requires_grad), pin_memory)
+
+
+def _with_default(device):
+    """`device`, or the default device when one is set: as in PyTorch, tensor/as_tensor/
+    asarray of a tensor then move it there (with no default set, a tensor keeps its own)."""
+    return _device._default[0] if device is None else device
 
 
 def _pinned(t, pin_memory):
@@ -92,6 +100,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=Fals
 
 def as_tensor(data, dtype=None, device=None):
     """`data` as a tensor, sharing memory when no copy is needed (ndarrays, tensors)."""
+    device = _with_default(device)
     dev = None if device is None else placement(device)
     if isinstance(data, Tensor):
         if (dtype is None or dtype is data.dtype) and (dev is None or dev == data._device):
@@ -110,6 +119,7 @@ def as_tensor(data, dtype=None, device=None):
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """Like as_tensor; `copy=True` always copies, `copy=False` never does (or raises)."""
+    device = _with_default(device)
     if copy:
         if isinstance(obj, Tensor):
             from .ops.conversion import to

@@ -158,6 +158,11 @@ def test_factories_honour_default_device(cuda_standin):
         assert ember.normal(0.0, 1.0, (2,)).device.type == "cpu"
         assert ember.frombuffer(bytearray(4), dtype=ember.int8).device.type == "cpu"
         assert ember.block_diag().device.type == "cpu"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            host = ember.ones(2, device="cpu")
+            for t in (ember.tensor(host), ember.as_tensor(host), ember.asarray(host)):
+                assert t.device == ember.device("cuda:1")   # moved, as torch's
         cpu = ember.from_numpy(np.ones(2))
         assert cpu.device.type == "cpu" and ember.zeros_like(cpu).device.type == "cpu"
         ember.set_default_device(None)
