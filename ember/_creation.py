@@ -518,7 +518,8 @@ def legacy_new(cls, dtype, args, device, typed=False):
 
     `typed`: called as FloatTensor & co., whose dtype is fixed (plain `Tensor(other)` keeps
     the other tensor's dtype)."""
-    device = placement(device)
+    # NOTE: the legacy constructors are not among PyTorch's default-device factories: cpu
+    device = placement("cpu" if device is None else device)
     if not args:
         return _retype(_finish(np.empty((0,), dtype=dtype.np), dtype, device, False), cls)
     if len(args) == 1 and isinstance(args[0], Tensor):

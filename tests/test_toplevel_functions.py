@@ -158,6 +158,7 @@ def test_factories_honour_default_device(cuda_standin):
         assert ember.normal(0.0, 1.0, (2,)).device.type == "cpu"
         assert ember.frombuffer(bytearray(4), dtype=ember.int8).device.type == "cpu"
         assert ember.block_diag().device.type == "cpu"
+        assert ember.Tensor(2).device.type == ember.FloatTensor(2).device.type == "cpu"
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             host = ember.ones(2, device="cpu")
