@@ -12,7 +12,8 @@ from ._scalars import type_name
 
 __all__ = ["set_warn_always", "is_warn_always_enabled", "set_deterministic_debug_mode",
            "get_deterministic_debug_mode", "set_anomaly_enabled", "typename", "is_storage",
-           "is_distributed", "get_device", "get_device_module", "compiled_with_cxx11_abi",
+           "is_distributed", "cudnn_is_acceptable", "get_device", "get_device_module",
+           "compiled_with_cxx11_abi",
            "init_num_threads", "set_flush_denormal", "set_default_tensor_type",
            "is_vulkan_available", "set_autocast_cpu_enabled", "is_autocast_cpu_enabled",
            "set_autocast_cpu_dtype", "get_autocast_cpu_dtype", "set_autocast_gpu_dtype",
@@ -106,6 +107,13 @@ def _tensor_arg(fn, obj):
 def is_distributed(input):
     """False: no ember tensor is a distributed (THD) tensor."""
     _tensor_arg("is_distributed", input)
+    return False
+
+
+def cudnn_is_acceptable(input):
+    """False: ember has no cuDNN (its CUDA backend is CuPy without it), so no tensor is one
+    cuDNN would take."""
+    _tensor_arg("cudnn_is_acceptable", input)
     return False
 
 

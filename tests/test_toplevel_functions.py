@@ -28,6 +28,8 @@ def test_storage_distributed_device_queries(torch_mod):
     assert ember.is_distributed(x) is torch_mod.is_distributed(tx)
     assert ember.get_device(x) == torch_mod.get_device(tx) == -1
     same_error(lambda: ember.get_device(3), lambda: torch_mod.get_device(3))
+    assert ember.cudnn_is_acceptable(x) is torch_mod.cudnn_is_acceptable(tx) is False
+    same_error(lambda: ember.cudnn_is_acceptable(3), lambda: torch_mod.cudnn_is_acceptable(3))
     same_error(lambda: ember.is_distributed(3), lambda: torch_mod.is_distributed(3))
     assert ember.get_device_module("cpu") is ember.cpu
     assert ember.get_device_module(ember.device("cuda:0")) is ember.cuda
