@@ -71,6 +71,46 @@ MODULES = {
     "quasirandom": {},
     "futures": {},
     "cuda.amp": {},
+    "autograd": {
+        "NestedIOFunction": "the legacy base of the old nested-input Function API",
+        "ProfilerConfig": "a Kineto profiler configuration (C++)",
+        "ProfilerEvent": "a Kineto profiler event (C++)",
+        "ProfilerState": "a Kineto profiler state enum (C++)",
+        "SavedTensor": "the C++ handle behind grad_fn._raw_saved_*: ember's nodes keep "
+                       "saved arrays directly"},
+    "autograd.graph": {
+        "TorchDispatchMode": "ember has no dispatch layer below its op registry",
+        "region_activation_memory_budget": "a torch.compile option: ember has no compiler",
+        "set_override_stale_capture_stream": "CUDA stream and graph-capture machinery",
+        "set_warn_on_accumulate_grad_stream_mismatch": "CUDA stream machinery"},
+    "utils.checkpoint": {
+        "GraphExecGroup": "shares recomputation across backward calls: ember recomputes on "
+                          "every call and keeps no cache",
+        "LoggingTensorMode": "an internal of torch.testing imported into the module",
+        "SavedTensor": "the C++ saved-tensor handle",
+        "TorchDispatchMode": "ember has no dispatch layer below its op registry",
+        "capture_logs": "an internal of torch.testing imported into the module",
+        "tree_map": "torch.utils._pytree's, imported into the module"},
+    "serialization": {"validate_hpu_device": "HPU devices only"},
+    "types": {"DispatchKey": "C++ dispatcher keys",
+              "SymBool": "symbolic shapes: ember has none", "SymFloat": "symbolic shapes",
+              "SymInt": "symbolic shapes"},
+    "overrides": {},
+    "utils": {
+        "ThroughputBenchmark": "a C++/TorchScript benchmarking tool",
+        "generate_methods_for_privateuse1_backend": "ember has no custom-device registration",
+        "rename_privateuse1_backend": "ember has no custom-device registration",
+        "get_cpp_backtrace": "ember has no C++ stack to report"},
+    "multiprocessing": {},
+    "hub": {},
+    "storage": {},
+    "utils.data": {
+        "DFIterDataPipe": "DataFrame pipes (they need pandas-like frames)",
+        "argument_validation": "DataPipe element typing, broken in torch 2.13 itself",
+        "runtime_validation": "DataPipe element typing: raises AttributeError on every pipe "
+                              "in torch 2.13",
+        "runtime_validation_disabled": "DataPipe element typing (see runtime_validation)"},
+    "nn.utils.prune": {},
     "fft": {},
     "special": {},
     "testing": {"FileCheck": "TorchScript IR pattern checker: ember has no TorchScript IR"},

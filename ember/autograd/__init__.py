@@ -238,4 +238,7 @@ def __getattr__(name):
     if name in ("profiler", "profiler_util", "forward_ad"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
+    if name == "ProfilerActivity":   # (torch.autograd's is torch.profiler's enum)
+        from ..profiler import ProfilerActivity
+        return ProfilerActivity
     raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")
