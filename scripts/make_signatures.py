@@ -239,12 +239,18 @@ _HANDED_ON = ("Tensor", "float", "bool", "int", "SymInt", "tuple of ints", "Numb
               "int or tuple of ints")
 
 
+# nn.functional Python functions whose builtin has another name (torch's messages use it).
+BUILTIN_OF = {"nll_loss": "nll_loss_nd", "cross_entropy": "cross_entropy_loss",
+              "unfold": "im2col", "fold": "col2im", "grid_sample": "grid_sampler"}
+
+
 def python_wrapped(name, fn, functions, nn):
     """(builtin name, (signature,)) for an nn.functional Python function that hands its
     arguments to the same-named builtin (cosine_embedding_loss -> torch.cosine_embedding_
     loss): its own parameters, each typed as the builtin's parameter of the same name (the
     rest unchecked), so a wrongly typed argument fails as it does inside torch's builtin."""
-    sigs = functions.get(name) or nn.get(name)
+    builtin = BUILTIN_OF.get(name, name)
+    sigs = functions.get(builtin) or nn.get(builtin)
     if not sigs:
         return None
     kinds = {}
@@ -268,7 +274,7 @@ def python_wrapped(name, fn, functions, nn):
         if p.default is not p.empty:
             text += f" = {p.default!r}"
         parts.append(text)
-    return name, (", ".join(parts),), "wrapper"
+    return builtin, (", ".join(parts),), "wrapper"
 
 
 _ATEN_TYPES = {"Tensor": "Tensor", "Scalar": "Number", "int": "int", "SymInt": "SymInt",

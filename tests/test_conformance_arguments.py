@@ -76,6 +76,13 @@ REJECTED = {
         X(L), 2, ceil_mode=L.ones(1)),
     "F wrapper: rms_norm shape given numpy int": lambda L: L.nn.functional.rms_norm(
         X(L), np.int32(3)),
+    "F wrapper named after its builtin: nll_loss": lambda L: L.nn.functional.nll_loss(
+        "a", L.zeros(2, dtype=L.int64)),
+    "F wrapper named after its builtin: cross_entropy": lambda L: L.nn.functional.cross_entropy(
+        X(L), L.zeros(2, dtype=L.int64), ignore_index=1.5),
+    "F wrapper named after its builtin: unfold": lambda L: L.nn.functional.unfold(1.5, 2),
+    "F wrapper named after its builtin: fold": lambda L: L.nn.functional.fold(
+        "a", (3, 3), 2),
     "deprecated form hidden": lambda L: L.add(X(L), "a", X(L)),
     "unknown keyword, one overload fits": lambda L: L.sum(X(L), 0, bogus=1),
     # torch.linalg's builtins (their signatures read from the ATen schemas)

@@ -69,6 +69,11 @@ FUNCTIONAL = {
                               'wrapper'),
     'cosine_similarity': ('cosine_similarity',
                           ('Tensor x1, Tensor x2, int dim = 1, float eps = 1e-08',)),
+    'cross_entropy': ('cross_entropy_loss',
+                      ('Tensor input, Tensor target, Tensor? weight = None, object? size_average '
+                       '= None, int ignore_index = -100, object? reduce = None, object? '
+                       "reduction = 'mean', float label_smoothing = 0.0",),
+                      'wrapper'),
     'ctc_loss': ('ctc_loss',
                  ('Tensor log_probs, Tensor targets, object? input_lengths, object? '
                   "target_lengths, int blank = 0, object? reduction = 'mean', bool zero_infinity "
@@ -85,7 +90,16 @@ FUNCTIONAL = {
                    'None, object? norm_type = 2.0, bool scale_grad_by_freq = False, bool sparse '
                    '= False',),
                   'wrapper'),
+    'fold': ('col2im',
+             ('Tensor input, int or tuple of ints output_size, int or tuple of ints kernel_size, '
+              'int or tuple of ints dilation = 1, int or tuple of ints padding = 0, int or tuple '
+              'of ints? stride = 1',),
+             'wrapper'),
     'gelu': ('gelu', ('Tensor input, str approximate = None',)),
+    'grid_sample': ('grid_sampler',
+                    ("Tensor input, Tensor grid, object? mode = 'bilinear', object? padding_mode "
+                     "= 'zeros', bool? align_corners = None",),
+                    'wrapper'),
     'hardshrink': ('hardshrink', ('Tensor input, Number lambd = 0.5, *, Tensor? out = None',)),
     'hardsigmoid': ('hardsigmoid', ('Tensor input, object? inplace = False',), 'wrapper'),
     'hardswish': ('hardswish', ('Tensor input, object? inplace = False',), 'wrapper'),
@@ -137,6 +151,11 @@ FUNCTIONAL = {
                                 "object? reduce = None, object? reduction = 'mean'",),
                                'wrapper'),
     'native_channel_shuffle': ('native_channel_shuffle', ('Tensor input, SymInt groups',)),
+    'nll_loss': ('nll_loss_nd',
+                 ('Tensor input, Tensor target, Tensor? weight = None, object? size_average = '
+                  'None, int ignore_index = -100, object? reduce = None, object? reduction = '
+                  "'mean'",),
+                 'wrapper'),
     'one_hot': ('one_hot', ('Tensor tensor, int num_classes = None',)),
     'pad': ('pad',
             ("Tensor input, tuple of ints pad, object? mode = 'constant', float? value = None",),
@@ -185,4 +204,8 @@ FUNCTIONAL = {
                              'size_average = None, object? reduce = None, object? reduction = '
                              "'mean'",),
                             'wrapper'),
+    'unfold': ('im2col',
+               ('Tensor input, int or tuple of ints kernel_size, int or tuple of ints dilation = '
+                '1, int or tuple of ints padding = 0, int or tuple of ints stride = 1',),
+               'wrapper'),
 }

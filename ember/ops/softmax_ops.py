@@ -91,7 +91,7 @@ def _checked(name, input, dim):
 def softmax(input, dim):
     """softmax over `dim` as one op (float dtypes; float16/bfloat16 computed in float32)."""
     dim = _checked("softmax", input, dim)
-    if not input.numel():
+    if not input.numel() and input.dtype.category != 2:   # no kernel for it, nothing to do
         return input.clone()
     return dispatch(_softmax, (input,), {"dim": dim})
 
@@ -99,6 +99,6 @@ def softmax(input, dim):
 def log_softmax(input, dim):
     """log_softmax over `dim` as one op."""
     dim = _checked("log_softmax", input, dim)
-    if not input.numel():
+    if not input.numel() and input.dtype.category != 2:   # no kernel for it, nothing to do
         return input.clone()
     return dispatch(_log_softmax, (input,), {"dim": dim})
