@@ -38,6 +38,7 @@ _GROUPS = [
          'F.adaptive_max_pool2d_with_indices',
          'F.adaptive_max_pool3d_with_indices',
          'F.adaptive_avg_pool2d',
+         'F.adaptive_avg_pool3d',
          'F.adaptive_max_pool1d',
          'F.adaptive_max_pool3d',
          'F.lp_pool2d',
@@ -58,11 +59,15 @@ _GROUPS = [
          'Tensor.cholesky_solve',
          'op_db.cholesky_solve',
          'torch.cholesky_inverse',
+         'op_db.triangular_solve',
          'torch.triangular_solve',)),
     (
         "fft: torch's MKL rejects some n / empty configurations ember computes, and its "
         "broadcast errors are RuntimeError where NumPy's are ValueError (follow-up)",
         ('op_db.fft.fft_complex',
+         'op_db.fft.fft2_complex',
+         'op_db.fft.ifft2_complex',
+         'op_db.fft.irfft2_complex',
          'op_db.fft.hfft',
          'op_db.fft.hfft2_complex',
          'op_db.fft.irfft',
@@ -92,6 +97,8 @@ _GROUPS = [
         "ember checks the types first and raises TypeError: both reject the call",
         ('F.binary_cross_entropy',
          'F.instance_norm',
+         'Tensor.backward',
+         'torch.norm',
          'F.log_softmax',
          'F.poisson_nll_loss',
          'F.softmax',
@@ -104,11 +111,14 @@ _GROUPS = [
          'torch.svd_lowrank',
          'torch.unique',)),
     (
-        "mixed dtypes torch's kernel refuses ('expected scalar type Half but found Int', "
+        "mixed or integral dtypes torch's kernel refuses ('expected scalar type Half but found "
+        "Int', 'kl_div: Integral inputs not supported', "
         "'Index put requires the source and destination dtypes match', polar of integers, "
         "cross/layer_norm/addbmm/bmm operands of two dtypes); ember promotes or casts and "
         "computes (follow-up: addbmm/bmm live in ops/linalg and ops/matmul)",
-        ('Tensor.cross',
+        ('F.bilinear',
+         'F.kl_div',
+         'Tensor.cross',
          'op_db.addbmm',
          'op_db.bmm',
          'op_db.layer_norm',
@@ -136,6 +146,8 @@ _GROUPS = [
         "ember's float() of the complex raises TypeError or computes with the real part; "
         "NumPy has no complex logaddexp",
         ('torch.celu_',
+         'F.leaky_relu_',
+         'torch.std_mean',
          'torch.arange',
          'op_db.logaddexp',)),
     (
