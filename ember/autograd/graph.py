@@ -515,13 +515,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
         if capture is None and recorder is None and not anomaly.enabled:
             walk(order, grads, retain_graph, create_graph)   # (the common call)
             return _finished(results)
-        pop = grads.pop
-        for node in order:
-            node_grads = pop(node, None)
-            if node_grads is None:
-                continue
-            if node.pre_hooks is not None or node.retains is not None:
-                _tensor_hooks(node, node_grads)
+        for node, node_grads in _arrivals(order, grads):
             if capture is not None:
                 for nr, g in enumerate(node_grads):
                     ks = capture.get((node, nr))
@@ -570,17 +564,23 @@ def _finished(results):
     return results
 
 
+def _arrivals(order, grads):
+    """Each node in order that received gradients, with them (taken out of `grads`), after
+    the hooks registered on the tensors the node produced."""
+    pop = grads.pop
+    for node in order:
+        node_grads = pop(node, None)
+        if node_grads is not None:
+            if node.pre_hooks is not None or node.retains is not None:
+                _tensor_hooks(node, node_grads)
+            yield node, node_grads
+
+
 def _walk(order, grads, retain_graph, create_graph):
     """The backward loop of the common call (no `inputs=` capture, no anomaly mode, no
     profiler): each node in order, given the gradients its outputs received. `walk` is this
     or its compiled twin (backends/csrc/autograd.c), which runs the same steps."""
-    pop = grads.pop
-    for node in order:
-        node_grads = pop(node, None)
-        if node_grads is None:
-            continue
-        if node.pre_hooks is not None or node.retains is not None:
-            _tensor_hooks(node, node_grads)
+    for node, node_grads in _arrivals(order, grads):
         if type(node) is AccumulateGrad:
             accumulate_leaf(node, node_grads, create_graph)
         else:
