@@ -154,6 +154,7 @@ ACCEPTED = {
     "deprecated addbmm function": lambda L: L.addbmm(0.5, L.ones(2, 2), 2, L.ones(3, 2, 2),
                                                      L.ones(3, 2, 2)),
     "rot90 default dims": lambda L: X(L).rot90(),
+    "bool after the first int of a size": lambda L: L.ones(3).repeat(1, True),
     "optional tensor None": lambda L: L.nn.functional.linear(X(L), L.ones(4, 3), None),
 }
 

@@ -77,8 +77,18 @@ def _is_str(v):
 def _is_size(v):
     if not isinstance(v, (list, tuple)):
         return False
-    return all(_is_int(e) or (isinstance(e, Tensor) and e.numel() == 1 and _integral(e))
-               for e in v)
+    return all(_size_element(i, e) for i, e in enumerate(v))
+
+
+def _size_element(i, e):
+    """Whether PyTorch's parser takes `e` at position `i` of an int list.
+
+    NOTE: the first element is checked with the types (an int, not a bool; a one-element
+    integer tensor); the others only while converting, through __index__, which bools and
+    tensors pass (the kernel then raises on a non-integral tensor)."""
+    if i == 0:
+        return _is_int(e) or (isinstance(e, Tensor) and e.numel() == 1 and _integral(e))
+    return isinstance(e, (int, _NUMPY_INT, Tensor))
 
 
 def _is_int_or_size(v):
@@ -360,7 +370,7 @@ class Signature:
         if param.kind in _INT_LISTS and isinstance(value, (list, tuple)) and value:
             # NOTE: PyTorch's parser checks a list's first element with the types, the rest
             # while converting: two messages.
-            i, bad = next(((i, e) for i, e in enumerate(value) if not _is_sym_int(e)),
+            i, bad = next(((i, e) for i, e in enumerate(value) if not _size_element(i, e)),
                           (0, value[0]))
             if i:
                 return (f"{name}(): argument '{param.name}' failed to unpack the object at "
