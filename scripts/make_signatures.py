@@ -176,6 +176,26 @@ def numbers_as_tensors(table):
     return found
 
 
+def methods_taking_numbers(table):
+    """The methods whose first Tensor parameter takes a Python number too (x.copy_(3)),
+    found by calling them so."""
+    import warnings
+    found = []
+    for name, sigs in table.items():
+        if not any(sig.startswith("Tensor ") for sig in sigs):
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                getattr(torch.ones(2), name)(1.5)
+            except TypeError:
+                continue
+            except Exception:
+                pass
+        found.append(name)
+    return found
+
+
 def tables():
     functions = overloads("_VariableFunctions.pyi")
     nn = overloads("_nn.pyi")
@@ -209,6 +229,10 @@ def tables():
     tensor_table = {n: s for n, s in methods.items()
                     if is_builtin(getattr(torch.Tensor, n, None))
                     and parses(getattr(torch.Tensor, n), torch.ones(1))}
+    for name in methods_taking_numbers(tensor_table):
+        tensor_table[name] = [sig.replace("Tensor ", "Tensor or Number ", 1)
+                              if sig.startswith("Tensor ") else sig
+                              for sig in tensor_table[name]]
     # The stubs leave out the methods' deprecated overloads (x.sub_(2, y): Number alpha,
     # Tensor other), which the parser still accepts; the functions' stubs keep them, with a
     # first parameter named `self`.
