@@ -316,18 +316,11 @@ static PyObject *py_walk_setup(PyObject *self, PyObject *config) {
         PyErr_SetString(PyExc_TypeError, "walk_setup expects a dict");
         return NULL;
     }
-#define GET(var, key)                                                              \
-    do {                                                                           \
-        PyObject *v_ = PyDict_GetItemString(config, key);                          \
-        if (!v_) { PyErr_Format(PyExc_KeyError, "walk_setup: %s", key); return NULL; } \
-        Py_INCREF(v_);                                                             \
-        Py_XSETREF(var, v_);                                                       \
-    } while (0)
-    GET(graph_globals, "globals"); GET(accumulate_type, "AccumulateGrad");
-    GET(tensor_hooks, "tensor_hooks"); GET(accumulate_leaf, "accumulate_leaf");
-    GET(apply_vjp, "apply_vjp"); GET(unbroadcast, "unbroadcast"); GET(cast_grad, "cast_grad");
-    GET(sum_grads, "sum_grads");
-#undef GET
+    const char *keys[] = {"globals", "AccumulateGrad", "tensor_hooks", "accumulate_leaf",
+                          "apply_vjp", "unbroadcast", "cast_grad", "sum_grads", NULL};
+    PyObject **vars[] = {&graph_globals, &accumulate_type, &tensor_hooks, &accumulate_leaf,
+                         &apply_vjp, &unbroadcast, &cast_grad, &sum_grads};
+    if (ek_config_items(config, "walk_setup", keys, vars) < 0) return NULL;
     if (!PyDict_Check(graph_globals)) {
         PyErr_SetString(PyExc_TypeError, "walk_setup: 'globals' must be a module's dict");
         return NULL;

@@ -544,27 +544,21 @@ static PyObject *py_dispatch_setup(PyObject *self, PyObject *config) {
         PyErr_SetString(PyExc_TypeError, "dispatch_setup expects a dict");
         return NULL;
     }
-#define GET(var, key)                                                              \
-    do {                                                                           \
-        PyObject *v_ = PyDict_GetItemString(config, key);                          \
-        if (!v_) { PyErr_Format(PyExc_KeyError, "dispatch_setup: %s", key); return NULL; } \
-        Py_INCREF(v_);                                                             \
-        Py_XSETREF(var, v_);                                                       \
-    } while (0)
     if (!tensor_type) {
         PyErr_SetString(PyExc_RuntimeError, "tensor_setup() must come first");
         return NULL;
     }
+    /* (the four classes are kept referenced: the door reads their instances) */
     PyObject *node = NULL, *opt = NULL, *dtype = NULL, *ndarray = NULL;
-    GET(node, "Node"); GET(opt, "Op");
-    GET(dtype, "dtype"); GET(ndarray, "ndarray");
-    GET(python_dispatch, "dispatch"); GET(grad_state, "grad_state");
-    GET(autocast_module, "autocast"); GET(anomaly_module, "anomaly");
-    GET(instruments, "instruments"); GET(wrap_out, "wrap_out"); GET(python_record, "record");
-    GET(current_grad_fn, "current_grad_fn"); GET(get_accumulator, "get_accumulator");
-    GET(empty_params, "empty_params"); GET(plain_types, "plain_types");
-    GET(switches, "switches");
-#undef GET
+    const char *keys[] = {"Node", "Op", "dtype", "ndarray", "dispatch", "grad_state",
+                          "autocast", "anomaly", "instruments", "wrap_out", "record",
+                          "current_grad_fn", "get_accumulator", "empty_params",
+                          "plain_types", "switches", NULL};
+    PyObject **vars[] = {&node, &opt, &dtype, &ndarray, &python_dispatch, &grad_state,
+                         &autocast_module, &anomaly_module, &instruments, &wrap_out,
+                         &python_record, &current_grad_fn, &get_accumulator, &empty_params,
+                         &plain_types, &switches};
+    if (ek_config_items(config, "dispatch_setup", keys, vars) < 0) return NULL;
     int bad = !PyType_Check(node) ||
               !PyType_Check(opt) || !PyType_Check(ndarray) || !PyType_Check(dtype) ||
               !PyList_CheckExact(instruments) ||

@@ -25,4 +25,21 @@ extern struct ek_node_slots ek_node_slot;
 extern PyTypeObject *ek_tensor_type, *ek_op_type, *ek_node_type;
 extern int ek_door_ready;   /* dispatch_setup() ran: the offsets above are set */
 
+/* The objects a set-up call reads from its config dict: each key's value into its variable
+   (a new reference, replacing any earlier one); -1 with a KeyError naming the first missing
+   key. `keys` and `vars` end with NULL. */
+static inline int ek_config_items(PyObject *config, const char *setup, const char **keys,
+                                  PyObject ***vars) {
+    for (int k = 0; keys[k]; k++) {
+        PyObject *v = PyDict_GetItemString(config, keys[k]);
+        if (!v) {
+            PyErr_Format(PyExc_KeyError, "%s: %s", setup, keys[k]);
+            return -1;
+        }
+        Py_INCREF(v);
+        Py_XSETREF(*vars[k], v);
+    }
+    return 0;
+}
+
 #endif
