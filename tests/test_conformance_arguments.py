@@ -299,6 +299,7 @@ OWN_WORDS = {
     "column_stack empty": lambda L: L.column_stack([]),
     "linear 0-d weight": lambda L: L.nn.functional.linear(L.ones(2, 3), L.ones(())),
     "linear 0-d input": lambda L: L.nn.functional.linear(L.ones(()), L.ones(3)),
+    "record_stream of a non-stream": lambda L: L.ones(2).record_stream(1),
     "softmax of an empty complex tensor": lambda L: L.softmax(
         L.ones(0, 3, dtype=L.complex64), 1),
     "log_softmax of an empty int tensor": lambda L: L.log_softmax(
@@ -310,3 +311,10 @@ OWN_WORDS = {
 @pytest.mark.parametrize("name", OWN_WORDS)
 def test_errors_in_torchs_words(name):
     assert outcome(ember, OWN_WORDS[name]) == outcome(torch, OWN_WORDS[name])
+
+
+def test_record_stream_of_a_cpu_stream_has_no_kernel():
+    # (ember words the missing kernel itself; the exception type is torch's)
+    def call(L):
+        return L.ones(2).record_stream(L.Stream("cpu"))
+    assert outcome(ember, call)[0] == outcome(torch, call)[0] == "NotImplementedError"

@@ -60,6 +60,8 @@ def mtia(self, device=None, non_blocking=False, memory_format=None):
 
 def record_stream(self, stream):
     """Only CUDA memory waits for streams; PyTorch has no CPU kernel for it either."""
+    if not type(stream).__name__.endswith("Stream"):   # torch's parser: a Stream, or this
+        raise RuntimeError("unknown parameter type")
     if self._device.type == "cuda":
         return None   # (CuPy's memory pool orders frees on the stream the memory came from)
     raise _no_kernel("record_stream", f"record_stream on {self._device.type} tensors")
