@@ -257,7 +257,8 @@ def test_unsupported_features_raise_torchs_types(torch_mod):
         assert "ember does not support quantized tensors" in ours
         assert f"Could not run 'aten::{name}'" in theirs and f"'aten::{name}'" in ours
     _raises_like(lambda: a.to_padded_tensor(0.), lambda: b.to_padded_tensor(0.))
-    _raises_like(lambda: a.record_stream(torch_mod.Stream()), lambda: b.record_stream(None))
+    _raises_like(lambda: a.record_stream(torch_mod.Stream()),
+                 lambda: b.record_stream(ember.Stream()))
     _same_error(a.ipu, b.ipu)
     _same_error(a.xpu, b.xpu)
     _raises_like(a.mtia, b.mtia)
