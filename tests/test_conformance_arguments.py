@@ -101,8 +101,9 @@ def test_rejected_calls_raise_torchs_type_error_and_message(name):
     assert e == t
 
 
-# Calls where torch lists its overloads: the type, the header and the overload lines match
-# (the "didn't match" detail lines name the same wrong arguments).
+# Calls where torch lists its overloads: the whole message matches, the "didn't match"
+# detail lines included (PyTorch prints one only under an overload whose item count, its "*"
+# marker included and its `out` not, equals the call's argument count).
 COMBINATIONS = {
     "hsplit given bool": lambda L: L.hsplit(X(L), True),
     "hsplit method given str": lambda L: X(L).hsplit("a"),
@@ -111,6 +112,8 @@ COMBINATIONS = {
     "dtype given str": lambda L: L.sum(X(L), dtype="float32"),
     "linalg matrix_norm ord given Tensor": lambda L: L.linalg.matrix_norm(X(L), X(L)),
     "unknown keyword, two overloads fit": lambda L: L.sum(X(L), bogus=1),
+    "keyword-only overloads print no detail": lambda L: L.clamp(X(L), min="a"),
+    "isin given two numbers": lambda L: L.isin(3, 4),
 }
 
 
@@ -119,9 +122,7 @@ def test_overload_lists_match(name):
     t, e = outcome(torch, COMBINATIONS[name]), outcome(ember, COMBINATIONS[name])
     assert t[0] == e[0] == "TypeError"
     assert "received an invalid combination of arguments" in t[1]
-    assert e[1].splitlines()[0] == t[1].splitlines()[0]
-    overloads = [line for line in t[1].splitlines() if line.startswith(" * ")]
-    assert [line for line in e[1].splitlines() if line.startswith(" * ")] == overloads
+    assert e[1] == t[1]
 
 
 # Calls torch accepts: ember accepts them too and gives torch's values and dtypes.

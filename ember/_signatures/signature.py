@@ -400,13 +400,21 @@ class Signature:
 
     def mismatch_marks(self, args, kwargs):
         """PyTorch's "(Tensor, !str!)": the call's types, wrong ones between bangs; None when
-        the call does not bind to this overload at all."""
+        PyTorch prints no such line under this overload: when the call's argument count is
+        not the overload's (counted as PyTorch's message formatter counts: every item of
+        the printed signature, its "*" marker included, less an `out`), or when the call
+        does not bind to it at all."""
+        items = len(self.params) + any(p.keyword_only for p in self.params) - (
+            "out" in self.by_name)
+        if len(args) + len(kwargs) != items:
+            return None
         bound = self._bind(args, kwargs)
         if bound.__class__ is str:
             return None
         parts = []
         for param, value, position in bound:
-            text = type_name(value)
+            shown = value[0] if value.__class__ is _Packed and len(value) == 1 else value
+            text = type_name(shown)   # (a lone vararg is shown as itself: view(None))
             if not param.ok(value):
                 text = f"!{text}!"
             parts.append(text if position is not None else f"{param.name}={text}")
