@@ -336,3 +336,15 @@ def test_compiled_argument_check_calls_through_and_keeps_torchs_errors(torch_mod
     t = ember.tensor([[1.0, 2.0], [3.0, 4.0]])
     assert t.sum(dim=0).tolist() == torch_mod.tensor([[1.0, 2.0], [3.0, 4.0]]).sum(dim=0).tolist()
     assert ember.Tensor.sum(t, 1).tolist() == [3.0, 7.0]
+
+
+def test_checked_functions_pickle_and_copy_by_reference_as_torchs(torch_mod):
+    import copy
+    import pickle
+    for lib in (torch_mod, ember):
+        for f in (lib.tanh, lib.Tensor.sum, lib.nn.functional.relu, lib.linalg.norm):
+            assert pickle.loads(pickle.dumps(f)) is f
+            assert copy.deepcopy(f) is f and copy.copy(f) is f
+        layer = lib.nn.TransformerEncoderLayer(8, 2, batch_first=True, activation=lib.tanh)
+        assert pickle.loads(pickle.dumps(layer)).activation is lib.tanh
+        assert copy.deepcopy(layer).activation is lib.tanh

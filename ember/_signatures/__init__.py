@@ -147,22 +147,35 @@ def install(namespace, tensor_class, functional):
     for name, sigs in FUNCTIONS.items():
         fn = namespace.get(name)
         if f"torch.{name}" not in EXEMPT and _wrappable(fn):
-            namespace[name] = checked(fn, Parser(name, sigs), method=False)
+            namespace[name] = _public(checked(fn, Parser(name, sigs), method=False),
+                                      namespace["__name__"], name)
     for name, sigs in METHODS.items():
         fn = tensor_class.__dict__.get(name)
         if f"Tensor.{name}" not in EXEMPT and _wrappable(fn):
-            setattr(tensor_class, name, checked(fn, Parser(name, sigs), method=True))
+            setattr(tensor_class, name, _public(
+                checked(fn, Parser(name, sigs), method=True), tensor_class.__module__,
+                f"{tensor_class.__qualname__}.{name}"))
     from .. import linalg
     from .table_linalg import LINALG
     for name, (torch_name, sigs) in LINALG.items():
         fn = getattr(linalg, name, None)
         if f"linalg.{name}" not in EXEMPT and _wrappable(fn):
-            setattr(linalg, name, checked(fn, Parser(torch_name, sigs), method=False))
+            setattr(linalg, name, _public(checked(fn, Parser(torch_name, sigs), method=False),
+                                          linalg.__name__, name))
     for name, (torch_name, sigs, *wrapper) in FUNCTIONAL.items():
         fn = getattr(functional, name, None)
         if f"F.{name}" not in EXEMPT and _wrappable(fn):
             parser = Parser(torch_name, sigs, keyword_positions=bool(wrapper))
-            setattr(functional, name, checked(fn, parser, method=False))
+            setattr(functional, name, _public(checked(fn, parser, method=False),
+                                              functional.__name__, name))
+
+
+def _public(wrapper, module, qualname):
+    """The checked function named where users reach it (ember.tanh, not the module that
+    defines the unchecked one), so that pickle and copy find it by reference, as they find
+    PyTorch's builtins."""
+    wrapper.__module__, wrapper.__qualname__ = module, qualname
+    return wrapper
 
 
 def argument_type_name(value):

@@ -86,6 +86,24 @@ static PyObject *checked_repr(PyObject *self) {
     return PyObject_Repr(((checked_call *)self)->fn);
 }
 
+/* copy.copy and copy.deepcopy give the object itself, as they give a function (modules
+   holding an activation such as ember.tanh are deep-copied by nn.TransformerEncoder). */
+static PyObject *checked_same(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    Py_INCREF(self);
+    return self;
+}
+
+/* Pickled by reference, as a function is: its __qualname__ inside its __module__. */
+static PyObject *checked_reduce(PyObject *self, PyObject *noargs) {
+    return PyObject_GetAttrString(self, "__qualname__");
+}
+
+static PyMethodDef checked_methods[] = {
+    {"__reduce__", checked_reduce, METH_NOARGS, NULL},
+    {"__copy__", (PyCFunction)(void (*)(void))checked_same, METH_FASTCALL, NULL},
+    {"__deepcopy__", (PyCFunction)(void (*)(void))checked_same, METH_FASTCALL, NULL},
+    {NULL}};
+
 static PyGetSetDef checked_getset[] = {
     {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
     {NULL}};
@@ -107,6 +125,7 @@ static PyTypeObject checked_call_type = {
     .tp_getattro = PyObject_GenericGetAttr,
     .tp_setattro = PyObject_GenericSetAttr,
     .tp_getset = checked_getset,
+    .tp_methods = checked_methods,
 };
 
 /* checked_call(fn, fits, method, slow): fn behind the parser's cache `fits` (a set), every
