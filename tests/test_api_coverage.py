@@ -208,3 +208,75 @@ def test_torch_tensor_methods_exist_in_ember(torch_mod):
     assert not missing, f"ember.Tensor lacks {missing}"
     assert not stale, f"listed as left out but present now: {stale}"
     assert set(TENSOR_LEFT_OUT) <= theirs
+
+
+# torch.<name> callables deliberately left out, by group: why
+_TORCHSCRIPT = ("TorchScript's IR, types and runtime: ember has no TorchScript (jit.script and "
+                "jit.trace return the code uncompiled)")
+_TOP_LEVEL_GROUPS = {
+    _TORCHSCRIPT: (
+        "AggregationType AliasDb AnyType Argument ArgumentSpec AwaitType Block BoolType "
+        "BufferDict CallStack Capsule ClassType Code CompilationUnit CompleteArgumentSpec "
+        "ComplexType ConcreteModuleType ConcreteModuleTypeBuilder DeepCopyMemoTable "
+        "DeviceObjType DictType EnumType ErrorReport ExecutionPlan FileCheck FloatType "
+        "FunctionSchema FutureType Gradient Graph GraphExecutorState IODescriptor InferredType "
+        "IntType InterfaceType JITException ListType LiteScriptModule ModuleDict Node NoneType "
+        "NumberType OperatorInfo OptionalType ParameterDict PyObjectType RRefType ScriptClass "
+        "ScriptClassFunction ScriptDict ScriptDictIterator ScriptDictKeyIterator ScriptFunction "
+        "ScriptList ScriptListIterator ScriptMethod ScriptModule ScriptObject "
+        "ScriptObjectProperty StaticModule StreamObjType StringType SymBoolType SymIntType "
+        "TensorType TracingState TupleType Type UnionType Use Value import_ir_module "
+        "import_ir_module_from_buffer merge_type_from_type_comment parse_ir parse_schema "
+        "parse_type_comment unify_type_list"),
+    "quantized tensors: ember has none (their Tensor methods raise PyTorch's error)": (
+        "QInt32Storage QInt8Storage QUInt2x4Storage QUInt4x2Storage QUInt8Storage "
+        "choose_qparams_optimized empty_quantized fake_quantize_per_channel_affine "
+        "fake_quantize_per_tensor_affine fused_moving_avg_obs_fake_quant int_repr "
+        "q_per_channel_axis q_per_channel_scales q_per_channel_zero_points q_scale "
+        "q_zero_point quantize_per_channel quantize_per_tensor quantize_per_tensor_dynamic "
+        "quantized_batch_norm quantized_gru quantized_gru_cell quantized_lstm "
+        "quantized_lstm_cell quantized_max_pool1d quantized_max_pool2d quantized_max_pool3d "
+        "quantized_rnn_relu_cell quantized_rnn_tanh_cell"),
+    "a vendor library's kernel entry point (cuDNN, MIOpen, oneDNN, fbgemm), which ember "
+    "does not link": (
+        "cudnn_affine_grid_generator cudnn_batch_norm cudnn_convolution "
+        "cudnn_convolution_add_relu cudnn_convolution_relu cudnn_convolution_transpose "
+        "cudnn_grid_sampler miopen_batch_norm miopen_convolution miopen_convolution_add_relu "
+        "miopen_convolution_relu miopen_convolution_transpose miopen_ctc_loss "
+        "miopen_depthwise_convolution miopen_rnn mkldnn_adaptive_avg_pool2d "
+        "mkldnn_convolution mkldnn_linear_backward_weights mkldnn_max_pool2d mkldnn_max_pool3d "
+        "mkldnn_rnn_layer fbgemm_linear_fp16_weight fbgemm_linear_fp16_weight_fp32_activation "
+        "fbgemm_linear_int8_weight fbgemm_linear_int8_weight_fp32_activation "
+        "fbgemm_linear_quantize_weight fbgemm_pack_gemm_matrix_fp16 "
+        "fbgemm_pack_quantized_matrix"),
+    "autocast for IPU and XLA devices: ember's autocast covers cpu and cuda": (
+        "get_autocast_ipu_dtype get_autocast_xla_dtype is_autocast_ipu_enabled "
+        "is_autocast_xla_enabled set_autocast_ipu_dtype set_autocast_ipu_enabled "
+        "set_autocast_xla_dtype set_autocast_xla_enabled"),
+    "C++ dispatcher, serializer, logging and benchmark internals": (
+        "DispatchKey DispatchKeySet ExcludeDispatchKeyGuard Tag StorageBase PyTorchFileReader "
+        "PyTorchFileWriter DeserializationStorageContext SerializationStorageContext "
+        "ScriptModuleSerializer ThroughputBenchmark BenchmarkConfig BenchmarkExecutionStats "
+        "LoggerBase NoopLogger LockingLogger profiler_allow_cudagraph_cupti_lazy_reinit_cuda12"),
+    "torch.overrides' __torch_function__ switches: ember's ops do not consult "
+    "__torch_function__": "DisableTorchFunction DisableTorchFunctionSubclass",
+    "errors of PyTorch's own CUDA runtime and C++ core: ember raises CuPy's": (
+        "AcceleratorError FatalError"),
+    "resizes a sparse tensor's storage in place: ember's sparse indices and values are "
+    "immutable": "resize_as_sparse_",
+}
+TOP_LEVEL_LEFT_OUT = {name: why for why, names in _TOP_LEVEL_GROUPS.items()
+                      for name in names.split()}
+
+
+def test_torch_top_level_callables_exist_in_ember(torch_mod):
+    import ember
+    theirs = _public_callables(torch_mod)
+    missing = sorted(n for n in theirs - set(TOP_LEVEL_LEFT_OUT)
+                     if not callable(getattr(ember, n, None)))
+    stale = sorted(n for n in TOP_LEVEL_LEFT_OUT if callable(getattr(ember, n, None)))
+    unknown = sorted(n for n in TOP_LEVEL_LEFT_OUT if n not in theirs)
+    print(f"torch: {len(theirs) - len(TOP_LEVEL_LEFT_OUT)}/{len(theirs)} callables in ember")
+    assert not missing, f"ember lacks {missing}"
+    assert not stale, f"listed as left out but present now: {stale}"
+    assert not unknown, f"listed but not in torch: {unknown}"
