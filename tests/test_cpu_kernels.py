@@ -538,3 +538,19 @@ def test_sgd_step_matches_numpy_reference(dtype, options, monkeypatch):
     assert (b_fast is None) == (b_ref is None) == (options["momentum"] == 0)
     if b_ref is not None:
         np.testing.assert_array_equal(b_fast, b_ref)
+
+
+def test_blas_on_one_thread_restores_the_configured_count():
+    from ember import _threads
+    before = ember.get_num_threads()
+    try:
+        ember.set_num_threads(2)
+        with _threads.blas_on_one_thread():
+            assert ember.get_num_threads() == 1
+        assert ember.get_num_threads() == 2
+        with pytest.raises(ValueError):
+            with _threads.blas_on_one_thread():
+                raise ValueError
+        assert ember.get_num_threads() == 2
+    finally:
+        ember.set_num_threads(before)

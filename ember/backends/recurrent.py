@@ -10,6 +10,7 @@ against.
 import numpy as np
 
 from . import array_module
+from .._threads import blas_on_one_thread
 from .cpu_kernels import compiled, note_fallback
 
 
@@ -101,8 +102,10 @@ def lstm_layer(gates_x, h0, c0, w_hh, reverse):
             type(a) is np.ndarray and a.dtype == np.float32 for a in (gates_x, h0, c0, w_hh)):
         gates_x, h0, c0 = (np.ascontiguousarray(a) for a in (gates_x, h0, c0))
         w_t = np.ascontiguousarray(w_hh.T)
-        compiled.lstm_layer(_blas_sgemm(), gates_x, h0, c0, w_t, acts, hs, cs, tcs, reverse,
-                            T, B, n)
+        sgemm = _blas_sgemm()
+        with blas_on_one_thread():   # (one small GEMM per step: see _threads)
+            compiled.lstm_layer(sgemm, gates_x, h0, c0, w_t, acts, hs, cs, tcs, reverse,
+                                T, B, n)
         last = 0 if reverse else T - 1
         return hs, hs[last], cs[last], saved
     h, c = h0, c0
@@ -128,8 +131,10 @@ def lstm_layer_backward(grad_out, grad_h, grad_c, c0, w_hh, saved, reverse):
         # (the incoming gradients are often views: a batch_first output, a sliced last step)
         grad_out, grad_h, grad_c = (np.ascontiguousarray(g) for g in (grad_out, grad_h, grad_c))
         dh, dc = xp.empty_like(c0), xp.empty_like(c0)
-        compiled.lstm_layer_backward(_blas_sgemm(), grad_out, grad_h, grad_c, c0, w_hh, acts,
-                                     cs, tcs, d, dh, dc, reverse, T, *c0.shape)
+        sgemm = _blas_sgemm()
+        with blas_on_one_thread():
+            compiled.lstm_layer_backward(sgemm, grad_out, grad_h, grad_c, c0, w_hh, acts,
+                                         cs, tcs, d, dh, dc, reverse, T, *c0.shape)
         return d, dh, dc
     dh, dc = grad_h, grad_c
     for t in (range(T) if reverse else range(T - 1, -1, -1)):
