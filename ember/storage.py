@@ -120,13 +120,32 @@ def untyped_storage(self):
     return UntypedStorage._of(flat, self._device)
 
 
+_warned = set()
+
+
+def _warn_typed_storage():
+    """PyTorch's deprecation warning of TypedStorage: once per process (every time under
+    set_warn_always(True))."""
+    from ._runtime_settings import warn_once
+    warn_once(_warned, "typed storage",
+              "TypedStorage is deprecated. It will be removed in the future and "
+              "UntypedStorage will be the only storage class. This should only matter to "
+              "you if you are using storages directly.  To access UntypedStorage "
+              "directly, use tensor.untyped_storage() instead of tensor.storage()",
+              UserWarning, stacklevel=4)
+
+
 def storage(self):
-    warnings.warn("TypedStorage is deprecated. It will be removed in the future and "
-                  "UntypedStorage will be the only storage class. This should only matter to "
-                  "you if you are using storages directly.  To access UntypedStorage "
-                  "directly, use tensor.untyped_storage() instead of tensor.storage()",
-                  UserWarning, stacklevel=3)
+    _warn_typed_storage()
     return TypedStorage(untyped_storage(self), self.dtype)
+
+
+def storage_type(self):
+    """Tensor.storage_type(): the legacy storage class of the tensor's dtype (FloatStorage
+    for float32), with the deprecation warning of TypedStorage PyTorch gives."""
+    from ._legacy_storages import storage_class
+    _warn_typed_storage()
+    return storage_class(self.dtype)
 
 
 from .types import Storage  # noqa: E402,F401  (torch.storage.Storage: the annotation class)
