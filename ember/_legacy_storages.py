@@ -58,8 +58,4 @@ def _make(name, dtype_name):
 
 globals().update({name: _make(name, d) for name, d in _NAMES.items()})
 
-
-def storage_class(dtype):
-    """The legacy storage class of `dtype` (Tensor.storage_type)."""
-    return next(globals()[name] for name, d in _NAMES.items() if getattr(dt, d) is dtype)
 Storage = globals()["FloatStorage"]

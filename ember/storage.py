@@ -140,12 +140,4 @@ def storage(self):
     return TypedStorage(untyped_storage(self), self.dtype)
 
 
-def storage_type(self):
-    """Tensor.storage_type(): the legacy storage class of the tensor's dtype (FloatStorage
-    for float32), with the deprecation warning of TypedStorage PyTorch gives."""
-    from ._legacy_storages import storage_class
-    _warn_typed_storage()
-    return storage_class(self.dtype)
-
-
 from .types import Storage  # noqa: E402,F401  (torch.storage.Storage: the annotation class)

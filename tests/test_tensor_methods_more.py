@@ -287,15 +287,3 @@ def test_removed_attributes(torch_mod):
         a.name = "x"
     with pytest.raises(AttributeError):
         b.name = "x"
-
-
-@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int64",
-                                   "int8", "uint8", "bool", "complex64", "complex128"])
-def test_storage_type_is_the_legacy_class_of_the_dtype(dtype, torch_mod):
-    import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ours = ember.ones(2, dtype=getattr(ember, dtype)).storage_type()
-        theirs = torch_mod.ones(2, dtype=getattr(torch_mod, dtype)).storage_type()
-    assert ours.__name__ == theirs.__name__
-    assert ours is getattr(ember, theirs.__name__)

@@ -442,10 +442,4 @@ def storage(self):
     return of(self)
 
 
-def storage_type(self):
-    from ..storage import storage_type as of
-    return of(self)
-
-
-METHODS.update({"untyped_storage": untyped_storage, "storage": storage,
-                "storage_type": storage_type})
+METHODS.update({"untyped_storage": untyped_storage, "storage": storage})
