@@ -554,3 +554,32 @@ def test_blas_on_one_thread_restores_the_configured_count():
         assert ember.get_num_threads() == 2
     finally:
         ember.set_num_threads(before)
+
+
+@needs_build
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div"])
+def test_threaded_binary_is_numpys_operator_bit_for_bit(dtype, name):
+    from ember.backends import elementwise
+    rng = np.random.default_rng(1)
+    n = (1 << 20) + 37           # above the team's threshold for both dtypes
+    a = rng.standard_normal(n).astype(dtype)
+    b = rng.standard_normal(n).astype(dtype)
+    b[::1000] = 0.0              # (division by zero gives NumPy's inf/nan)
+    numpy_op = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}[name]
+    before = ember.get_num_threads()
+    try:
+        ember.set_num_threads(2)
+        with np.errstate(all="ignore"):
+            for other in (b, 0.1, 3, -7.25):
+                assert elementwise._team_takes(a, other) is not None
+                got = elementwise.binary(name, a, other)
+                np.testing.assert_array_equal(got, numpy_op(a, other))
+                assert got.dtype == a.dtype
+            # broadcast, other dtypes, huge ints and one thread are NumPy's own operator
+            for other in (b[:1], b.astype(np.float16), 1 << 40):
+                assert elementwise._team_takes(a, other) is None
+            ember.set_num_threads(1)
+            assert elementwise._team_takes(a, b) is None
+    finally:
+        ember.set_num_threads(before)

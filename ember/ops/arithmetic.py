@@ -10,7 +10,7 @@ from .. import _dtype as dt
 from .._data import check_fill
 from .._scalars import is_number, number, type_name
 from .._tensor import FAST_TYPES, Tensor, write_out
-from ..backends import array_module
+from ..backends import array_module, elementwise
 from ._promote import (broadcast_error, compute_dtype, operand_array, result_dtype,
                        result_type_of, shape_of, tensor_operands)
 from .registry import check_tensor, defop, dispatch, export
@@ -74,7 +74,7 @@ def _wrapped_number(op, a, b):
 # ---------------------------------------------------------------------- add / sub
 @defop("add", save=())
 def _add(a, b, alpha=1):
-    return a + b if alpha == 1 else a + alpha * b
+    return elementwise.binary("add", a, b) if alpha == 1 else a + alpha * b
 
 
 @_add.defvjp
@@ -124,7 +124,7 @@ def _sparse_binary(name, input, other, out, **kwargs):
 
 @defop("sub", save=())
 def _sub(a, b, alpha=1):
-    return a - b if alpha == 1 else a - alpha * b
+    return elementwise.binary("sub", a, b) if alpha == 1 else a - alpha * b
 
 
 @_sub.defvjp
@@ -191,7 +191,7 @@ def _pos(self):
 # ---------------------------------------------------------------------- mul
 @defop("mul")
 def _mul(a, b):
-    return a * b
+    return elementwise.binary("mul", a, b)
 
 
 @_mul.defvjp
@@ -212,7 +212,7 @@ def mul(input, other, *, out=None):
 # ---------------------------------------------------------------------- div
 @defop("div")
 def _div(a, b):
-    return a / b
+    return elementwise.binary("div", a, b)
 
 
 @_div.defvjp

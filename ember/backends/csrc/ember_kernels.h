@@ -61,5 +61,6 @@ extern PyMethodDef ek_dispatch_methods[];
 extern PyMethodDef ek_autograd_methods[];
 extern PyMethodDef ek_optimizer_methods[];
 extern PyMethodDef ek_argument_check_methods[];
+extern PyMethodDef ek_elementwise_methods[];
 
 #endif

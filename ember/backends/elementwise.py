@@ -1,0 +1,50 @@
+"""Binary arithmetic behind named functions: `add`, `sub`, `mul`, `div` of two arrays.
+
+With more than one thread set and arrays large enough for a thread team to pay, the compiled
+kernel (csrc/elementwise.c) spreads the work over the team, as PyTorch does; each element is
+one IEEE operation, so the result is NumPy's bit for bit. Everything else (one thread, small
+or broadcast operands, other dtypes, CuPy, no build) is NumPy's own operator, the reference.
+"""
+import operator
+
+import numpy as np
+
+from .cpu_kernels import compiled
+
+_CODES = {"add": 0, "sub": 1, "mul": 2, "div": 3}
+_NUMPY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
+          "div": operator.truediv}
+# Elements from which the team pays (csrc/ember_kernels.h EK_PARALLEL_MIN_F32 / _F64).
+_MIN_ELEMENTS = {np.dtype(np.float32): 1 << 20, np.dtype(np.float64): 1 << 19}
+_EXACT_INT = 1 << 24   # Python ints below this are the same number in float32
+
+
+def _team_takes(a, b):
+    """Whether the compiled kernel can compute a op b: 'array', 'scalar' or None."""
+    if compiled is None or type(a) is not np.ndarray:
+        return None
+    least = _MIN_ELEMENTS.get(a.dtype)
+    if least is None or a.size < least or not a.flags.c_contiguous:
+        return None
+    if compiled.get_num_threads() < 2:
+        return None
+    if type(b) is np.ndarray:
+        if b.dtype == a.dtype and b.shape == a.shape and b.flags.c_contiguous:
+            return "array"
+        return None
+    if b.__class__ is float or (b.__class__ is int and -_EXACT_INT < b < _EXACT_INT):
+        return "scalar"   # (NumPy reads a Python number as the array's dtype)
+    return None
+
+
+def binary(name, a, b):
+    """a op b for op `name` ('add', 'sub', 'mul', 'div'), as NumPy's operator gives it."""
+    kind = _team_takes(a, b)
+    if kind is None:
+        return _NUMPY[name](a, b)
+    out = np.empty_like(a)
+    if kind == "array":
+        compiled.binary(_CODES[name], a, b, 0.0, out)
+    else:
+        compiled.binary(_CODES[name], a, None, float(b), out)
+    return out
