@@ -606,3 +606,13 @@ def test_profiler_util_names_match_torch(torch_mod):
     assert ours.MEMORY_EVENT_NAME == theirs.MEMORY_EVENT_NAME
     assert ours.OUT_OF_MEMORY_EVENT_NAME == theirs.OUT_OF_MEMORY_EVENT_NAME
     assert ours.EventList is ember.autograd.profiler.EventList
+
+
+def test_device_type_is_one_enum_as_torchs(torch_mod):
+    import ember.profiler
+    assert ember.autograd.DeviceType is ember.profiler.DeviceType
+    assert torch_mod.autograd.DeviceType is torch_mod.profiler.DeviceType
+    ours = sorted((m.name, int(m), str(m), repr(m)) for m in ember.profiler.DeviceType)
+    theirs = sorted((n, int(m), str(m), repr(m))
+                    for n, m in torch_mod.profiler.DeviceType.__members__.items())
+    assert ours == theirs

@@ -71,7 +71,8 @@ def kineto_available():
 
 
 class DeviceType(enum.IntEnum):
-    """The device kinds of PyTorch's profiler events, with PyTorch's numbers."""
+    """The device kinds of PyTorch's profiler events, with PyTorch's numbers (one enum:
+    torch.autograd.DeviceType is torch.profiler.DeviceType)."""
     CPU = 0
     CUDA = 1
     MKLDNN = 2
@@ -93,6 +94,9 @@ class DeviceType(enum.IntEnum):
     IPU = 18
     MTIA = 19
     PrivateUse1 = 20
+
+    def __str__(self):
+        return f"DeviceType.{self.name}"
 
 
 def variable(*args, **kwargs):

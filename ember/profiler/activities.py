@@ -1,6 +1,8 @@
 """What a profiler can observe: ProfilerActivity, DeviceType, supported_activities()."""
 from enum import Enum
 
+from ..autograd.engine_settings import DeviceType  # noqa: F401  (one enum, as in torch)
+
 
 class ProfilerActivity(Enum):
     CPU = 0
@@ -12,33 +14,6 @@ class ProfilerActivity(Enum):
 
     def __repr__(self):
         return f"<ProfilerActivity.{self.name}: {self.value}>"
-
-
-class DeviceType(Enum):
-    CPU = 0
-    CUDA = 1
-    MKLDNN = 2
-    OPENGL = 3
-    OPENCL = 4
-    IDEEP = 5
-    HIP = 6
-    FPGA = 7
-    MAIA = 8
-    XLA = 9
-    Vulkan = 10
-    Metal = 11
-    XPU = 12
-    MPS = 13
-    Meta = 14
-    HPU = 15
-    VE = 16
-    Lazy = 17
-    IPU = 18
-    MTIA = 19
-    PrivateUse1 = 20
-
-    def __str__(self):
-        return f"DeviceType.{self.name}"
 
 
 def supported_activities():
