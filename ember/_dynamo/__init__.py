@@ -1,10 +1,11 @@
 """ember._dynamo (torch._dynamo): the controls programs use around torch.compile.
 
-ember has no graph capture (ember.compile runs the code eagerly, see ember/_compile.py), so
-these keep programs that reset, configure or decorate for Dynamo running: reset() and the
-marks do nothing, decorators return their function, `config` holds Dynamo's settings.
+`reset()` forgets every capture, `explain(fn)(*args)` captures once and reports graphs,
+breaks and guards, `config` holds Dynamo's settings (`recompile_limit` is honoured), `exc`
+its errors. ember specializes every shape (see ember/_compile), so the dynamic/static marks
+change nothing, and the decorators return their function.
 """
-from . import config  # noqa: F401
+from . import config, exc, utils  # noqa: F401
 
 __all__ = ["allow_in_graph", "assume_constant_result", "config", "disable", "disallow_in_graph",
            "explain", "export", "forbid_in_graph", "graph_break", "is_compiling",
@@ -13,11 +14,16 @@ __all__ = ["allow_in_graph", "assume_constant_result", "config", "disable", "dis
 
 
 def reset():
-    """Clear compiled code (there is none to clear)."""
+    """Forget every capture of every compiled function."""
+    from .._compile import settings
+    for compiled in list(settings.compiled):
+        compiled.reset()
+    utils.counters.clear()
 
 
 def is_compiling():
-    return False
+    from .._compile import settings
+    return settings.capturing > 0
 
 
 def list_backends(exclude_tags=("debug", "experimental")):
@@ -57,12 +63,19 @@ def mark_static_address(t, guard=True):
 
 
 def graph_break(msg=""):
-    pass
+    """A graph break where it is called (inside a capture), as PyTorch's."""
+    from .._compile import capture
+    if capture.active is not None:
+        capture.active.graph_break(f"graph_break() called{': ' + msg if msg else ''}")
 
 
 def explain(f, *extra_args, **extra_kwargs):
-    raise NotImplementedError("ember has no graph capture: torch._dynamo.explain has nothing "
-                              "to explain")
+    """`explain(f)(*args, **kwargs)`: capture `f` once on those arguments and return what
+    the capture saw (an ExplainOutput). The call runs `f` for real."""
+    from ._explain import explain as run
+    if extra_args or extra_kwargs:
+        return run(f, *extra_args, **extra_kwargs)
+    return lambda *args, **kwargs: run(f, *args, **kwargs)
 
 
 def export(f, *extra_args, **extra_kwargs):

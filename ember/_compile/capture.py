@@ -1,0 +1,380 @@
+"""ember.compile's capture: one eager run of a callable, recorded as a program to replay.
+
+What is recorded, in order:
+- every call through the op registry's door (`dispatch`): op, inputs, params, result dtype
+  and the grad mode it ran under. Replayed, it goes through the door again, so autograd
+  records the same graph eager records and `backward()` runs eager's engine;
+- every call of an entry point that changes state or makes a tensor out of nothing, as one
+  "call" step: in-place Tensor methods, tensor factories (`zeros`, `randn`, `empty_like`...),
+  `detach`, `backward`, optimizers' `step`/`zero_grad`, BatchNorm's running statistics. The
+  door calls inside such a call are not recorded: replaying the call makes them again.
+
+The record is only replayed when it is provably the whole story. The capture refuses it when:
+- a tensor reaches a recorded call that was neither an input, a parameter or buffer of a
+  module in reach, a tensor the function can see (globals, closure, module attributes), nor
+  made by a recorded call (some code made it without passing the door);
+- a version counter moved by more than the recorded calls account for (a write the record
+  would not repeat);
+- the default generator advanced outside the recorded calls (random numbers it would not
+  draw again), or autocast changed inside the function;
+- a graph break happened: a tensor's value left the tensor world (`item`, `tolist`, `bool`,
+  `numpy`, printing), the function printed, or an op whose result shape depends on values
+  ran (`nonzero`, boolean masks). The value could steer the Python that follows, which a
+  replay does not run.
+A refused record leaves the function running eagerly for that input signature, with the
+reasons kept for `ember._dynamo.explain`.
+"""
+import builtins
+import traceback
+
+from .. import _random
+from .._tensor import Tensor
+from ..amp import autocast_mode
+from ..autograd.grad_mode import state as grad_state
+from ..ops import registry
+
+OP, CALL, SETATTR = "op", "call", "setattr"
+
+# Ops whose result shape depends on the values of their inputs (a graph break in PyTorch).
+DATA_DEPENDENT = ("nonzero", "argwhere", "masked_select", "unique", "unique_consecutive",
+                  "bincount")
+# Tensor factories of the public namespace, recorded as calls.
+FACTORIES = ("tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
+             "empty_strided", "eye", "arange", "range", "linspace", "logspace",
+             "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint",
+             "randperm", "rand_like", "randn_like", "randint_like", "normal", "bernoulli",
+             "multinomial", "poisson", "scalar_tensor", "tril_indices", "triu_indices")
+# Tensor methods recorded as calls besides the in-place ones (names ending in "_").
+TENSOR_CALLS = ("detach", "backward", "retain_grad", "register_hook", "new_tensor",
+                "new_zeros", "new_ones", "new_full", "new_empty", "new_empty_strided",
+                "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
+                "__ifloordiv__", "__imod__", "__ipow__", "__iand__", "__ior__", "__ixor__",
+                "__ilshift__", "__irshift__", "__imatmul__")
+TENSOR_PROPERTIES = ("data", "grad", "requires_grad")
+
+
+active = None   # the Recorder of the capture running now (for ember._dynamo.graph_break)
+
+
+class Break:
+    """One graph break: why, and where in the user's code (frames outside ember)."""
+
+    def __init__(self, reason, user_stack):
+        self.reason = reason
+        self.user_stack = user_stack
+
+
+class Step:
+    """One recorded call. `kind` OP: `fn` is the Op, `args` its inputs, `params`, `dtype`;
+    CALL: `fn` the entry point, `args`/`params` its positional and keyword arguments;
+    SETATTR: `fn` the attribute name, `args` (target, value). Tensors inside `args` and
+    `params` are `Slot`s; `outs` are the slots the results fill (None for a non-tensor)."""
+
+    __slots__ = ("kind", "fn", "args", "params", "dtype", "outs", "grad_enabled", "rename",
+                 "param_refs", "segment")
+
+    def __init__(self, kind, fn, args, params, dtype, outs, grad_enabled, segment):
+        self.kind, self.fn, self.args, self.params, self.dtype = kind, fn, args, params, dtype
+        self.outs, self.grad_enabled, self.segment = outs, grad_enabled, segment
+        self.rename = None
+        self.param_refs = None   # {param name: Slot} for params that are a tensor's array
+
+    @property
+    def name(self):
+        if self.kind == OP:
+            return self.fn.name
+        if self.kind == SETATTR:
+            return f"setattr {self.fn}"
+        return getattr(self.fn, "__qualname__", None) or getattr(self.fn, "__name__", "?")
+
+
+class Slot:
+    """A tensor of the program: the replay's `values[index]`."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index):
+        self.index = index
+
+    def __repr__(self):
+        return f"%{self.index}"
+
+
+def user_stack():
+    """The caller's frames outside ember (where the user's code stood)."""
+    frames = traceback.extract_stack()[:-2]
+    return [f for f in frames if "/ember/" not in f.filename.replace("\\", "/")]
+
+
+class Recorder:
+    """The state of one capture: install() it, run the function, uninstall()."""
+
+    def __init__(self, sources, fullgraph):
+        self.sources = sources          # id(tensor) -> (how to find it, tensor) at capture
+        self.fullgraph = fullgraph
+        self.steps = []
+        self.slots = {}                 # id(tensor) -> Slot
+        self.tensors = []               # slot index -> tensor (keeps ids unique meanwhile)
+        self.kinds = []                 # slot index -> ("input", i) / ("const", source) / None
+        self.breaks = []
+        self.refusals = []              # reasons the record cannot be replayed
+        self.depth = 0                  # > 0 inside a recorded call
+        self.explained = {}             # id(version counter) -> bumps made by recorded calls
+        self.counters = {}              # id(version counter) -> (counter, version first seen)
+        self.autocast_at_entry = autocast_mode.active
+        self.rng = None
+        self.patches = []
+
+    # ------------------------------------------------------------------ tensors and slots
+    def bind(self, t, kind=None):
+        slot = Slot(len(self.tensors))
+        self.slots[id(t)] = slot
+        self.tensors.append(t)
+        self.kinds.append(kind)
+        vc = t._vc
+        if id(vc) not in self.counters:
+            self.counters[id(vc)] = (vc, vc.v)
+        return slot
+
+    def slot_of(self, t):
+        slot = self.slots.get(id(t))
+        if slot is not None:
+            return slot
+        source = self.sources.get(id(t))
+        if source is None:
+            self.refuse(f"a tensor of shape {list(t.shape)} reached {self.current} made "
+                        "outside the recorded calls")
+            return self.bind(t, ("const", None))
+        return self.bind(t, ("const", source))
+
+    def template(self, obj):
+        """`obj` with every tensor replaced by its Slot (inside lists, tuples and dicts)."""
+        if isinstance(obj, Tensor):
+            return self.slot_of(obj)
+        if type(obj) in (list, tuple):
+            return type(obj)(self.template(o) for o in obj)
+        if type(obj) is dict:
+            return {k: self.template(v) for k, v in obj.items()}
+        return obj
+
+    def results(self, result):
+        """Slots for a call's results: a tensor already known keeps its slot (an in-place
+        method returns its target), a new one gets a new slot."""
+        items = result if type(result) in (tuple, list) else (result,)
+        outs = []
+        for r in items:
+            if isinstance(r, Tensor):
+                slot = self.slots.get(id(r))
+                outs.append(slot if slot is not None else self.bind(r))
+            else:
+                outs.append(None)
+        return outs
+
+    def refuse(self, reason):
+        if reason not in self.refusals:
+            self.refusals.append(reason)
+
+    def graph_break(self, reason):
+        from .._dynamo import exc
+        if self.fullgraph:
+            raise exc.Unsupported(reason)
+        self.breaks.append(Break(reason, user_stack()))
+
+    # ------------------------------------------------------------------ what is recorded
+    def _rng_state(self):
+        return _random.default_generator.get_state()._data.tobytes()
+
+    def check_rng(self):
+        """Before a recorded call: the generator must not have moved since the last one."""
+        if self.rng is not None and self._rng_state() != self.rng:
+            self.refuse("random numbers were drawn outside the recorded calls")
+
+    def mark_rng(self):
+        """After a recorded call (which may draw: replaying it draws again)."""
+        self.rng = self._rng_state()
+
+    def op(self, op, inputs, params, dtype, arrays):
+        """The registry's door during a capture (installed as `registry.profiler`)."""
+        if not self.depth:
+            self.current = op.name
+            self.check_rng()
+        registry.profiler = None
+        try:
+            result = registry.python_dispatch(op, inputs, params, dtype, arrays)
+        finally:
+            registry.profiler = self
+        if self.depth:
+            return result
+        if op.name in DATA_DEPENDENT or op.name == "index" and _has_mask(params["key"]):
+            self.graph_break(f"dynamic shape operator: {op.name}")
+        if autocast_mode.active != self.autocast_at_entry:
+            self.refuse("autocast changed inside the compiled function")
+        step = Step(OP, op, [self.template(x) for x in inputs], params, dtype, None,
+                    grad_state.enabled, len(self.breaks))
+        refs = {}
+        for key, value in params.items():
+            if hasattr(value, "shape"):
+                for slot, t in zip(self.slots.values(), self.tensors):
+                    if t._data is value:
+                        refs[key] = slot
+                        break
+        step.param_refs = refs or None
+        step.outs = self.results(result)
+        self.steps.append(step)
+        self.mark_rng()
+        return result
+
+    def call(self, fn, args, kwargs):
+        """A recorded entry point: run it, then record it as one step."""
+        if self.depth:
+            return fn(*args, **kwargs)
+        self.current = getattr(fn, "__name__", "a call")
+        self.check_rng()
+        args_t, kwargs_t = self.template(args), self.template(kwargs)
+        before = {key: vc.v for key, (vc, _) in self.counters.items()}
+        enabled = grad_state.enabled
+        self.depth += 1
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            self.depth -= 1
+        for key, v in before.items():
+            moved = self.counters[key][0].v - v
+            if moved:
+                self.explained[key] = self.explained.get(key, 0) + moved
+        step = Step(CALL, fn, args_t, kwargs_t, None, None, enabled, len(self.breaks))
+        step.outs = self.results(result)
+        self.steps.append(step)
+        self.mark_rng()
+        return result
+
+    def setattr(self, prop, name, target, value):
+        self.current = name
+        step = Step(SETATTR, name, (self.template(target), self.template(value)), None, None,
+                    [], grad_state.enabled, len(self.breaks))
+        prop.fset(target, value)
+        self.steps.append(step)
+
+    # ------------------------------------------------------------------ installing
+    def install(self):
+        global active
+        active = self
+        self.mark_rng()
+        registry.profiler = self
+        registry.instruments.append(_hand_to_python_door)
+        self._patch_calls()
+        self._patch_breaks()
+
+    def uninstall(self):
+        global active
+        active = None
+        for owner, name, original in reversed(self.patches):
+            setattr(owner, name, original)
+        self.patches.clear()
+        registry.instruments.remove(_hand_to_python_door)
+        registry.profiler = None
+
+    def _patch(self, owner, name, replacement):
+        self.patches.append((owner, name, owner.__dict__[name]))
+        setattr(owner, name, replacement)
+
+    def _recorded(self, fn):
+        def recorded(*args, **kwargs):
+            return self.call(fn, args, kwargs)
+        recorded.__name__ = getattr(fn, "__name__", "recorded")
+        return recorded
+
+    def _patch_calls(self):
+        import ember
+        from ..nn._functional import normalization
+        from ..nn.modules.module import Module
+        from ..optim.lr_scheduler import LRScheduler
+        from ..optim.optimizer import Optimizer
+        for name in FACTORIES:
+            if name in ember.__dict__:
+                self._patch(ember, name, self._recorded(ember.__dict__[name]))
+        for name, fn in list(Tensor.__dict__.items()):
+            if callable(fn) and (name in TENSOR_CALLS or
+                                 (name.endswith("_") and not name.startswith("_"))):
+                self._patch(Tensor, name, self._recorded(fn))
+        for name in TENSOR_PROPERTIES:
+            self._patch(Tensor, name, self._recorded_property(Tensor.__dict__[name], name))
+        self._patch(normalization, "_update_stats",
+                    self._recorded(normalization._update_stats))
+        for base, names in ((Optimizer, ("step", "zero_grad")), (LRScheduler, ("step",)),
+                            (Module, ("zero_grad",))):
+            for cls in _subclasses(base):
+                for name in names:
+                    if name in cls.__dict__:
+                        self._patch(cls, name, self._recorded(cls.__dict__[name]))
+
+    def _recorded_property(self, prop, name):
+        recorder = self
+        getter = self._recorded(prop.fget) if name == "data" else prop.fget
+
+        def setter(target, value):
+            recorder.setattr(prop, name, target, value)
+        return property(getter, setter, prop.fdel, prop.__doc__)
+
+    def _patch_breaks(self):
+        import ember
+        recorder = self
+
+        def breaking(fn, name):
+            def run(*args, **kwargs):
+                recorder.graph_break(f"dynamic shape operator: {name}")
+                return fn(*args, **kwargs)
+            return run
+        for name in DATA_DEPENDENT:
+            for owner in (ember, Tensor):
+                if name in owner.__dict__:
+                    self._patch(owner, name, breaking(owner.__dict__[name], name))
+        host = Tensor.__dict__["_host"]
+
+        def _host(t):
+            recorder.graph_break("a tensor's value was read in Python (item, tolist, bool, "
+                                 "numpy or printing)")
+            return host(t)
+        self._patch(Tensor, "_host", _host)
+        original_print = builtins.print
+
+        def print_(*args, **kwargs):
+            recorder.graph_break("print")
+            return original_print(*args, **kwargs)
+        self._patch(builtins, "print", print_)
+
+    # ------------------------------------------------------------------ after the run
+    def finish(self, output):
+        """Check what the record must explain (see the module docstring)."""
+        self.check_rng()
+        for key, (vc, first) in self.counters.items():
+            if vc.v - first != self.explained.get(key, 0):
+                self.refuse("a tensor was written in place outside the recorded calls")
+                break
+        for step in self.steps:
+            if step.kind == OP and step.outs and step.outs[0] is not None:
+                fn = self.tensors[step.outs[0].index].grad_fn
+                if fn is not None and type(fn) is not step.fn.node_class:
+                    step.rename = type(fn).__name__
+        self.current = "the output"
+        return self.template(output)
+
+
+def _hand_to_python_door(op, inputs, params, result):
+    """An instrument that does nothing: its presence sends every call through the Python
+    door, which hands it to the capture (`registry.profiler`)."""
+
+
+def _has_mask(key):
+    """An indexing key holding a boolean array (its result's shape depends on values)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return any(getattr(getattr(p, "dtype", None), "kind", None) == "b" for p in parts)
+
+
+def _subclasses(cls):
+    out, todo = [], [cls]
+    while todo:
+        c = todo.pop()
+        out.append(c)
+        todo.extend(c.__subclasses__())
+    return out

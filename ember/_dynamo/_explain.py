@@ -1,0 +1,90 @@
+"""torch._dynamo.explain's report, built from one capture (ember/_compile/capture.py)."""
+from .._compile import CompiledFunction
+from .._compile.capture import OP
+
+__all__ = ["ExplainOutput", "GraphCompileReason", "explain"]
+
+
+class GraphCompileReason:
+    """Why a graph ended: `reason` and the user's frames (`user_stack`)."""
+
+    def __init__(self, reason, user_stack, graph_break=True):
+        self.reason = reason
+        self.user_stack = user_stack
+        self.graph_break = graph_break
+
+    def __repr__(self):
+        return (f"GraphCompileReason(reason={self.reason!r}, user_stack={self.user_stack!r}, "
+                f"graph_break={self.graph_break})")
+
+
+class Graph:
+    """One captured piece: the names of its ops, in order."""
+
+    def __init__(self, ops):
+        self.ops = ops
+
+    def __repr__(self):
+        return f"<Graph of {len(self.ops)} ops>"
+
+
+class ExplainOutput:
+    def __init__(self, graphs, graph_count, graph_break_count, break_reasons, op_count,
+                 ops_per_graph=None, out_guards=None, compile_times=None, refusals=()):
+        self.graphs = graphs
+        self.graph_count = graph_count
+        self.graph_break_count = graph_break_count
+        self.break_reasons = break_reasons
+        self.op_count = op_count
+        self.ops_per_graph = ops_per_graph
+        self.out_guards = out_guards
+        self.compile_times = compile_times
+        self.refusals = list(refusals)   # ember's own: why the record would run eagerly
+
+    def __str__(self):
+        lines = [f"Graph Count: {self.graph_count}",
+                 f"Graph Break Count: {self.graph_break_count}",
+                 f"Op Count: {self.op_count}", "Break Reasons:"]
+        for i, br in enumerate(self.break_reasons, 1):
+            lines += [f"  Break Reason {i}:", f"    Reason: {br.reason}", "    User Stack:"]
+            lines += [f"      {frame!r}" for frame in br.user_stack]
+        lines.append("Ops per Graph:")
+        for i, ops in enumerate(self.ops_per_graph or (), 1):
+            lines.append(f"  Ops {i}:")
+            lines += [f"    {op}" for op in ops]
+        lines.append("Out Guards:")
+        for i, guard in enumerate(self.out_guards or (), 1):
+            lines += [f"  Guard {i}:", f"    {guard}"]
+        if self.refusals:
+            lines.append("Runs eagerly because:")
+            lines += [f"  {reason}" for reason in self.refusals]
+        if self.compile_times is not None:
+            lines.append(f"Compile Times: {self.compile_times}")
+        return "\n".join(lines) + "\n"
+
+
+_GUARDS = ("tensor arguments: shape, dtype, device, requires_grad, leaf, contiguity",
+           "other arguments: value", "grad mode", "inference mode", "autocast",
+           "modules in reach: training flag, parameter and buffer identity, forward hooks",
+           "tensors read from globals, closures and module attributes: identity")
+
+
+def explain(fn, *args, **kwargs):
+    from .. import nn
+    target = getattr(fn, "_ember_compiled", None)
+    target = target.fn if target is not None else fn
+    if isinstance(target, nn.Module) and hasattr(target, "_orig_mod"):
+        target = target._orig_mod
+    module = target if isinstance(target, nn.Module) else None
+    compiled = CompiledFunction(target, module, fullgraph=False)
+    compiled(*args, **kwargs)
+    entry = next(iter(compiled.entries.values()))
+    ops_per_graph = [[] for _ in range(len(entry.breaks) + 1)]
+    for step in entry.steps:
+        if step.kind == OP:
+            ops_per_graph[step.segment].append(step.name)
+    reasons = [GraphCompileReason(b.reason, b.user_stack) for b in entry.breaks]
+    return ExplainOutput([Graph(ops) for ops in ops_per_graph], len(ops_per_graph),
+                         len(entry.breaks), reasons, sum(map(len, ops_per_graph)),
+                         ops_per_graph, list(_GUARDS),
+                         f"capture took {entry.capture_seconds:.4f} s", entry.reasons)
