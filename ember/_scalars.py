@@ -30,6 +30,17 @@ def number(x):
     return x
 
 
+def as_double(x):
+    """A Number where PyTorch's kernel reads a double (clamp bounds, var's correction...):
+    a complex converts only when its imaginary part is zero, as Scalar.toDouble does."""
+    x = number(x)
+    if isinstance(x, builtins.complex):
+        if x.imag != 0:
+            raise RuntimeError("value cannot be converted to type double without overflow")
+        return x.real
+    return x
+
+
 def is_number(x):
     """Whether PyTorch's parser takes `x` for a Number (Python or NumPy; not a Tensor)."""
     return isinstance(x, (builtins.int, builtins.float, builtins.complex) + _NUMPY_NUMBERS)

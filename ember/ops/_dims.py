@@ -12,6 +12,14 @@ def wrap_dim(dim, ndim):
     return dim + ndim if dim < 0 else dim
 
 
+def size_at(shape, dim):
+    """shape[dim] with the errors of PyTorch's Tensor.size(dim), which kernels call before
+    their own rank checks (a 0-d tensor has no dimension at all, not even -1 or 0)."""
+    if not shape:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return shape[wrap_dim(dim, len(shape))]
+
+
 def reduce_dims(dim, ndim):
     """A sorted tuple of non-negative dims from None (all), an int, or a sequence."""
     if dim is None:

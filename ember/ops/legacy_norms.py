@@ -49,7 +49,8 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     if isinstance(dim, bool):   # the (input, keepdim) overload
         dim, keepdim = None, dim
     from .. import linalg
-    dims = (-2, -1) if dim is None else tuple(dim)
+    # (an int where PyTorch wants int[2] is read as (dim, dim), as its parser does)
+    dims = (-2, -1) if dim is None else (dim, dim) if isinstance(dim, int) else tuple(dim)
     result = linalg.matrix_norm(input, "nuc", dims, keepdim)
     return result if out is None else _write(result, out)
 

@@ -9,7 +9,7 @@ import warnings
 from .. import _dtype as dt
 from .._tensor import Tensor, _wrap, write_out
 from ..backends import array_module
-from ._dims import wrap_dim
+from ._dims import size_at, wrap_dim
 from .matmul import addmm_fused, bmm, mm, mv
 from .registry import PUBLIC, check_elements, check_tensor, defop, dispatch, export
 
@@ -208,17 +208,21 @@ def _scaled(x, s):
     return x if s == 1 else x * s
 
 
+def _expand_for(input, shape):
+    try:
+        return input.expand(shape)
+    except RuntimeError:
+        raise RuntimeError(f"The expanded size of the tensor ({shape[-1]}) must match the "
+                           f"existing size ({input._data.shape[-1]}) at non-singleton "
+                           f"dimension {len(shape) - 1}.  Target sizes: "
+                           f"{list(shape)}.  Tensor sizes: {list(input._data.shape)}"
+                           ) from None
+
+
 def _add_scaled(input, prod, beta, alpha, name):
     shape = prod._data.shape
     if input._data.shape != shape:
-        try:
-            input = input.expand(shape)
-        except RuntimeError:
-            raise RuntimeError(f"The expanded size of the tensor ({shape[-1]}) must match the "
-                               f"existing size ({input._data.shape[-1]}) at non-singleton "
-                               f"dimension {len(shape) - 1}.  Target sizes: "
-                               f"{list(shape)}.  Tensor sizes: {list(input._data.shape)}"
-                               ) from None
+        input = _expand_for(input, shape)
     prod = _scaled(prod, alpha)
     if beta == 0:
         # NOTE: beta=0 ignores input entirely (nan and inf in it do not propagate).
@@ -260,14 +264,27 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     return r if out is None else write_out(r, out)
 
 
+def _expand_to_product(name, input, batch1, batch2, dims):
+    """`input` expanded to the product's shape read off the batches' sizes, before their rank
+    is checked: PyTorch's order, so a batch of the wrong rank is an IndexError from size()."""
+    for position, (x, arg) in enumerate(((input, "input"), (batch1, "batch1"),
+                                         (batch2, "batch2")), 1):
+        check_tensor(name, x, arg, position)
+    shape = tuple(size_at(x._data.shape, d) for x, d in dims)
+    return input if input._data.shape == shape else _expand_for(input, shape)
+
+
 @export(inplace=True)
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    input = _expand_to_product("baddbmm", input, batch1, batch2,
+                               ((batch1, 0), (batch1, 1), (batch2, 2)))
     r = _add_scaled(input, bmm(batch1, batch2), beta, alpha, "baddbmm")
     return r if out is None else write_out(r, out)
 
 
 @export(inplace=True)
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    input = _expand_to_product("addbmm", input, batch1, batch2, ((batch1, 1), (batch2, 2)))
     r = _add_scaled(input, bmm(batch1, batch2).sum(0), beta, alpha, "addbmm")
     return r if out is None else write_out(r, out)
 
@@ -390,6 +407,11 @@ def linalg_cross(input, other, *, dim=-1, out=None):
     if sa[d] != 3 or sb[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{sa[d]} and {sb[d]}")
+    if input.dtype is not other.dtype:   # (PyTorch's kernel does not promote)
+        raise RuntimeError(f"expected scalar type {dt.type_name(input.dtype)} but found "
+                           f"{dt.type_name(other.dtype)}")
+    if input.dtype is dt.bool:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
     try:
         r = _cross_call(input, other, d - n)
     except ValueError:
@@ -405,7 +427,9 @@ def cross(input, other, dim=None, *, out=None):
                       "Please either pass the dim explicitly or simply use "
                       "torch.linalg.cross.", UserWarning, stacklevel=2)
         shape = [max(x, y) for x, y in zip(input._data.shape, other._data.shape)]
-        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+        dim = next((i for i, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
     return linalg_cross(input, other, dim=dim, out=out)
 
 

@@ -5,7 +5,7 @@ import math
 from .. import _dtype as dt
 from .._tensor import Tensor, _wrap, write_out
 from ..backends import array_module
-from ._dims import reduce_dims
+from ._dims import reduce_dims, wrap_dim
 from . import linalg as prod
 from . import linalg_decomp as dec
 from . import linalg_spectral as spec
@@ -103,7 +103,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if dtype is not None:
         A = A.to(dtype)
     n = A._data.ndim
-    d0, d1 = (d % n for d in dim)
+    d0, d1 = (wrap_dim(d, n) for d in dim)
     if d0 == d1:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, "
                            f"{dim[1]})")
@@ -261,6 +261,8 @@ def _legacy_slogdet(input):
 
 
 def _legacy_cholesky(input, upper=False, *, out=None):
+    if input._data.size == 0:   # (PyTorch's legacy cholesky returns before its checks)
+        return input.clone()
     return dec.cholesky(input, upper=upper)
 
 

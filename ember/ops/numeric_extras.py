@@ -167,6 +167,8 @@ def frexp(input, *, out=None):
 @defpointwise("ldexp")
 def _ldexp(a, n):
     xp = array_module(a)
+    if n.dtype.kind == "c":
+        return a * xp.exp2(n.astype(a.dtype))
     if n.dtype.kind not in "iub" or a.dtype.kind == "c":
         return a * xp.exp2(n.astype(a.real.dtype))
     # An integral exponent scales exactly (1e-30 * 2**200 stays finite in float32).

@@ -84,6 +84,24 @@ def _abs_fn(input, *, out=None):
 
 abs = public(_abs_fn, "abs", inplace=True, aliases=("absolute",))
 METHODS["__abs__"] = abs
+
+
+def _abs_inplace(name):
+    generic = METHODS[name]
+
+    def inplace(self):
+        # NOTE: |z| is real; PyTorch refuses to store it back into a complex tensor rather
+        # than keep a zero imaginary part.
+        if isinstance(self, Tensor) and self.dtype.category == 3:
+            raise RuntimeError("In-place abs is not supported for complex tensors.")
+        return generic(self)
+    inplace.__name__ = name
+    inplace.__qualname__ = "Tensor." + name
+    return inplace
+
+
+for _name in ("abs_", "absolute_"):
+    METHODS[_name] = _abs_inplace(_name)
 sign = same_dtype_unary(_sign, "sign", "sign", allow_bool=True, complex_error=(
     "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
     "torch.sgn instead."))

@@ -7,6 +7,7 @@ their first input, clamp passes the gradient on its boundaries (min <= x <= max)
 (ClampBackward1 for scalars, ClampBackward0 for tensors).
 """
 from .. import _dtype as dt
+from .._scalars import as_double
 from .._tensor import Tensor, write_out
 from ..backends import array_module
 from ._elementwise import (CPP_NAMES, EMPTY, binary, check_tensor, defpointwise,
@@ -242,6 +243,15 @@ _SAME_DTYPE_BOUNDS = {0: (type(None),), 1: (type(None), int), 2: (type(None), in
                       3: (type(None), int, float, complex)}
 
 
+def _real_bound(name, bound):
+    """A Number bound of a floating input as PyTorch reads it: clamp_min and clamp_max
+    refuse a Python complex (NumPy's complex128 is one) outright, clamp converts it to
+    double."""
+    if isinstance(bound, complex) and name != "clamp":
+        raise NotImplementedError("clamp is not supported for complex types")
+    return as_double(bound)
+
+
 def _clamp(name, input, min, max, out):
     check_tensor(name, input)
     if min is None and max is None:
@@ -258,8 +268,19 @@ def _clamp(name, input, min, max, out):
     if type(min) in _SAME_DTYPE_BOUNDS[d.category] and \
             type(max) in _SAME_DTYPE_BOUNDS[d.category]:
         result = d  # the common case: bounds that cannot change the dtype
+    elif d.category == 2 and not (lo_tensor or hi_tensor):
+        # PyTorch: Number bounds never promote a floating input; each is read as a double
+        result, min, max = d, _real_bound(name, min), _real_bound(name, max)
     else:
         result = result_type_of((input, min, max))
+        if result.category == 3:
+            raise NotImplementedError("clamp is not supported for complex types")
+    if result is dt.bool and not ((min is None) != (max is None) and (lo_tensor or hi_tensor)):
+        # (PyTorch's bool kernels: only clamp with one tensor bound)
+        kernel = "clamp" if min is not None and max is not None else \
+            "clamp_min" if min is not None else "clamp_max"
+        raise not_implemented(kernel + ("_cpu" if lo_tensor or hi_tensor else "_scalar_cpu"),
+                              result)
     compute = compute_dtype(result)
     arrays = (operand_array(input, compute),
               None if min is None else operand_array(min, compute),

@@ -7,6 +7,7 @@ Splits return views of the input that share its version counter, as PyTorch's do
 that make copies (cat, flip, roll, repeat) differentiate through views and reductions.
 """
 import builtins
+import operator
 
 import numpy as np
 
@@ -336,7 +337,7 @@ def tril(input, diagonal=0, *, out=None):
     check_tensor("tril", input)
     if input._data.ndim < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
-    r = dispatch(_tril, (input,), {"diagonal": diagonal})
+    r = dispatch(_tril, (input,), {"diagonal": operator.index(diagonal)})
     return r if out is None else write_out(r, out)
 
 
@@ -345,7 +346,7 @@ def triu(input, diagonal=0, *, out=None):
     check_tensor("triu", input)
     if input._data.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
-    r = dispatch(_triu, (input,), {"diagonal": diagonal})
+    r = dispatch(_triu, (input,), {"diagonal": operator.index(diagonal)})
     return r if out is None else write_out(r, out)
 
 

@@ -8,7 +8,7 @@ values, so it differentiates for free.
 import math
 
 from .. import _dtype as dt
-from .._scalars import number, type_name
+from .._scalars import as_double, type_name
 from .._tensor import Tensor, _wrap, write_out
 from ..backends import array_module, numpy_backend
 from . import return_types
@@ -42,7 +42,7 @@ def _var_args(name, input, dim, unbiased, correction):
         raise RuntimeError("std and var only support floating point and complex dtypes")
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
-    correction = number(correction)
+    correction = as_double(correction)
     return dims_of(dim, input._data.ndim), correction
 
 

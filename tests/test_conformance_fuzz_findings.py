@@ -1,0 +1,96 @@
+"""Disagreements with torch that the differential fuzzer (tests/fuzz) found and ember fixed:
+each call runs on torch and on ember; both must raise the same exception type or return the
+same dtype, shape and values."""
+import warnings
+
+import numpy as np
+import pytest
+
+import ember
+
+torch = pytest.importorskip("torch")
+
+
+def _outcome(lib, call):
+    try:
+        out = call(lib)
+    except Exception as exc:   # the exception's kind is what is compared
+        for cls in type(exc).__mro__:
+            if cls.__module__ == "builtins":
+                return ("raise", cls.__name__)
+    outs = out if isinstance(out, tuple) else (out,)
+    return ("ok",) + tuple((str(o.dtype).split(".")[-1], tuple(o.shape),
+                            np.asarray(o.detach().to(lib.complex128).tolist()).round(6).tolist())
+                           for o in outs)
+
+
+def _t(lib, values, dtype="float32"):
+    return lib.tensor(values, dtype=getattr(lib, dtype))
+
+
+CASES = {
+    # addbmm/baddbmm read the batches' sizes (IndexError) before checking their rank
+    "addbmm 1-d batch": lambda lib: lib.addbmm(lib.ones(2, 3), lib.ones(3), lib.ones(2, 3, 4)),
+    "addbmm 0-d batch": lambda lib: lib.addbmm(lib.ones(2, 3), lib.ones(()), lib.ones(3)),
+    "addbmm 2-d batch": lambda lib: lib.addbmm(lib.ones(()), lib.ones(2, 3), lib.ones(2, 3, 4)),
+    "baddbmm 0-d batch1": lambda lib: lib.baddbmm(lib.ones(2, 3), lib.ones(()), lib.ones(3)),
+    "baddbmm expand first": lambda lib: lib.baddbmm(lib.ones(3), lib.ones(2, 3),
+                                                    lib.ones(2, 3, 4)),
+    "baddbmm ok": lambda lib: lib.baddbmm(lib.ones(4), lib.ones(2, 3, 5), lib.ones(2, 5, 4)),
+    "Tensor.addbmm_": lambda lib: lib.ones(2, 3).addbmm_(lib.ones(3), lib.ones(2, 3, 4)),
+    # in-place abs cannot store |z| into a complex tensor
+    "abs_ complex": lambda lib: lib.abs_(_t(lib, [1 + 1j], "complex64")),
+    "absolute_ complex": lambda lib: _t(lib, [1 + 1j], "complex64").absolute_(),
+    "abs_ real": lambda lib: lib.abs_(_t(lib, [-1.5])),
+    # a NumPy integer diagonal is an int, not an int8 that wraps
+    "tril uint8 diagonal": lambda lib: lib.tril(lib.ones(3, 3, dtype=lib.int16), np.uint8(3)),
+    "triu int64 diagonal": lambda lib: lib.triu(lib.ones(3, 3), np.int64(-1)),
+    # cummax/cummin of an empty tensor do not look at dim
+    "cummax empty": lambda lib: lib.cummax(lib.ones(0, 3), 3),
+    "cummin empty": lambda lib: lib.cummin(lib.ones(0, 3), -7),
+    "cummax bad dim": lambda lib: lib.cummax(lib.ones(2, 3), 3),
+    # ldexp with a complex exponent
+    "ldexp complex": lambda lib: lib.ldexp(_t(lib, [1 + 1j], "complex128"),
+                                           _t(lib, -0.3 - 0.03j, "complex64")),
+    # matrix_norm wraps its dims (out of range is IndexError, not a silent modulo)
+    "matrix_norm dim out of range": lambda lib: lib.linalg.matrix_norm(lib.ones(3, 3),
+                                                                        dim=(5, 0)),
+    "matrix_norm same dims": lambda lib: lib.linalg.matrix_norm(lib.ones(3, 3), dim=(0, -2)),
+    "nuclear_norm int dim": lambda lib: lib.nuclear_norm(lib.ones(2, 2, 2, 2), 3),
+    # clamp: Number bounds never promote a floating input; complex bounds as torch reads them
+    "clamp float16 complex64 bound": lambda lib: lib.clamp(_t(lib, [0, 1, 2], "float16"),
+                                                           np.complex64(2j)),
+    "clamp float complex max": lambda lib: lib.clamp(_t(lib, [0, 1, 2]), max=1 + 2j),
+    "clamp float zero-imag min": lambda lib: lib.clamp(_t(lib, [0, 1, 2]), 1 + 0j),
+    "clamp_min python complex": lambda lib: lib.clamp_min(_t(lib, [0, 1, 2]), 0j),
+    "clamp_max numpy complex64": lambda lib: lib.clamp_max(_t(lib, [0, 1, 2]),
+                                                           np.complex64(1 + 5j)),
+    "clamp int complex bound": lambda lib: lib.clamp(_t(lib, [0, 1, 2], "int64"), 1 + 0j),
+    "clamp int float bound": lambda lib: lib.clamp(_t(lib, [0, 1, 2], "int64"), 1.5),
+    "clamp bool scalar": lambda lib: lib.clamp(_t(lib, [True, False], "bool"), True),
+    "clamp bool scalars": lambda lib: lib.clamp(_t(lib, [True, False], "bool"), True, False),
+    "clamp bool tensor min": lambda lib: lib.clamp(_t(lib, [True, False], "bool"),
+                                                   _t(lib, True, "bool")),
+    # var/std read correction as a double
+    "std complex correction": lambda lib: lib.std(lib.ones(3), correction=1j),
+    "var zero-imag correction": lambda lib: lib.var(_t(lib, [1, 2, 4]), correction=1 + 0j),
+    # cross: no promotion, no bool kernel, a dimension of size 3 needed without dim
+    "cross mixed dtypes": lambda lib: lib.cross(lib.ones(2, 3), lib.ones(2, 3, dtype=lib.int32),
+                                                dim=1),
+    "linalg.cross float64 float32": lambda lib: lib.linalg.cross(
+        lib.ones(3, dtype=lib.float64), lib.ones(3)),
+    "cross bool": lambda lib: lib.cross(lib.ones(3, dtype=lib.bool), lib.ones(3, dtype=lib.bool),
+                                        dim=0),
+    "cross no size-3 dim": lambda lib: lib.cross(lib.ones(2, 2), lib.ones(2, 2)),
+    # the legacy cholesky returns an empty input before its rank check
+    "cholesky empty 1-d": lambda lib: lib.cholesky(lib.ones(0)),
+    "cholesky 1-d": lambda lib: lib.cholesky(lib.ones(3)),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_agrees_with_torch(name):
+    call = CASES[name]
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")   # (deprecation notes of torch.nuclear_norm and co.)
+        assert _outcome(ember, call) == _outcome(torch, call)
