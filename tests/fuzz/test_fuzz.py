@@ -26,3 +26,25 @@ def test_quick_round_has_no_new_disagreements():
     assert total and int(total.group(1)) == QUICK_CALLS, result.stdout[-3000:] + result.stderr
     new = [line for line in result.stdout.splitlines() if line.startswith("[NEW]")]
     assert result.returncode == 0 and not new, "\n".join(new)[:6000] + result.stderr[-2000:]
+
+
+def test_draws_are_stable_when_a_name_is_added():
+    """A target added to the namespace takes over only the calls it wins; every other call
+    keeps its target and its arguments' generator (the CI round's draws stay put)."""
+    import numpy as np
+    from .run import Target, _stable_hash, draw
+
+    def listing(names):
+        ts = [Target(n, "f", None, None) for n in names]
+        return ts, np.array([_stable_hash(n) for n in names], dtype=np.uint64)
+
+    names = [f"torch.op{k}" for k in range(300)]
+    before, after = listing(names), listing(names[:150] + ["torch.new_op"] + names[150:])
+    won = 0
+    for i in range(2000):
+        (t0, r0), (t1, r1) = draw(*before, 0, i), draw(*after, 0, i)
+        if t1.name == "torch.new_op":
+            won += 1
+            continue
+        assert t0.name == t1.name and r0.integers(1 << 30) == r1.integers(1 << 30)
+    assert 0 < won < 25   # about 2000 / 301 calls
