@@ -62,7 +62,7 @@ class Entry:
 
 
 def _identity_guards(recorder):
-    return [(source, recorder.tensors[i]) for i, kind in enumerate(recorder.kinds)
+    return [(kind[1], recorder.tensors[i]) for i, kind in enumerate(recorder.kinds)
             if kind is not None and kind[0] == "const" and kind[1] is not None
             and kind[1] is not _STATE_OF_MODULE]
 
@@ -252,13 +252,35 @@ def _sources(fn, roots):
     for code in {_code_of(fn), _code_of(roots[0]) if roots else None} - {None}:
         g = code.__globals__
         for n in code.__code__.co_names:
-            if isinstance(g.get(n), Tensor):
-                out.setdefault(id(g[n]), functools.partial(g.get, n))
+            if n in g:
+                _add_source(out, g[n], functools.partial(g.get, n))
         for cell in code.__closure__ or ():
-            if _cell_full(cell) and isinstance(cell.cell_contents, Tensor):
-                out.setdefault(id(cell.cell_contents),
-                               functools.partial(getattr, cell, "cell_contents"))
+            if _cell_full(cell):
+                _add_source(out, cell.cell_contents,
+                            functools.partial(getattr, cell, "cell_contents"))
     return out
+
+
+def _add_source(out, value, getter):
+    """A tensor found through `getter`, or the tensors of a tuple, list or dict it holds
+    (one level: a batch kept in a closure)."""
+    if isinstance(value, Tensor):
+        out.setdefault(id(value), getter)
+    elif type(value) in (tuple, list):
+        for i, v in enumerate(value):
+            if isinstance(v, Tensor):
+                out.setdefault(id(v), functools.partial(_item, getter, i))
+    elif type(value) is dict:
+        for k, v in value.items():
+            if isinstance(v, Tensor):
+                out.setdefault(id(v), functools.partial(_item, getter, k))
+
+
+def _item(getter, key):
+    try:
+        return getter()[key]
+    except (IndexError, KeyError, TypeError):
+        return None
 
 
 def _attribute(module, name):

@@ -27,7 +27,9 @@ reasons kept for `ember._dynamo.explain`.
 import builtins
 import traceback
 
-from .. import _random
+import numpy as np
+
+from .. import _random, _value_checks
 from .._tensor import Tensor
 from ..amp import autocast_mode
 from ..autograd.grad_mode import state as grad_state
@@ -71,13 +73,14 @@ class Step:
     `params` are `Slot`s; `outs` are the slots the results fill (None for a non-tensor)."""
 
     __slots__ = ("kind", "fn", "args", "params", "dtype", "outs", "grad_enabled", "rename",
-                 "param_refs", "segment")
+                 "param_refs", "segment", "arrays")
 
     def __init__(self, kind, fn, args, params, dtype, outs, grad_enabled, segment):
         self.kind, self.fn, self.args, self.params, self.dtype = kind, fn, args, params, dtype
         self.outs, self.grad_enabled, self.segment = outs, grad_enabled, segment
         self.rename = None
         self.param_refs = None   # {param name: Slot} for params that are a tensor's array
+        self.arrays = None       # how `arrays=` followed from the inputs (array_recipe)
 
     @property
     def name(self):
@@ -211,6 +214,8 @@ class Recorder:
             self.refuse("autocast changed inside the compiled function")
         step = Step(OP, op, [self.template(x) for x in inputs], params, dtype, None,
                     grad_state.enabled, len(self.breaks))
+        if arrays is not None:
+            step.arrays = self.array_recipe(op, inputs, arrays)
         refs = {}
         for key, value in params.items():
             if hasattr(value, "shape"):
@@ -223,6 +228,24 @@ class Recorder:
         self.steps.append(step)
         self.mark_rng()
         return result
+
+    def array_recipe(self, op, inputs, arrays):
+        """How the arrays a caller handed the door (`arrays=`) follow from the inputs: per
+        input, None (its own array), a NumPy dtype (its array cast) or ("array", a) (a
+        constant); anything else refuses the record."""
+        recipe = []
+        for x, a in zip(inputs, arrays):
+            if not isinstance(x, Tensor):
+                recipe.append(("array", a))
+            elif a is x._data:
+                recipe.append(None)
+            elif getattr(a, "shape", None) == x._data.shape and \
+                    np.array_equal(a, x._data.astype(a.dtype), equal_nan=True):
+                recipe.append(a.dtype)
+            else:
+                self.refuse(f"{op.name} was given arrays other than its inputs' own")
+                return None
+        return recipe
 
     def call(self, fn, args, kwargs):
         """A recorded entry point: run it, then record it as one step."""
@@ -248,6 +271,14 @@ class Recorder:
         self.mark_rng()
         return result
 
+    def unrecorded(self, fn, args, kwargs):
+        """Run `fn` without recording it (see ember/_value_checks.py)."""
+        self.depth += 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            self.depth -= 1
+
     def setattr(self, prop, name, target, value):
         self.current = name
         step = Step(SETATTR, name, (self.template(target), self.template(value)), None, None,
@@ -259,6 +290,7 @@ class Recorder:
     def install(self):
         global active
         active = self
+        _value_checks.suspend = self.unrecorded
         self.mark_rng()
         registry.profiler = self
         registry.instruments.append(_hand_to_python_door)
@@ -268,6 +300,7 @@ class Recorder:
     def uninstall(self):
         global active
         active = None
+        _value_checks.suspend = None
         for owner, name, original in reversed(self.patches):
             setattr(owner, name, original)
         self.patches.clear()
@@ -290,9 +323,17 @@ class Recorder:
         from ..nn.modules.module import Module
         from ..optim.lr_scheduler import LRScheduler
         from ..optim.optimizer import Optimizer
+        import sys
         for name in FACTORIES:
-            if name in ember.__dict__:
-                self._patch(ember, name, self._recorded(ember.__dict__[name]))
+            fn = ember.__dict__.get(name)
+            if fn is None:
+                continue
+            recorded = self._recorded(fn)
+            self._patch(ember, name, recorded)
+            inner = getattr(fn, "__wrapped__", fn)   # (behind the argument checks)
+            home = sys.modules.get(getattr(inner, "__module__", None) or "")
+            if home is not None and home is not ember and home.__dict__.get(name) is inner:
+                self._patch(home, name, self._recorded(inner))   # ember's own calls
         for name, fn in list(Tensor.__dict__.items()):
             if callable(fn) and (name in TENSOR_CALLS or
                                  (name.endswith("_") and not name.startswith("_"))):
@@ -332,14 +373,16 @@ class Recorder:
         host = Tensor.__dict__["_host"]
 
         def _host(t):
-            recorder.graph_break("a tensor's value was read in Python (item, tolist, bool, "
+            if not recorder.depth:
+                recorder.graph_break("a tensor's value was read in Python (item, tolist, bool, "
                                  "numpy or printing)")
             return host(t)
         self._patch(Tensor, "_host", _host)
         original_print = builtins.print
 
         def print_(*args, **kwargs):
-            recorder.graph_break("print")
+            if not recorder.depth:
+                recorder.graph_break("print")
             return original_print(*args, **kwargs)
         self._patch(builtins, "print", print_)
 

@@ -23,6 +23,19 @@ def _fill(template, values):
     return template
 
 
+def _arrays(recipe, args):
+    """The arrays a step's caller handed the door, made again from the new inputs."""
+    out = []
+    for how, x in zip(recipe, args):
+        if how is None:
+            out.append(x._data)
+        elif how.__class__ is tuple:
+            out.append(how[1])
+        else:
+            out.append(x._data.astype(how))
+    return out
+
+
 def _plain(template):
     """True when a template holds no Slot below its top level (the replay's fast case)."""
     return all(t.__class__ not in (list, tuple, dict) for t in template)
@@ -71,7 +84,8 @@ class Program:
                         params = dict(params)
                         for key, slot in step.param_refs.items():
                             params[key] = values[slot.index]._data
-                    result = dispatch(step.fn, args, params, step.dtype)
+                    arrays = None if step.arrays is None else _arrays(step.arrays, args)
+                    result = dispatch(step.fn, args, params, step.dtype, arrays)
                     if step.rename is not None and result.__class__ is not tuple:
                         registry.name_node(result, step.rename)
                 elif step.kind == CALL:

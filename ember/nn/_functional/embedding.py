@@ -6,6 +6,7 @@ from ... import _dtype as dt
 from ...autograd.grad_mode import no_grad
 from ...ops.nn_ops import _embedding
 from ...ops.registry import dispatch
+from ..._value_checks import check_only
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
 
@@ -40,12 +41,17 @@ def _embedding_renorm_(weight, input, max_norm, norm_type):
         weight[rows] = vectors * scale.to(weight.dtype).unsqueeze(1)
 
 
+@check_only
+def _check_range(input, rows):
+    if input.numel() and (int(input.max()) >= rows or int(input.min()) < 0):
+        raise IndexError("index out of range in self")
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     padding_idx = _padding_index(padding_idx, weight.shape[0])
     _check_indices(input, "embedding")
-    if input.numel() and (int(input.max()) >= weight.shape[0] or int(input.min()) < 0):
-        raise IndexError("index out of range in self")
+    _check_range(input, weight.shape[0])
     if max_norm is not None:
         _embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
     if sparse:   # (the weight's gradient is a sparse COO tensor)
