@@ -319,7 +319,7 @@ class Tensor:
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require "
                                "gradient")
-        from .autograd.graph import get_accumulator
+        from .autograd.node import get_accumulator
         node = self.grad_fn if self.grad_fn is not None else get_accumulator(self)
         return node._add_output_hook(self._output_nr, hook)
 
@@ -327,11 +327,12 @@ class Tensor:
         if self.grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
                                "tensors")
-        from .autograd.graph import _add_hook, _HookDict, get_accumulator
+        from .autograd.hooks import HookDict, add_hook
+        from .autograd.node import get_accumulator
         acc = get_accumulator(self)
         if acc.post_hooks is None:
-            acc.post_hooks = _HookDict()
-        return _add_hook(acc.post_hooks, hook)
+            acc.post_hooks = HookDict()
+        return add_hook(acc.post_hooks, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         from .autograd import backward

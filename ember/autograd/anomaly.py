@@ -38,7 +38,7 @@ def report(node, exc):
     except (AttributeError, TypeError):
         pass
     warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused "
-                  f"the error:\n{forward_trace(node)}", UserWarning, stacklevel=4)
+                  f"the error:\n{forward_trace(node)}", UserWarning, stacklevel=5)
 
 
 def check_grad(node, index, grad):

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from .._tensor import Tensor
 from ..func import _state
-from .graph import get_accumulator
+from .node import get_accumulator
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level",
            "make_dual", "unpack_dual"]

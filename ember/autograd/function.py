@@ -10,7 +10,7 @@ import warnings
 
 from .. import _tensor
 from .grad_mode import no_grad, state
-from .graph import _FREED_MESSAGE, Node, edge_of
+from .node import _FREED_MESSAGE, Node, edge_of
 from . import saved_hooks as _saved_hooks
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",

@@ -10,7 +10,7 @@ from itertools import chain
 
 from .._tensor import Tensor
 from ..autograd import graph as _graph
-from ..autograd.graph import RemovableHandle
+from ..autograd.hooks import RemovableHandle
 from ..autograd.grad_mode import no_grad
 from ..debug.state import state as _guard
 

@@ -8,7 +8,7 @@ from collections import OrderedDict, namedtuple
 
 from ... import _dtype as dt
 from ..._tensor import Tensor
-from ...autograd.graph import RemovableHandle
+from ...autograd.hooks import HookDict, RemovableHandle
 from ..parameter import Buffer, Parameter
 
 __all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook"]
@@ -54,10 +54,6 @@ def _addindent(text, spaces):
     return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
 
 
-class _HookDict(OrderedDict):
-    """OrderedDict that RemovableHandle can reference weakly."""
-
-
 class Module:
     """Base class for all neural network modules."""
 
@@ -75,17 +71,17 @@ class Module:
         d(self, "_buffers", OrderedDict())
         d(self, "_non_persistent_buffers_set", set())
         d(self, "_modules", OrderedDict())
-        d(self, "_forward_hooks", _HookDict())
+        d(self, "_forward_hooks", HookDict())
         d(self, "_forward_hooks_with_kwargs", {})
         d(self, "_forward_hooks_always_called", {})
-        d(self, "_forward_pre_hooks", _HookDict())
+        d(self, "_forward_pre_hooks", HookDict())
         d(self, "_forward_pre_hooks_with_kwargs", {})
-        d(self, "_backward_hooks", _HookDict())
-        d(self, "_backward_pre_hooks", _HookDict())
-        d(self, "_state_dict_hooks", _HookDict())
-        d(self, "_state_dict_pre_hooks", _HookDict())
-        d(self, "_load_state_dict_pre_hooks", _HookDict())
-        d(self, "_load_state_dict_post_hooks", _HookDict())
+        d(self, "_backward_hooks", HookDict())
+        d(self, "_backward_pre_hooks", HookDict())
+        d(self, "_state_dict_hooks", HookDict())
+        d(self, "_state_dict_pre_hooks", HookDict())
+        d(self, "_load_state_dict_pre_hooks", HookDict())
+        d(self, "_load_state_dict_post_hooks", HookDict())
 
     def forward(self, *input):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
