@@ -8,7 +8,7 @@ import math
 from .. import _dtype as dt
 from .._scalars import number, type_name
 from .._tensor import Tensor, write_out
-from ..backends import array_module
+from ..backends import array_module, reduction
 from ._dims import kept_shape, reduce_dims, wrap_dim  # noqa: F401
 from ._promote import compute_dtype
 from ._reduce_ops import abs_pow, const, exp_
@@ -69,7 +69,7 @@ def _finish(r, out):
 # ---------------------------------------------------------------------- sum / nansum
 @defop("sum", save=())
 def _sum(a, dims, keepdim, acc):
-    return array_module(a).sum(a, axis=dims, keepdims=keepdim, dtype=acc)
+    return reduction.sum(a, dims, keepdim, acc)
 
 
 @_sum.defvjp
@@ -127,7 +127,7 @@ def _mean(a, dims, keepdim, acc):
     if a.size == 0 or numel_of(a.shape, dims) == 0:
         with _quiet(xp):  # PyTorch's mean of nothing is nan, silently
             return xp.sum(a, axis=dims, keepdims=keepdim, dtype=acc) / xp.asarray(0, acc)
-    return xp.mean(a, axis=dims, keepdims=keepdim, dtype=acc)
+    return reduction.mean(a, dims, keepdim, acc)
 
 
 def _quiet(xp):

@@ -1,14 +1,19 @@
-/* Binary arithmetic (+ - * /) on large float arrays, spread over the thread team.
+/* Elementwise work on large float arrays, spread over the thread team: binary arithmetic
+   (+ - * /) and unary functions (exp).
 
-   NumPy's loops run on one thread; PyTorch's on all of them. Each element is one IEEE
-   operation (the file is built with -ffp-contract=off), so the result is NumPy's bit for
-   bit whatever the thread count; backends/elementwise.py calls this only when more than one
-   thread is set and the arrays are large enough for a team to pay. */
+   NumPy's loops run on one thread; PyTorch's on all of them. Each element is computed on its
+   own, so the thread count never changes a bit. Binary arithmetic is one IEEE operation per
+   element (the file is built with -ffp-contract=off): NumPy's bits, and
+   backends/elementwise.py calls it only when more than one thread is set. The unary functions
+   are vector_math.h's, whose every rounding is written out, so each CPU clone gives the same
+   bits; they differ from NumPy's in the last place, so backends/elementwise.py uses them for
+   every large array whatever the thread count. */
 #include "ember_kernels.h"   /* first: it includes Python.h */
 
 #include <string.h>
 
 #include "float_args.h"
+#include "vector_math.h"
 
 enum { EK_ADD, EK_SUB, EK_MUL, EK_DIV };
 
@@ -60,6 +65,38 @@ enum { EK_ADD, EK_SUB, EK_MUL, EK_DIV };
 BINARY(binary_f32, float)
 BINARY(binary_f64, double)
 
+enum { EK_EXP };
+
+/* out = f(a). Element-wise with no reduction: the team splits the elements as it likes. */
+#define UNARY(NAME, T, EXP)                                                                  \
+    EK_CLONES static void NAME(const T *restrict a, T *restrict out, int64_t n, int op) {   \
+        const int64_t min_parallel = EK_PARALLEL_MIN_UNARY;                                   \
+        const int threads = ek_num_threads();                                               \
+        switch (op) {                                                                       \
+        default:                                                                            \
+            _Pragma("omp parallel for schedule(static) if (n >= min_parallel) num_threads(threads)") \
+            for (int64_t i = 0; i < n; i++) out[i] = EXP(a[i]);                             \
+        }                                                                                   \
+    }
+/* Elements from which a team pays for exp: it costs a few times a binary operation. */
+#define EK_PARALLEL_MIN_UNARY (1 << 18)
+UNARY(unary_f32, float, ek_expf)
+UNARY(unary_f64, double, ek_exp)
+
+/* ek_float_args for arrays of one size, which goes to *n; 0, or -1 with an error set */
+static int same_size_args(PyObject **objs, Py_buffer *v, const char *spec, char *kind,
+                          int64_t *n) {
+    if (ek_float_args(objs, v, spec, kind) < 0) return -1;
+    const int count = (int)strlen(spec);
+    *n = v[0].len / v[0].itemsize;
+    for (int k = 1; k < count; k++)
+        if (ek_check_size(&v[k], *n, "elementwise operand") < 0) {
+            ek_release_args(v, count);
+            return -1;
+        }
+    return 0;
+}
+
 /* binary(op, a, b_or_None, scalar, out): op 0 add, 1 sub, 2 mul, 3 div. */
 static PyObject *py_binary(PyObject *self, PyObject *args) {
     PyObject *objs[3];
@@ -73,12 +110,8 @@ static PyObject *py_binary(PyObject *self, PyObject *args) {
     }
     Py_buffer v[3];
     char kind;
-    if (ek_float_args(objs, v, "row", &kind) < 0) return NULL;
-    const int64_t n = v[0].len / v[0].itemsize;
-    if (ek_check_size(&v[1], n, "binary b") < 0 || ek_check_size(&v[2], n, "binary out") < 0) {
-        ek_release_args(v, 3);
-        return NULL;
-    }
+    int64_t n;
+    if (same_size_args(objs, v, "row", &kind, &n) < 0) return NULL;
     if (kind == 'f')
         binary_f32(v[0].buf, v[1].buf, (float)scalar, v[2].buf, n, op);
     else
@@ -87,7 +120,29 @@ static PyObject *py_binary(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* unary(op, a, out): op 0 exp. */
+static PyObject *py_unary(PyObject *self, PyObject *args) {
+    PyObject *objs[2];
+    int op;
+    if (!PyArg_ParseTuple(args, "iOO", &op, &objs[0], &objs[1])) return NULL;
+    if (op != EK_EXP) {
+        PyErr_SetString(PyExc_ValueError, "unary: op must be 0 (exp)");
+        return NULL;
+    }
+    Py_buffer v[2];
+    char kind;
+    int64_t n;
+    if (same_size_args(objs, v, "rw", &kind, &n) < 0) return NULL;
+    if (kind == 'f')
+        unary_f32(v[0].buf, v[1].buf, n, op);
+    else
+        unary_f64(v[0].buf, v[1].buf, n, op);
+    ek_release_args(v, 2);
+    Py_RETURN_NONE;
+}
+
 PyMethodDef ek_elementwise_methods[] = {
+    {"unary", py_unary, METH_VARARGS, "unary(op, a, out): out = f(a), op 0 exp"},
     {"binary", py_binary, METH_VARARGS,
      "binary(op, a, b, scalar, out): out = a op b (or a op scalar when b is None)"},
     {NULL, NULL, 0, NULL}};

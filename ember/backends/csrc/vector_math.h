@@ -26,11 +26,13 @@
 
 static inline float ek_f32_from_bits(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
 
-/* exp(x) in float, within 2 ulp, branch-free (Cephes' polynomial on a 2^n range split);
-   0 below -87.3 (no subnormal results), inf above 88.7, nan for nan. */
+/* exp(x) in float, within 1 ulp (measured), branch-free (Cephes' polynomial on a 2^n range
+   split). The whole range of results, subnormal ones included: 2^n is applied as two factors,
+   each a normal float, so that a normal result is exact scaling and a subnormal one rounds
+   once; past ln(FLT_MAX) the product overflows to inf, below -104 it is 0. nan for nan. */
 static inline float ek_expf(float x) {
     const float in = x;
-    x = x < -87.3f ? -87.3f : (x > 88.7f ? 88.7f : x);
+    x = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
     /* round x / ln 2 to an integer by the 1.5 * 2^23 trick (vectorises without roundps) */
     float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
     float r = fmaf(n, -0.693359375f, x);
@@ -41,9 +43,9 @@ static inline float ek_expf(float x) {
     p = fmaf(p, r, 1.6666665459e-1f);
     p = fmaf(p, r, 5.0000001201e-1f);
     p = fmaf(p, r * r, r) + 1.0f;
-    p *= ek_f32_from_bits((uint32_t)((int32_t)n + 127) << 23);
-    p = in < -87.3f ? 0.0f : p;
-    p = in > 88.7f ? INFINITY : p;
+    const int32_t whole = (int32_t)n, half = whole >> 1;   /* n in [-150, 128] */
+    p *= ek_f32_from_bits((uint32_t)(half + 127) << 23);
+    p *= ek_f32_from_bits((uint32_t)(whole - half + 127) << 23);
     return in != in ? in : p;
 }
 
@@ -53,14 +55,16 @@ static inline uint64_t ek_f64_bits(double f) { uint64_t b; memcpy(&b, &f, 8); re
 /* exp(x) in double, within 1 ulp, branch-free (the C library's exp is a call per element,
    which keeps a loop scalar: 5 ns each): x = n ln 2 + r with |r| <= ln(2) / 2 (ln 2 in two
    parts, fdlibm's), exp(r) by its Taylor series to degree 13 (truncation below 0.03 ulp),
-   2^n built from bits. 0 below -708 (no subnormal results), inf above ln(DBL_MAX), nan for nan. */
+   2^n applied as two factors built from bits, as ek_expf does: subnormal results included,
+   inf past ln(DBL_MAX), 0 below -746. nan for nan. */
 static inline double ek_exp(double x) {
     const double in = x;
-    x = x < -708.0 ? -708.0 : (x > 709.782712893384 ? 709.782712893384 : x);
+    x = x < -746.0 ? -746.0 : (x > 710.0 ? 710.0 : x);
     /* x / ln 2 rounded to an integer n by adding 1.5 * 2^52: n is then the low bits of the
        sum's mantissa, read below without a float-to-integer conversion (none in AVX2) */
-    const double shifted = x * 1.4426950408889634 + 6755399441055744.0;
-    const double n = shifted - 6755399441055744.0;
+    const double big = 6755399441055744.0;
+    const double shifted = x * 1.4426950408889634 + big;
+    const double n = shifted - big;
     double r = fma(n, -6.93147180369123816490e-01, x);
     r = fma(n, -1.90821492927058770002e-10, r);
     double p = 1.0 / 6227020800.0;               /* 1/13!, Horner down to 1/2! */
@@ -76,10 +80,13 @@ static inline double ek_exp(double x) {
     p = fma(p, r, 1.0 / 6.0);
     p = fma(p, r, 0.5);
     p = fma(p, r * r, r) + 1.0;
-    /* times 2 (exact), then 2^(n - 1): both factors stay normal for n in [-1021, 1024] */
-    p = (p + p) * ek_f64_from_bits((ek_f64_bits(shifted) + 1022) << 52);
-    p = in < -708.0 ? 0.0 : p;
-    p = in > 709.782712893384 ? INFINITY : p;
+    /* n in [-1076, 1024] as h + (n - h), h = n / 2 rounded the same way (exact: n * 0.5 has
+       one bit after the point), each factor a normal double; the sums' mantissas hold h and
+       n as integers, so their bits give the exponents */
+    const double halved = n * 0.5 + big;
+    const uint64_t h_bits = ek_f64_bits(halved);
+    p *= ek_f64_from_bits((h_bits + 1023) << 52);
+    p *= ek_f64_from_bits((ek_f64_bits(shifted) - h_bits + 1023) << 52);
     return in != in ? in : p;
 }
 

@@ -1,0 +1,119 @@
+"""The compiled elementwise functions and whole-array sums (backends/elementwise.py,
+backends/reduction.py) against PyTorch and NumPy within float tolerances, and the same bits on
+one thread and on two."""
+import numpy as np
+import pytest
+
+import ember
+from ember.backends import cpu_kernels, elementwise, reduction
+
+needs_build = pytest.mark.skipif(cpu_kernels.compiled is None,
+                                 reason="EMBER_KERNELS=numpy: the compiled kernels are off")
+
+N = (1 << 20) + 37     # above the thread team's thresholds, and not a whole number of blocks
+
+
+def _on_threads(count, fn):
+    before = ember.get_num_threads()
+    try:
+        ember.set_num_threads(count)
+        return fn()
+    finally:
+        ember.set_num_threads(before)
+
+
+def _exp_inputs():
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-110.0, 95.0, N).astype(np.float32)
+    x[: N // 2] = rng.standard_normal(N // 2).astype(np.float32) * 4
+    # the edges: overflow just past ln(FLT_MAX), subnormal results, inf, nan, signed zeros
+    edges = [88.3, 88.7, 88.72, 88.7229, 88.73, 89.5, -87.0, -87.5, -95.0, -103.0, -103.9,
+             -104.5, -1e30, 1e30, np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-30]
+    x[: len(edges)] = np.array(edges, np.float32)
+    return x
+
+
+@needs_build
+def test_exp_matches_torch_within_an_ulp(torch_mod):
+    x = _exp_inputs()
+    got = ember.tensor(x).exp().numpy()
+    want = torch_mod.from_numpy(x).exp().numpy()
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    finite = np.isfinite(want)
+    # within one unit in the last place of the exact value (float64's exp), subnormal
+    # results included; torch's own loop is within one too, so two between them
+    exact = np.exp(x[finite].astype(np.float64))
+    ulp = np.spacing(exact.astype(np.float32)).astype(np.float64)
+    assert np.max(np.abs(got[finite] - exact) / ulp) <= 1.01
+    np.testing.assert_allclose(got[finite], want[finite], rtol=3e-7, atol=3e-45)
+
+
+@needs_build
+def test_exp_gradient_is_the_output(torch_mod):
+    x = np.random.default_rng(4).uniform(-5, 5, N).astype(np.float32)
+    e = ember.tensor(x, requires_grad=True)
+    e.exp().sum().backward()
+    t = torch_mod.tensor(x, requires_grad=True)
+    t.exp().sum().backward()
+    np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=3e-7)
+
+
+def test_exp_keeps_numpys_function_elsewhere(monkeypatch):
+    """Small or strided arrays, float64, and the NumPy path (no build) use np.exp itself."""
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-5, 5, N)
+    cases = [x.astype(np.float32)[:1000], x.astype(np.float32)[::2], x]
+    for a in cases:
+        np.testing.assert_array_equal(elementwise.unary("exp", a), np.exp(a))
+    monkeypatch.setattr(elementwise, "compiled", None)
+    a = x.astype(np.float32)
+    np.testing.assert_array_equal(elementwise.unary("exp", a), np.exp(a))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sum_and_mean_match_torch(dtype, torch_mod):
+    rng = np.random.default_rng(6)
+    x = rng.uniform(-1, 3, N).astype(dtype).reshape(-1, 1)
+    exact = x.astype(np.float64).sum()
+    rtol = 1e-6 if dtype is np.float32 else 1e-13
+    e, t = ember.tensor(x), torch_mod.from_numpy(x)
+    for got, want in ((e.sum(), t.sum()), (e.mean(), t.mean()),
+                      (e.sum((0, 1), keepdim=True), t.sum((0, 1), keepdim=True)),
+                      (e.mean(dim=(1, 0), keepdim=True), t.mean(dim=(1, 0), keepdim=True))):
+        assert got.dtype == getattr(ember, np.dtype(dtype).name)
+        assert tuple(got.shape) == tuple(want.shape)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=rtol)
+    np.testing.assert_allclose(e.sum().item(), exact, rtol=rtol)
+    np.testing.assert_allclose(e.mean().item(), exact / x.size, rtol=rtol)
+
+
+def test_sum_keeps_numpys_reduction_elsewhere(monkeypatch):
+    """Sums over some dims, small arrays, other accumulation types and the NumPy path are
+    NumPy's own sum."""
+    x = np.random.default_rng(8).standard_normal((N // 64, 64)).astype(np.float32)
+    for a, dims, acc in ((x, (0,), None), (x[:10], None, None), (x, None, np.float64),
+                         (x.T, None, None)):
+        np.testing.assert_array_equal(reduction.sum(a, dims, False, acc),
+                                      np.sum(a, axis=dims, dtype=acc))
+    monkeypatch.setattr(reduction, "compiled", None)
+    np.testing.assert_array_equal(reduction.sum(x), np.sum(x))
+    np.testing.assert_array_equal(reduction.mean(x), np.mean(x))
+
+
+@needs_build
+def test_one_and_two_threads_give_the_same_bits():
+    """Each exp is computed on its own, and the sum's order of additions is fixed by the
+    array's length alone (blocks, their lanes, then the blocks pairwise)."""
+    x = _exp_inputs()
+    x64 = np.random.default_rng(9).standard_normal(N)
+
+    def run():
+        with np.errstate(all="ignore"):
+            return [elementwise.unary("exp", x), reduction.sum(x), reduction.mean(x),
+                    reduction.sum(np.nan_to_num(x, posinf=0, neginf=0)),
+                    reduction.sum(x64), reduction.mean(x64)]
+    one, two = _on_threads(1, run), _on_threads(2, run)
+    for a, b in zip(one, two):
+        np.testing.assert_array_equal(a, b)
