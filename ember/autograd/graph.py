@@ -10,10 +10,13 @@ from .. import _tensor as _T  # partially initialised here: attributes are read 
 from .._constants import strided as _STRIDED
 from . import anomaly
 from .grad_mode import state
-from .hooks import RemovableHandle, run_hooks
-from .node import AccumulateGrad, Node, _copy, edge_of, get_accumulator  # noqa: F401
+from .hooks import run_hooks
+from .node import AccumulateGrad, Node, _copy, edge_of
 
-# (RemovableHandle, get_accumulator and edge_of are read here by the layers above)
+# (read here by the layers above: torch.autograd.graph's names, and the leaf accumulator)
+from .hooks import RemovableHandle  # noqa: F401
+from .node import get_accumulator  # noqa: F401
+
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
            "register_multi_grad_hook", "allow_mutation_on_saved_tensors", "Node",
            "GradientEdge", "get_gradient_edge", "increment_version"]

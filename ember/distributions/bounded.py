@@ -10,6 +10,7 @@ from numbers import Number
 
 import ember
 
+from .._size import Size as _Size
 from . import constraints
 from .continuous import Uniform
 from .distribution import Distribution
@@ -20,8 +21,6 @@ from .utils import (BinaryProbs, broadcast_all, clamp_probs, euler_constant,
                     lazy_property)
 
 __all__ = ["ContinuousBernoulli", "Kumaraswamy", "VonMises"]
-
-_Size = ember.Size
 
 
 def _bce_logits(logits, target):

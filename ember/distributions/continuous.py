@@ -10,6 +10,7 @@ from numbers import Number, Real
 
 import ember
 
+from .._size import Size as _Size
 from . import constraints
 from ._samplers import regularized_gammainc, sample_dirichlet, standard_gamma
 from .distribution import Distribution
@@ -18,8 +19,6 @@ from .utils import broadcast_all, standard_normal
 
 __all__ = ["Normal", "Uniform", "Exponential", "Laplace", "Gamma", "Chi2", "Beta", "Dirichlet",
            "StudentT"]
-
-_Size = ember.Size
 
 
 def _batch_shape(params, broadcast):

@@ -7,6 +7,7 @@ from numbers import Number
 
 import ember
 
+from .._size import Size as _Size
 from . import constraints
 from ._samplers import binomial as _binomial_draw
 from ._samplers import poisson as _poisson_draw
@@ -15,8 +16,6 @@ from .exp_family import ExponentialFamily
 from .utils import BinaryProbs, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Bernoulli", "Binomial", "Categorical", "OneHotCategorical", "Geometric", "Poisson"]
-
-_Size = ember.Size
 _BOTH = "Either `probs` or `logits` must be specified, but not both."
 
 

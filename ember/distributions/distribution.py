@@ -3,12 +3,11 @@ import warnings
 
 import ember
 
+from .._size import Size as _Size
 from . import constraints
 from .utils import lazy_property
 
 __all__ = ["Distribution"]
-
-_Size = ember.Size
 
 
 class Distribution:

@@ -9,6 +9,7 @@ from numbers import Number
 
 import ember
 
+from .._size import Size as _Size
 from . import constraints
 from .continuous import Exponential, Gamma, _batch_shape
 from .distribution import Distribution
@@ -17,8 +18,6 @@ from .transforms import AbsTransform, AffineTransform, ExpTransform
 from .utils import broadcast_all
 
 __all__ = ["Cauchy", "HalfCauchy", "Pareto", "GeneralizedPareto", "FisherSnedecor"]
-
-_Size = ember.Size
 
 
 def _full(shape, value, like):

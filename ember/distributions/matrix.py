@@ -11,6 +11,7 @@ from numbers import Number
 
 import ember
 
+from .._size import Size as _Size
 from . import constraints
 from .continuous import Beta, Chi2
 from .distribution import Distribution
@@ -19,8 +20,6 @@ from .multivariate_normal import _precision_to_scale_tril
 from .utils import broadcast_all, lazy_property, standard_normal, vec_to_tril_matrix
 
 __all__ = ["Wishart", "LKJCholesky"]
-
-_Size = ember.Size
 
 
 def _mvdigamma(x, p):

@@ -2,13 +2,12 @@
 components (a Gaussian mixture is Categorical weights over a batch of Normals)."""
 import ember
 
+from .._size import Size as _Size
 from . import constraints
 from .discrete import Categorical
 from .distribution import Distribution
 
 __all__ = ["MixtureSameFamily"]
-
-_Size = ember.Size
 
 
 class MixtureSameFamily(Distribution):

@@ -4,14 +4,13 @@ import math
 
 import ember
 
+from .._size import Size as _Size
 from . import constraints
 from .discrete import Binomial, Categorical
 from .distribution import Distribution
 from .utils import broadcast_all
 
 __all__ = ["Multinomial"]
-
-_Size = ember.Size
 
 
 class Multinomial(Distribution):

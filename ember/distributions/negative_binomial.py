@@ -8,6 +8,7 @@ from numbers import Number
 
 import ember
 
+from .._size import Size as _Size
 from . import constraints
 from ._samplers import poisson as _poisson_draw
 from .continuous import Gamma
@@ -15,8 +16,6 @@ from .distribution import Distribution
 from .utils import BinaryProbs, broadcast_all, lazy_property
 
 __all__ = ["NegativeBinomial"]
-
-_Size = ember.Size
 
 
 class NegativeBinomial(BinaryProbs, Distribution):

@@ -7,6 +7,7 @@ are PyTorch's up to the last bit of a log or exp.
 """
 import ember
 
+from .._size import Size as _Size
 from . import constraints
 from .continuous import Normal
 from .discrete import Categorical, OneHotCategorical
@@ -18,8 +19,6 @@ from .utils import broadcast_all, clamp_probs
 
 __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical",
            "OneHotCategoricalStraightThrough", "LogisticNormal"]
-
-_Size = ember.Size
 
 
 class ExpRelaxedCategorical(Distribution):

@@ -5,6 +5,7 @@ from numbers import Number
 
 import ember
 
+from .._size import Size as _Size
 from . import constraints
 from .continuous import Normal, Uniform
 from .distribution import Distribution
@@ -15,8 +16,6 @@ from .utils import BinaryProbs, _sum_rightmost, broadcast_all, clamp_probs, eule
 
 __all__ = ["TransformedDistribution", "LogNormal", "Gumbel", "LogitRelaxedBernoulli",
            "RelaxedBernoulli"]
-
-_Size = ember.Size
 
 
 class TransformedDistribution(Distribution):

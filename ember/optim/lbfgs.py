@@ -237,7 +237,7 @@ class LBFGS(Optimizer):
                     raise RuntimeError("only 'strong_wolfe' is supported")
                 x_init = [p._data.copy() for p in self._params]
 
-                def obj_func(step, direction):
+                def obj_func(step, direction, x_init=x_init):
                     self._add_grad(step, direction)
                     value = float(self._evaluate(closure))
                     grad = self._gather_flat_grad()

@@ -17,6 +17,15 @@ _global_forward_hooks = OrderedDict()
 _global_forward_pre_hooks = OrderedDict()
 
 
+class _Revision:
+    """Counts changes to any module's attributes, training flag or forward hooks: while it
+    stands still, ember.compile's module guards hold without walking the modules."""
+    n = 0
+
+
+revision = _Revision()
+
+
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     def __repr__(self):
         if not self.missing_keys and not self.unexpected_keys:
@@ -27,12 +36,14 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 
 
 def register_module_forward_pre_hook(hook):
+    revision.n += 1
     handle = RemovableHandle(_global_forward_pre_hooks)
     _global_forward_pre_hooks[handle.id] = hook
     return handle
 
 
 def register_module_forward_hook(hook):
+    revision.n += 1
     handle = RemovableHandle(_global_forward_hooks)
     _global_forward_hooks[handle.id] = hook
     return handle
@@ -89,6 +100,7 @@ class Module:
 
     # ------------------------------------------------------------------ registration
     def register_buffer(self, name, tensor, persistent=True):
+        revision.n += 1
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         self._check_name(name, "buffer")
@@ -107,6 +119,7 @@ class Module:
             self._non_persistent_buffers_set.add(name)
 
     def register_parameter(self, name, param):
+        revision.n += 1
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         self._check_name(name, "parameter")
@@ -126,6 +139,7 @@ class Module:
         self._parameters[name] = param
 
     def add_module(self, name, module):
+        revision.n += 1
         if not isinstance(module, Module) and module is not None:
             raise TypeError(f"{_typename(module)} is not a Module subclass")
         self._check_name(name, "module")
@@ -192,6 +206,7 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name, value):
+        revision.n += 1
         d = self.__dict__
         params = d.get("_parameters")
 
@@ -239,6 +254,7 @@ class Module:
             object.__setattr__(self, name, value)
 
     def __delattr__(self, name):
+        revision.n += 1
         for container in ("_parameters", "_buffers", "_modules"):
             c = self.__dict__.get(container)
             if c is not None and name in c:
@@ -318,6 +334,7 @@ class Module:
     def train(self, mode=True):
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
+        revision.n += 1
         for m in self.modules():
             object.__setattr__(m, "training", mode)
         return self
@@ -358,7 +375,7 @@ class Module:
         if recurse:
             for module in self.children():
                 module._apply(fn)
-        for key, param in self._parameters.items():
+        for param in self._parameters.values():
             if param is None:
                 continue
             from ...autograd.grad_mode import no_grad
@@ -477,6 +494,7 @@ class Module:
 
     @staticmethod
     def _add_hook(hooks, hook, prepend, kwargs_set):
+        revision.n += 1
         handle = RemovableHandle(hooks)
         hooks[handle.id] = hook
         if prepend:
