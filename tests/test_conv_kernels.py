@@ -1,6 +1,7 @@
 """The compiled window kernels (csrc/conv.c: im2col / col2im, max and average pooling)
-against their NumPy reference (backends/conv_kernels.py, pool_kernels.py), and the
-convolution ops walking the batch in many small pieces against real PyTorch."""
+against their NumPy reference (backends/conv_kernels.py, pool_kernels.py), the convolution
+ops walking the batch in many small pieces against real PyTorch, and the compiled float32
+convolution (its own GEMM, csrc/gemm.c) against PyTorch and across thread counts."""
 import numpy as np
 import pytest
 
@@ -70,6 +71,7 @@ def test_columns_match_numpy_reference(geo, dtype, monkeypatch):
 def small_pieces(monkeypatch):
     """Pieces of about 3 KB: the ops then walk every batch in many pieces of each kind."""
     monkeypatch.setattr(conv_kernels, "CHUNK_BYTES", 3000)
+    monkeypatch.setattr(conv_kernels, "PIECE_BYTES", 3000)
 
 
 @pytest.mark.parametrize("geo", GEOMETRIES, ids=range(len(GEOMETRIES)))
@@ -125,6 +127,58 @@ def test_conv_transpose_and_fold_in_pieces_match_torch(torch_mod, dtype, small_p
                                     stride=(1, 2))
     eback = F.fold(ecols, (5, 6), (2, 3), dilation=(2, 1), padding=1, stride=(1, 2))
     np.testing.assert_allclose(eback.numpy(), back.numpy(), **tol)
+
+
+def _conv_and_grads(lib, x, w, g, **kw):
+    tx, tw = lib.tensor(x, requires_grad=True), lib.tensor(w, requires_grad=True)
+    y = lib.nn.functional.conv2d(tx, tw, **kw)
+    y.backward(lib.tensor(g))
+    return [a.detach().numpy() for a in (y, tx.grad, tw.grad)]
+
+
+@pytest.mark.parametrize("out_channels", [1, 6, 9, 17, 33])
+@pytest.mark.parametrize("pieces", ["default", "small"])
+def test_float32_convolution_matches_torch(torch_mod, out_channels, pieces, monkeypatch):
+    # output channels past the kernel's tile rows, samples wider than a piece (small pieces:
+    # 32-column parts of a sample, the last one shorter) or runs of whole samples (default)
+    if pieces == "small":
+        monkeypatch.setattr(conv_kernels, "PIECE_BYTES", 3000)
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((5, 4, 12, 13)).astype(np.float32)
+    w = rng.standard_normal((out_channels, 4, 3, 3)).astype(np.float32)
+    g = rng.standard_normal((5, out_channels, 12, 13)).astype(np.float32)
+    mine = _conv_and_grads(ember, x, w, g, padding=1)
+    theirs = _conv_and_grads(torch_mod, x, w, g, padding=1)
+    for e, t in zip(mine, theirs):
+        assert e.dtype == np.float32
+        np.testing.assert_allclose(e, t, rtol=1e-4, atol=1e-4)
+
+
+@needs_build
+@pytest.mark.parametrize("shape, wshape, kw", [
+    ((8, 16, 32, 32), (16, 16, 3, 3), dict(padding=1)),      # parts of samples
+    ((24, 6, 14, 14), (16, 6, 5, 5), dict()),                # runs of whole samples
+    ((16, 16, 45, 45), (24, 8, 3, 3), dict(stride=2, groups=2)),
+])
+def test_float32_convolution_bits_do_not_depend_on_threads(shape, wshape, kw):
+    # every output is one GEMM chain and the weight gradient's partials are fixed by the
+    # shapes, so a thread team gives the bits of one thread
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal(wshape).astype(np.float32)
+    y0 = F.conv2d(ember.tensor(x), ember.tensor(w), **kw)
+    g = rng.standard_normal(tuple(y0.shape)).astype(np.float32)
+    before = ember.get_num_threads()
+    runs = []
+    try:
+        for threads in (1, 2, 3):
+            ember.set_num_threads(threads)
+            runs.append(_conv_and_grads(ember, x, w, g, **kw))
+    finally:
+        ember.set_num_threads(before)
+    for other in runs[1:]:
+        for a, b in zip(runs[0], other):
+            np.testing.assert_array_equal(a, b)
 
 
 # ---------------------------------------------------------------------- pooling

@@ -25,6 +25,10 @@ from .cpu_kernels import compiled, note_fallback
 # 2 MiB 68 ms, the whole batch's columns at once 83 ms (the GEMMs read them back from
 # memory).
 CHUNK_BYTES = 1 << 20
+# Bytes of columns per piece of the compiled float32 convolution (`conv`, `conv_weight`),
+# which runs its own GEMM on each thread's pieces: half of a 2 MiB L2, so the columns are
+# still in cache when the GEMM reads them.
+PIECE_BYTES = 1 << 19
 
 
 def out_size(size, k, s, d, lo, hi, ceil_mode=False):
@@ -112,6 +116,34 @@ def column_chunks(x, length, rows):
         return [(s * length + a, b - a) for s in range(n) for a, b in zip(bounds, bounds[1:])]
     per = max(1, want // length)
     return [(s * length, min(per, n - s) * length) for s in range(0, n, per)]
+
+
+def conv(x, wm, ksize, stride, padding, dilation, groups, out):
+    """y = wm (G, Og, Cg*K) times im2col(x), (N, G, Og, L), by the compiled kernel (float32:
+    im2col and its own GEMM per piece of the batch, the pieces over the thread team), or None
+    where it does not apply (other dtypes or array modules, no kernel for this CPU): the
+    caller then walks the pieces itself through BLAS."""
+    if not (kernel_ready(x) and x.dtype == np.float32 and wm.dtype == np.float32):
+        return None
+    x = np.ascontiguousarray(x)
+    y = np.empty((x.shape[0], groups, wm.shape[1], int(np.prod(out))), dtype=np.float32)
+    geo = geometry(x.shape, ksize, stride, padding, dilation, out, groups)
+    return y if compiled.conv_forward(x, np.ascontiguousarray(wm), y, geo, PIECE_BYTES) \
+        else None
+
+
+def conv_weight(x, gy, w_shape, stride, padding, dilation, groups):
+    """The weight gradient (w_shape) of the convolution of x for the output gradient gy by the
+    compiled kernel (float32; gy's positions are the windows), or None where it does not
+    apply (see `conv`)."""
+    if not (kernel_ready(x) and x.dtype == np.float32 and type(gy) is np.ndarray and
+            gy.dtype == np.float32):
+        return None
+    x = np.ascontiguousarray(x)
+    gw = np.empty(w_shape, dtype=np.float32)
+    geo = geometry(x.shape, tuple(w_shape[2:]), stride, padding, dilation, gy.shape[2:], groups)
+    return gw if compiled.conv_weight(x, np.ascontiguousarray(gy), gw, geo, PIECE_BYTES) \
+        else None
 
 
 def im2col(xp, x, ksize, stride, padding, dilation, groups, out, j0, count):

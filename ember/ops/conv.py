@@ -66,10 +66,12 @@ def _conv(xp, x, w, stride, padding, dilation, groups):
     out = _out_shape(x.shape[2:], ksize, stride, padding, dilation)
     length = int(np.prod(out))
     wm = w.reshape(groups, w.shape[0] // groups, -1)
-    y = xp.empty((x.shape[0], groups, wm.shape[1], length), dtype=x.dtype)
-    for j0, count in K.column_chunks(x, length, groups * wm.shape[2]):
-        cols = K.im2col(xp, x, ksize, stride, padding, dilation, groups, out, j0, count)
-        _matmul_into(xp, wm, cols, y, j0, count)
+    y = K.conv(x, wm, ksize, stride, padding, dilation, groups, out)
+    if y is None:
+        y = xp.empty((x.shape[0], groups, wm.shape[1], length), dtype=x.dtype)
+        for j0, count in K.column_chunks(x, length, groups * wm.shape[2]):
+            cols = K.im2col(xp, x, ksize, stride, padding, dilation, groups, out, j0, count)
+            _matmul_into(xp, wm, cols, y, j0, count)
     return y.reshape((x.shape[0], w.shape[0]) + out)
 
 
@@ -177,6 +179,9 @@ def conv_transpose_nd(y, w, x_shape, stride, padding, dilation, groups):
 def _convolution_weight(x, y, w_shape, stride, padding, dilation, groups):
     """sum over positions of y (x) im2col(x); y may stop short of x's last windows (see
     _crop_to): the windows are y's positions."""
+    gw = K.conv_weight(x, y, w_shape, stride, padding, dilation, groups)
+    if gw is not None:
+        return gw
     xp = array_module(x, y)
     ksize = tuple(w_shape[2:])
     out = tuple(y.shape[2:])

@@ -15,6 +15,7 @@
 
    Pooling works plane by plane: the geometry's N * C planes, split among the threads. */
 #include "ember_kernels.h"   /* first: it includes Python.h */
+#include "gemm.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -169,6 +170,201 @@ WIN_INLINE void ek_window(int64_t o, int dim, const ek_geom *g, int64_t *start, 
 #include "conv_impl.h"
 #undef T
 #undef SUF
+
+/* ------------------------------------------------------------------ float32 convolution */
+/* conv_forward: y = W times im2col(x), the whole batch in one call. The batch's columns are
+   walked in pieces of about `piece_bytes` (backends/conv_kernels.py; im2col into a buffer of
+   the thread's, then the GEMM of gemm.h over it while it is in cache), and the pieces are
+   spread over the thread team: every output is one GEMM chain whichever thread or piece
+   makes it, so the bits do not depend on the thread count. */
+/* Multiply-adds from which the pieces go to a thread team (a team's start cost up to 75 us
+   on a loaded 2-core VM; this is about 150 us of work). */
+#define EK_CONV_PARALLEL_MIN (1 << 23)
+
+/* The pieces of a batch's columns for pieces of `bytes` of columns: parts of one sample
+   (`width` columns, a multiple of the tile width 32, the last part shorter) when a sample has
+   more columns than that, else runs of `per` whole samples. */
+typedef struct {
+    int64_t len, width, parts, per, count, widest;
+} ek_pieces;
+
+static void ek_pieces_of(const ek_geom *g, int64_t rows, int64_t bytes, ek_pieces *p) {
+    int64_t want = bytes / (rows * (int64_t)sizeof(float));
+    p->len = ek_len(g);
+    if (p->len > want) {
+        p->width = want < 32 ? 32 : want / 32 * 32;
+        p->parts = (p->len + p->width - 1) / p->width;
+        p->per = 0;
+        p->count = g->n * p->parts;
+        p->widest = p->width;
+    } else {
+        p->width = p->parts = 0;
+        p->per = want / p->len;
+        p->count = (g->n + p->per - 1) / p->per;
+        p->widest = p->per * p->len;
+    }
+}
+
+static void ek_piece(const ek_pieces *p, const ek_geom *g, int64_t i, int64_t *j0,
+                     int64_t *cnt) {
+    if (p->parts) {
+        const int64_t s = i / p->parts, a = i % p->parts * p->width;
+        *j0 = s * p->len + a;
+        *cnt = p->len - a < p->width ? p->len - a : p->width;
+    } else {
+        const int64_t s = i * p->per, e = s + p->per < g->n ? s + p->per : g->n;
+        *j0 = s * p->len;
+        *cnt = (e - s) * p->len;
+    }
+}
+
+/* Piece i of conv_forward: its columns, then per group one GEMM into y (through tmp when the
+   piece holds whole samples). */
+static void conv_piece_f32(const float *x, const float *ap, int64_t panel, float *y,
+                           const ek_geom *g, int64_t og, const ek_pieces *pc,
+                           const int32_t *tab, int64_t i, float *cols, float *tmp) {
+    const int64_t groups = g->groups, ck = ek_ck(g), rows = groups * ck, len = ek_len(g);
+    int64_t j0, cnt;
+    ek_piece(pc, g, i, &j0, &cnt);
+    if (tab) im2col_table_part_f32(x, cols, g, tab, j0, cnt, 0, rows);
+    else im2col_part_f32(x, cols, g, j0, cnt, 0, rows);
+    const int64_t n0 = j0 / len, l0 = j0 % len;
+    for (int64_t gi = 0; gi < groups; gi++) {
+        const float *b = cols + gi * ck * cnt;
+        if (l0 + cnt <= len) {
+            ek_sgemm_packed(og, cnt, ck, ap + gi * panel, b, cnt,
+                            y + (n0 * groups + gi) * og * len + l0, len, 0);
+            continue;
+        }
+        ek_sgemm_packed(og, cnt, ck, ap + gi * panel, b, cnt, tmp, cnt, 0);
+        for (int64_t s = 0; s < cnt / len; s++)
+            for (int64_t o = 0; o < og; o++)
+                memcpy(y + ((n0 + s) * groups + gi) * og * len + o * len,
+                       tmp + o * cnt + s * len, (size_t)len * sizeof(float));
+    }
+}
+
+/* y (N, G, og, L) = W (G, og, Cg*K) times the columns; 0, or -1 when memory is short. */
+static int conv_forward_f32(const float *x, const float *w, float *y, const ek_geom *g,
+                            int64_t og, int64_t piece_bytes) {
+    const int64_t groups = g->groups, ck = ek_ck(g), rows = groups * ck, len = ek_len(g);
+    const int64_t mr = ek_sgemm_mr(), panel = (og + mr - 1) / mr * mr * ck;
+    ek_pieces pc;
+    ek_pieces_of(g, rows, piece_bytes, &pc);
+    float *ap = malloc((size_t)(groups * panel) * sizeof(float));
+    int32_t *tab = ek_short_rows(g) ? ek_gather_table(g) : NULL;
+    int failed = !ap;
+    for (int64_t gi = 0; !failed && gi < groups; gi++)
+        ek_sgemm_pack_a(w + gi * og * ck, ck, 1, og, ck, ap + gi * panel);
+    const int parts = 2 * og * rows * g->n * len >= EK_CONV_PARALLEL_MIN && pc.count > 1
+                          ? ek_num_threads() : 1;
+    if (!failed) {
+#pragma omp parallel num_threads(parts) if (parts > 1) reduction(| : failed)
+        {
+            float *cols = malloc((size_t)(rows * pc.widest) * sizeof(float));
+            float *tmp = pc.per > 1 ? malloc((size_t)(og * pc.widest) * sizeof(float)) : NULL;
+            const int short_of_memory = !cols || (pc.per > 1 && !tmp);
+            failed |= short_of_memory;
+#pragma omp for schedule(static)
+            for (int64_t i = 0; i < pc.count; i++)
+                if (!short_of_memory)
+                    conv_piece_f32(x, ap, panel, y, g, og, &pc, tab, i, cols, tmp);
+            free(tmp);
+            free(cols);
+        }
+    }
+    free(tab);
+    free(ap);
+    return failed ? -1 : 0;
+}
+
+/* conv_weight: gw (G, og, Cg*K) = the sum over the batch's positions of gy (N, G, og, L)
+   times im2col(x). The batch's samples are split into at most WEIGHT_PARTS runs, fixed by the
+   shapes alone: each run's sum is one partial (its pieces' products added in order), threads
+   take whole runs, and the partials are added in order at the end, so the bits do not depend
+   on the thread count. */
+#define WEIGHT_PARTS 8
+/* Floats of partials the runs may hold; with larger weights the runs are fewer. */
+#define WEIGHT_PARTIAL_MAX (1 << 24)
+
+/* Samples [s0, s1)'s share of gw into part (zeroed first). */
+static void conv_weight_run_f32(const float *x, const float *gy, float *part, const ek_geom *g,
+                                int64_t og, const ek_pieces *pc, const int32_t *tab,
+                                int64_t s0, int64_t s1, float *cols, float *gyb) {
+    const int64_t groups = g->groups, ck = ek_ck(g), rows = groups * ck, len = ek_len(g);
+    memset(part, 0, (size_t)(groups * og * ck) * sizeof(float));
+    const int64_t step = pc->parts ? 1 : pc->per;
+    for (int64_t s = s0; s < s1; s += step) {
+        const int64_t pieces = pc->parts ? pc->parts : 1;
+        for (int64_t q = 0; q < pieces; q++) {
+            int64_t j0, cnt;
+            if (pc->parts) {
+                ek_piece(pc, g, s * pc->parts + q, &j0, &cnt);
+            } else {
+                j0 = s * len;
+                cnt = ((s + step < s1 ? s + step : s1) - s) * len;
+            }
+            if (tab) im2col_table_part_f32(x, cols, g, tab, j0, cnt, 0, rows);
+            else im2col_part_f32(x, cols, g, j0, cnt, 0, rows);
+            const int64_t l0 = j0 % len, samples = cnt / len;
+            for (int64_t gi = 0; gi < groups; gi++) {
+                const float *a = gy + (s * groups + gi) * og * len + l0;
+                int64_t lda = len;
+                if (!pc->parts && samples > 1) {   /* the piece's gradient rows, gathered */
+                    for (int64_t o = 0; o < og; o++)
+                        for (int64_t t = 0; t < samples; t++)
+                            memcpy(gyb + o * cnt + t * len,
+                                   gy + ((s + t) * groups + gi) * og * len + o * len,
+                                   (size_t)len * sizeof(float));
+                    a = gyb;
+                    lda = cnt;
+                }
+                ek_sgemm_nt_add(og, ck, cnt, a, lda, cols + gi * ck * cnt, cnt,
+                                part + gi * og * ck, ck);
+            }
+        }
+    }
+}
+
+/* 0, or -1 when memory is short. */
+static int conv_weight_f32(const float *x, const float *gy, float *gw, const ek_geom *g,
+                           int64_t og, int64_t piece_bytes) {
+    const int64_t groups = g->groups, ck = ek_ck(g), rows = groups * ck, size = groups * og * ck;
+    ek_pieces pc;
+    ek_pieces_of(g, rows, piece_bytes, &pc);
+    int64_t runs = g->n < WEIGHT_PARTS ? g->n : WEIGHT_PARTS;
+    if (runs * size > WEIGHT_PARTIAL_MAX)
+        runs = WEIGHT_PARTIAL_MAX / size > 1 ? WEIGHT_PARTIAL_MAX / size : 1;
+    float *parts_buf = runs > 1 ? malloc((size_t)(runs * size) * sizeof(float)) : gw;
+    int32_t *tab = ek_short_rows(g) ? ek_gather_table(g) : NULL;
+    int failed = !parts_buf;
+    const int parts = 2 * og * rows * g->n * ek_len(g) >= EK_CONV_PARALLEL_MIN && runs > 1
+                          ? ek_num_threads() : 1;
+    if (!failed) {
+#pragma omp parallel num_threads(parts) if (parts > 1) reduction(| : failed)
+        {
+            float *cols = malloc((size_t)(rows * pc.widest) * sizeof(float));
+            float *gyb = pc.per > 1 ? malloc((size_t)(og * pc.widest) * sizeof(float)) : NULL;
+            const int short_of_memory = !cols || (pc.per > 1 && !gyb);
+            failed |= short_of_memory;
+#pragma omp for schedule(static)
+            for (int64_t r = 0; r < runs; r++)
+                if (!short_of_memory)
+                    conv_weight_run_f32(x, gy, parts_buf + r * size, g, og, &pc, tab,
+                                        g->n * r / runs, g->n * (r + 1) / runs, cols, gyb);
+            free(gyb);
+            free(cols);
+        }
+    }
+    if (!failed && runs > 1) {
+        memcpy(gw, parts_buf, (size_t)size * sizeof(float));
+        for (int64_t r = 1; r < runs; r++)
+            for (int64_t i = 0; i < size; i++) gw[i] += parts_buf[r * size + i];
+    }
+    if (runs > 1) free(parts_buf);
+    free(tab);
+    return failed ? -1 : 0;
+}
 
 /* ------------------------------------------------------------------ Python wrappers */
 static void release_all(Py_buffer *views, int count) {
@@ -381,11 +577,83 @@ static PyObject *py_avg_pool_backward(PyObject *self, PyObject *args) {
     return avg_pool_call(args, 1);
 }
 
+
+/* conv_forward(x, w, y, geometry, piece_bytes): y = the convolution of float32 x with w (no
+   bias); False when this CPU has no GEMM kernel (the caller runs its BLAS path). */
+static PyObject *py_conv_forward(PyObject *self, PyObject *args) {
+    PyObject *objs[3], *geom;
+    Py_ssize_t piece_bytes;
+    if (!PyArg_ParseTuple(args, "OOOOn", &objs[0], &objs[1], &objs[2], &geom, &piece_bytes))
+        return NULL;
+    ek_geom g;
+    if (parse_geom(geom, &g) < 0) return NULL;
+    if (!ek_sgemm_mr()) Py_RETURN_FALSE;
+    Py_buffer v[3];
+    char kind;
+    if (float_args(objs, v, "rrw", &kind) < 0) return NULL;
+    const int64_t ck = ek_ck(&g), og = v[1].len / v[1].itemsize / (g.groups * ck);
+    if (kind != 'f') {
+        release_all(v, 3);
+        PyErr_SetString(PyExc_TypeError, "conv_forward: float32 arrays expected");
+        return NULL;
+    }
+    if (og < 1 || check_size(&v[0], in_size(&g), "input") < 0 ||
+        check_size(&v[1], g.groups * og * ck, "weight") < 0 ||
+        check_size(&v[2], g.n * g.groups * og * ek_len(&g), "output") < 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "conv_forward: empty weight");
+        release_all(v, 3);
+        return NULL;
+    }
+    const int rc = conv_forward_f32(v[0].buf, v[1].buf, v[2].buf, &g, og, piece_bytes);
+    release_all(v, 3);
+    if (rc < 0) return PyErr_NoMemory();
+    Py_RETURN_TRUE;
+}
+
+
+/* conv_weight(x, gy, gw, geometry, piece_bytes): gw = the weight gradient of the float32
+   convolution of x for the output gradient gy; False when this CPU has no GEMM kernel. */
+static PyObject *py_conv_weight(PyObject *self, PyObject *args) {
+    PyObject *objs[3], *geom;
+    Py_ssize_t piece_bytes;
+    if (!PyArg_ParseTuple(args, "OOOOn", &objs[0], &objs[1], &objs[2], &geom, &piece_bytes))
+        return NULL;
+    ek_geom g;
+    if (parse_geom(geom, &g) < 0) return NULL;
+    if (!ek_sgemm_mr()) Py_RETURN_FALSE;
+    Py_buffer v[3];
+    char kind;
+    if (float_args(objs, v, "rrw", &kind) < 0) return NULL;
+    const int64_t ck = ek_ck(&g), og = v[2].len / v[2].itemsize / (g.groups * ck);
+    if (kind != 'f') {
+        release_all(v, 3);
+        PyErr_SetString(PyExc_TypeError, "conv_weight: float32 arrays expected");
+        return NULL;
+    }
+    if (og < 1 || check_size(&v[0], in_size(&g), "input") < 0 ||
+        check_size(&v[1], g.n * g.groups * og * ek_len(&g), "output gradient") < 0 ||
+        check_size(&v[2], g.groups * og * ck, "weight gradient") < 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "conv_weight: empty weight");
+        release_all(v, 3);
+        return NULL;
+    }
+    const int rc = conv_weight_f32(v[0].buf, v[1].buf, v[2].buf, &g, og, piece_bytes);
+    release_all(v, 3);
+    if (rc < 0) return PyErr_NoMemory();
+    Py_RETURN_TRUE;
+}
+
 PyMethodDef ek_conv_methods[] = {
     {"im2col", py_im2col, METH_VARARGS,
      "im2col(x, cols, geometry, j0, cnt): the columns j0..j0+cnt of x into cols"},
     {"col2im", py_col2im, METH_VARARGS,
      "col2im(cols, x, geometry, j0, cnt): x += the adjoint of those columns"},
+    {"conv_forward", py_conv_forward, METH_VARARGS,
+     "conv_forward(x, w, y, geometry, piece_bytes): y = the float32 convolution (False: no "
+     "kernel for this CPU)"},
+    {"conv_weight", py_conv_weight, METH_VARARGS,
+     "conv_weight(x, gy, gw, geometry, piece_bytes): gw = the float32 weight gradient "
+     "(False: no kernel for this CPU)"},
     {"max_pool", py_max_pool, METH_VARARGS,
      "max_pool(x, values, indices or None, geometry): PyTorch's max pooling per plane"},
     {"max_pool_backward", py_max_pool_backward, METH_VARARGS,

@@ -1,0 +1,39 @@
+/* A small float32 GEMM for the convolution kernels (conv.c): C = A B or C += A B, A packed.
+
+   Why not BLAS: at a convolution's shapes (16 output channels, 144 = 16 x 3 x 3 inner, a
+   piece of a batch's columns) OpenBLAS ran at 66-71 GFLOP/s where this kernel runs at 150
+   (AVX-512, one core, same machine), and BLAS cannot run inside the convolution's own
+   thread team without oversubscribing.
+
+   Rounding: every element of C is one chain of fused multiply-adds over k = 0, 1, ..., K-1 in
+   order, starting from 0 (or from C's value when accumulating). That fixes its bits: they do
+   not depend on the vector width (the AVX-512 and AVX2 kernels block differently but give the
+   same bits), on how callers split N among threads, or on the K blocking (a chain resumes
+   from the stored value, which is exact). Without FMA hardware (or off x86-64) the kernel is
+   unavailable and callers keep their BLAS path. */
+#ifndef EMBER_GEMM_H
+#define EMBER_GEMM_H
+#include <stdint.h>
+
+/* The rows of A's panels (0 when this CPU has no kernel). */
+int ek_sgemm_mr(void);
+
+/* A's M x K elements (element (m, k) at a[m * rs + k * cs]) as panels of MR rows: panel p
+   holds k-major MR values per k (rows past M are 0); ap holds ceil(M / MR) * MR * K floats. */
+void ek_sgemm_pack_a(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t k, float *ap);
+
+/* C (M x N, row stride ldc) = A B, or C += A B when `accumulate`; A packed, B K x N with row
+   stride ldb. */
+void ek_sgemm_packed(int64_t m, int64_t n, int64_t k, const float *ap, const float *b,
+                     int64_t ldb, float *c, int64_t ldc, int accumulate);
+
+/* C (M x N, row stride ldc) += A B^T, A M x K and B N x K row-major (row strides lda, ldb):
+   the products along rows, as a convolution's weight gradient needs them (the output
+   gradient times the columns, both with the positions along their rows). Each element's sum
+   over k runs in 16 lanes (lane l takes k = l, l + 16, ...: one fused multiply-add chain
+   each), then the lanes are added in a fixed tree (l and l + 8, then + 4, + 2, + 1) and the
+   result is added to C: the same bits on both kernels. Needs ek_sgemm_mr() > 0. */
+void ek_sgemm_nt_add(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                     const float *b, int64_t ldb, float *c, int64_t ldc);
+
+#endif
