@@ -13,8 +13,9 @@ from .._size import Size as _Size
 from . import constraints
 from .continuous import Exponential, Gamma, _batch_shape
 from .distribution import Distribution
+from .positive import _Folded
 from .transformed import TransformedDistribution
-from .transforms import AbsTransform, AffineTransform, ExpTransform
+from .transforms import AffineTransform, ExpTransform
 from .utils import broadcast_all
 
 __all__ = ["Cauchy", "HalfCauchy", "Pareto", "GeneralizedPareto", "FisherSnedecor"]
@@ -71,32 +72,18 @@ class Cauchy(Distribution):
         return math.log(4 * math.pi) + self.scale.log()
 
 
-class HalfCauchy(TransformedDistribution):
+class HalfCauchy(_Folded):
     """|X| for X ~ Cauchy(0, scale)."""
 
-    arg_constraints = {"scale": constraints.positive}
-    support = constraints.nonnegative
-    has_rsample = True
-
-    def __init__(self, scale, validate_args=None):
-        base_dist = Cauchy(0, scale, validate_args=False)
-        super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
+    _base = Cauchy
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(HalfCauchy, _instance)
         return super().expand(batch_shape, _instance=new)
 
     @property
-    def scale(self):
-        return self.base_dist.scale
-
-    @property
     def mean(self):
         return _full(self._extended_shape(), math.inf, self.scale)
-
-    @property
-    def mode(self):
-        return ember.zeros_like(self.scale)
 
     @property
     def variance(self):
@@ -105,21 +92,9 @@ class HalfCauchy(TransformedDistribution):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        value = ember.as_tensor(value, dtype=self.base_dist.scale.dtype,
-                                device=self.base_dist.scale.device)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return ember.where(value >= 0, log_prob, ember.full_like(log_prob, -math.inf))
-
-    def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob):
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self):
-        return self.base_dist.entropy() - math.log(2)
+        # (unlike HalfNormal's, PyTorch's takes a Python number too)
+        value = ember.as_tensor(value, dtype=self.scale.dtype, device=self.scale.device)
+        return self._folded_log_prob(value)
 
 
 class Pareto(TransformedDistribution):

@@ -17,40 +17,32 @@ from .utils import broadcast_all, euler_constant
 __all__ = ["HalfNormal", "Weibull", "InverseGamma"]
 
 
-class HalfNormal(TransformedDistribution):
-    """|X| for X ~ Normal(0, scale)."""
+class _Folded(TransformedDistribution):
+    """|X| for X ~ base(0, scale): what HalfNormal and HalfCauchy share. Subclasses name the
+    base family in `_base` and give its mean and variance."""
 
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
 
     def __init__(self, scale, validate_args=None):
-        base_dist = Normal(0, scale, validate_args=False)
+        base_dist = self._base(0, scale, validate_args=False)
         super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(HalfNormal, _instance)
-        return super().expand(batch_shape, _instance=new)
 
     @property
     def scale(self):
         return self.base_dist.scale
 
     @property
-    def mean(self):
-        return self.scale * math.sqrt(2 / math.pi)
-
-    @property
     def mode(self):
         return ember.zeros_like(self.scale)
-
-    @property
-    def variance(self):
-        return self.scale.pow(2) * (1 - 2 / math.pi)
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
+        return self._folded_log_prob(value)
+
+    def _folded_log_prob(self, value):
         log_prob = self.base_dist.log_prob(value) + math.log(2)
         return ember.where(value >= 0, log_prob, ember.full_like(log_prob, -math.inf))
 
@@ -64,6 +56,24 @@ class HalfNormal(TransformedDistribution):
 
     def entropy(self):
         return self.base_dist.entropy() - math.log(2)
+
+
+class HalfNormal(_Folded):
+    """|X| for X ~ Normal(0, scale)."""
+
+    _base = Normal
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(HalfNormal, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def mean(self):
+        return self.scale * math.sqrt(2 / math.pi)
+
+    @property
+    def variance(self):
+        return self.scale.pow(2) * (1 - 2 / math.pi)
 
 
 class Weibull(TransformedDistribution):

@@ -189,8 +189,9 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes `amount` entries (a count, or a fraction of the tensor) chosen at random."""
+class _EntryPruning(BasePruningMethod):
+    """Unstructured pruning of `amount` entries (a count, or a fraction of the tensor):
+    subclasses choose which (`_chosen`, flat indices)."""
 
     PRUNING_TYPE = "unstructured"
 
@@ -204,42 +205,35 @@ class RandomUnstructured(BasePruningMethod):
         _check_amount_fits(self.amount, size)
         mask = default_mask.clone(memory_format=ember.contiguous_format)
         if count != 0:
-            draws = ember.rand_like(t)
-            chosen = ember.topk(draws.view(-1), k=count).indices
-            mask.view(-1)[chosen] = 0
+            mask.view(-1)[self._chosen(t, count)] = 0
         return mask
+
+
+class RandomUnstructured(_EntryPruning):
+    """Prunes `amount` entries (a count, or a fraction of the tensor) chosen at random."""
+
+    def _chosen(self, t, count):
+        return ember.topk(ember.rand_like(t).view(-1), k=count).indices
 
     @classmethod
     def apply(cls, module, name, amount):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_EntryPruning):
     """Prunes the `amount` entries of smallest absolute value."""
 
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount):
-        _check_amount(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        size = t.nelement()
-        count = _prune_count(self.amount, size)
-        _check_amount_fits(self.amount, size)
-        mask = default_mask.clone(memory_format=ember.contiguous_format)
-        if count != 0:
-            smallest = ember.topk(ember.abs(t).view(-1), k=count, largest=False).indices
-            mask.view(-1)[smallest] = 0
-        return mask
+    def _chosen(self, t, count):
+        return ember.topk(ember.abs(t).view(-1), k=count, largest=False).indices
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
 
 
-class RandomStructured(BasePruningMethod):
-    """Prunes `amount` whole channels along `dim`, chosen at random."""
+class _ChannelPruning(BasePruningMethod):
+    """Structured pruning of `amount` whole channels along `dim`: subclasses choose the
+    channels kept (`_kept`, a boolean mask or indices)."""
 
     PRUNING_TYPE = "structured"
 
@@ -256,42 +250,37 @@ class RandomStructured(BasePruningMethod):
         _check_amount_fits(self.amount, channels)
         if count == 0:
             return default_mask
-        draws = ember.rand(channels)
-        threshold = ember.kthvalue(draws, k=count).values
-        mask = _channel_mask(t, self.dim, draws > threshold)
+        mask = ember.zeros_like(t)
+        region = [slice(None)] * t.dim()
+        region[self.dim] = self._kept(t, channels, count)
+        mask[tuple(region)] = 1
         mask *= default_mask.to(dtype=mask.dtype)
         return mask
+
+
+class RandomStructured(_ChannelPruning):
+    """Prunes `amount` whole channels along `dim`, chosen at random."""
+
+    def _kept(self, t, channels, count):
+        draws = ember.rand(channels)
+        return draws > ember.kthvalue(draws, k=count).values
 
     @classmethod
     def apply(cls, module, name, amount, dim=-1):
         return super().apply(module, name, amount=amount, dim=dim)
 
 
-class LnStructured(BasePruningMethod):
+class LnStructured(_ChannelPruning):
     """Prunes the `amount` channels along `dim` of smallest L`n` norm."""
 
-    PRUNING_TYPE = "structured"
-
     def __init__(self, amount, n, dim=-1):
-        _check_amount(amount)
-        self.amount = amount
+        super().__init__(amount, dim)
         self.n = n
-        self.dim = dim
 
-    def compute_mask(self, t, default_mask):
-        _check_structured(t)
-        _check_dim(t, self.dim)
-        channels = t.shape[self.dim]
-        count = _prune_count(self.amount, channels)
-        _check_amount_fits(self.amount, channels)
-        if count == 0:
-            return default_mask
+    def _kept(self, t, channels, count):
         dim = self.dim + t.dim() if self.dim < 0 else self.dim
         norms = ember.norm(t, p=self.n, dim=[d for d in range(t.dim()) if d != dim])
-        largest = ember.topk(norms, k=channels - count, largest=True).indices
-        mask = _channel_mask(t, self.dim, largest)
-        mask *= default_mask.to(dtype=mask.dtype)
-        return mask
+        return ember.topk(norms, k=channels - count, largest=True).indices
 
     @classmethod
     def apply(cls, module, name, amount, n, dim, importance_scores=None):
@@ -314,15 +303,6 @@ class CustomFromMask(BasePruningMethod):
     @classmethod
     def apply(cls, module, name, mask):
         return super().apply(module, name, mask=mask)
-
-
-def _channel_mask(t, dim, keep):
-    """Ones on the channels `keep` (a boolean mask or indices) along `dim`, zeros elsewhere."""
-    mask = ember.zeros_like(t)
-    region = [slice(None)] * t.dim()
-    region[dim] = keep
-    mask[tuple(region)] = 1
-    return mask
 
 
 def _check_amount(amount):
