@@ -117,3 +117,38 @@ def test_one_and_two_threads_give_the_same_bits():
     one, two = _on_threads(1, run), _on_threads(2, run)
     for a, b in zip(one, two):
         np.testing.assert_array_equal(a, b)
+
+
+@needs_build
+def test_row_kernels_at_transformer_sizes_give_the_same_bits_on_two_threads(torch_mod):
+    """A GPT block's softmax, layer norm and residual add (128K-512K elements) run on the
+    team: the same bits as on one thread, layer norm's weight and bias gradients included
+    (their partial sums are per block of rows, the blocks fixed by the sizes), and torch's
+    values within float tolerances."""
+    from ember.backends import normalization, softmax
+    rng = np.random.default_rng(10)
+    att = rng.standard_normal((16, 4, 64, 64)).astype(np.float32)
+    x = rng.standard_normal((1024, 128)).astype(np.float32)
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    w = rng.standard_normal(128).astype(np.float32)
+    h = rng.standard_normal((1024, 512)).astype(np.float32)
+
+    def run():
+        y, mean, rstd, _ = normalization.layer_norm(x, w, w, 1e-5, 128)
+        return [softmax.softmax(att, 3), softmax.softmax(att, 3, log=True),
+                softmax.softmax_backward(att, att, 3), y, mean, rstd,
+                *normalization.layer_norm_backward(g, x, w, mean, rstd),
+                elementwise.binary("add", h, h), elementwise.binary("mul", h, 0.5)]
+    one, two = _on_threads(1, run), _on_threads(2, run)
+    for a, b in zip(one, two):
+        np.testing.assert_array_equal(a, b)
+    xt = torch_mod.tensor(x, requires_grad=True)
+    wt = torch_mod.tensor(w, requires_grad=True)
+    bt = torch_mod.tensor(w, requires_grad=True)
+    yt = torch_mod.nn.functional.layer_norm(xt, (128,), wt, bt, 1e-5)
+    yt.backward(torch_mod.from_numpy(g))
+    np.testing.assert_allclose(two[3], yt.detach().numpy(), rtol=1e-5, atol=1e-5)
+    for got, want in zip(two[6:9], (xt.grad, wt.grad, bt.grad)):
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(two[0], torch_mod.from_numpy(att).softmax(3).numpy(),
+                               rtol=1e-6, atol=1e-7)

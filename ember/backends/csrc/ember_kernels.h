@@ -26,12 +26,14 @@
 
 /* Elements from which a row kernel (softmax, the norms) runs on a thread team. NOTE: the
    team waits passively between loops (cpu_kernels.py: spinning threads took BLAS's cores),
-   so each parallel loop first wakes its threads: about 75 us on a loaded 2-core machine,
-   measured. A loop parallelises when one thread would take a few times that: about 1M
-   float32 elements here, half as many float64 (twice the time per element). Kernels with
-   more work per element (GELU, the LSTM gates) set lower thresholds of their own. */
-#define EK_PARALLEL_MIN_F32 (1 << 20)
-#define EK_PARALLEL_MIN_F64 (1 << 19)
+   so each parallel loop first wakes its threads: 2-4 us on an idle 2-core machine, measured
+   (an empty parallel region after 200 us idle; up to 50 us when other processes hold the
+   cores). A loop parallelises when one thread would take ten times that: about 128K float32
+   elements of a row kernel, half as many float64 (twice the time per element). Kernels with
+   more or less work per element set thresholds of their own (GELU and the LSTM gates lower,
+   + - * / higher). */
+#define EK_PARALLEL_MIN_F32 (1 << 17)
+#define EK_PARALLEL_MIN_F64 (1 << 16)
 
 /* NumPy's bit generator interface (numpy/random/bitgen.h, a documented, stable layout):
    a BitGenerator's `capsule` attribute holds a pointer to one of these. */

@@ -5,7 +5,8 @@
    double. Two passes give the statistics (the mean, then the centred squares), one more gives
    y; the backward makes two passes over a row (its two sums, then dx), rows on
    ek_num_threads() threads above a size where a thread team pays for itself, the weight and
-   bias gradients gathered per thread.
+   bias gradients gathered per block of rows (blocks fixed by the sizes: the same bits at any
+   thread count).
 
    Batch norm normalises each channel of an (N, C, L) tensor over N and L, its sums in double
    for both types (PyTorch's CPU accumulation type for float there is double); see
@@ -17,11 +18,14 @@
 #include <stdlib.h>
 
 #define BN_BLOCK 256            /* batch norm: columns per task (their sums stay in L1) */
-#ifdef _OPENMP
-#define EK_THREAD_NUM() omp_get_thread_num()
-#else
-#define EK_THREAD_NUM() 0
-#endif
+
+/* Layer norm's backward: the row blocks whose dw and db partial sums are added in order, from
+   (m, n) alone so that any thread count gives the same sums. About 16K elements a block (a
+   team's share stays large), at most 64 blocks (their buffers stay small: 2 n each). */
+static int64_t ln_blocks(int64_t m, int64_t n) {
+    const int64_t wanted = (m * n + (1 << 14) - 1) >> 14;
+    return wanted < 1 ? 1 : (wanted > 64 ? 64 : (wanted > m ? m : wanted));
+}
 
 #define T float
 #define EK_PARALLEL_MIN EK_PARALLEL_MIN_F32

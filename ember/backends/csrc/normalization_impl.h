@@ -106,38 +106,36 @@ EK_INLINE void SUF(layer_norm_backward_row)(const T *restrict g, const T *restri
         for (int64_t j = 0; j < n; j++) dx[j] = g[j] * r - ((x[j] - mu) * r) * c2 + c1;
 }
 
-/* Rows spread over the threads; each thread gathers dw and db over its rows in a buffer of
-   its own, and the buffers are added in thread order (the same sums for a thread count). */
+/* Rows spread over the threads in blocks fixed by (m, n) alone (ln_blocks); each block
+   gathers dw and db over its rows in a buffer of its own, and the buffers are added in block
+   order: the same sums at every thread count. */
 EK_CLONES static int SUF(layer_norm_backward)(const T *restrict g, const T *restrict x,
                                               const T *restrict w, const T *restrict mean,
                                               const T *restrict rstd, const T *restrict gmean,
                                               const T *restrict grstd, T *restrict dx,
                                               T *restrict dw, T *restrict db, int64_t m,
                                               int64_t n) {
-    const int threads = m * n >= EK_PARALLEL_MIN ? ek_num_threads() : 1;
+    const int64_t blocks = ln_blocks(m, n), per_block = (m + blocks - 1) / blocks;
     T *part = NULL;
     if (dw || db) {
-        part = calloc((size_t)threads * 2 * (size_t)n, sizeof(T));
+        part = calloc((size_t)blocks * 2 * (size_t)n, sizeof(T));
         if (!part) return -1;
     }
-#pragma omp parallel num_threads(threads) if (threads > 1)
-    {
-        T *pw = NULL, *pb = NULL;
-        if (part) {
-            pw = part + (size_t)EK_THREAD_NUM() * 2 * (size_t)n;
-            pb = pw + n;
-        }
-#pragma omp for schedule(static)
-        for (int64_t i = 0; i < m; i++)
+#pragma omp parallel for schedule(static) if (m * n >= EK_PARALLEL_MIN) \
+    num_threads(ek_num_threads())
+    for (int64_t blk = 0; blk < blocks; blk++) {
+        T *pw = part ? part + (size_t)blk * 2 * (size_t)n : NULL, *pb = pw ? pw + n : NULL;
+        const int64_t end = (blk + 1) * per_block < m ? (blk + 1) * per_block : m;
+        for (int64_t i = blk * per_block; i < end; i++)
             SUF(layer_norm_backward_row)(g + i * n, x + i * n, w, mean[i], rstd[i],
                                          gmean ? gmean[i] : 0, grstd ? grstd[i] : 0,
                                          dx ? dx + i * n : NULL, dw ? pw : NULL,
                                          db ? pb : NULL, n);
     }
-    for (int t = 0; t < threads && part; t++)
+    for (int64_t blk = 0; blk < blocks && part; blk++)
         for (int64_t j = 0; j < n; j++) {
-            if (dw) dw[j] = t ? dw[j] + part[(size_t)t * 2 * n + j] : part[j];
-            if (db) db[j] = t ? db[j] + part[(size_t)t * 2 * n + n + j] : part[n + j];
+            if (dw) dw[j] = blk ? dw[j] + part[(size_t)blk * 2 * n + j] : part[j];
+            if (db) db[j] = blk ? db[j] + part[(size_t)blk * 2 * n + n + j] : part[n + j];
         }
     free(part);
     return 0;
