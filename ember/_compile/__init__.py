@@ -44,21 +44,147 @@ settings = _Settings()
 
 
 class Entry:
-    """What one input signature gets: a Program, or eager running with the reasons."""
+    """What one input signature gets: a Program, or eager running with the reasons.
 
-    def __init__(self, program, reasons, breaks, capture_seconds, recorder):
+    `matches(args)` is the quick form of the guards for positional arguments that are
+    tensors or plain values: each argument against what the capture saw, the global modes,
+    the module revision counter (nn/modules/module.py) and the identity of the modules and
+    tensors read from outside."""
+
+    def __init__(self, program, reasons, breaks, capture_seconds, recorder, args, roots,
+                 fn, state):
         self.program = program
         self.reasons = reasons
         self.breaks = breaks
         self.capture_seconds = capture_seconds
         self.steps = recorder.steps
         self.guards = _identity_guards(recorder) if program is not None else ()
+        self.fast_args = _fast_args(args) if program is not None and args is not None \
+            else None
+        self.tensor_positions = None if self.fast_args is None or \
+            all(e.__class__ is tuple for e in self.fast_args) else \
+            [i for i, e in enumerate(self.fast_args) if e.__class__ is tuple]
+        self.modes = (grad_state.enabled, grad_state.inference, autocast_mode.active)
+        self.roots = roots
+        self.root_getters = _root_getters(fn, roots)
+        self.revision = _module_revision()
+        self.state = state   # [(getter, fingerprint)] of the Python values the function reads
+
+    def refresh(self, roots):
+        self.roots = roots
+        self.revision = _module_revision()
 
     def guards_hold(self):
         for getter, t in self.guards:
             if getter() is not t:
                 return False
+        for getter, fingerprint in self.state:
+            if _fingerprint(getter()) != fingerprint:
+                return False
         return True
+
+    def matches(self, args):
+        expected = self.fast_args
+        if len(args) != len(expected) or self.revision != _revision().n or \
+                grad_state.enabled is not self.modes[0] or \
+                grad_state.inference is not self.modes[1] or \
+                autocast_mode.active != self.modes[2]:
+            return False
+        for a, e in zip(args, expected):
+            if e.__class__ is tuple:
+                if a.__class__ is not e[0]:
+                    return False
+                data = a._data
+                if data.shape != e[1] or a.dtype is not e[2] or a._device is not e[3] or \
+                        a._requires_grad is not e[4] or (a.grad_fn is None) is not e[5] or \
+                        data.flags.c_contiguous is not e[6]:
+                    return False
+            elif a.__class__ is not e.__class__ or a != e:
+                return False
+        if len(args) > 1 and len(set(map(id, args))) != len(args):
+            return False
+        for getter, root in self.root_getters:
+            if getter() is not root:
+                return False
+        return not (self.guards or self.state) or self.guards_hold()
+
+
+def _fast_args(args):
+    """What `Entry.matches` compares each positional argument with, or None when an
+    argument is neither a tensor nor a plain value (that entry is found by its key)."""
+    out = []
+    for a in args:
+        if isinstance(a, Tensor):
+            data = a._data
+            out.append((a.__class__, data.shape, a.dtype, a._device, a._requires_grad,
+                        a.grad_fn is None, data.flags.c_contiguous))
+        elif type(a) in (int, float, bool, str, type(None)):
+            out.append(a)
+        else:
+            return None
+    return out
+
+
+def _root_getters(fn, roots):
+    """How to find each module in reach again (a global or closure cell may be rebound)."""
+    getters = []
+    code = _code_of(fn)
+    if code is None or getattr(fn, "__self__", None) is not None:
+        return getters
+    g = code.__globals__
+    for n in code.__code__.co_names:
+        if any(g.get(n) is r for r in roots):
+            getters.append((functools.partial(g.get, n), g[n]))
+    for cell in code.__closure__ or ():
+        if _cell_full(cell) and any(cell.cell_contents is r for r in roots):
+            getters.append((functools.partial(getattr, cell, "cell_contents"),
+                            cell.cell_contents))
+    return getters
+
+
+def _python_state(fn):
+    """[(getter, fingerprint)] of the plain values and containers the function reads from
+    its globals and closure (a flag, a cache dict, a list of layers): the capture saw their
+    state at the start of the call, and a replay is only right while it stands."""
+    code = _code_of(fn)
+    if code is None:
+        return []
+    found = []
+    g = code.__globals__
+    for n in code.__code__.co_names:
+        if n in g and _fingerprint(g[n]) is not None:
+            found.append(functools.partial(g.get, n))
+    for cell in code.__closure__ or ():
+        if _cell_full(cell) and _fingerprint(cell.cell_contents) is not None:
+            found.append(functools.partial(getattr, cell, "cell_contents"))
+    return [(getter, _fingerprint(getter())) for getter in found]
+
+
+_PLAIN = (int, float, bool, str, bytes, type(None), complex)
+
+
+def _fingerprint(value):
+    """What a guard compares: a plain value itself, a container's length and the identity
+    of its items (and keys); None for anything else (modules and tensors have their own
+    guards, functions and classes are taken as fixed)."""
+    cls = type(value)
+    if cls in _PLAIN:
+        return (cls, value)
+    if cls in (list, tuple, set, frozenset):
+        return (cls, len(value), tuple(map(id, value)))
+    if cls is dict:
+        return (cls, tuple(value), tuple(map(id, value.values())))
+    return None
+
+
+def _module_revision():
+    return _revision().n
+
+
+@functools.lru_cache(maxsize=None)
+def _revision():
+    from ..nn.modules import module   # (nn imports after this module)
+    return module.revision
 
 
 def _identity_guards(recorder):
@@ -79,16 +205,27 @@ class CompiledFunction:
         self.fullgraph = fullgraph
         self.recompile_limit = recompile_limit
         self.entries = {}
+        self.fast = []       # entries whose guards `Entry.matches` checks without a key
+        self.replays = 0     # calls answered by a replay (tests and explain read it)
+        self.captures = 0
         self.warned = False
         settings.compiled.add(self)
 
     def reset(self):
         self.entries.clear()
+        self.fast.clear()
         self.warned = False
 
     def __call__(self, *args, **kwargs):
         if settings.capturing or settings.stance == "force_eager":
             return self.fn(*args, **kwargs)   # inside another capture: it records our ops
+        if not kwargs:
+            for entry in self.fast:
+                if entry.matches(args):
+                    if entry.tensor_positions is not None:
+                        args = [args[i] for i in entry.tensor_positions]
+                    self.replays += 1
+                    return entry.program.replay(args)
         tensors = []
         spec = _spec((args, kwargs), tensors)
         roots = self.roots()
@@ -99,20 +236,23 @@ class CompiledFunction:
         if entry is not None and (entry.program is None or entry.guards_hold()):
             if entry.program is None:
                 return self.fn(*args, **kwargs)
+            entry.refresh(roots)   # (the module guards were walked just now)
+            self.replays += 1
             return entry.program.replay(tensors)
         return self.capture(key, tensors, args, kwargs, roots)
+
 
     def roots(self):
         """The modules whose state the guards check: the compiled module, or the modules the
         function reads from its globals and closure."""
         if self.module is not None:
             return (self.module,)
-        return tuple(m for m in _reachable(self.fn) if _is_module(m))
+        return tuple(m for m in _reachable(self.fn) if isinstance(m, _module_class()))
 
     def capture(self, key, tensors, args, kwargs, roots):
         from .._dynamo import config
         limit = self.recompile_limit or config.recompile_limit
-        if len(self.entries) >= limit:
+        if len(self.entries) >= limit and key not in self.entries:
             if not self.warned:
                 self.warned = True
                 warnings.warn(f"ember._dynamo hit config.recompile_limit ({limit}): function "
@@ -120,6 +260,7 @@ class CompiledFunction:
                               "input signatures", stacklevel=3)
             return self.fn(*args, **kwargs)
         sources = _sources(self.fn, roots)
+        state = _python_state(self.fn)
         recorder = Recorder(sources, self.fullgraph)
         for i, t in enumerate(tensors):
             if id(t) not in recorder.slots:
@@ -136,9 +277,21 @@ class CompiledFunction:
             settings.capturing -= 1
         template = recorder.finish(output)
         ok = not recorder.breaks and not recorder.refusals
+        from .._dynamo.utils import counters
+        counters["stats"]["calls_captured"] += 1
+        counters["stats"]["unique_graphs"] += ok
+        for b in recorder.breaks:
+            counters["graph_break"][b.reason] += 1
         program = Program(recorder, template) if ok else None
-        self.entries[key] = Entry(program, recorder.refusals, recorder.breaks,
-                                  time.perf_counter() - start, recorder)
+        self.captures += 1
+        old = self.entries.get(key)
+        if old in self.fast:   # (a guard on an outside tensor failed: this one replaces it)
+            self.fast.remove(old)
+        entry = self.entries[key] = Entry(program, recorder.refusals, recorder.breaks,
+                                          time.perf_counter() - start, recorder,
+                                          None if kwargs else args, roots, self.fn, state)
+        if entry.fast_args is not None:
+            self.fast.insert(0, entry)
         return output
 
 
@@ -184,6 +337,7 @@ def _modules_key(roots):
             key.append(tuple(map(id, m._parameters.values())))
             key.append(tuple(map(id, m._buffers.values())))
             key.append(len(m._forward_hooks) + len(m._forward_pre_hooks))
+            key.append(tuple((k, v) for k, v in vars(m).items() if type(v) in _PLAIN))
     return tuple(key)
 
 
@@ -194,9 +348,13 @@ def _walk(module):
             yield from _walk(child)
 
 
-def _is_module(obj):
+def _module_class():
     from ..nn.modules.module import Module
-    return isinstance(obj, Module)
+    return Module
+
+
+def _is_module(obj):
+    return isinstance(obj, _module_class())
 
 
 def _has_hooks(roots):

@@ -73,7 +73,7 @@ class Step:
     `params` are `Slot`s; `outs` are the slots the results fill (None for a non-tensor)."""
 
     __slots__ = ("kind", "fn", "args", "params", "dtype", "outs", "grad_enabled", "rename",
-                 "param_refs", "segment", "arrays")
+                 "param_refs", "segment", "arrays", "fresh")
 
     def __init__(self, kind, fn, args, params, dtype, outs, grad_enabled, segment):
         self.kind, self.fn, self.args, self.params, self.dtype = kind, fn, args, params, dtype
@@ -81,6 +81,7 @@ class Step:
         self.rename = None
         self.param_refs = None   # {param name: Slot} for params that are a tensor's array
         self.arrays = None       # how `arrays=` followed from the inputs (array_recipe)
+        self.fresh = None        # {param name: the value to copy afresh for each replay}
 
     @property
     def name(self):
@@ -125,6 +126,7 @@ class Recorder:
         self.explained = {}             # id(version counter) -> bumps made by recorded calls
         self.counters = {}              # id(version counter) -> (counter, version first seen)
         self.autocast_at_entry = autocast_mode.active
+        self.grad_enabled_at_entry = grad_state.enabled
         self.rng = None
         self.patches = []
 
@@ -201,6 +203,7 @@ class Recorder:
         if not self.depth:
             self.current = op.name
             self.check_rng()
+        containers = {k: v.copy() for k, v in params.items() if type(v) in (list, dict)}
         registry.profiler = None
         try:
             result = registry.python_dispatch(op, inputs, params, dtype, arrays)
@@ -224,6 +227,10 @@ class Recorder:
                         refs[key] = slot
                         break
         step.param_refs = refs or None
+        # A list or dict param the forward filled (max_pool's `saved` indices, read by its
+        # VJP) is state of this call: each replay starts from a fresh copy of its old value.
+        fresh = {k: v for k, v in containers.items() if _changed(v, params[k])}
+        step.fresh = fresh or None
         step.outs = self.results(result)
         self.steps.append(step)
         self.mark_rng()
@@ -245,7 +252,7 @@ class Recorder:
             else:
                 self.refuse(f"{op.name} was given arrays other than its inputs' own")
                 return None
-        return recipe
+        return None if all(how is None for how in recipe) else recipe
 
     def call(self, fn, args, kwargs):
         """A recorded entry point: run it, then record it as one step."""
@@ -406,6 +413,14 @@ class Recorder:
 def _hand_to_python_door(op, inputs, params, result):
     """An instrument that does nothing: its presence sends every call through the Python
     door, which hands it to the capture (`registry.profiler`)."""
+
+
+def _changed(before, after):
+    if len(before) != len(after):
+        return True
+    pairs = zip(before, after) if type(before) is list else \
+        ((before[k], after.get(k, before)) for k in before)
+    return any(a is not b for a, b in pairs)
 
 
 def _has_mask(key):

@@ -6,6 +6,8 @@ Each step runs as eager would run it: an op through the registry's door (so auto
 eager's graph and `backward()` gives eager's gradients), a recorded call by calling the same
 entry point, under the grad mode the capture saw. Results are therefore eager's, bit for bit.
 """
+import operator
+
 from ..autograd.grad_mode import state as grad_state
 from ..ops import registry
 from .capture import CALL, OP, Slot
@@ -42,65 +44,99 @@ def _plain(template):
 
 
 class Program:
-    """`steps` over `size` value slots; `inputs`: the slots of the flattened tensor
-    arguments, in order; `constants`: (slot, tensor) pairs for tensors the function reads
-    from outside (parameters, buffers, globals); `output`: the returned structure with
-    Slots. `segments`/`breaks` feed `explain`."""
+    """`steps` over value slots; `inputs`: (slot, position in the flattened tensor
+    arguments); `constants`: (slot, value) for tensors the function reads from outside
+    (parameters, buffers, globals) and the plain values op steps take; `output`: the
+    returned structure with Slots.
+
+    An op step with one result, only slot arguments, no array recipe or rename, run under
+    the grad mode of the call, is "fast": `code` holds it as (op, getter of its inputs,
+    params, dtype, result slot), and the replay is one dispatch per step."""
 
     def __init__(self, recorder, output):
         self.steps = recorder.steps
-        self.size = len(recorder.tensors)
-        self.inputs = [i for i, kind in enumerate(recorder.kinds)
+        kinds = recorder.kinds
+        self.inputs = [(i, kind[1]) for i, kind in enumerate(kinds)
                        if kind is not None and kind[0] == "input"]
-        self.input_positions = [kind[1] for kind in recorder.kinds
-                                if kind is not None and kind[0] == "input"]
-        self.constants = [(i, recorder.tensors[i]) for i, kind in enumerate(recorder.kinds)
+        self.constants = [(i, recorder.tensors[i]) for i, kind in enumerate(kinds)
                           if kind is not None and kind[0] == "const"]
         self.output = output
-        self.plain = [step.kind == OP and _plain(step.args) for step in self.steps]
+        self.size = len(kinds)
+        self.code = [self._compile(step, recorder.grad_enabled_at_entry)
+                     for step in self.steps]
+
+    def _compile(self, step, entry_mode):
+        fast = (step.kind == OP and len(step.outs) == 1 and step.outs[0] is not None and
+                step.param_refs is None and step.fresh is None and step.rename is None and
+                step.arrays is None and
+                step.grad_enabled == entry_mode and _plain(step.args))
+        if not fast:
+            return (None, step, None, None, None)
+        indices = []
+        for a in step.args:
+            if a.__class__ is not Slot:    # a plain value: a slot of its own
+                self.constants.append((self.size, a))
+                a = Slot(self.size)
+                self.size += 1
+            indices.append(a.index)
+        get = operator.itemgetter(*indices) if len(indices) > 1 else _single(indices)
+        return (step.fn, get, step.params, step.dtype, step.outs[0].index)
 
     def ops(self):
         return [step for step in self.steps if step.kind == OP]
 
     def replay(self, tensors):
         values = [None] * self.size
-        for slot, position in zip(self.inputs, self.input_positions):
+        for slot, position in self.inputs:
             values[slot] = tensors[position]
-        for slot, t in self.constants:
-            values[slot] = t
+        for slot, value in self.constants:
+            values[slot] = value
         dispatch = registry.dispatch
-        entry = grad_state.enabled
-        try:
-            for step, plain in zip(self.steps, self.plain):
-                if step.grad_enabled is not grad_state.enabled:
-                    grad_state.enabled = step.grad_enabled
-                if plain:
-                    args = [values[a.index] if a.__class__ is Slot else a for a in step.args]
-                else:
-                    args = _fill(step.args, values)
-                if step.kind == OP:
-                    params = step.params
-                    if step.param_refs:
-                        params = dict(params)
-                        for key, slot in step.param_refs.items():
-                            params[key] = values[slot.index]._data
-                    arrays = None if step.arrays is None else _arrays(step.arrays, args)
-                    result = dispatch(step.fn, args, params, step.dtype, arrays)
-                    if step.rename is not None and result.__class__ is not tuple:
-                        registry.name_node(result, step.rename)
-                elif step.kind == CALL:
-                    result = step.fn(*args, **_fill(step.params, values))
-                else:
-                    setattr(args[0], step.fn, args[1])
-                    continue
-                outs = step.outs
-                if len(outs) == 1:
-                    if outs[0] is not None:
-                        values[outs[0].index] = result
-                else:
-                    for slot, r in zip(outs, result):
-                        if slot is not None:
-                            values[slot.index] = r
-        finally:
-            grad_state.enabled = entry
+        for op, get, params, dtype, out in self.code:
+            if op is not None:
+                values[out] = dispatch(op, get(values), params, dtype)
+            else:
+                _run(get, values, dispatch)
         return _fill(self.output, values)
+
+
+def _single(indices):
+    if not indices:
+        return lambda values: ()
+    i = indices[0]
+    return lambda values: (values[i],)
+
+
+def _run(step, values, dispatch):
+    """One step off the fast path (see Program)."""
+    entry = grad_state.enabled
+    grad_state.enabled = step.grad_enabled
+    try:
+        args = _fill(step.args, values)
+        if step.kind == OP:
+            params = step.params
+            if step.param_refs or step.fresh:
+                params = dict(params)
+                for key, slot in (step.param_refs or {}).items():
+                    params[key] = values[slot.index]._data
+                for key, value in (step.fresh or {}).items():
+                    params[key] = value.copy()
+            arrays = None if step.arrays is None else _arrays(step.arrays, args)
+            result = dispatch(step.fn, args, params, step.dtype, arrays)
+            if step.rename is not None and result.__class__ is not tuple:
+                registry.name_node(result, step.rename)
+        elif step.kind == CALL:
+            result = step.fn(*args, **_fill(step.params, values))
+        else:
+            setattr(args[0], step.fn, args[1])
+            return
+    finally:
+        grad_state.enabled = entry
+    outs = step.outs
+    if len(outs) == 1:
+        if outs[0] is not None:
+            values[outs[0].index] = result
+    else:
+        for slot, r in zip(outs, result):
+            if slot is not None:
+                values[slot.index] = r
