@@ -251,7 +251,7 @@ def test_op_table_inplace_replays(info, torch_mod):
                                             **sample.kwargs)
         except Exception:
             continue
-        fn = ember.compile(lambda x, *a: getattr(x, info.inplace)(*a, **sample.kwargs))
+        fn = ember.compile(lambda x, *a, kw=sample.kwargs: getattr(x, info.inplace)(*a, **kw))
         try:   # (where eager ember parts from torch, test_ops lists it; the replay follows eager)
             getattr(to_ember(sample.args[0]), info.inplace)(
                 *[to_ember(a) for a in sample.args[1:]], **sample.kwargs)

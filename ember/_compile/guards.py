@@ -1,0 +1,315 @@
+"""The guards of a capture: what must hold for a recorded program to be replayed (see
+ember/_compile/__init__.py for the list). `Entry` keeps one signature's program with its
+guards; `matches` is their quick form, the key functions below their full form."""
+import functools
+
+from .._tensor import Tensor
+from ..amp import autocast_mode
+from ..autograd.grad_mode import state as grad_state
+
+STATE_OF_MODULE = object()   # source of a parameter or buffer: guarded by the module key
+
+
+class Entry:
+    """What one input signature gets: a Program, or eager running with the reasons.
+
+    `matches(args)` is the quick form of the guards for positional arguments that are
+    tensors or plain values: each argument against what the capture saw, the global modes,
+    the module revision counter (nn/modules/module.py) and the identity of the modules and
+    tensors read from outside."""
+
+    def __init__(self, program, reasons, breaks, capture_seconds, recorder, args, roots,
+                 fn, state):
+        self.program = program
+        self.reasons = reasons
+        self.breaks = breaks
+        self.capture_seconds = capture_seconds
+        self.steps = recorder.steps
+        self.guards = _identity_guards(recorder) if program is not None else ()
+        self.fast_args = _fast_args(args) if program is not None and args is not None \
+            else None
+        self.tensor_positions = None if self.fast_args is None or \
+            all(e.__class__ is tuple for e in self.fast_args) else \
+            [i for i, e in enumerate(self.fast_args) if e.__class__ is tuple]
+        self.modes = (grad_state.enabled, grad_state.inference, autocast_mode.active)
+        self.roots = roots
+        self.root_getters = _root_getters(fn, roots)
+        self.revision = _module_revision()
+        self.state = state   # [(getter, fingerprint)] of the Python values the function reads
+
+    def refresh(self, roots):
+        self.roots = roots
+        self.revision = _module_revision()
+
+    def guards_hold(self):
+        for getter, t in self.guards:
+            if getter() is not t:
+                return False
+        for getter, fingerprint in self.state:
+            if _fingerprint(getter()) != fingerprint:
+                return False
+        return True
+
+    def matches(self, args):
+        expected = self.fast_args
+        if len(args) != len(expected) or self.revision != _revision().n or \
+                grad_state.enabled is not self.modes[0] or \
+                grad_state.inference is not self.modes[1] or \
+                autocast_mode.active != self.modes[2]:
+            return False
+        for a, e in zip(args, expected):
+            if e.__class__ is tuple:
+                if a.__class__ is not e[0]:
+                    return False
+                data = a._data
+                if data.shape != e[1] or a.dtype is not e[2] or a._device is not e[3] or \
+                        a._requires_grad is not e[4] or (a.grad_fn is None) is not e[5] or \
+                        data.flags.c_contiguous is not e[6]:
+                    return False
+            elif a.__class__ is not e.__class__ or a != e:
+                return False
+        if len(args) > 1 and len(set(map(id, args))) != len(args):
+            return False
+        for getter, root in self.root_getters:
+            if getter() is not root:
+                return False
+        return not (self.guards or self.state) or self.guards_hold()
+
+
+def _fast_args(args):
+    """What `Entry.matches` compares each positional argument with, or None when an
+    argument is neither a tensor nor a plain value (that entry is found by its key)."""
+    out = []
+    for a in args:
+        if isinstance(a, Tensor):
+            data = a._data
+            out.append((a.__class__, data.shape, a.dtype, a._device, a._requires_grad,
+                        a.grad_fn is None, data.flags.c_contiguous))
+        elif type(a) in (int, float, bool, str, type(None)):
+            out.append(a)
+        else:
+            return None
+    return out
+
+
+def _root_getters(fn, roots):
+    """How to find each module in reach again (a global or closure cell may be rebound)."""
+    getters = []
+    code = _code_of(fn)
+    if code is None or getattr(fn, "__self__", None) is not None:
+        return getters
+    g = code.__globals__
+    for n in code.__code__.co_names:
+        if any(g.get(n) is r for r in roots):
+            getters.append((functools.partial(g.get, n), g[n]))
+    for cell in code.__closure__ or ():
+        if _cell_full(cell) and any(cell.cell_contents is r for r in roots):
+            getters.append((functools.partial(getattr, cell, "cell_contents"),
+                            cell.cell_contents))
+    return getters
+
+
+def python_state(fn):
+    """[(getter, fingerprint)] of the plain values and containers the function reads from
+    its globals and closure (a flag, a cache dict, a list of layers): the capture saw their
+    state at the start of the call, and a replay is only right while it stands."""
+    code = _code_of(fn)
+    if code is None:
+        return []
+    found = []
+    g = code.__globals__
+    for n in code.__code__.co_names:
+        if n in g and _fingerprint(g[n]) is not None:
+            found.append(functools.partial(g.get, n))
+    for cell in code.__closure__ or ():
+        if _cell_full(cell) and _fingerprint(cell.cell_contents) is not None:
+            found.append(functools.partial(getattr, cell, "cell_contents"))
+    return [(getter, _fingerprint(getter())) for getter in found]
+
+
+_PLAIN = (int, float, bool, str, bytes, type(None), complex)
+
+
+def _fingerprint(value):
+    """What a guard compares: a plain value itself, a container's length and the identity
+    of its items (and keys); None for anything else (modules and tensors have their own
+    guards, functions and classes are taken as fixed)."""
+    cls = type(value)
+    if cls in _PLAIN:
+        return (cls, value)
+    if cls in (list, tuple, set, frozenset):
+        return (cls, len(value), tuple(map(id, value)))
+    if cls is dict:
+        return (cls, tuple(value), tuple(map(id, value.values())))
+    return None
+
+
+def _module_revision():
+    return _revision().n
+
+
+@functools.lru_cache(maxsize=None)
+def _revision():
+    from ..nn.modules import module   # (nn imports after this module)
+    return module.revision
+
+
+def _identity_guards(recorder):
+    return [(kind[1], recorder.tensors[i]) for i, kind in enumerate(recorder.kinds)
+            if kind is not None and kind[0] == "const" and kind[1] is not None
+            and kind[1] is not STATE_OF_MODULE]
+
+
+STATE_OF_MODULE = object()   # source of a parameter or buffer: guarded by the module key
+
+
+def spec(obj, tensors):
+    """A hashable picture of the arguments with each tensor replaced by its position in
+    `tensors` (which it fills); other values by value where hashable, else by identity."""
+    if isinstance(obj, Tensor):
+        tensors.append(obj)
+        return _TENSOR
+    cls = type(obj)
+    if cls is tuple or cls is list:
+        return (cls, tuple(spec(o, tensors) for o in obj))
+    if cls is dict:
+        return (dict, tuple((k, spec(v, tensors)) for k, v in obj.items()))
+    try:
+        hash(obj)
+    except TypeError:
+        return (cls, id(obj))
+    return (cls, obj)
+
+
+_TENSOR = object()
+
+
+def tensor_key(t):
+    a = t._data
+    return (a.shape, t.dtype, t._device, t._requires_grad, t.grad_fn is None,
+            a.flags.c_contiguous, t.__class__)
+
+
+def aliasing(tensors):
+    ids = [id(t) for t in tensors]
+    if len(set(ids)) == len(ids):
+        return None
+    return tuple(ids.index(i) for i in ids)
+
+
+def modules_key(roots):
+    key = []
+    for root in roots:
+        for m in _walk(root):
+            key.append(m.training)
+            key.append(tuple(map(id, m._parameters.values())))
+            key.append(tuple(map(id, m._buffers.values())))
+            key.append(len(m._forward_hooks) + len(m._forward_pre_hooks))
+            key.append(tuple((k, v) for k, v in vars(m).items() if type(v) in _PLAIN))
+    return tuple(key)
+
+
+def _walk(module):
+    yield module
+    for child in module._modules.values():
+        if child is not None:
+            yield from _walk(child)
+
+
+def module_class():
+    from ..nn.modules.module import Module
+    return Module
+
+
+def _is_module(obj):
+    return isinstance(obj, module_class())
+
+
+def has_hooks(roots):
+    from ..nn.modules import module
+    if module._global_forward_hooks or module._global_forward_pre_hooks:
+        return True
+    return any(m._forward_hooks or m._forward_pre_hooks for r in roots for m in _walk(r))
+
+
+def _code_of(fn):
+    fn = getattr(fn, "__func__", fn)
+    if _is_module(fn):
+        fn = type(fn).forward
+    return fn if hasattr(fn, "__code__") else None
+
+
+def reachable(fn):
+    """Objects the function names: its globals and its closure's cells (and `self` of a
+    bound method)."""
+    found = []
+    owner = getattr(fn, "__self__", None)
+    if owner is not None:
+        found.append(owner)
+    code = _code_of(fn)
+    if code is not None:
+        g = code.__globals__
+        found.extend(g[n] for n in code.__code__.co_names if n in g)
+        found.extend(c.cell_contents for c in code.__closure__ or () if _cell_full(c))
+    return found
+
+
+def _cell_full(cell):
+    try:
+        return cell.cell_contents is not _EMPTY_CELL
+    except ValueError:   # (a closure variable not assigned yet)
+        return False
+
+
+_EMPTY_CELL = object()
+
+
+def sources_of(fn, roots):
+    """id(tensor) -> how to find it again, for every tensor the function can read without
+    being given it: parameters and buffers (guarded by the module key), tensors in module
+    attributes, globals and closure cells (each guarded by identity)."""
+    out = {}
+    for root in roots:
+        for m in _walk(root):
+            for t in list(m._parameters.values()) + list(m._buffers.values()):
+                if t is not None:
+                    out[id(t)] = STATE_OF_MODULE
+            for name, v in vars(m).items():
+                if isinstance(v, Tensor) and id(v) not in out:
+                    out[id(v)] = functools.partial(_attribute, m, name)
+    for code in {_code_of(fn), _code_of(roots[0]) if roots else None} - {None}:
+        g = code.__globals__
+        for n in code.__code__.co_names:
+            if n in g:
+                _add_source(out, g[n], functools.partial(g.get, n))
+        for cell in code.__closure__ or ():
+            if _cell_full(cell):
+                _add_source(out, cell.cell_contents,
+                            functools.partial(getattr, cell, "cell_contents"))
+    return out
+
+
+def _add_source(out, value, getter):
+    """A tensor found through `getter`, or the tensors of a tuple, list or dict it holds
+    (one level: a batch kept in a closure)."""
+    if isinstance(value, Tensor):
+        out.setdefault(id(value), getter)
+    elif type(value) in (tuple, list):
+        for i, v in enumerate(value):
+            if isinstance(v, Tensor):
+                out.setdefault(id(v), functools.partial(_item, getter, i))
+    elif type(value) is dict:
+        for k, v in value.items():
+            if isinstance(v, Tensor):
+                out.setdefault(id(v), functools.partial(_item, getter, k))
+
+
+def _item(getter, key):
+    try:
+        return getter()[key]
+    except (IndexError, KeyError, TypeError):
+        return None
+
+
+def _attribute(module, name):
+    return vars(module).get(name)
