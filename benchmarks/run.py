@@ -1,7 +1,7 @@
 """Measure ember against PyTorch side by side.
 
     python benchmarks/run.py [--only NAME,...] [--threads N] [--repeat K] [--quick] [--json F]
-                             [--torch-python PATH]
+                             [--torch-python PATH] [--compile ember|both]
 
 `--torch-python` runs the PyTorch side with another interpreter: one whose environment has
 torchvision (which pins its own torch), for the resnet18 workloads.
@@ -52,9 +52,14 @@ def main():
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--quick", action="store_true", help="tiny sizes, one round")
     p.add_argument("--json")
+    p.add_argument("--compile", choices=["ember", "both"], default=None,
+                   help="run the training steps and op chains under torch.compile: ember's "
+                        "side only (against PyTorch eager), or both (against inductor)")
     p.add_argument("--torch-python", default=None,
                    help="interpreter for the PyTorch side (e.g. a venv with torchvision)")
     args = p.parse_args()
+    if args.compile:
+        os.environ["EMBER_BENCH_COMPILE"] = args.compile   # (read by the workers)
     names = [n for n in args.only.split(",") if n] or list(WORKLOADS)
     unknown = [n for n in names if n not in WORKLOADS]
     if unknown:

@@ -1,6 +1,7 @@
 """Benchmark workloads, each written once against the PyTorch API and run on both libraries
 (the module is passed in as `torch`). Each returns (value, unit, higher_is_better)."""
 import io
+import os
 import time
 
 import numpy as np
@@ -30,6 +31,15 @@ def _timeit(fn, min_time=0.5, min_runs=3, quick=False):
     return float(np.median(times))
 
 
+def _maybe_compiled(torch, fn):
+    """`fn` under `torch.compile` when run.py's --compile asks for it on this side
+    (EMBER_BENCH_COMPILE: "ember" compiles ember's side only, "both" PyTorch's too)."""
+    mode = os.environ.get("EMBER_BENCH_COMPILE", "")
+    if mode == "both" or (mode == "ember" and torch.__name__ == "ember"):
+        return torch.compile(fn)
+    return fn
+
+
 @workload("ms: `import <library>` in a fresh interpreter (median of 7)")
 def import_time(torch, quick):
     import subprocess
@@ -53,7 +63,7 @@ def op_overhead_autograd(torch, quick):
             y = torch.relu(y * w + 1.0)
         y.sum().backward()
         x.grad = None
-    return _timeit(step, quick=quick) / (3 * n + 1) * 1e6, "us/op", False
+    return _timeit(_maybe_compiled(torch, step), quick=quick) / (3 * n + 1) * 1e6, "us/op", False
 
 
 @workload("us per op: add of two 4-element tensors without grad (dispatch overhead)")
@@ -63,7 +73,7 @@ def op_overhead_nograd(torch, quick):
     def step():
         for _ in range(1000):
             a + b
-    return _timeit(step, quick=quick) / 1000 * 1e6, "us/op", False
+    return _timeit(_maybe_compiled(torch, step), quick=quick) / 1000 * 1e6, "us/op", False
 
 
 @workload("GFLOP/s: 2048x2048 float32 matmul (BLAS)")
@@ -112,7 +122,7 @@ def _train_steps(torch, model, make_batch, loss_fn, opt, quick, steps=None):
         loss = loss_fn(model(inputs), target)
         loss.backward()
         opt.step()
-    return _timeit(step, quick=quick) * 1e3, "ms/step", False
+    return _timeit(_maybe_compiled(torch, step), quick=quick) * 1e3, "ms/step", False
 
 
 @workload("ms/step: MLP 784-512-256-10 training, batch 128, SGD momentum")

@@ -561,3 +561,23 @@ def test_compile_under_ember_run_gives_eager_loss(tmp_path):
         assert run.returncode == 0, run.stderr
         outs.append(run.stdout.strip())
     assert outs[0] == outs[1]
+
+
+def test_pieces_around_a_break_replay(capsys):
+    """A function that prints between two modules runs its Python eagerly and each module
+    through its own replayed capture."""
+    ember.manual_seed(0)
+    first, second = nn.Sequential(nn.Linear(4, 8), nn.ReLU()), nn.Linear(8, 2)
+
+    def step(x):
+        h = first(x)
+        print("between")
+        return second(h)
+    compiled = ember.compile(step)
+    xs = [ember.randn(3, 4) for _ in range(3)]
+    outs = [compiled(x) for x in xs]
+    for x, out in zip(xs, outs):
+        _same(out, step(x))
+    pieces = _compiled(compiled).pieces
+    assert sorted(p.replays for p in pieces.values()) == [1, 1]   # calls 2 and 3
+    assert capsys.readouterr().out.count("between") == 6

@@ -56,12 +56,14 @@ class CompiledFunction:
         self.fast = []       # entries whose guards `Entry.matches` checks without a key
         self.replays = 0     # calls answered by a replay (tests and explain read it)
         self.captures = 0
+        self.pieces = {}     # id(module) -> the CompiledFunction of its forward (run_in_pieces)
         self.warned = False
         settings.compiled.add(self)
 
     def reset(self):
         self.entries.clear()
         self.fast.clear()
+        self.pieces.clear()
         self.warned = False
 
     def __call__(self, *args, **kwargs):
@@ -83,12 +85,36 @@ class CompiledFunction:
         entry = self.entries.get(key)
         if entry is not None and (entry.program is None or entry.guards_hold()):
             if entry.program is None:
+                if entry.breaks and not entry.reasons:
+                    return self.run_in_pieces(args, kwargs, roots)
                 return self.fn(*args, **kwargs)
             entry.refresh(roots)   # (the module guards were walked just now)
             self.replays += 1
             return entry.program.replay(tensors)
         return self.capture(key, tensors, args, kwargs, roots)
 
+
+    def run_in_pieces(self, args, kwargs, roots):
+        """A function with a graph break runs its own Python eagerly, while each module it
+        calls (the children of a compiled module) runs through its own compiled forward,
+        captured and guarded apart: the pieces before and after the break replay."""
+        targets = [m for r in roots for m in r._modules.values() if m is not None] \
+            if self.module is not None else list(roots)
+        installed = []
+        for m in targets:
+            if "forward" in vars(m):
+                continue   # (already a piece of an enclosing call)
+            piece = self.pieces.get(id(m))
+            if piece is None or piece.module is not m:
+                piece = self.pieces[id(m)] = CompiledFunction(type(m).forward.__get__(m), m,
+                                                              False, self.recompile_limit)
+            vars(m)["forward"] = piece     # (not a module attribute write: no revision)
+            installed.append(m)
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            for m in installed:
+                del vars(m)["forward"]
 
     def roots(self):
         """The modules whose state the guards check: the compiled module, or the modules the
