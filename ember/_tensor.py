@@ -32,9 +32,10 @@ class _Version:
 FAST_TYPES = set()
 
 
-def _wrap(array, dtype, device=CPU):
-    """A new Tensor around `array` (no copy, no checks): the constructor of the hot path."""
-    t = _new(Tensor)
+def _wrap(array, dtype, device=CPU, cls=None):
+    """A new Tensor around `array` (no copy, no checks): the constructor of the hot path.
+    `cls`: a subclass instead (the sparse layouts, vmap's and forward AD's wrappers)."""
+    t = _new(Tensor if cls is None else cls)
     t._data = array
     t.dtype = dtype
     t._device = device
@@ -601,6 +602,7 @@ def _compiled_wrap():
     return compiled.wrap
 
 
+wrap_as = _wrap   # (the definition, which also makes subclasses: the compiled twin does not)
 _wrap = _compiled_wrap()
 
 from ._inplace import (_any_requires_grad, _check_multi_view,  # noqa: E402,F401

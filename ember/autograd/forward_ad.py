@@ -8,7 +8,7 @@ written in ember ops), or, for an op without a rule, by the double-VJP trick on 
 """
 from typing import NamedTuple
 
-from .._tensor import Tensor
+from .._tensor import Tensor, wrap_as
 from ..func import _state
 from .node import get_accumulator
 
@@ -50,18 +50,8 @@ class DualTensor(Tensor):
 
 
 def _make(primal, tangent, level):
-    t = object.__new__(DualTensor)
-    t._data = primal._data
-    t.dtype = primal.dtype
-    t._device = primal._device
-    t._requires_grad = False
-    t._grad = None
-    t.grad_fn = None
-    t._output_nr = 0
+    t = wrap_as(primal._data, primal.dtype, primal._device, DualTensor)
     t._vc = primal._vc   # (a view of the primal, as PyTorch's dual tensors are)
-    t._base = None
-    t._accumulator = None
-    t._retains_grad = False
     t._primal = primal
     t._tangent = tangent
     t._level = level

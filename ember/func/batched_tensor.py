@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from .. import _tensor as _T
-from .._tensor import Tensor, _Version
+from .._tensor import Tensor, wrap_as
 from . import _state
 
 _new = object.__new__
@@ -101,23 +101,12 @@ class BatchedTensor(Tensor):
 
 def make_batched(inner, level):
     """The logical tensor of vmap level `level` whose batch is dim 0 of `inner`."""
-    t = _new(BatchedTensor)
     data = inner._data
     logical = data[0] if data.shape[0] else _empty_logical(data)
     if isinstance(logical, np.ndarray):
         logical = logical.view(LogicalView)
         logical.flags.writeable = False
-    t._data = logical
-    t.dtype = inner.dtype
-    t._device = inner._device
-    t._requires_grad = False
-    t._grad = None
-    t.grad_fn = None
-    t._output_nr = 0
-    t._vc = _Version()
-    t._base = None
-    t._accumulator = None
-    t._retains_grad = False
+    t = wrap_as(logical, inner.dtype, inner._device, BatchedTensor)
     t._inner = inner
     t._level = level
     return t

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _constants
 from .. import _dtype as dt
-from .._tensor import Tensor, _new, _Version, _wrap
+from .._tensor import Tensor, _wrap, wrap_as
 from ..backends import array_module
 from ..ops.registry import defop
 from ._graph import record, values_at
@@ -183,20 +183,10 @@ def _rebuild(indices, values, size, coalesced, requires_grad):
 def make_coo(indices, values, size, coalesced=False, values_grad=False):
     """A SparseCooTensor around `indices` and `values` (no checks, no copy). With
     `values_grad` it joins the graph through the values (SparseCooTensorWithDims...)."""
-    t = _new(SparseCooTensor)
     device = values._device
-    t._data = NoElements(size, values.dtype.np,
-                         "SparseCPU" if device.type == "cpu" else "SparseCUDA")
-    t.dtype = values.dtype
-    t._device = device
-    t._requires_grad = False
-    t._grad = None
-    t.grad_fn = None
-    t._output_nr = 0
-    t._vc = _Version()
-    t._base = None
-    t._accumulator = None
-    t._retains_grad = False
+    layout = "SparseCPU" if device.type == "cpu" else "SparseCUDA"
+    t = wrap_as(NoElements(size, values.dtype.np, layout), values.dtype, device,
+                SparseCooTensor)
     t._sparse_indices = indices
     t._sparse_values = values
     t._coalesced = coalesced

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _constants
 from .. import _dtype as dt
-from .._tensor import Tensor, _new, _Version, _wrap
+from .._tensor import Tensor, _wrap, wrap_as
 from ..backends import array_module
 from ..ops.registry import defop
 from ._graph import record, values_at
@@ -111,20 +111,10 @@ class SparseCsrTensor(Tensor):
 
 
 def make_csr(crow, col, values, size, values_grad=False):
-    t = _new(SparseCsrTensor)
     device = values._device
-    t._data = NoElements(size, values.dtype.np,
-                         "SparseCsrCPU" if device.type == "cpu" else "SparseCsrCUDA")
-    t.dtype = values.dtype
-    t._device = device
-    t._requires_grad = False
-    t._grad = None
-    t.grad_fn = None
-    t._output_nr = 0
-    t._vc = _Version()
-    t._base = None
-    t._accumulator = None
-    t._retains_grad = False
+    layout = "SparseCsrCPU" if device.type == "cpu" else "SparseCsrCUDA"
+    t = wrap_as(NoElements(size, values.dtype.np, layout), values.dtype, device,
+                SparseCsrTensor)
     t._crow, t._col, t._csr_values = crow, col, values
     if values_grad:
         record(_csr_from_values, (values,), t, {"indices": _coo_indices(crow._data, col._data)})
