@@ -154,6 +154,24 @@ def test_float32_convolution_matches_torch(torch_mod, out_channels, pieces, monk
         np.testing.assert_allclose(e, t, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("shape, wshape, kw", [
+    ((3, 4, 20), (5, 4, 3), dict(padding=3, dilation=2)),
+    ((2, 4, 5, 6, 7), (6, 2, 3, 2, 3), dict(padding=(1, 0, 2), dilation=(1, 2, 1), groups=2)),
+    ((2, 3, 9, 8), (4, 3, 2, 3), dict(padding="same", dilation=(2, 1))),
+    ((4, 6, 7, 7), (9, 6, 1, 1), dict()),
+])
+def test_unit_stride_float32_convolution_matches_torch(torch_mod, shape, wshape, kw):
+    # unit strides read the padded input in place (no columns): 1-d, 3-d, dilation, groups,
+    # asymmetric padding, 1x1 kernels
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal(wshape).astype(np.float32)
+    conv = f"conv{len(shape) - 2}d"
+    ey = getattr(F, conv)(ember.tensor(x), ember.tensor(w), **kw)
+    ty = getattr(torch_mod.nn.functional, conv)(torch_mod.tensor(x), torch_mod.tensor(w), **kw)
+    np.testing.assert_allclose(ey.numpy(), ty.numpy(), rtol=1e-4, atol=1e-4)
+
+
 @needs_build
 @pytest.mark.parametrize("shape, wshape, kw", [
     ((8, 16, 32, 32), (16, 16, 3, 3), dict(padding=1)),      # parts of samples

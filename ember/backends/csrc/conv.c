@@ -232,16 +232,131 @@ static void conv_piece_f32(const float *x, const float *ap, int64_t panel, float
     for (int64_t gi = 0; gi < groups; gi++) {
         const float *b = cols + gi * ck * cnt;
         if (l0 + cnt <= len) {
-            ek_sgemm_packed(og, cnt, ck, ap + gi * panel, b, cnt,
+            ek_sgemm_packed(og, cnt, ck, ap + gi * panel, b, cnt, NULL,
                             y + (n0 * groups + gi) * og * len + l0, len, 0);
             continue;
         }
-        ek_sgemm_packed(og, cnt, ck, ap + gi * panel, b, cnt, tmp, cnt, 0);
+        ek_sgemm_packed(og, cnt, ck, ap + gi * panel, b, cnt, NULL, tmp, cnt, 0);
         for (int64_t s = 0; s < cnt / len; s++)
             for (int64_t o = 0; o < og; o++)
                 memcpy(y + ((n0 + s) * groups + gi) * og * len + o * len,
                        tmp + o * cnt + s * len, (size_t)len * sizeof(float));
     }
+}
+
+/* Unit strides: no columns at all. The GEMM reads the (padded) input in place: with the
+   sample padded to P0 x P1 x P2, kernel tap r = (c, k0, k1, k2) of output position
+   (o0, o1, o2) is the padded input at off[r] + p, p = (o0 * P1 + o1) * P2 + o2. So B's row r
+   is the padded sample from off[r] on, and the GEMM runs over the grid positions p, the
+   outputs of each grid row past out2 (and rows past out1) being computed and dropped. Each
+   output is the same chain over the same values as through im2col: the same bits. */
+typedef struct {
+    int64_t pad[3], lo[3], plane, grid, width;   /* padded sizes, front padding, grid, piece */
+    int padded;
+} ek_direct;
+
+/* Whether the unit-stride path applies, and its sizes (pieces of `width` grid positions). */
+static int ek_direct_of(const ek_geom *g, int64_t og, int64_t piece_bytes, ek_direct *dv) {
+    dv->padded = 0;
+    for (int i = 0; i < 3; i++) {
+        if (g->s[i] != 1) return 0;
+        dv->pad[i] = g->out[i] + g->d[i] * (g->k[i] - 1);
+        dv->lo[i] = g->p[i];
+        const int64_t hi = dv->pad[i] - g->in[i] - g->p[i];
+        if (hi < 0 || g->out[i] < 1) return 0;
+        dv->padded |= g->p[i] > 0 || hi > 0;
+    }
+    dv->plane = dv->pad[0] * dv->pad[1] * dv->pad[2];
+    dv->grid = ((g->out[0] - 1) * dv->pad[1] + g->out[1] - 1) * dv->pad[2] + g->out[2];
+    int64_t width = piece_bytes / (og * (int64_t)sizeof(float)) / 32 * 32;
+    dv->width = width < 32 ? 32 : width;
+    return 1;
+}
+
+/* Sample n of x (C planes) padded with zeros into xp (C padded planes). */
+static void pad_sample_f32(const float *x, float *xp, const ek_geom *g, const ek_direct *dv,
+                           int64_t n) {
+    const int64_t in_plane = g->in[0] * g->in[1] * g->in[2];
+    for (int64_t c = 0; c < g->c; c++) {
+        const float *src = x + (n * g->c + c) * in_plane;
+        for (int64_t i0 = 0; i0 < dv->pad[0]; i0++)
+            for (int64_t i1 = 0; i1 < dv->pad[1]; i1++) {
+                float *row = xp + ((c * dv->pad[0] + i0) * dv->pad[1] + i1) * dv->pad[2];
+                const int64_t a0 = i0 - dv->lo[0], a1 = i1 - dv->lo[1];
+                memset(row, 0, (size_t)dv->pad[2] * sizeof(float));
+                if (a0 >= 0 && a0 < g->in[0] && a1 >= 0 && a1 < g->in[1])
+                    memcpy(row + dv->lo[2], src + (a0 * g->in[1] + a1) * g->in[2],
+                           (size_t)g->in[2] * sizeof(float));
+            }
+    }
+}
+
+/* Piece i (sample n, grid positions [p0, p0 + width)) of the unit-stride forward: per group
+   one GEMM into tmp, then each grid row's valid outputs to y. `img` is the padded sample. */
+static void conv_direct_piece_f32(const float *img, const float *ap, int64_t panel,
+                                  const int64_t *off, float *y, const ek_geom *g, int64_t og,
+                                  const ek_direct *dv, int64_t n, int64_t p0, float *tmp) {
+    const int64_t groups = g->groups, cg = g->c / groups, ck = ek_ck(g), len = ek_len(g);
+    const int64_t cnt = dv->grid - p0 < dv->width ? dv->grid - p0 : dv->width;
+    const int64_t p2 = dv->pad[2];
+    for (int64_t gi = 0; gi < groups; gi++) {
+        ek_sgemm_packed(og, cnt, ck, ap + gi * panel, img + gi * cg * dv->plane + p0, 0, off,
+                        tmp, cnt, 0);
+        float *yg = y + (n * groups + gi) * og * len;
+        for (int64_t r = p0 / p2; r * p2 < p0 + cnt; r++) {
+            const int64_t o0 = r / dv->pad[1], o1 = r % dv->pad[1];
+            if (o1 >= g->out[1]) continue;
+            const int64_t a = r * p2 > p0 ? r * p2 : p0;
+            const int64_t b = r * p2 + g->out[2] < p0 + cnt ? r * p2 + g->out[2] : p0 + cnt;
+            if (a >= b) continue;
+            const int64_t at = (o0 * g->out[1] + o1) * g->out[2] + (a - r * p2);
+            for (int64_t o = 0; o < og; o++)
+                memcpy(yg + o * len + at, tmp + o * cnt + (a - p0),
+                       (size_t)(b - a) * sizeof(float));
+        }
+    }
+}
+
+/* The unit-stride forward; 0, or -1 when memory is short. */
+static int conv_direct_f32(const float *x, const float *ap, int64_t panel, float *y,
+                           const ek_geom *g, int64_t og, const ek_direct *dv) {
+    const int64_t ck = ek_ck(g), kk = ek_kvol(g);
+    const int64_t in_plane = g->in[0] * g->in[1] * g->in[2];
+    int64_t *off = malloc((size_t)ck * sizeof(int64_t));
+    if (!off) return -1;
+    for (int64_t r = 0; r < ck; r++) {
+        const int64_t c = r / kk, k = r % kk;
+        const int64_t k0 = k / (g->k[1] * g->k[2]), k1 = k / g->k[2] % g->k[1], k2 = k % g->k[2];
+        off[r] = c * (dv->padded ? dv->plane : in_plane) +
+                 (k0 * g->d[0] * dv->pad[1] + k1 * g->d[1]) * dv->pad[2] + k2 * g->d[2];
+    }
+    const int64_t per = (dv->grid + dv->width - 1) / dv->width, count = g->n * per;
+    const int parts = 2 * og * g->groups * ck * g->n * ek_len(g) >= EK_CONV_PARALLEL_MIN &&
+                      count > 1 ? ek_num_threads() : 1;
+    int failed = 0;
+#pragma omp parallel num_threads(parts) if (parts > 1) reduction(| : failed)
+    {
+        float *tmp = malloc((size_t)(og * dv->width) * sizeof(float));
+        float *xp = dv->padded ? malloc((size_t)(g->c * dv->plane) * sizeof(float)) : NULL;
+        const int short_of_memory = !tmp || (dv->padded && !xp);
+        int64_t held = -1;   /* the sample xp holds */
+        failed |= short_of_memory;
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < count; i++) {
+            if (short_of_memory) continue;
+            const int64_t n = i / per;
+            if (dv->padded && held != n) {
+                pad_sample_f32(x, xp, g, dv, n);
+                held = n;
+            }
+            conv_direct_piece_f32(dv->padded ? xp : x + n * g->c * in_plane, ap, panel, off,
+                                  y, g, og, dv, n, i % per * dv->width, tmp);
+        }
+        free(xp);
+        free(tmp);
+    }
+    free(off);
+    return failed ? -1 : 0;
 }
 
 /* y (N, G, og, L) = W (G, og, Cg*K) times the columns; 0, or -1 when memory is short. */
@@ -258,7 +373,10 @@ static int conv_forward_f32(const float *x, const float *w, float *y, const ek_g
         ek_sgemm_pack_a(w + gi * og * ck, ck, 1, og, ck, ap + gi * panel);
     const int parts = 2 * og * rows * g->n * len >= EK_CONV_PARALLEL_MIN && pc.count > 1
                           ? ek_num_threads() : 1;
-    if (!failed) {
+    ek_direct dv;
+    if (!failed && ek_direct_of(g, og, piece_bytes, &dv)) {
+        failed = conv_direct_f32(x, ap, panel, y, g, og, &dv) < 0;
+    } else if (!failed) {
 #pragma omp parallel num_threads(parts) if (parts > 1) reduction(| : failed)
         {
             float *cols = malloc((size_t)(rows * pc.widest) * sizeof(float));

@@ -10,8 +10,9 @@
    pass over it. */
 #define KC 256
 
-typedef void (*tile_fn)(int64_t k, const float *ap, const float *b, int64_t ldb, float *c,
-                        int64_t ldc, int mr, int nr, int accumulate);
+typedef void (*tile_fn)(int64_t k, const float *ap, const float *b, int64_t ldb,
+                        const int64_t *boff, float *c, int64_t ldc, int mr, int nr,
+                        int accumulate);
 typedef void (*nt_tile_fn)(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb,
                            float *c, int64_t ldc, int ma, int nb);
 
@@ -33,8 +34,9 @@ typedef struct {
 #define NR512 32
 
 __attribute__((target("avx512f,fma"))) TILE_INLINE void
-tile512_body(int64_t k, const float *ap, const float *b, int64_t ldb, float *c, int64_t ldc,
-             int mr, __mmask16 m0, __mmask16 m1, int accumulate, int full) {
+tile512_body(int64_t k, const float *ap, const float *b, int64_t ldb, const int64_t *boff,
+             float *c, int64_t ldc, int mr, __mmask16 m0, __mmask16 m1, int accumulate,
+             int full, int table) {
     __m512 c0[MR512], c1[MR512];
     for (int i = 0; i < MR512; i++) {
         c0[i] = _mm512_setzero_ps();
@@ -46,7 +48,7 @@ tile512_body(int64_t k, const float *ap, const float *b, int64_t ldb, float *c, 
             c1[i] = _mm512_maskz_loadu_ps(m1, c + i * ldc + 16);
         }
     for (int64_t q = 0; q < k; q++) {
-        const float *row = b + q * ldb;
+        const float *row = b + (table ? boff[q] : q * ldb);
         const __m512 b0 = full ? _mm512_loadu_ps(row) : _mm512_maskz_loadu_ps(m0, row);
         const __m512 b1 = full ? _mm512_loadu_ps(row + 16) : _mm512_maskz_loadu_ps(m1, row + 16);
         for (int i = 0; i < MR512; i++) {
@@ -62,12 +64,14 @@ tile512_body(int64_t k, const float *ap, const float *b, int64_t ldb, float *c, 
 }
 
 __attribute__((target("avx512f,fma"))) static void
-tile512(int64_t k, const float *ap, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
-        int nr, int accumulate) {
+tile512(int64_t k, const float *ap, const float *b, int64_t ldb, const int64_t *boff, float *c,
+        int64_t ldc, int mr, int nr, int accumulate) {
     const __mmask16 m0 = nr >= 16 ? 0xFFFF : (__mmask16)((1u << nr) - 1);
     const __mmask16 m1 = nr >= 32 ? 0xFFFF : nr <= 16 ? 0 : (__mmask16)((1u << (nr - 16)) - 1);
-    if (nr == NR512) tile512_body(k, ap, b, ldb, c, ldc, mr, m0, m1, accumulate, 1);
-    else tile512_body(k, ap, b, ldb, c, ldc, mr, m0, m1, accumulate, 0);
+    if (boff && nr == NR512) tile512_body(k, ap, b, 0, boff, c, ldc, mr, m0, m1, accumulate, 1, 1);
+    else if (boff) tile512_body(k, ap, b, 0, boff, c, ldc, mr, m0, m1, accumulate, 0, 1);
+    else if (nr == NR512) tile512_body(k, ap, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0);
+    else tile512_body(k, ap, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0);
 }
 
 /* ---------------------------------------------------------------- AVX2 + FMA: 6 x 16 */
@@ -75,8 +79,9 @@ tile512(int64_t k, const float *ap, const float *b, int64_t ldb, float *c, int64
 #define NR256 16
 
 __attribute__((target("avx2,fma"))) TILE_INLINE void
-tile256_body(int64_t k, const float *ap, const float *b, int64_t ldb, float *c, int64_t ldc,
-             int mr, __m256i m0, __m256i m1, int accumulate, int full) {
+tile256_body(int64_t k, const float *ap, const float *b, int64_t ldb, const int64_t *boff,
+             float *c, int64_t ldc, int mr, __m256i m0, __m256i m1, int accumulate, int full,
+             int table) {
     __m256 c0[MR256], c1[MR256];
     for (int i = 0; i < MR256; i++) {
         c0[i] = _mm256_setzero_ps();
@@ -88,7 +93,7 @@ tile256_body(int64_t k, const float *ap, const float *b, int64_t ldb, float *c, 
             c1[i] = _mm256_maskload_ps(c + i * ldc + 8, m1);
         }
     for (int64_t q = 0; q < k; q++) {
-        const float *row = b + q * ldb;
+        const float *row = b + (table ? boff[q] : q * ldb);
         const __m256 b0 = full ? _mm256_loadu_ps(row) : _mm256_maskload_ps(row, m0);
         const __m256 b1 = full ? _mm256_loadu_ps(row + 8) : _mm256_maskload_ps(row + 8, m1);
         for (int i = 0; i < MR256; i++) {
@@ -104,13 +109,15 @@ tile256_body(int64_t k, const float *ap, const float *b, int64_t ldb, float *c, 
 }
 
 __attribute__((target("avx2,fma"))) static void
-tile256(int64_t k, const float *ap, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
-        int nr, int accumulate) {
+tile256(int64_t k, const float *ap, const float *b, int64_t ldb, const int64_t *boff, float *c,
+        int64_t ldc, int mr, int nr, int accumulate) {
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr), lane);
     const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr - 8), lane);
-    if (nr == NR256) tile256_body(k, ap, b, ldb, c, ldc, mr, m0, m1, accumulate, 1);
-    else tile256_body(k, ap, b, ldb, c, ldc, mr, m0, m1, accumulate, 0);
+    if (boff && nr == NR256) tile256_body(k, ap, b, 0, boff, c, ldc, mr, m0, m1, accumulate, 1, 1);
+    else if (boff) tile256_body(k, ap, b, 0, boff, c, ldc, mr, m0, m1, accumulate, 0, 1);
+    else if (nr == NR256) tile256_body(k, ap, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0);
+    else tile256_body(k, ap, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0);
 }
 
 /* ---------------------------------------------------------------- C += A B^T */
@@ -241,7 +248,7 @@ void ek_sgemm_pack_a(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t 
 }
 
 void ek_sgemm_packed(int64_t m, int64_t n, int64_t k, const float *ap, const float *b,
-                     int64_t ldb, float *c, int64_t ldc, int accumulate) {
+                     int64_t ldb, const int64_t *boff, float *c, int64_t ldc, int accumulate) {
     ek_kernels kn;
     choose(&kn);
     if (k == 0 && !accumulate) {
@@ -254,7 +261,8 @@ void ek_sgemm_packed(int64_t m, int64_t n, int64_t k, const float *ap, const flo
         for (int64_t j = 0; j < n; j += kn.nr) {
             const int w = n - j < kn.nr ? (int)(n - j) : kn.nr;
             for (int64_t i = 0; i < m; i += kn.mr)
-                kn.tile(kc, ap + i * k + k0 * kn.mr, b + k0 * ldb + j, ldb, c + i * ldc + j, ldc,
+                kn.tile(kc, ap + i * k + k0 * kn.mr, boff ? b + j : b + k0 * ldb + j, ldb,
+                        boff ? boff + k0 : NULL, c + i * ldc + j, ldc,
                         m - i < kn.mr ? (int)(m - i) : kn.mr, w, accumulate || k0 > 0);
         }
     }

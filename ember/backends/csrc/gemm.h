@@ -22,10 +22,11 @@ int ek_sgemm_mr(void);
    holds k-major MR values per k (rows past M are 0); ap holds ceil(M / MR) * MR * K floats. */
 void ek_sgemm_pack_a(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t k, float *ap);
 
-/* C (M x N, row stride ldc) = A B, or C += A B when `accumulate`; A packed, B K x N with row
-   stride ldb. */
+/* C (M x N, row stride ldc) = A B, or C += A B when `accumulate`; A packed, B K x N: its row
+   q at b + q * ldb, or at b + boff[q] when boff is given (a convolution's input read in
+   place, one offset per kernel tap). */
 void ek_sgemm_packed(int64_t m, int64_t n, int64_t k, const float *ap, const float *b,
-                     int64_t ldb, float *c, int64_t ldc, int accumulate);
+                     int64_t ldb, const int64_t *boff, float *c, int64_t ldc, int accumulate);
 
 /* C (M x N, row stride ldc) += A B^T, A M x K and B N x K row-major (row strides lda, ldb):
    the products along rows, as a convolution's weight gradient needs them (the output
