@@ -1,6 +1,6 @@
-"""The compiled elementwise functions and whole-array sums (backends/elementwise.py,
-backends/reduction.py) against PyTorch and NumPy within float tolerances, and the same bits on
-one thread and on two."""
+"""The compiled elementwise functions (exp, sigmoid, sqrt) and whole-array sums
+(backends/elementwise.py, backends/reduction.py) against PyTorch and NumPy within float
+tolerances, and the same bits on one thread and on two."""
 import numpy as np
 import pytest
 
@@ -51,6 +51,24 @@ def test_exp_matches_torch_within_an_ulp(torch_mod):
 
 
 @needs_build
+def test_sigmoid_and_sqrt_match_torch(torch_mod):
+    x = _exp_inputs()
+    with np.errstate(invalid="ignore"):
+        for name, inputs, ulps in (("sigmoid", x, 3), ("sqrt", np.abs(x), 0.5)):
+            got = getattr(ember.tensor(inputs), name)().numpy()
+            want = getattr(torch_mod.from_numpy(inputs), name)().numpy()
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+            # (sigmoid is 0 below -88.7 on both sides, where exp(-x) overflows)
+            finite = np.isfinite(want) & (want > 1e-37)
+            exact = getattr(torch_mod.from_numpy(inputs.astype(np.float64)), name)().numpy()
+            ulp = np.spacing(exact[finite].astype(np.float32)).astype(np.float64)
+            assert np.max(np.abs(got[finite] - exact[finite]) / ulp) <= ulps, name
+            np.testing.assert_allclose(got[~np.isnan(want)], want[~np.isnan(want)],
+                                       rtol=5e-7, atol=1e-37)
+        np.testing.assert_array_equal(ember.tensor(x).sqrt().numpy(), np.sqrt(x))
+
+
+@needs_build
 def test_exp_gradient_is_the_output(torch_mod):
     x = np.random.default_rng(4).uniform(-5, 5, N).astype(np.float32)
     e = ember.tensor(x, requires_grad=True)
@@ -60,16 +78,22 @@ def test_exp_gradient_is_the_output(torch_mod):
     np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=3e-7)
 
 
-def test_exp_keeps_numpys_function_elsewhere(monkeypatch):
-    """Small or strided arrays, float64, and the NumPy path (no build) use np.exp itself."""
+def test_unary_keeps_numpys_function_elsewhere(monkeypatch):
+    """Small or strided arrays, float64, and the NumPy path (no build) use NumPy's functions
+    (sigmoid as 1 / (1 + exp(-x)))."""
     rng = np.random.default_rng(5)
     x = rng.uniform(-5, 5, N)
+    references = {"exp": np.exp, "sigmoid": lambda a: np.reciprocal(np.exp(-a) + 1),
+                  "sqrt": np.sqrt}
     cases = [x.astype(np.float32)[:1000], x.astype(np.float32)[::2], x]
-    for a in cases:
-        np.testing.assert_array_equal(elementwise.unary("exp", a), np.exp(a))
-    monkeypatch.setattr(elementwise, "compiled", None)
-    a = x.astype(np.float32)
-    np.testing.assert_array_equal(elementwise.unary("exp", a), np.exp(a))
+    with np.errstate(invalid="ignore"):
+        for name, reference in references.items():
+            for a in cases:
+                np.testing.assert_array_equal(elementwise.unary(name, a), reference(a))
+        monkeypatch.setattr(elementwise, "compiled", None)
+        a = x.astype(np.float32)
+        for name, reference in references.items():
+            np.testing.assert_array_equal(elementwise.unary(name, a), reference(a))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -111,7 +135,8 @@ def test_one_and_two_threads_give_the_same_bits():
 
     def run():
         with np.errstate(all="ignore"):
-            return [elementwise.unary("exp", x), reduction.sum(x), reduction.mean(x),
+            return [elementwise.unary("exp", x), elementwise.unary("sigmoid", x),
+                    elementwise.unary("sqrt", x), reduction.sum(x), reduction.mean(x),
                     reduction.sum(np.nan_to_num(x, posinf=0, neginf=0)),
                     reduction.sum(x64), reduction.mean(x64)]
     one, two = _on_threads(1, run), _on_threads(2, run)

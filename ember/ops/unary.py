@@ -113,7 +113,7 @@ def _log1p_vjp(ctx, g):
 
 @defpointwise("sqrt", save=(), save_output=True)
 def _sqrt(a):
-    return array_module(a).sqrt(a)
+    return elementwise.unary("sqrt", a)
 
 
 @_sqrt.defvjp
@@ -304,10 +304,7 @@ atanh = float_unary(_atanh, "atanh", aliases=("arctanh",))
 # ---------------------------------------------------------------------- sigmoid, logit
 @defpointwise("sigmoid", save=(), save_output=True)
 def _sigmoid(a):
-    # NOTE: exp(-x) overflows to inf for very negative x and 1/(1+inf) is exactly 0, so this
-    # form is stable at both ends (the warning it would raise is silenced by `quiet`).
-    xp = array_module(a)
-    return xp.reciprocal(xp.exp(-a) + 1)
+    return elementwise.unary("sigmoid", a)
 
 
 @_sigmoid.defvjp

@@ -1,13 +1,15 @@
 /* Elementwise work on large float arrays, spread over the thread team: binary arithmetic
-   (+ - * /) and unary functions (exp).
+   (+ - * /) and unary functions (exp, sigmoid, sqrt).
 
    NumPy's loops run on one thread; PyTorch's on all of them. Each element is computed on its
    own, so the thread count never changes a bit. Binary arithmetic is one IEEE operation per
    element (the file is built with -ffp-contract=off): NumPy's bits, and
    backends/elementwise.py calls it only when more than one thread is set. The unary functions
-   are vector_math.h's, whose every rounding is written out, so each CPU clone gives the same
-   bits; they differ from NumPy's in the last place, so backends/elementwise.py uses them for
-   every large float32 array whatever the thread count. */
+   are built on vector_math.h's exp, whose every rounding is written out, so each CPU clone
+   gives the same bits (sigmoid is 1 / (1 + exp(-x)), 0 below -88.7 as PyTorch's; sqrt is
+   IEEE's, NumPy's bits); exp and sigmoid differ from NumPy's in the last places, so
+   backends/elementwise.py uses them for every large float32 array whatever the thread
+   count. */
 #include "ember_kernels.h"   /* first: it includes Python.h */
 
 #include <string.h>
@@ -69,17 +71,25 @@ enum { EK_ADD, EK_SUB, EK_MUL, EK_DIV };
 BINARY(binary_f32, float)
 BINARY(binary_f64, double)
 
-enum { EK_EXP };
-
-/* Elements from which a team pays for exp (64K take 22 us on one thread). */
+/* Elements from which a team pays for a unary function (64K exps take 22 us on one thread). */
 #define EK_PARALLEL_MIN_UNARY (1 << 17)
 
-/* out = exp(a) in float32 (float64's is NumPy's: its AVX-512 loop beats ek_exp). Element-wise,
-   with no reduction: the team splits the elements as it likes. */
-EK_CLONES static void unary_f32(const float *restrict a, float *restrict out, int64_t n) {
-#pragma omp parallel for schedule(static) if (n >= EK_PARALLEL_MIN_UNARY) \
-    num_threads(ek_num_threads())
-    for (int64_t i = 0; i < n; i++) out[i] = ek_expf(a[i]);
+enum { EK_EXP, EK_SIGMOID, EK_SQRT, EK_UNARY_OPS };
+
+/* out = f(a) in float32 (float64 stays NumPy's: its AVX-512 exp beats ek_exp). Element-wise,
+   with no reduction: the team splits the elements as it likes. One loop per function, so
+   each vectorises. */
+#define UNARY_LOOP(EXPR)                                                                     \
+    _Pragma("omp parallel for schedule(static) if (n >= EK_PARALLEL_MIN_UNARY) num_threads(threads)") \
+    for (int64_t i = 0; i < n; i++) out[i] = EXPR;
+EK_CLONES static void unary_f32(const float *restrict a, float *restrict out, int64_t n,
+                                int op) {
+    const int threads = ek_num_threads();
+    switch (op) {
+    case EK_EXP: UNARY_LOOP(ek_expf(a[i])) break;
+    case EK_SIGMOID: UNARY_LOOP(1.0f / (1.0f + ek_expf(-a[i]))) break;
+    default: UNARY_LOOP(sqrtf(a[i]))
+    }
 }
 
 /* ek_float_args for arrays of one size, which goes to *n; 0, or -1 with an error set */
@@ -119,13 +129,13 @@ static PyObject *py_binary(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* unary(op, a, out): op 0 exp. */
+/* unary(op, a, out): op 0 exp, 1 sigmoid, 2 sqrt. */
 static PyObject *py_unary(PyObject *self, PyObject *args) {
     PyObject *objs[2];
     int op;
     if (!PyArg_ParseTuple(args, "iOO", &op, &objs[0], &objs[1])) return NULL;
-    if (op != EK_EXP) {
-        PyErr_SetString(PyExc_ValueError, "unary: op must be 0 (exp)");
+    if (op < EK_EXP || op >= EK_UNARY_OPS) {
+        PyErr_SetString(PyExc_ValueError, "unary: op must be 0 (exp) to 2 (sqrt)");
         return NULL;
     }
     Py_buffer v[2];
@@ -137,14 +147,14 @@ static PyObject *py_unary(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "unary: float32 arrays expected");
         return NULL;
     }
-    unary_f32(v[0].buf, v[1].buf, n);
+    unary_f32(v[0].buf, v[1].buf, n, op);
     ek_release_args(v, 2);
     Py_RETURN_NONE;
 }
 
 PyMethodDef ek_elementwise_methods[] = {
     {"unary", py_unary, METH_VARARGS,
-     "unary(op, a, out): out = f(a) for float32 arrays, op 0 exp"},
+     "unary(op, a, out): out = f(a) for float32 arrays, op 0 exp, 1 sigmoid, 2 sqrt"},
     {"binary", py_binary, METH_VARARGS,
      "binary(op, a, b, scalar, out): out = a op b (or a op scalar when b is None)"},
     {NULL, NULL, 0, NULL}};
