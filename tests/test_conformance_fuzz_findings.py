@@ -85,6 +85,20 @@ CASES = {
     # the legacy cholesky returns an empty input before its rank check
     "cholesky empty 1-d": lambda lib: lib.cholesky(lib.ones(0)),
     "cholesky 1-d": lambda lib: lib.cholesky(lib.ones(3)),
+    # lobpcg: PyTorch's Python code's checks, in its order
+    "lobpcg non-tensor A": lambda lib: lib.lobpcg([1.0]),
+    "lobpcg non-tensor B": lambda lib: lib.lobpcg(lib.eye(6), B=3),
+    "lobpcg 1-d A": lambda lib: lib.lobpcg(lib.ones(3)),
+    "lobpcg non-square A": lambda lib: lib.lobpcg(lib.ones(6, 5)),
+    "lobpcg non-square A with grad": lambda lib: lib.lobpcg(
+        lib.ones(1, 1, 1, 2, requires_grad=True)),
+    "lobpcg too many pairs": lambda lib: lib.lobpcg(lib.eye(5), k=2),
+    "lobpcg n not an int": lambda lib: lib.lobpcg(lib.eye(9), n=1.5),
+    "lobpcg bad ortho params": lambda lib: lib.lobpcg(lib.eye(9), ortho_iparams=[1]),
+    # mT/mH of a 0-d tensor: deprecated identity in PyTorch 2.13
+    "mT 0-d": lambda lib: lib.tensor(2.0).mT,
+    "mH 1-d": lambda lib: lib.ones(3).mH,
+    "adjoint 1-d": lambda lib: lib.ones(3).adjoint(),
 }
 
 

@@ -10,8 +10,11 @@ detached values; the returned eigenvalues are the Rayleigh quotients x^T A x of 
 vectors, in ember ops, so their gradient with respect to A is x x^T, as PyTorch's."""
 import numpy as np
 
+from .. import _dtype as dt
+from .._scalars import type_name
 from ..autograd.grad_mode import no_grad
-from .registry import PUBLIC, check_tensor, export
+from .._tensor import Tensor
+from .registry import PUBLIC, export
 
 __all__ = ["lobpcg"]
 
@@ -72,19 +75,46 @@ def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, lar
            method=None, tracker=None, ortho_iparams=None, ortho_fparams=None,
            ortho_bparams=None):
     """(E, X): the k eigenvalues and eigenvectors of A (largest first by default)."""
-    check_tensor("lobpcg", A)
-    if tracker is not None:
-        raise NotImplementedError("ember does not support lobpcg's tracker callback")
+    # NOTE: PyTorch's checks, in its order, so a call with several faults fails on the same
+    # one: its Python code reads A.requires_grad (then B's), symmetrises A and B when either
+    # requires grad, then checks shapes and counts.
+    for M in (A, B):
+        if M is not None and not isinstance(M, Tensor):
+            raise AttributeError(f"'{type_name(M)}' object has no attribute 'requires_grad'")
+        if M is A and A.requires_grad:
+            break
+    if A.requires_grad or (B is not None and B.requires_grad):
+        # the gradient of a symmetric problem need not be symmetric: PyTorch solves for the
+        # symmetric parts (and a non-square A broadcasts into a square one, or fails here)
+        A = (A + A.mT) / 2
+        B = None if B is None else (B + B.mT) / 2
+    if len(A.shape) < 2:
+        raise IndexError("tuple index out of range")
+    if A.shape[-2] != A.shape[-1]:
+        raise AssertionError(f"A must be square, got shape {A.shape}")
+    if B is not None and A.shape != B.shape:
+        raise AssertionError(f"A and B must have same shape, got {A.shape} vs {B.shape}")
+    # (PyTorch's tolerance table knows float32 and float64, where non-floats compute)
+    work = A.dtype if A.dtype.category == 2 else dt.float32
+    if tol is None:
+        tol = {dt.float32: 1.2e-07, dt.float64: 2.23e-16}[work] ** 0.5
     rows = A.shape[-1]
     k = (1 if X is None else X.shape[-1]) if k is None else k
-    n = (k if X is None else X.shape[-1]) if n is None else n
+    n = (k if n is None else n) if X is None else X.shape[-1]
     if rows < 3 * n:
         raise ValueError(f"LOBPCG algorithm is not applicable when the number of A rows (={rows})"
                          f" is smaller than 3 x the number of requested eigenpairs (={n})")
+    if method is None or method == "ortho":   # (the tuning dicts must at least be dicts)
+        for params in (ortho_iparams, ortho_fparams, ortho_bparams):
+            if params is not None:
+                dict().update(params)
+    if X is None and (type(n) is bool or not isinstance(n, (int, np.integer))):
+        raise TypeError(f"randn(): argument 'size' failed to unpack the object at pos 2 with "
+                        f"error \"type must be tuple of ints,but got {type_name(n)}\"")
+    if tracker is not None:
+        raise NotImplementedError("ember does not support lobpcg's tracker callback")
     largest = True if largest is None else largest
     niter = 1000 if niter is None else (1 << 62 if niter == -1 else niter)
-    if tol is None:
-        tol = float(np.finfo(A.dtype.np).eps) ** 0.5
     dense = A.to_dense() if getattr(A, "is_sparse", False) else A
     Bd = B.to_dense() if B is not None and getattr(B, "is_sparse", False) else B
     batch = dense.shape[:-2]

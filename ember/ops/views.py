@@ -5,6 +5,7 @@ views share memory.
 """
 import math
 import operator
+import warnings
 
 import numpy as np
 
@@ -268,10 +269,14 @@ def _T(self):
     return self if n < 2 else permute(self, tuple(range(n - 1, -1, -1)))
 
 
-def _mT(self):
+def _mT(self, what="mT"):
+    if self._data.ndim == 0:   # PyTorch 2.13 still accepts it (deprecated): the identity
+        warnings.warn(f"Tensor.{what} is deprecated on 0-D tensors. This function is the "
+                      "identity in these cases.", UserWarning, stacklevel=3)
+        return self
     if self._data.ndim < 2:
-        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
-                           f"Got {self._data.ndim}-D tensor.")
+        raise RuntimeError(f"tensor.{what} is only supported on matrices or batches of "
+                           f"matrices. Got {self._data.ndim}-D tensor.")
     return transpose(self, -2, -1)
 
 
@@ -280,7 +285,7 @@ def adjoint(input):
     check_tensor("adjoint", input)
     if input._data.ndim == 0:   # PyTorch 2.13 still accepts it (deprecated): x.conj()
         return input.conj()
-    return _mT(input).conj()
+    return _mT(input, "adjoint()").conj()
 
 
 def _H(self):
@@ -288,7 +293,7 @@ def _H(self):
 
 
 def _mH(self):
-    return _mT(self).conj() if self.is_complex() else _mT(self)
+    return _mT(self, "mH").conj() if self.is_complex() else _mT(self, "mH")
 
 
 def _alias_ops(names, forward, vjp):
