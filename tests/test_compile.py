@@ -581,3 +581,35 @@ def test_pieces_around_a_break_replay(capsys):
     pieces = _compiled(compiled).pieces
     assert sorted(p.replays for p in pieces.values()) == [1, 1]   # calls 2 and 3
     assert capsys.readouterr().out.count("between") == 6
+
+
+def test_stances_and_disable(torch_mod):
+    f = ember.compile(lambda x: x + 1)
+    f(ember.ones(2))
+    with ember.compiler.set_stance("fail_on_recompile"):
+        with pytest.raises(ember._dynamo.exc.RecompileError):
+            f(ember.ones(3))
+        _same(f(ember.ones(2)), ember.full((2,), 2.0))   # (a replay is no recompile)
+    with ember.compiler.set_stance("force_eager"):
+        _same(f(ember.ones(4)), ember.full((4,), 2.0))
+    assert _captures(f) == 1
+    seen = []
+
+    @ember.compiler.disable
+    def logged(x):
+        seen.append(ember.compiler.is_compiling())
+        return x * 2
+    g = ember.compile(lambda x: logged(x) + 1)
+    for _ in range(3):
+        _same(g(ember.ones(2)), ember.full((2,), 3.0))
+    assert seen == [True, False, False]   # the break keeps it eager, and out of captures
+    assert set(dir(torch_mod.compiler)) >= {"reset", "disable", "set_stance"}
+    assert {n for n in dir(torch_mod.compiler) if not n.startswith("_")
+            and callable(getattr(torch_mod.compiler, n))} - set(dir(ember.compiler)) <= \
+        {"Any", "CacheInfo", "Callable", "FuncType", "ParamSpec", "TypeVar",
+         "NestedCompileRegionOptions",
+         "keep_portable_guards_unsafe", "keep_tensor_guards_unsafe", "load_cache_artifacts",
+         "load_compiled_function", "nested_compile_region", "save_cache_artifacts",
+         "set_enable_guard_collectives", "skip_all_guards_unsafe",
+         "skip_guard_on_all_nn_modules_unsafe", "skip_guard_on_globals_unsafe",
+         "skip_guard_on_inbuilt_nn_modules_unsafe"}

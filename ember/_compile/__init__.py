@@ -124,7 +124,13 @@ class CompiledFunction:
         return tuple(m for m in reachable(self.fn) if isinstance(m, module_class()))
 
     def capture(self, key, tensors, args, kwargs, roots):
-        from .._dynamo import config
+        from .._dynamo import config, exc
+        if self.captures and settings.stance == "fail_on_recompile":
+            raise exc.RecompileError(
+                "Detected recompile when torch.compile stance is 'fail_on_recompile'. "
+                f"function name: '{getattr(self.fn, '__name__', '?')}'")
+        if self.captures and settings.stance == "eager_on_recompile":
+            return self.fn(*args, **kwargs)
         limit = self.recompile_limit or config.recompile_limit
         if len(self.entries) >= limit and key not in self.entries:
             if not self.warned:

@@ -36,8 +36,14 @@ def _identity_decorator(fn=None, *args, **kwargs):
     return fn
 
 
-disable = allow_in_graph = disallow_in_graph = forbid_in_graph = assume_constant_result = \
-    run = _identity_decorator
+allow_in_graph = disallow_in_graph = forbid_in_graph = assume_constant_result = run = \
+    _identity_decorator
+
+
+def disable(fn=None, recursive=True, *, reason=None):
+    """torch._dynamo.disable: see ember.compiler.disable."""
+    from ..compiler import disable as compiler_disable
+    return compiler_disable(fn, recursive, reason=reason)
 
 
 def optimize(backend="inductor", *, nopython=False, guard_export_fn=None, guard_fail_fn=None,
