@@ -613,3 +613,19 @@ def test_stances_and_disable(torch_mod):
          "set_enable_guard_collectives", "skip_all_guards_unsafe",
          "skip_guard_on_all_nn_modules_unsafe", "skip_guard_on_globals_unsafe",
          "skip_guard_on_inbuilt_nn_modules_unsafe"}
+
+
+def test_torch_logs_recompiles_and_graph_code(monkeypatch, caplog):
+    monkeypatch.setenv("TORCH_LOGS", "recompiles,graph_code")
+    f = ember.compile(lambda x: (x * 2).relu())
+    with caplog.at_level("INFO", logger="ember._dynamo"):
+        f(ember.ones(2))
+        f(ember.ones(3))
+        with ember.no_grad():
+            f(ember.ones(3))
+    messages = [r.getMessage() for r in caplog.records]
+    assert sum("Captured program" in m for m in messages) == 3
+    assert "mul(%0, 2)" in messages[0] and "relu(%1)" in messages[0]
+    recompiles = [m for m in messages if m.startswith("Recompiling")]
+    assert len(recompiles) == 2
+    assert "shape" in recompiles[0] and recompiles[1].endswith("grad mode")

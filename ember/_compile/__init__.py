@@ -24,6 +24,7 @@ import weakref
 
 from ..amp import autocast_mode
 from ..autograd.grad_mode import state as grad_state
+from . import logs
 from .capture import Recorder
 from .guards import (Entry, aliasing, has_hooks, module_class, modules_key, python_state,
                      reachable, sources_of, spec, tensor_key)
@@ -139,6 +140,8 @@ class CompiledFunction:
                               f"{getattr(self.fn, '__name__', '?')} will run eagerly for new "
                               "input signatures", stacklevel=3)
             return self.fn(*args, **kwargs)
+        name = getattr(self.fn, "__qualname__", type(self.fn).__name__)
+        logs.recompile(name, key, list(self.entries))
         sources = sources_of(self.fn, roots)
         state = python_state(self.fn)
         recorder = Recorder(sources, self.fullgraph)
@@ -163,6 +166,8 @@ class CompiledFunction:
         for b in recorder.breaks:
             counters["graph_break"][b.reason] += 1
         program = Program(recorder, template) if ok else None
+        if ok:
+            logs.program(name, recorder.steps)
         self.captures += 1
         old = self.entries.get(key)
         if old in self.fast:   # (a guard on an outside tensor failed: this one replaces it)
