@@ -11,6 +11,7 @@ import weakref
 
 from .. import _tensor as _T  # partially initialised here: attributes are read at call time
 from .._constants import strided as _STRIDED
+from .grad_mode import no_grad
 from .hooks import HookDict, add_hook
 
 _FREED_MESSAGE = (
@@ -354,6 +355,25 @@ def edge_of(tensor):
     if acc is None:
         acc = tensor._accumulator = AccumulateGrad(tensor)
     return (acc, 0)
+
+
+def reset_grads(tensors, set_to_none):
+    """Module.zero_grad's and Optimizer.zero_grad's work: each tensor's `.grad` dropped, or
+    detached from any graph and zeroed in place (a sparse one loses its entries), as
+    PyTorch does."""
+    for t in tensors:
+        g = t._grad
+        if g is None:
+            continue
+        if set_to_none:
+            t._grad = None
+            continue
+        if g.grad_fn is not None:
+            g = t._grad = g.detach()
+        else:
+            g.requires_grad_(False)
+        with no_grad():
+            g.zero_()
 
 
 from ..debug.state import state as _guard  # noqa: E402

@@ -11,6 +11,7 @@ from itertools import chain
 from .._tensor import Tensor
 from ..autograd import graph as _graph
 from ..autograd.hooks import RemovableHandle
+from ..autograd.node import reset_grads
 from ..autograd.grad_mode import no_grad
 from ..debug.state import state as _guard
 
@@ -130,21 +131,7 @@ class Optimizer:
         if _guard.enabled:
             from ..debug.checks import on_zero_grad
             on_zero_grad([p for g in self.param_groups for p in g["params"]])
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                if set_to_none:
-                    p._grad = None
-                else:
-                    if p._grad.grad_fn is not None:
-                        p._grad = p._grad.detach()
-                    else:
-                        p._grad.requires_grad_(False)
-                    if p._grad.is_sparse:   # (a sparse gradient drops its entries)
-                        p._grad.zero_()
-                    else:
-                        p._grad._data[...] = 0
+        reset_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     # ------------------------------------------------------------------ stepping and hooks
     def _run_step(self, closure, update):

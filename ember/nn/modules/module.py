@@ -6,10 +6,11 @@ PyTorch's errors); every named_* walk goes through `named_modules`, one memoised
 import warnings
 from collections import OrderedDict, namedtuple
 
-from ... import _dtype as dt
 from ..._tensor import Tensor
 from ...autograd.hooks import HookDict, RemovableHandle
+from ...autograd.node import reset_grads
 from ..parameter import Buffer, Parameter
+from .module_casts import DeviceDtypeMethods
 
 __all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook"]
 
@@ -65,7 +66,7 @@ def _addindent(text, spaces):
     return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
 
 
-class Module:
+class Module(DeviceDtypeMethods):
     """Base class for all neural network modules."""
 
     training: bool
@@ -348,92 +349,13 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none=True):
-        for p in self.parameters():
-            if p._grad is None:
-                continue
-            if set_to_none:
-                p._grad = None
-            else:
-                if p._grad.grad_fn is not None:
-                    p._grad = p._grad.detach()
-                else:
-                    p._grad.requires_grad_(False)
-                if p._grad.is_sparse:   # (a sparse gradient drops its entries)
-                    p._grad.zero_()
-                else:
-                    p._grad._data[...] = 0
+        reset_grads(self.parameters(), set_to_none)
 
     def apply(self, fn):
         for module in self.children():
             module.apply(fn)
         fn(self)
         return self
-
-    def _apply(self, fn, recurse=True):
-        """Replace each parameter's and buffer's data by fn(data), keeping Parameter
-        identity (so optimizers holding them keep working), as PyTorch does."""
-        if recurse:
-            for module in self.children():
-                module._apply(fn)
-        for param in self._parameters.values():
-            if param is None:
-                continue
-            from ...autograd.grad_mode import no_grad
-            with no_grad():
-                new = fn(param)
-            param._data, param.dtype, param._device = new._data, new.dtype, new._device
-            if param._grad is not None:
-                with no_grad():
-                    g = fn(param._grad)
-                param._grad._data, param._grad.dtype = g._data, g.dtype
-                param._grad._device = g._device
-        for key, buf in self._buffers.items():
-            if buf is not None:
-                self._buffers[key] = fn(buf)
-        return self
-
-    def to(self, *args, **kwargs):
-        from ...ops.conversion import _parse_to
-        device, dtype, _ = _parse_to(args, dict(kwargs))
-        if dtype is not None and dtype.category < 2:
-            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
-                            f"got desired dtype={dtype}")
-
-        def convert(t):
-            target = dtype if (dtype is not None and t.dtype.category >= 2) else None
-            return t.to(device=device, dtype=target)
-        return self._apply(convert)
-
-    def to_empty(self, *, device, recurse=True):
-        from ..._creation import empty_like
-        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
-
-    def cpu(self):
-        return self._apply(lambda t: t.cpu())
-
-    def cuda(self, device=None):
-        return self._apply(lambda t: t.cuda(device))
-
-    def _float_cast(self, d):
-        return self._apply(lambda t: t.to(d) if t.dtype.category >= 2 else t)
-
-    def float(self):
-        return self._float_cast(dt.float32)
-
-    def double(self):
-        return self._float_cast(dt.float64)
-
-    def half(self):
-        return self._float_cast(dt.float16)
-
-    def bfloat16(self):
-        return self._float_cast(dt.bfloat16)
-
-    def type(self, dst_type):
-        return self._apply(lambda t: t.type(dst_type))
-
-    def share_memory(self):
-        return self._apply(lambda t: t.share_memory_())
 
     def extra_repr(self):
         return ""
@@ -533,23 +455,8 @@ class Module:
             destination = args[0] if len(args) > 0 else destination
             prefix = args[1] if len(args) > 1 else prefix
             keep_vars = args[2] if len(args) > 2 else keep_vars
-        if destination is None:
-            destination = OrderedDict()
-            destination._metadata = OrderedDict()
-        if hasattr(destination, "_metadata"):
-            destination._metadata[prefix[:-1]] = {"version": self._version}
-        for hook in self._state_dict_pre_hooks.values():
-            hook(self, prefix, keep_vars)
-        self._save_to_state_dict(destination, prefix, keep_vars)
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(destination=destination, prefix=prefix + name + ".",
-                                  keep_vars=keep_vars)
-        for hook in self._state_dict_hooks.values():
-            result = hook(self, destination, prefix, {})
-            if result is not None:
-                destination = result
-        return destination
+        from .state import save_state
+        return save_state(self, destination, prefix, keep_vars)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs, assign=False):

@@ -1,4 +1,7 @@
-"""load_state_dict: copy a state dict into a module tree with PyTorch's checks and errors."""
+"""state_dict and load_state_dict: a module tree's state, saved and copied back in with
+PyTorch's checks and errors."""
+from collections import OrderedDict
+
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
@@ -117,3 +120,25 @@ class _Keys:
     def __init__(self, missing, unexpected):
         self.missing_keys = missing
         self.unexpected_keys = unexpected
+
+
+def save_state(module, destination, prefix, keep_vars):
+    """Module.state_dict's walk: the state-dict pre-hooks, this module's own entries, its
+    children's under their names, then the post-hooks (which may replace the dict)."""
+    if destination is None:
+        destination = OrderedDict()
+        destination._metadata = OrderedDict()
+    if hasattr(destination, "_metadata"):
+        destination._metadata[prefix[:-1]] = {"version": module._version}
+    for hook in module._state_dict_pre_hooks.values():
+        hook(module, prefix, keep_vars)
+    module._save_to_state_dict(destination, prefix, keep_vars)
+    for name, child in module._modules.items():
+        if child is not None:
+            child.state_dict(destination=destination, prefix=prefix + name + ".",
+                             keep_vars=keep_vars)
+    for hook in module._state_dict_hooks.values():
+        result = hook(module, destination, prefix, {})
+        if result is not None:
+            destination = result
+    return destination
