@@ -99,6 +99,34 @@ CASES = {
     "mT 0-d": lambda lib: lib.tensor(2.0).mT,
     "mH 1-d": lambda lib: lib.ones(3).mH,
     "adjoint 1-d": lambda lib: lib.ones(3).adjoint(),
+    # complex(): shapes that do not broadcast are a RuntimeError (fft's complex samples)
+    "complex no broadcast": lambda lib: lib.complex(lib.ones(4, 3), lib.ones(0)),
+    # triangular_solve / cholesky_solve / cholesky_inverse: PyTorch's checks, in its order
+    "triangular_solve 1-d b": lambda lib: lib.triangular_solve(lib.ones(3), lib.eye(3)),
+    "triangular_solve dtypes": lambda lib: lib.triangular_solve(
+        lib.ones(3, 2, dtype=lib.float64), lib.eye(3)),
+    "triangular_solve non-square": lambda lib: lib.triangular_solve(lib.ones(2, 2),
+                                                                    lib.ones(2, 3)),
+    "triangular_solve sizes": lambda lib: lib.triangular_solve(lib.ones(2, 2), lib.eye(3)),
+    "triangular_solve batches": lambda lib: lib.triangular_solve(lib.ones(2, 3, 1),
+                                                                 lib.eye(3).expand(4, 3, 3)),
+    "triangular_solve int": lambda lib: lib.triangular_solve(
+        lib.ones(3, 1, dtype=lib.int64), lib.eye(3, dtype=lib.int64)),
+    "triangular_solve ok": lambda lib: lib.triangular_solve(lib.ones(2, 3, 1),
+                                                            lib.eye(3) * 2)[0],
+    "cholesky_solve 0-d b": lambda lib: lib.cholesky_solve(lib.ones(()), lib.eye(3)),
+    "cholesky_solve 1-d u": lambda lib: lib.cholesky_solve(lib.ones(3, 1), lib.ones(3)),
+    "cholesky_solve half": lambda lib: lib.cholesky_solve(
+        lib.ones(3, 1, dtype=lib.float16), lib.eye(3, dtype=lib.float16)),
+    "cholesky_inverse non-square": lambda lib: lib.cholesky_inverse(lib.ones(2, 3)),
+    "cholesky_inverse 1-d": lambda lib: lib.cholesky_inverse(lib.ones(3)),
+    "cholesky_inverse int": lambda lib: lib.cholesky_inverse(lib.eye(3, dtype=lib.int64)),
+    "solve_triangular sizes": lambda lib: lib.linalg.solve_triangular(
+        lib.eye(3), lib.ones(2, 3), upper=True),
+    "solve_triangular right sizes": lambda lib: lib.linalg.solve_triangular(
+        lib.eye(3), lib.ones(3, 2), upper=True, left=False),
+    "solve_triangular batches": lambda lib: lib.linalg.solve_triangular(
+        lib.eye(3).expand(2, 3, 3), lib.ones(4, 3, 1), upper=False),
 }
 
 

@@ -298,6 +298,16 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
         raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same dtype, "
                            f"but found A of type {dt.type_name(A.dtype)} and B of type "
                            f"{dt.type_name(B.dtype)} instead")
+    sa, sb = A._data.shape, B._data.shape
+    if (sa[-1] != sb[-2]) if left else (sa[-2] != sb[-1]):
+        raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the "
+                           f"equation {'AX = B' if left else 'XA = B'} ({sa[-2]}x{sa[-1]} and "
+                           f"{sb[-2]}x{sb[-1]})")
+    try:
+        array_module(A._data).broadcast_shapes(sa[:-2], sb[:-2])
+    except ValueError:
+        from ._promote import broadcast_error
+        raise broadcast_error(sa[:-2], sb[:-2]) from None
     if left:
         return solve_triangular_matrix(A, B, upper, unitriangular)
     return solve_triangular_matrix(A.mT, B.mT, not upper, unitriangular).mT
@@ -306,8 +316,45 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
 TriangularSolve = return_type("triangular_solve", ("solution", "cloned_coefficient"))
 
 
+def check_linear_solve(name, b, A, rank_messages):
+    """PyTorch's checks of the operands of a solve with a square A, in its order: ranks
+    (each op words those its own way), dtypes, squareness, matching sizes, batch shapes."""
+    for x, message in zip((b, A), rank_messages):
+        if x._data.ndim < 2:
+            raise RuntimeError(message.format(x._data.ndim))
+    if b.dtype is not A.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{dt.type_name(b.dtype)} and A of type {dt.type_name(A.dtype)} "
+                           "instead.")
+    sa, sb = A._data.shape, b._data.shape
+    if sa[-1] != sa[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {sa[-2]} by "
+                           f"{sa[-1]} matrices")
+    if sa[-1] != sb[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {sa[-1]} "
+                           f"by {sa[-1]} but each b matrix is {sb[-2]} by {sb[-1]}")
+    try:
+        array_module(A._data).broadcast_shapes(sa[:-2], sb[:-2])
+    except ValueError:
+        from ._promote import broadcast_error
+        raise broadcast_error(sa[:-2], sb[:-2]) from None
+    check_lapack_dtype(name + "_cpu", A)
+
+
+def check_lapack_dtype(kernel, A):
+    """PyTorch's LAPACK kernels exist for float32/64 and complex64/128 only."""
+    if A.dtype.category < 2 or A.dtype.itemsize < 4:
+        from ._elementwise import not_implemented
+        raise not_implemented(kernel, A.dtype)
+
+
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     """torch.triangular_solve (deprecated): solves A X = b; returns (X, A.clone())."""
+    check_linear_solve("triangular_solve", b, A, (
+        "torch.triangular_solve: Expected b to have at least 2 dimensions, but it has {} "
+        "dimensions instead",
+        "torch.triangular_solve: Expected A to have at least 2 dimensions, but it has {} "
+        "dimensions instead"))
     M = A.mT if transpose else A
     X = solve_triangular_matrix(M, b, upper != transpose, unitriangular)
     return TriangularSolve((X, A.clone()))
@@ -392,6 +439,9 @@ def _batch_of(e):
 
 def cholesky_solve(B, L, upper=False, *, out=None):
     """Solves A X = B given A's Cholesky factor L (or U when upper)."""
+    check_linear_solve("cholesky_solve", B, L, (
+        "b should have at least 2 dimensions, but has {} dimensions instead",
+        "u should have at least 2 dimensions, but has {} dimensions instead"))
     if upper:
         L = mh(L)
     Y = solve_triangular_matrix(L, B, False)

@@ -271,7 +271,15 @@ def _pinverse(input, rcond=1e-15):
 
 
 def _cholesky_inverse(input, upper=False, *, out=None):
-    n = input._data.shape[-1]
+    shape = input._data.shape
+    if len(shape) < 2:
+        raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 "
+                           "dimensions.")
+    if shape[-1] != shape[-2]:
+        raise RuntimeError(f"cholesky_inverse: A must be batches of square matrices, but they "
+                           f"are {shape[-2]} by {shape[-1]} matrices")
+    dec.check_lapack_dtype("cholesky_inverse_out_cpu", input)
+    n = shape[-1]
     return dec.cholesky_solve(prod.eye_like(input, n), input, upper)
 
 

@@ -12,6 +12,7 @@ from .._tensor import Tensor
 from ..backends import array_module
 from ._elementwise import (check_tensor, defpointwise, float_result, not_implemented, public,
                            unary, zeros_vjp)
+from ._promote import broadcast_error
 from .registry import METHODS, defop, dispatch, export
 
 
@@ -330,7 +331,10 @@ def complex_from_parts(real, imag):
     if real.dtype is not imag.dtype:
         raise RuntimeError(f"Expected object of scalar type {dt.type_name(real.dtype)} but got "
                            f"scalar type {dt.type_name(imag.dtype)} for second argument")
-    return dispatch(_complex, (real, imag), {}, _COMPLEX_OF[real.dtype])
+    try:
+        return dispatch(_complex, (real, imag), {}, _COMPLEX_OF[real.dtype])
+    except ValueError:   # (NumPy's broadcasting error)
+        raise broadcast_error(real._data.shape, imag._data.shape) from None
 
 
 export(real, method=False)

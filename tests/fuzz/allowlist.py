@@ -53,17 +53,8 @@ _GROUPS = [
          'Tensor.prelu',
          'torch.prelu',)),
     (
-        "linalg shape checks: torch checks b's rank / squareness before the solve, ember lets "
-        "NumPy's gufunc raise ValueError or compute; to fix in ops/linalg (follow-up)",
-        ('Tensor.cholesky_inverse',
-         'Tensor.cholesky_solve',
-         'op_db.cholesky_solve',
-         'torch.cholesky_inverse',
-         'op_db.triangular_solve',
-         'torch.triangular_solve',)),
-    (
-        "fft: torch's MKL rejects some n / empty configurations ember computes, and its "
-        "broadcast errors are RuntimeError where NumPy's are ValueError (follow-up)",
+        "fft: torch's MKL rejects some n / empty configurations ember computes "
+        "('Intel oneMKL DFTI ERROR: Inconsistent configuration parameters')",
         ('op_db.fft.fft_complex',
          'op_db.fft.fft2_complex',
          'op_db.fft.ifft2_complex',
@@ -195,12 +186,6 @@ _GROUPS = [
         ('torch.unique_consecutive',
          'torch.slice_inverse',
          'torch.max_pool1d',)),
-    (
-        "NumPy broadcasting/gufunc errors (ValueError) where torch's checks raise "
-        "RuntimeError: fftn's norm broadcasting, solve_triangular's shapes (follow-up in "
-        "ops/fft, ops/linalg_decomp)",
-        ('op_db.fft.ifftn_complex',
-         'op_db.linalg.solve_triangular',)),
     (
         "logit with eps above 0.5: the clamp bounds cross; torch's kernel and NumPy's clip "
         "resolve the crossed bounds differently",
