@@ -23,7 +23,7 @@ LAYERS = [
     ("backends", ["ember.backends"]),
     ("tensor", ["ember._dtype", "ember._device", "ember._size", "ember._constants",
                 "ember._tensor", "ember._inplace", "ember._creation", "ember._data",
-                "ember._printing", "ember._random", "ember._random_dist"]),
+                "ember._printing", "ember._random", "ember._random_dist", "ember._ranges"]),
     # what recording a graph node needs (the registry records one per op call)
     ("graph records", ["ember.autograd.node", "ember.autograd.hooks",
                        "ember.autograd.grad_mode", "ember.autograd.anomaly",
