@@ -629,3 +629,20 @@ def test_torch_logs_recompiles_and_graph_code(monkeypatch, caplog):
     recompiles = [m for m in messages if m.startswith("Recompiling")]
     assert len(recompiles) == 2
     assert "shape" in recompiles[0] and recompiles[1].endswith("grad mode")
+
+
+def test_capture_under_the_profiler_or_vmap_runs_eagerly():
+    f = ember.compile(lambda x: (x * 2).relu())
+    with ember.profiler.profile() as prof:
+        f(ember.ones(3))
+        f(ember.ones(3))
+    assert _captures(f) == 0
+    names = [e.key for e in prof.key_averages()]
+    assert "aten::mul" in names and "aten::relu" in names
+    out = ember.func.vmap(f)(ember.ones(4, 3))
+    _same(out, ember.full((4, 3), 2.0))
+    f(ember.ones(3))
+    with ember.profiler.profile() as prof:
+        f(ember.ones(3))   # a replay goes through the door, where the profiler sees it
+    assert _compiled(f).replays == 1
+    assert "aten::relu" in [e.key for e in prof.key_averages()]

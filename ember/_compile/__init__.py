@@ -125,6 +125,10 @@ class CompiledFunction:
         return tuple(m for m in reachable(self.fn) if isinstance(m, module_class()))
 
     def capture(self, key, tensors, args, kwargs, roots):
+        from ..func import _state as func_state
+        from ..ops import registry
+        if registry.profiler is not None or func_state.depth:
+            return self.fn(*args, **kwargs)   # (under ember.profiler or vmap: no capture)
         from .._dynamo import config, exc
         if self.captures and settings.stance == "fail_on_recompile":
             raise exc.RecompileError(

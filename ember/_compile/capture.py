@@ -25,6 +25,7 @@ A refused record leaves the function running eagerly for that input signature, w
 reasons kept for `ember._dynamo.explain`.
 """
 import builtins
+import threading
 import traceback
 
 import numpy as np
@@ -123,6 +124,7 @@ class Recorder:
         self.breaks = []
         self.refusals = []              # reasons the record cannot be replayed
         self.depth = 0                  # > 0 inside a recorded call
+        self.thread = threading.get_ident()
         self.explained = {}             # id(version counter) -> bumps made by recorded calls
         self.counters = {}              # id(version counter) -> (counter, version first seen)
         self.autocast_at_entry = autocast_mode.active
@@ -198,9 +200,15 @@ class Recorder:
         """After a recorded call (which may draw: replaying it draws again)."""
         self.rng = self._rng_state()
 
+    def passing(self):
+        """True when the call now at the door is not the function's own: inside a recorded
+        call, or on another thread (a data loader's)."""
+        return self.depth or threading.get_ident() != self.thread
+
     def op(self, op, inputs, params, dtype, arrays):
         """The registry's door during a capture (installed as `registry.profiler`)."""
-        if not self.depth:
+        passing = self.passing()
+        if not passing:
             self.current = op.name
             self.check_rng()
         containers = {k: v.copy() for k, v in params.items() if type(v) in (list, dict)}
@@ -209,7 +217,7 @@ class Recorder:
             result = registry.python_dispatch(op, inputs, params, dtype, arrays)
         finally:
             registry.profiler = self
-        if self.depth:
+        if passing:
             return result
         if op.name in DATA_DEPENDENT or op.name == "index" and _has_mask(params["key"]):
             self.graph_break(f"dynamic shape operator: {op.name}")
@@ -256,7 +264,7 @@ class Recorder:
 
     def call(self, fn, args, kwargs):
         """A recorded entry point: run it, then record it as one step."""
-        if self.depth:
+        if self.passing():
             return fn(*args, **kwargs)
         self.current = getattr(fn, "__name__", "a call")
         self.check_rng()
@@ -287,6 +295,9 @@ class Recorder:
             self.depth -= 1
 
     def setattr(self, prop, name, target, value):
+        if self.passing():
+            prop.fset(target, value)
+            return
         self.current = name
         step = Step(SETATTR, name, (self.template(target), self.template(value)), None, None,
                     [], grad_state.enabled, len(self.breaks))
@@ -370,7 +381,8 @@ class Recorder:
 
         def breaking(fn, name):
             def run(*args, **kwargs):
-                recorder.graph_break(f"dynamic shape operator: {name}")
+                if not recorder.passing():
+                    recorder.graph_break(f"dynamic shape operator: {name}")
                 return fn(*args, **kwargs)
             return run
         for name in DATA_DEPENDENT:
@@ -380,7 +392,7 @@ class Recorder:
         host = Tensor.__dict__["_host"]
 
         def _host(t):
-            if not recorder.depth:
+            if not recorder.passing():
                 recorder.graph_break("a tensor's value was read in Python (item, tolist, bool, "
                                  "numpy or printing)")
             return host(t)
@@ -388,7 +400,7 @@ class Recorder:
         original_print = builtins.print
 
         def print_(*args, **kwargs):
-            if not recorder.depth:
+            if not recorder.passing():
                 recorder.graph_break("print")
             return original_print(*args, **kwargs)
         self._patch(builtins, "print", print_)

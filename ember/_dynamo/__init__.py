@@ -71,7 +71,7 @@ def mark_static_address(t, guard=True):
 def graph_break(msg=""):
     """A graph break where it is called (inside a capture), as PyTorch's."""
     from .._compile import capture
-    if capture.active is not None:
+    if capture.active is not None and not capture.active.passing():
         capture.active.graph_break(f"graph_break() called{': ' + msg if msg else ''}")
 
 
