@@ -646,3 +646,19 @@ def test_capture_under_the_profiler_or_vmap_runs_eagerly():
         f(ember.ones(3))   # a replay goes through the door, where the profiler sees it
     assert _compiled(f).replays == 1
     assert "aten::relu" in [e.key for e in prof.key_averages()]
+
+
+def test_autocast_around_a_compiled_model_replays_its_casts(torch_mod):
+    ember.manual_seed(0)
+    model = nn.Linear(4, 3)
+    compiled = ember.compile(model)
+    x = ember.randn(2, 4)
+    for dtype in (ember.bfloat16, ember.bfloat16, ember.float16):
+        with ember.autocast("cpu", dtype=dtype):
+            out = compiled(x)
+            expected = model(x)
+        assert out.dtype is expected.dtype is dtype
+        _same(out.float(), expected.float())
+    assert compiled.dynamo_ctx.replays >= 1
+    with torch_mod.autocast("cpu", dtype=torch_mod.bfloat16):
+        assert torch_mod.nn.Linear(4, 3)(torch_mod.randn(2, 4)).dtype is torch_mod.bfloat16

@@ -22,12 +22,11 @@ import time
 import warnings
 import weakref
 
-from ..amp import autocast_mode
 from ..autograd.grad_mode import state as grad_state
 from . import logs
 from .capture import Recorder
-from .guards import (Entry, aliasing, has_hooks, module_class, modules_key, python_state,
-                     reachable, sources_of, spec, tensor_key)
+from .guards import (Entry, aliasing, autocast_state, has_hooks, module_class, modules_key,
+                     python_state, reachable, sources_of, spec, tensor_key)
 from .program import Program
 
 __all__ = ["compile", "OptimizedModule"]  # noqa: F822 (module __getattr__)
@@ -81,7 +80,7 @@ class CompiledFunction:
         signature = spec((args, kwargs), tensors)
         roots = self.roots()
         key = (signature, tuple(tensor_key(t) for t in tensors), aliasing(tensors),
-               grad_state.enabled, grad_state.inference, autocast_mode.active,
+               grad_state.enabled, grad_state.inference, autocast_state(),
                modules_key(roots))
         entry = self.entries.get(key)
         if entry is not None and (entry.program is None or entry.guards_hold()):

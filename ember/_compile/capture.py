@@ -32,9 +32,9 @@ import numpy as np
 
 from .. import _random, _value_checks
 from .._tensor import Tensor
-from ..amp import autocast_mode
 from ..autograd.grad_mode import state as grad_state
 from ..ops import registry
+from .guards import autocast_state
 
 OP, CALL, SETATTR = "op", "call", "setattr"
 
@@ -127,7 +127,7 @@ class Recorder:
         self.thread = threading.get_ident()
         self.explained = {}             # id(version counter) -> bumps made by recorded calls
         self.counters = {}              # id(version counter) -> (counter, version first seen)
-        self.autocast_at_entry = autocast_mode.active
+        self.autocast_at_entry = autocast_state()
         self.grad_enabled_at_entry = grad_state.enabled
         self.rng = None
         self.patches = []
@@ -221,7 +221,7 @@ class Recorder:
             return result
         if op.name in DATA_DEPENDENT or op.name == "index" and _has_mask(params["key"]):
             self.graph_break(f"dynamic shape operator: {op.name}")
-        if autocast_mode.active != self.autocast_at_entry:
+        if autocast_state() != self.autocast_at_entry:
             self.refuse("autocast changed inside the compiled function")
         step = Step(OP, op, [self.template(x) for x in inputs], params, dtype, None,
                     grad_state.enabled, len(self.breaks))

@@ -31,7 +31,7 @@ class Entry:
         self.tensor_positions = None if self.fast_args is None or \
             all(e.__class__ is tuple for e in self.fast_args) else \
             [i for i, e in enumerate(self.fast_args) if e.__class__ is tuple]
-        self.modes = (grad_state.enabled, grad_state.inference, autocast_mode.active)
+        self.modes = (grad_state.enabled, grad_state.inference, autocast_state())
         self.roots = roots
         self.root_getters = _root_getters(fn, roots)
         self.revision = _module_revision()
@@ -55,7 +55,8 @@ class Entry:
         if len(args) != len(expected) or self.revision != _revision().n or \
                 grad_state.enabled is not self.modes[0] or \
                 grad_state.inference is not self.modes[1] or \
-                autocast_mode.active != self.modes[2]:
+                (autocast_mode.active and autocast_state() != self.modes[2]) or \
+                (not autocast_mode.active and self.modes[2]):
             return False
         for a, e in zip(args, expected):
             if e.__class__ is tuple:
@@ -74,6 +75,15 @@ class Entry:
             if getter() is not root:
                 return False
         return not (self.guards or self.state) or self.guards_hold()
+
+
+def autocast_state():
+    """What autocast decides per op: 0 when no region is open, else the regions' dtypes
+    (a record holds the dtypes autocast chose)."""
+    if not autocast_mode.active:
+        return 0
+    return tuple((device, autocast_mode.is_autocast_enabled(device),
+                  autocast_mode.get_autocast_dtype(device)) for device in ("cpu", "cuda"))
 
 
 def _fast_args(args):
