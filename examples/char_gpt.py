@@ -23,6 +23,8 @@ def parse_args():
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--log-every", type=int, default=100)
+    parser.add_argument("--compile", action="store_true",
+                        help="run the model through torch.compile")
     parser.add_argument("--sample-chars", type=int, default=200,
                         help="characters to generate after training")
     return parser.parse_args()
@@ -122,6 +124,7 @@ def main():
     else:
         block_size, batch_size, dim, heads, layers = 64, 32, 64, 4, 3
     model = GPT(len(chars), block_size, dim, heads, layers, dropout=0.1).to(device)
+    model = torch.compile(model) if args.compile else model
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
     print(f"{len(text)} characters, vocabulary {len(chars)}, "
           f"{sum(p.numel() for p in model.parameters())} parameters")

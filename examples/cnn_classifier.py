@@ -28,6 +28,8 @@ def parse_args():
     parser.add_argument("--batch-size", type=int, default=None)
     parser.add_argument("--lr", type=float, default=0.05)
     parser.add_argument("--log-every", type=int, default=50)
+    parser.add_argument("--compile", action="store_true",
+                        help="run the model through torch.compile")
     parser.add_argument("--synthetic", action="store_true",
                         help="random images and labels instead of the digits")
     return parser.parse_args()
@@ -100,6 +102,7 @@ def main():
     test_loader = DataLoader(test, batch_size=256)
 
     model = Net(*((4, 8, 16) if args.tiny else (16, 32, 64))).to(device)
+    model = torch.compile(model) if args.compile else model
     optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9,
                                 weight_decay=5e-4)
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.steps)

@@ -26,6 +26,8 @@ def parse_args():
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--log-every", type=int, default=100)
+    parser.add_argument("--compile", action="store_true",
+                        help="run the model through torch.compile")
     parser.add_argument("--synthetic", action="store_true", help="random images")
     return parser.parse_args()
 
@@ -88,6 +90,8 @@ def main():
     net_g, net_d = generator(nz, ngf).to(device), discriminator(ndf).to(device)
     net_g.apply(weights_init)
     net_d.apply(weights_init)
+    if args.compile:
+        net_g, net_d = torch.compile(net_g), torch.compile(net_d)
     criterion = nn.BCEWithLogitsLoss()
     opt_d = torch.optim.Adam(net_d.parameters(), lr=args.lr, betas=(0.5, 0.999))
     opt_g = torch.optim.Adam(net_g.parameters(), lr=args.lr, betas=(0.5, 0.999))

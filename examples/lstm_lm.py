@@ -27,6 +27,8 @@ def parse_args():
     parser.add_argument("--bptt", type=int, default=None, help="sequence length per step")
     parser.add_argument("--clip", type=float, default=0.5, help="gradient norm clipping")
     parser.add_argument("--log-every", type=int, default=50)
+    parser.add_argument("--compile", action="store_true",
+                        help="run the model through torch.compile")
     return parser.parse_args()
 
 
@@ -84,6 +86,7 @@ def main():
     val = batchify(ids[split:], 1).to(device)
 
     model = LanguageModel(len(vocab), emb, hidden, layers, dropout=0.2).to(device)
+    model = torch.compile(model) if args.compile else model
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     print(f"{len(words)} words, vocabulary {len(vocab)}, "
           f"{sum(p.numel() for p in model.parameters())} parameters")

@@ -24,6 +24,8 @@ def parse_args():
     parser.add_argument("--lr", type=float, default=1e-2)
     parser.add_argument("--gamma", type=float, default=0.99, help="discount factor")
     parser.add_argument("--log-every", type=int, default=20)
+    parser.add_argument("--compile", action="store_true",
+                        help="run the model through torch.compile")
     return parser.parse_args()
 
 
@@ -81,6 +83,7 @@ def main():
     env = CartPole(args.seed, max_steps=30 if args.tiny else 500)
     hidden = 8 if args.tiny else 64
     policy = nn.Sequential(nn.Linear(4, hidden), nn.Tanh(), nn.Linear(hidden, 2)).to(device)
+    policy = torch.compile(policy) if args.compile else policy
     optimizer = torch.optim.Adam(policy.parameters(), lr=args.lr)
 
     average, loss = None, None

@@ -27,6 +27,8 @@ def parse_args():
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--log-every", type=int, default=200)
+    parser.add_argument("--compile", action="store_true",
+                        help="run the model through torch.compile")
     parser.add_argument("--synthetic", action="store_true", help="random images")
     return parser.parse_args()
 
@@ -90,6 +92,7 @@ def main():
     loader = DataLoader(TensorDataset(torch.tensor(images, dtype=dtype)),
                         batch_size=32 if args.tiny else 64, shuffle=True, drop_last=True)
     model = VAE(*((16, 2) if args.tiny else (128, 8))).to(device)
+    model = torch.compile(model) if args.compile else model
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     print(f"{len(images)} images, {sum(p.numel() for p in model.parameters())} parameters")
 

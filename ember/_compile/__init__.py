@@ -10,8 +10,9 @@ identities of tensors read from globals, closures and module attributes. A faili
 captures again, up to `ember._dynamo.config.recompile_limit` signatures (then the function
 runs eagerly, with one warning). A function whose capture saw a graph break (see capture.py)
 runs eagerly for that signature; `fullgraph=True` raises `ember._dynamo.exc.Unsupported` at
-the break instead. ember specializes on every shape: `dynamic` is accepted, and each new
-shape is a new signature.
+the break instead. Sizes: a second capture whose tensors differ only in some sizes and
+whose program is step for step the same makes those sizes dynamic (`dynamic.py`; 0 and 1
+stay specialized); `dynamic=False` specializes every size.
 
 A Module comes back wrapped as PyTorch wraps it (`OptimizedModule`, state_dict keys prefixed
 `_orig_mod.`), so checkpoints match PyTorch's.
@@ -23,7 +24,7 @@ import warnings
 import weakref
 
 from ..autograd.grad_mode import state as grad_state
-from . import logs
+from . import dynamic as dynamic_sizes, logs
 from .capture import Recorder
 from .guards import (Entry, aliasing, autocast_state, has_hooks, module_class, modules_key,
                      python_state, reachable, sources_of, spec, tensor_key)
@@ -47,8 +48,9 @@ settings = _Settings()
 class CompiledFunction:
     """The callable `compile` returns (inside OptimizedModule for a Module)."""
 
-    def __init__(self, fn, module, fullgraph, recompile_limit=None):
+    def __init__(self, fn, module, fullgraph, recompile_limit=None, dynamic=None):
         self.fn = fn
+        self.dynamic = dynamic   # False: every size specialized (see dynamic.py)
         self.module = module
         self.fullgraph = fullgraph
         self.recompile_limit = recompile_limit
@@ -106,8 +108,8 @@ class CompiledFunction:
                 continue   # (already a piece of an enclosing call)
             piece = self.pieces.get(id(m))
             if piece is None or piece.module is not m:
-                piece = self.pieces[id(m)] = CompiledFunction(type(m).forward.__get__(m), m,
-                                                              False, self.recompile_limit)
+                piece = self.pieces[id(m)] = CompiledFunction(
+                    type(m).forward.__get__(m), m, False, self.recompile_limit, self.dynamic)
             vars(m)["forward"] = piece     # (not a module attribute write: no revision)
             installed.append(m)
         try:
@@ -178,7 +180,9 @@ class CompiledFunction:
         entry = self.entries[key] = Entry(program, recorder.refusals, recorder.breaks,
                                           time.perf_counter() - start, recorder,
                                           None if kwargs else args, roots, self.fn, state)
-        if entry.fast_args is not None:
+        if entry.fast_args is not None and not (
+                self.dynamic is not False and
+                any(dynamic_sizes.generalize(other, entry) for other in self.fast)):
             self.fast.insert(0, entry)
         return output
 
@@ -251,11 +255,11 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     from ..nn.modules.module import Module
     if isinstance(model, Module):
         compiled = None if disable else CompiledFunction(model, model, fullgraph,
-                                                         recompile_limit)
+                                                         recompile_limit, dynamic)
         return __getattr__("OptimizedModule")(model, compiled)
     if disable:
         return model
-    compiled = CompiledFunction(model, None, fullgraph, recompile_limit)
+    compiled = CompiledFunction(model, None, fullgraph, recompile_limit, dynamic)
 
     @functools.wraps(model)
     def compiled_fn(*args, **kw):

@@ -63,7 +63,8 @@ class Entry:
                 if a.__class__ is not e[0]:
                     return False
                 data = a._data
-                if data.shape != e[1] or a.dtype is not e[2] or a._device is not e[3] or \
+                if (data.shape != e[1] and not _sizes_fit(data.shape, e[1])) or \
+                        a.dtype is not e[2] or a._device is not e[3] or \
                         a._requires_grad is not e[4] or (a.grad_fn is None) is not e[5] or \
                         data.flags.c_contiguous is not e[6]:
                     return False
@@ -84,6 +85,12 @@ def autocast_state():
         return 0
     return tuple((device, autocast_mode.is_autocast_enabled(device),
                   autocast_mode.get_autocast_dtype(device)) for device in ("cpu", "cuda"))
+
+
+def _sizes_fit(shape, pattern):
+    """`shape` against sizes where None stands for any size but 0 and 1 (dynamic.py)."""
+    return len(shape) == len(pattern) and all(
+        p == n if p is not None else n > 1 for n, p in zip(shape, pattern))
 
 
 def _fast_args(args):
