@@ -5,9 +5,16 @@ import types
 import warnings
 from functools import partial
 
-from .lr_scheduler import (EPOCH_DEPRECATION_WARNING, LRScheduler, _check_optimizer, _Flag,
-                           _group_values, _per_group, _set_group_value,
-                           _warn_get_lr_outside_step)
+from .lr_scheduler import (
+    EPOCH_DEPRECATION_WARNING,
+    LRScheduler,
+    _check_optimizer,
+    _Flag,
+    _group_values,
+    _per_group,
+    _set_group_value,
+    _warn_get_lr_outside_step,
+)
 
 __all__ = ["CyclicLR", "OneCycleLR", "CosineAnnealingWarmRestarts", "ReduceLROnPlateau"]
 

@@ -1,6 +1,7 @@
 """Adadelta (Zeiler): step sizes from running averages of squared gradients and updates."""
 from .. import _creation
-from .optimizer import Optimizer, bump, check_lr, check_nonneg, grads_of, new_scalar
+from ..autograd.graph import increment_version
+from .optimizer import Optimizer, check_lr, check_nonneg
 
 __all__ = ["Adadelta", "adadelta"]
 
@@ -17,23 +18,15 @@ class Adadelta(Optimizer):
                         capturable=capturable, foreach=foreach, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def _init_state(self, p):
-        state = self.state[p]
-        if not state:
-            state["step"] = new_scalar(0)
-            state["square_avg"] = _creation.zeros_like(p)
-            state["acc_delta"] = _creation.zeros_like(p)
-        return state
+    def _new_state(self, p, group):
+        return {"square_avg": _creation.zeros_like(p), "acc_delta": _creation.zeros_like(p)}
 
     def step(self, closure=None):
-        def update():
-            for group in self.param_groups:
-                params, grads = grads_of(group)
-                states = [self._init_state(p) for p in params]
-                adadelta(params, grads, states, lr=float(group["lr"]), rho=group["rho"],
-                         eps=group["eps"], weight_decay=group["weight_decay"],
-                         maximize=group["maximize"])
-        return self._run_step(closure, update)
+        return self._step_groups(closure)
+
+    def _update(self, group, params, grads, states):
+        adadelta(params, grads, states, lr=float(group["lr"]), rho=group["rho"], eps=group["eps"],
+                 weight_decay=group["weight_decay"], maximize=group["maximize"])
 
 
 def adadelta(params, grads, states, *, lr, rho, eps, weight_decay, maximize):
@@ -57,4 +50,4 @@ def adadelta(params, grads, states, *, lr, rho, eps, weight_decay, maximize):
         acc_delta *= rho
         acc_delta += (1 - rho) * (delta * delta)
         w -= lr * delta
-        bump(p, state["step"], state["square_avg"], state["acc_delta"])
+        increment_version((p, *state.values()))

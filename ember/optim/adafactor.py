@@ -6,9 +6,10 @@ import math
 
 from .. import _creation
 from .._dtype import finfo
-from ..backends import array_module
 from .._tensor import Tensor
-from .optimizer import Optimizer, bump, grads_of, new_scalar
+from ..autograd.graph import increment_version
+from ..backends import array_module
+from .optimizer import Optimizer
 
 __all__ = ["Adafactor", "adafactor"]
 
@@ -34,34 +35,30 @@ class Adafactor(Optimizer):
                         weight_decay=weight_decay, foreach=foreach, maximize=maximize)
         super().__init__(params, defaults)
 
-    def _init_state(self, p, g):
+    def _init_state(self, p, group):
         if p.is_complex():
             raise RuntimeError("Adafactor does not support complex parameters")
-        if getattr(g, "is_sparse", False):
+        if getattr(p._grad, "is_sparse", False):
             raise RuntimeError("Adafactor does not support sparse gradients")
-        state = self.state[p]
-        if not state:
-            state["step"] = new_scalar(0)
-            if g.dim() > 1:
-                # the factored second moment: means over the last dim (rows) and the one
-                # before it (columns), each keeping its reduced dim as size 1
-                state["row_var"] = g.new_zeros(g.shape[:-1] + (1,))
-                state["col_var"] = g.new_zeros(g.shape[:-2] + (1, g.shape[-1]))
-            else:
-                state["variance"] = _creation.zeros_like(g)
-        return state
+        return super()._init_state(p, group)
+
+    def _new_state(self, p, group):
+        g = p._grad
+        if g.dim() > 1:
+            # the factored second moment: means over the last dim (rows) and the one before
+            # it (columns), each keeping its reduced dim as size 1
+            return {"row_var": g.new_zeros(g.shape[:-1] + (1,)),
+                    "col_var": g.new_zeros(g.shape[:-2] + (1, g.shape[-1]))}
+        return {"variance": _creation.zeros_like(g)}
 
     def step(self, closure=None):
-        def update():
-            for group in self.param_groups:
-                params, grads = grads_of(group)
-                states = [self._init_state(p, g) for p, g in zip(params, grads)]
-                eps1, eps2 = group["eps"]
-                adafactor(params, grads, states, lr=float(group["lr"]),
-                          beta2_decay=group["beta2_decay"], eps1=eps1, eps2=eps2,
-                          d=group["d"], weight_decay=group["weight_decay"],
-                          maximize=group["maximize"])
-        return self._run_step(closure, update)
+        return self._step_groups(closure)
+
+    def _update(self, group, params, grads, states):
+        eps1, eps2 = group["eps"]
+        adafactor(params, grads, states, lr=float(group["lr"]), beta2_decay=group["beta2_decay"],
+                  eps1=eps1, eps2=eps2, d=group["d"], weight_decay=group["weight_decay"],
+                  maximize=group["maximize"])
 
 
 def _rms(a):
@@ -91,14 +88,12 @@ def adafactor(params, grads, states, *, lr, beta2_decay, eps1, eps2, d, weight_d
             row += (xp.mean(square, axis=-1, keepdims=True) - row) * mix
             col += (xp.mean(square, axis=-2, keepdims=True) - col) * mix
             estimate = (row @ col) / xp.maximum(xp.mean(row, axis=-2, keepdims=True), tiny)
-            bump(state["row_var"], state["col_var"])
         else:
             variance = state["variance"]._data
             variance += (g * g - variance) * mix
             estimate = variance.copy()
-            bump(state["variance"])
         # NOTE: eps1 is squared under the square root, so that it bounds sqrt(V) by eps1
         step = g / xp.sqrt(xp.maximum(estimate, tiny * tiny))
         clip = max(1.0, _rms(step) / d)
         w -= (alpha / clip) * step.astype(w.dtype, copy=False)
-        bump(p, state["step"])
+        increment_version((p, *state.values()))

@@ -1,6 +1,7 @@
 """Adagrad (Duchi et al.), with learning-rate decay and an initial accumulator value."""
 from .. import _creation
-from .optimizer import Optimizer, bump, check_lr, check_nonneg, grads_of, new_scalar
+from ..autograd.graph import increment_version
+from .optimizer import Optimizer, check_lr, check_nonneg
 
 __all__ = ["Adagrad", "adagrad"]
 
@@ -26,12 +27,8 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 self._init_state(p, group)
 
-    def _init_state(self, p, group):
-        state = self.state[p]
-        if not state:
-            state["step"] = new_scalar(0)
-            state["sum"] = _creation.full_like(p, group["initial_accumulator_value"])
-        return state
+    def _new_state(self, p, group):
+        return {"sum": _creation.full_like(p, group["initial_accumulator_value"])}
 
     def share_memory(self):
         for group in self.param_groups:
@@ -39,14 +36,11 @@ class Adagrad(Optimizer):
                 self.state[p]["sum"].share_memory_()
 
     def step(self, closure=None):
-        def update():
-            for group in self.param_groups:
-                params, grads = grads_of(group)
-                states = [self._init_state(p, group) for p in params]
-                adagrad(params, grads, states, lr=float(group["lr"]),
-                        weight_decay=group["weight_decay"], lr_decay=group["lr_decay"],
-                        eps=group["eps"], maximize=group["maximize"])
-        return self._run_step(closure, update)
+        return self._step_groups(closure)
+
+    def _update(self, group, params, grads, states):
+        adagrad(params, grads, states, lr=float(group["lr"]), weight_decay=group["weight_decay"],
+                lr_decay=group["lr_decay"], eps=group["eps"], maximize=group["maximize"])
 
 
 def adagrad(params, grads, states, *, lr, weight_decay, lr_decay, eps, maximize):
@@ -69,7 +63,7 @@ def adagrad(params, grads, states, *, lr, weight_decay, lr_decay, eps, maximize)
         std = total ** 0.5
         std += eps
         w -= clr * (g / std)
-        bump(p, state["step"], state["sum"])
+        increment_version((p, *state.values()))
 
 
 def _sparse_adagrad(p, grad, state, clr, weight_decay, eps, maximize):
@@ -87,4 +81,4 @@ def _sparse_adagrad(p, grad, state, clr, weight_decay, eps, maximize):
     std = total[where] ** 0.5
     std += eps
     p._data[where] += -clr * (g / std)
-    bump(p, state["step"], state["sum"])
+    increment_version((p, *state.values()))

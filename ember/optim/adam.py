@@ -2,8 +2,9 @@
 import math
 
 from .. import _creation
+from ..autograd.graph import increment_version
 from ..backends import array_module
-from .optimizer import Optimizer, check_lr, grads_of, new_scalar
+from .optimizer import Optimizer, check_lr
 
 __all__ = ["Adam", "AdamW", "adam"]
 
@@ -35,27 +36,20 @@ class Adam(Optimizer):
         for group in self.param_groups:
             group.setdefault("decoupled_weight_decay", False)
 
-    def _init_state(self, p, amsgrad):
-        state = self.state[p]
-        if not state:
-            state["step"] = new_scalar(0)
-            state["exp_avg"] = _creation.zeros_like(p)
-            state["exp_avg_sq"] = _creation.zeros_like(p)
-            if amsgrad:
-                state["max_exp_avg_sq"] = _creation.zeros_like(p)
+    def _new_state(self, p, group):
+        state = {"exp_avg": _creation.zeros_like(p), "exp_avg_sq": _creation.zeros_like(p)}
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = _creation.zeros_like(p)
         return state
 
     def step(self, closure=None):
-        def update():
-            for group in self.param_groups:
-                params, grads = grads_of(group)
-                states = [self._init_state(p, group["amsgrad"]) for p in params]
-                beta1, beta2 = group["betas"]
-                adam(params, grads, states, amsgrad=group["amsgrad"], beta1=beta1,
-                     beta2=beta2, lr=float(group["lr"]), weight_decay=group["weight_decay"],
-                     eps=group["eps"], maximize=group["maximize"],
-                     decoupled_weight_decay=group["decoupled_weight_decay"])
-        return self._run_step(closure, update)
+        return self._step_groups(closure)
+
+    def _update(self, group, params, grads, states):
+        beta1, beta2 = group["betas"]
+        adam(params, grads, states, amsgrad=group["amsgrad"], beta1=beta1, beta2=beta2,
+             lr=float(group["lr"]), weight_decay=group["weight_decay"], eps=group["eps"],
+             maximize=group["maximize"], decoupled_weight_decay=group["decoupled_weight_decay"])
 
 
 class AdamW(Adam):
@@ -122,7 +116,4 @@ def adam(params, grads, states, *, amsgrad, beta1, beta2, lr, weight_decay, eps,
         denom /= bias_correction2_sqrt
         denom += eps
         w -= step_size * (exp_avg / denom)
-        p._vc.v += 1
-        for key in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq", "step"):
-            if key in state:
-                state[key]._vc.v += 1
+        increment_version((p, *state.values()))

@@ -1,9 +1,9 @@
 """Adamax: Adam with the infinity norm of past gradients in place of the second moment."""
 from .. import _creation
+from ..autograd.graph import increment_version
 from ..backends import array_module
 from .adam import _lerp_
-from .optimizer import Optimizer, bump, check_betas, check_lr, check_nonneg, grads_of, \
-    new_scalar
+from .optimizer import Optimizer, check_adam_options
 
 __all__ = ["Adamax", "adamax"]
 
@@ -11,33 +11,23 @@ __all__ = ["Adamax", "adamax"]
 class Adamax(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  foreach=None, *, maximize=False, differentiable=False, capturable=False):
-        check_lr(lr)
-        check_nonneg("epsilon", eps)
-        check_betas(betas)
-        check_nonneg("weight_decay", weight_decay)
+        check_adam_options(lr, eps, betas, weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         foreach=foreach, maximize=maximize, differentiable=differentiable,
                         capturable=capturable)
         super().__init__(params, defaults)
 
-    def _init_state(self, p):
-        state = self.state[p]
-        if not state:
-            state["step"] = new_scalar(0)
-            state["exp_avg"] = _creation.zeros_like(p)
-            state["exp_inf"] = _creation.zeros_like(p)
-        return state
+    def _new_state(self, p, group):
+        return {"exp_avg": _creation.zeros_like(p), "exp_inf": _creation.zeros_like(p)}
 
     def step(self, closure=None):
-        def update():
-            for group in self.param_groups:
-                params, grads = grads_of(group)
-                states = [self._init_state(p) for p in params]
-                beta1, beta2 = group["betas"]
-                adamax(params, grads, states, eps=group["eps"], beta1=beta1, beta2=beta2,
-                       lr=float(group["lr"]), weight_decay=group["weight_decay"],
-                       maximize=group["maximize"])
-        return self._run_step(closure, update)
+        return self._step_groups(closure)
+
+    def _update(self, group, params, grads, states):
+        beta1, beta2 = group["betas"]
+        adamax(params, grads, states, eps=group["eps"], beta1=beta1, beta2=beta2,
+               lr=float(group["lr"]), weight_decay=group["weight_decay"],
+               maximize=group["maximize"])
 
 
 def adamax(params, grads, states, *, eps, beta1, beta2, lr, weight_decay, maximize):
@@ -58,4 +48,4 @@ def adamax(params, grads, states, *, eps, beta1, beta2, lr, weight_decay, maximi
         xp.maximum(exp_inf, bound, out=exp_inf)
         clr = lr / (1 - beta1 ** float(state["step"]._data))
         w -= clr * (exp_avg / exp_inf)
-        bump(p, state["step"], state["exp_avg"], state["exp_inf"])
+        increment_version((p, *state.values()))

@@ -1,6 +1,7 @@
 """ASGD: averaged stochastic gradient descent (Polyak and Juditsky)."""
 from .. import _creation
-from .optimizer import Optimizer, bump, check_lr, check_nonneg, grads_of, new_scalar
+from ..autograd.graph import increment_version
+from .optimizer import Optimizer, check_lr, check_nonneg, new_scalar
 
 __all__ = ["ASGD", "asgd"]
 
@@ -15,24 +16,17 @@ class ASGD(Optimizer):
                         capturable=capturable)
         super().__init__(params, defaults)
 
-    def _init_state(self, p, group):
-        state = self.state[p]
-        if not state:
-            state["step"] = new_scalar(0)
-            state["eta"] = new_scalar(float(group["lr"]))
-            state["mu"] = new_scalar(1)
-            state["ax"] = _creation.zeros_like(p)
-        return state
+    def _new_state(self, p, group):
+        return {"eta": new_scalar(float(group["lr"])), "mu": new_scalar(1),
+                "ax": _creation.zeros_like(p)}
 
     def step(self, closure=None):
-        def update():
-            for group in self.param_groups:
-                params, grads = grads_of(group)
-                states = [self._init_state(p, group) for p in params]
-                asgd(params, grads, states, lambd=group["lambd"], lr=float(group["lr"]),
-                     t0=group["t0"], alpha=group["alpha"],
-                     weight_decay=group["weight_decay"], maximize=group["maximize"])
-        return self._run_step(closure, update)
+        return self._step_groups(closure)
+
+    def _update(self, group, params, grads, states):
+        asgd(params, grads, states, lambd=group["lambd"], lr=float(group["lr"]), t0=group["t0"],
+             alpha=group["alpha"], weight_decay=group["weight_decay"],
+             maximize=group["maximize"])
 
 
 def asgd(params, grads, states, *, lambd, lr, t0, alpha, weight_decay, maximize):
@@ -57,4 +51,4 @@ def asgd(params, grads, states, *, lambd, lr, t0, alpha, weight_decay, maximize)
         # storing them rounds, and the next step reads the rounded values, as in PyTorch.
         state["eta"]._data[...] = lr / ((1 + lambd * lr * step) ** alpha)
         mu[...] = 1 / max(1, step - t0)
-        bump(p, state["step"], state["eta"], state["mu"], state["ax"])
+        increment_version((p, *state.values()))

@@ -6,6 +6,7 @@ float32 problems round where PyTorch rounds; the state holds them as 0-dim Tenso
 """
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import enable_grad
+from ..autograd.graph import increment_version
 from ..backends import array_module
 from .optimizer import Optimizer, check_lr
 
@@ -150,7 +151,7 @@ class LBFGS(Optimizer):
         for p in self._params:
             n = p._data.size
             p._data += step_size * update[offset:offset + n].reshape(p._data.shape)
-            p._vc.v += 1
+            increment_version(p)
             offset += n
 
     def _evaluate(self, closure):

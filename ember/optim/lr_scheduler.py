@@ -479,8 +479,7 @@ class ChainedScheduler(_Composite):
         self._last_lr = _group_values(self._schedulers[-1].optimizer, "lr")
 
 
-from ._schedulers_cyclic import (  # noqa: E402
-    CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR, ReduceLROnPlateau)
+from ._schedulers_cyclic import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR, ReduceLROnPlateau  # noqa: E402
 
 for _cls in (CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR, ReduceLROnPlateau):
     _cls.__module__ = __name__

@@ -1,8 +1,8 @@
 """NAdam: Adam with Nesterov momentum (Dozat), optionally with decoupled weight decay."""
 from .. import _creation
+from ..autograd.graph import increment_version
 from .adam import adam_moments
-from .optimizer import Optimizer, bump, check_betas, check_lr, check_nonneg, grads_of, \
-    new_scalar
+from .optimizer import Optimizer, check_adam_options, check_nonneg, new_scalar
 
 __all__ = ["NAdam", "nadam"]
 
@@ -11,10 +11,7 @@ class NAdam(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
                  maximize=False, capturable=False, differentiable=False):
-        check_lr(lr)
-        check_nonneg("epsilon", eps)
-        check_betas(betas)
-        check_nonneg("weight_decay", weight_decay)
+        check_adam_options(lr, eps, betas, weight_decay)
         check_nonneg("momentum_decay", momentum_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         momentum_decay=momentum_decay,
@@ -27,27 +24,19 @@ class NAdam(Optimizer):
         for group in self.param_groups:
             group.setdefault("decoupled_weight_decay", False)
 
-    def _init_state(self, p):
-        state = self.state[p]
-        if not state:
-            state["step"] = new_scalar(0)
-            state["mu_product"] = new_scalar(1)
-            state["exp_avg"] = _creation.zeros_like(p)
-            state["exp_avg_sq"] = _creation.zeros_like(p)
-        return state
+    def _new_state(self, p, group):
+        return {"mu_product": new_scalar(1), "exp_avg": _creation.zeros_like(p),
+                "exp_avg_sq": _creation.zeros_like(p)}
 
     def step(self, closure=None):
-        def update():
-            for group in self.param_groups:
-                params, grads = grads_of(group)
-                states = [self._init_state(p) for p in params]
-                beta1, beta2 = group["betas"]
-                nadam(params, grads, states, beta1=beta1, beta2=beta2, lr=float(group["lr"]),
-                      weight_decay=group["weight_decay"],
-                      momentum_decay=group["momentum_decay"], eps=group["eps"],
-                      decoupled_weight_decay=group["decoupled_weight_decay"],
-                      maximize=group["maximize"])
-        return self._run_step(closure, update)
+        return self._step_groups(closure)
+
+    def _update(self, group, params, grads, states):
+        beta1, beta2 = group["betas"]
+        nadam(params, grads, states, beta1=beta1, beta2=beta2, lr=float(group["lr"]),
+              weight_decay=group["weight_decay"], momentum_decay=group["momentum_decay"],
+              eps=group["eps"], decoupled_weight_decay=group["decoupled_weight_decay"],
+              maximize=group["maximize"])
 
 
 def nadam(params, grads, states, *, beta1, beta2, lr, weight_decay, momentum_decay, eps,
@@ -69,4 +58,4 @@ def nadam(params, grads, states, *, beta1, beta2, lr, weight_decay, momentum_dec
         denom += eps
         w += (-lr * (1.0 - mu) / (1.0 - mu_product_value)) * (g / denom)
         w += ((-lr * mu_next) / (1.0 - mu_product_value * mu_next)) * (exp_avg / denom)
-        bump(p, state["step"], state["mu_product"], state["exp_avg"], state["exp_avg_sq"])
+        increment_version((p, *state.values()))

@@ -1,7 +1,8 @@
 """Optimizer: parameter groups, validation, per-parameter state, state_dict and hooks.
 
 Each optimizer is this class plus a functional kernel that updates all parameters of a
-group on their arrays directly (no autograd recording, no per-op dispatch).
+group on their arrays directly (no autograd recording, no per-op dispatch), then marks them
+and their state changed with autograd.graph.increment_version.
 """
 import warnings
 from collections import OrderedDict, defaultdict
@@ -10,9 +11,9 @@ from itertools import chain
 
 from .._tensor import Tensor
 from ..autograd import graph as _graph
-from ..autograd.hooks import RemovableHandle
-from ..autograd.node import reset_grads
 from ..autograd.grad_mode import no_grad
+from ..autograd.hooks import add_hook
+from ..autograd.node import reset_grads
 from ..debug.state import state as _guard
 
 __all__ = ["Optimizer", "required"]
@@ -30,15 +31,11 @@ _global_step_post_hooks = OrderedDict()
 
 
 def register_optimizer_step_pre_hook(hook):
-    handle = RemovableHandle(_global_step_pre_hooks)
-    _global_step_pre_hooks[handle.id] = hook
-    return handle
+    return add_hook(_global_step_pre_hooks, hook)
 
 
 def register_optimizer_step_post_hook(hook):
-    handle = RemovableHandle(_global_step_post_hooks)
-    _global_step_post_hooks[handle.id] = hook
-    return handle
+    return add_hook(_global_step_post_hooks, hook)
 
 
 class Optimizer:
@@ -172,17 +169,36 @@ class Optimizer:
                     raise RuntimeError(self._sparse_grad_error.format(type(self).__name__))
 
     def register_step_pre_hook(self, hook):
-        handle = RemovableHandle(self._optimizer_step_pre_hooks)
-        self._optimizer_step_pre_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._optimizer_step_pre_hooks, hook)
 
     def register_step_post_hook(self, hook):
-        handle = RemovableHandle(self._optimizer_step_post_hooks)
-        self._optimizer_step_post_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._optimizer_step_post_hooks, hook)
 
     def step(self, closure=None):
         raise NotImplementedError
+
+    # ------------------------------------------------------------------ the built-in steps
+    # A built-in optimizer's step() is `_step_groups`: for each group, the parameters that have
+    # a gradient, their gradients and their states (made on the first step by `_new_state`)
+    # go to `_update`, which calls the optimizer's functional kernel with the group's options.
+    def _step_groups(self, closure):
+        def update():
+            for group in self.param_groups:
+                params, grads = grads_of(group)
+                states = [self._init_state(p, group) for p in params]
+                self._update(group, params, grads, states)
+        return self._run_step(closure, update)
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        if not state:
+            state["step"] = new_scalar(0)
+            state.update(self._new_state(p, group))
+        return state
+
+    def _new_state(self, p, group):
+        """The state of `p` besides its step count, in PyTorch's key order."""
+        return {}
 
     # ------------------------------------------------------------------ state dict
     def state_dict(self):
@@ -270,10 +286,12 @@ def new_scalar(value):
     return _creation.tensor(float(value), dtype=scalar_dtype())
 
 
-def bump(*tensors):
-    """Mark tensors whose arrays a kernel wrote in place (autograd's version counter)."""
-    for t in tensors:
-        t._vc.v += 1
+def check_adam_options(lr, eps, betas, weight_decay):
+    """The checks of the Adam family's constructors, in PyTorch's order."""
+    check_lr(lr)
+    check_nonneg("epsilon", eps)
+    check_betas(betas)
+    check_nonneg("weight_decay", weight_decay)
 
 
 def check_betas(betas):

@@ -1,8 +1,8 @@
 """RAdam: Adam with a rectified adaptive learning rate (Liu et al.)."""
 from .. import _creation
+from ..autograd.graph import increment_version
 from .adam import adam_moments
-from .optimizer import Optimizer, bump, check_betas, check_lr, check_nonneg, grads_of, \
-    new_scalar
+from .optimizer import Optimizer, check_adam_options
 
 __all__ = ["RAdam", "radam"]
 
@@ -11,10 +11,7 @@ class RAdam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False,
                  capturable=False, differentiable=False):
-        check_lr(lr)
-        check_nonneg("epsilon", eps)
-        check_betas(betas)
-        check_nonneg("weight_decay", weight_decay)
+        check_adam_options(lr, eps, betas, weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         maximize=maximize, foreach=foreach, capturable=capturable,
                         decoupled_weight_decay=decoupled_weight_decay,
@@ -26,25 +23,18 @@ class RAdam(Optimizer):
         for group in self.param_groups:
             group.setdefault("decoupled_weight_decay", False)
 
-    def _init_state(self, p):
-        state = self.state[p]
-        if not state:
-            state["step"] = new_scalar(0)
-            state["exp_avg"] = _creation.zeros_like(p)
-            state["exp_avg_sq"] = _creation.zeros_like(p)
-        return state
+    def _new_state(self, p, group):
+        return {"exp_avg": _creation.zeros_like(p), "exp_avg_sq": _creation.zeros_like(p)}
 
     def step(self, closure=None):
-        def update():
-            for group in self.param_groups:
-                params, grads = grads_of(group)
-                states = [self._init_state(p) for p in params]
-                beta1, beta2 = group["betas"]
-                radam(params, grads, states, beta1=beta1, beta2=beta2, lr=float(group["lr"]),
-                      weight_decay=group["weight_decay"], eps=group["eps"],
-                      decoupled_weight_decay=group["decoupled_weight_decay"],
-                      maximize=group["maximize"])
-        return self._run_step(closure, update)
+        return self._step_groups(closure)
+
+    def _update(self, group, params, grads, states):
+        beta1, beta2 = group["betas"]
+        radam(params, grads, states, beta1=beta1, beta2=beta2, lr=float(group["lr"]),
+              weight_decay=group["weight_decay"], eps=group["eps"],
+              decoupled_weight_decay=group["decoupled_weight_decay"],
+              maximize=group["maximize"])
 
 
 def radam(params, grads, states, *, beta1, beta2, lr, weight_decay, eps,
@@ -68,4 +58,4 @@ def radam(params, grads, states, *, beta1, beta2, lr, weight_decay, eps,
             update *= ((rho_t - 4) * (rho_t - 2) * rho_inf
                        / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
         w -= update
-        bump(p, state["step"], state["exp_avg"], state["exp_avg_sq"])
+        increment_version((p, *state.values()))

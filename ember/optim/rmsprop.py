@@ -1,7 +1,8 @@
 """RMSprop (Hinton), with centering, momentum, weight decay and maximize."""
 from .. import _creation
+from ..autograd.graph import increment_version
 from .adam import _lerp_
-from .optimizer import Optimizer, bump, check_lr, check_nonneg, grads_of, new_scalar
+from .optimizer import Optimizer, check_lr, check_nonneg
 
 __all__ = ["RMSprop", "rmsprop"]
 
@@ -20,27 +21,22 @@ class RMSprop(Optimizer):
                         maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def _init_state(self, p, group):
-        state = self.state[p]
-        if not state:
-            state["step"] = new_scalar(0)
-            state["square_avg"] = _creation.zeros_like(p)
-            if group["momentum"] > 0:
-                state["momentum_buffer"] = _creation.zeros_like(p)
-            if group["centered"]:
-                state["grad_avg"] = _creation.zeros_like(p)
+    def _new_state(self, p, group):
+        state = {"square_avg": _creation.zeros_like(p)}
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = _creation.zeros_like(p)
+        if group["centered"]:
+            state["grad_avg"] = _creation.zeros_like(p)
         return state
 
     def step(self, closure=None):
-        def update():
-            for group in self.param_groups:
-                params, grads = grads_of(group)
-                states = [self._init_state(p, group) for p in params]
-                rmsprop(params, grads, states, lr=float(group["lr"]), alpha=group["alpha"],
-                        eps=group["eps"], weight_decay=group["weight_decay"],
-                        momentum=group["momentum"], centered=group["centered"],
-                        maximize=group["maximize"])
-        return self._run_step(closure, update)
+        return self._step_groups(closure)
+
+    def _update(self, group, params, grads, states):
+        rmsprop(params, grads, states, lr=float(group["lr"]), alpha=group["alpha"],
+                eps=group["eps"], weight_decay=group["weight_decay"],
+                momentum=group["momentum"], centered=group["centered"],
+                maximize=group["maximize"])
 
 
 def rmsprop(params, grads, states, *, lr, alpha, eps, weight_decay, momentum, centered,
@@ -61,7 +57,6 @@ def rmsprop(params, grads, states, *, lr, alpha, eps, weight_decay, momentum, ce
             _lerp_(grad_avg, g, 1 - alpha)
             avg = square_avg - grad_avg * grad_avg
             avg **= 0.5
-            bump(state["grad_avg"])
         else:
             avg = square_avg ** 0.5
         avg += eps
@@ -70,7 +65,6 @@ def rmsprop(params, grads, states, *, lr, alpha, eps, weight_decay, momentum, ce
             buf *= momentum
             buf += g / avg
             w -= lr * buf
-            bump(state["momentum_buffer"])
         else:
             w -= lr * (g / avg)
-        bump(p, state["step"], state["square_avg"])
+        increment_version((p, *state.values()))

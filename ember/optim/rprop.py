@@ -1,7 +1,8 @@
 """Rprop: resilient backpropagation, per-element step sizes driven by gradient signs."""
 from .. import _creation
+from ..autograd.graph import increment_version
 from ..backends import array_module
-from .optimizer import Optimizer, bump, check_lr, grads_of, new_scalar
+from .optimizer import Optimizer, check_lr
 
 __all__ = ["Rprop", "rprop"]
 
@@ -17,25 +18,18 @@ class Rprop(Optimizer):
                         capturable=capturable)
         super().__init__(params, defaults)
 
-    def _init_state(self, p, group):
-        state = self.state[p]
-        if not state:
-            state["step"] = new_scalar(0)
-            state["prev"] = _creation.zeros_like(p)
-            state["step_size"] = _creation.full_like(p, float(group["lr"]))
-        return state
+    def _new_state(self, p, group):
+        return {"prev": _creation.zeros_like(p),
+                "step_size": _creation.full_like(p, float(group["lr"]))}
 
     def step(self, closure=None):
-        def update():
-            for group in self.param_groups:
-                params, grads = grads_of(group)
-                states = [self._init_state(p, group) for p in params]
-                etaminus, etaplus = group["etas"]
-                step_size_min, step_size_max = group["step_sizes"]
-                rprop(params, grads, states, step_size_min=step_size_min,
-                      step_size_max=step_size_max, etaminus=etaminus, etaplus=etaplus,
-                      maximize=group["maximize"])
-        return self._run_step(closure, update)
+        return self._step_groups(closure)
+
+    def _update(self, group, params, grads, states):
+        etaminus, etaplus = group["etas"]
+        step_size_min, step_size_max = group["step_sizes"]
+        rprop(params, grads, states, step_size_min=step_size_min, step_size_max=step_size_max,
+              etaminus=etaminus, etaplus=etaplus, maximize=group["maximize"])
 
 
 def rprop(params, grads, states, *, step_size_min, step_size_max, etaminus, etaplus,
@@ -60,4 +54,4 @@ def rprop(params, grads, states, *, step_size_min, step_size_max, etaminus, etap
         g = xp.where(factor == w.dtype.type(etaminus), 0, g).astype(w.dtype, copy=False)
         w -= xp.sign(g) * step_size
         prev[...] = g
-        bump(p, state["step"], state["prev"], state["step_size"])
+        increment_version((p, *state.values()))

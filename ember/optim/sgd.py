@@ -1,5 +1,6 @@
 """SGD with momentum, dampening, Nesterov, weight decay and maximize."""
 from .._tensor import _wrap
+from ..autograd.graph import increment_version
 from ..backends.optimizers import sgd_step
 from .optimizer import Optimizer, check_lr, grads_of, required
 
@@ -57,11 +58,9 @@ def sgd(params, grads, momentum_buffers, *, weight_decay, momentum, lr, dampenin
         new = sgd_step(p._data, g, None if buf is None else buf._data, momentum=momentum,
                        dampening=dampening, lr=lr, weight_decay=weight_decay,
                        nesterov=nesterov, maximize=maximize)
-        if buf is not None:
-            buf._vc.v += 1
-        elif new is not None:
+        if buf is None and new is not None:
             momentum_buffers[i] = _wrap(new, p.dtype, p._device)
-        p._vc.v += 1
+        increment_version(p if buf is None else (p, buf))
 
 
 def _sparse_step(p, grad, lr, weight_decay, maximize):
@@ -75,7 +74,7 @@ def _sparse_step(p, grad, lr, weight_decay, maximize):
     step = values * (lr if maximize else -lr)
     array_module(values).add.at(p._data, tuple(grad._indices()._data),
                                 step.astype(p._data.dtype, copy=False))
-    p._vc.v += 1
+    increment_version(p)
 
 
 def _sparse_as_dense(grad, weight_decay):

@@ -2,8 +2,9 @@
 and the parameter rows elsewhere are left as they are; PyTorch's "lazy" Adam)."""
 import math
 
-from .._tensor import Tensor
 from .. import _creation
+from .._tensor import Tensor
+from ..autograd.graph import increment_version
 from .optimizer import Optimizer, check_betas
 
 __all__ = ["SparseAdam", "sparse_adam"]
@@ -77,5 +78,4 @@ def sparse_adam(params, grads, states, *, lr, beta1, beta2, eps, maximize):
         step = state["step"]
         step_size = lr * math.sqrt(1 - beta2 ** step) / (1 - beta1 ** step)
         p._data[where] += -step_size * (numer / denom)
-        for t in (p, state["exp_avg"], state["exp_avg_sq"]):
-            t._vc.v += 1
+        increment_version((p, state["exp_avg"], state["exp_avg_sq"]))
