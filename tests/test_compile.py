@@ -710,3 +710,17 @@ def test_a_size_that_reaches_the_program_stays_specialized():
         x = ember.randn(n, 4)
         _same(compiled(x), f(x))
     assert _compiled(compiled).captures == 3 and _compiled(compiled).replays == 1
+
+
+def test_python_replay_loop_gives_what_the_compiled_one_gives(monkeypatch):
+    """Program.replay's Python loop (the definition; the NumPy path's) and the kernel layer's
+    compiled loop give eager's training losses."""
+    _, _, compiled_losses = _run_steps("mlp_dropout_sgd", compiled=True, steps=5)
+    from ember.ops import registry
+    monkeypatch.setattr(registry, "dispatch", registry.python_dispatch)
+    run, _, python_losses = _run_steps("mlp_dropout_sgd", compiled=True, steps=5)
+    assert _compiled(run).replays == 4
+    monkeypatch.undo()
+    _, _, eager_losses = _run_steps("mlp_dropout_sgd", compiled=False, steps=5)
+    np.testing.assert_array_equal(np.array(python_losses), np.array(eager_losses))
+    np.testing.assert_array_equal(np.array(compiled_losses), np.array(eager_losses))

@@ -6,9 +6,8 @@ Each step runs as eager would run it: an op through the registry's door (so auto
 eager's graph and `backward()` gives eager's gradients), a recorded call by calling the same
 entry point, under the grad mode the capture saw. Results are therefore eager's, bit for bit.
 """
-import operator
-
 from ..autograd.grad_mode import state as grad_state
+from ..backends import cpu_kernels
 from ..ops import registry
 from .capture import CALL, OP, Slot
 
@@ -79,8 +78,7 @@ class Program:
                 a = Slot(self.size)
                 self.size += 1
             indices.append(a.index)
-        get = operator.itemgetter(*indices) if len(indices) > 1 else _single(indices)
-        return (step.fn, get, step.params, step.dtype, step.outs[0].index)
+        return (step.fn, tuple(indices), step.params, step.dtype, step.outs[0].index)
 
     def ops(self):
         return [step for step in self.steps if step.kind == OP]
@@ -92,23 +90,20 @@ class Program:
         for slot, value in self.constants:
             values[slot] = value
         dispatch = registry.dispatch
-        for op, get, params, dtype, out in self.code:
-            if op is not None:
-                values[out] = dispatch(op, get(values), params, dtype)
-            else:
-                _run(get, values, dispatch)
+        if dispatch is registry.python_dispatch:
+            for op, indices, params, dtype, out in self.code:
+                if op is not None:
+                    values[out] = dispatch(op, [values[i] for i in indices], params, dtype)
+                else:
+                    _run(indices, values)
+        else:   # the same loop, compiled with the door (backends/csrc/dispatch.c)
+            cpu_kernels.compiled.replay(self.code, values, _run)
         return _fill(self.output, values)
 
 
-def _single(indices):
-    if not indices:
-        return lambda values: ()
-    i = indices[0]
-    return lambda values: (values[i],)
-
-
-def _run(step, values, dispatch):
+def _run(step, values):
     """One step off the fast path (see Program)."""
+    dispatch = registry.dispatch
     entry = grad_state.enabled
     grad_state.enabled = step.grad_enabled
     try:

@@ -612,6 +612,50 @@ static PyObject *py_dispatch_setup(PyObject *self, PyObject *config) {
     Py_RETURN_NONE;
 }
 
+/* replay(code, values, run_step): ember.compile's replay loop (_compile/program.py,
+   Program.replay, is the definition). Each entry of `code` is (op, indices, params, dtype,
+   out) for a step that goes straight through the door: its inputs are values[i] for i in
+   indices, its result lands in values[out]; an entry whose op is None is run by
+   run_step(entry[1], values), in Python. */
+static PyObject *py_replay(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyList_CheckExact(args[0]) || !PyList_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "replay(code: list, values: list, run_step)");
+        return NULL;
+    }
+    PyObject *code = args[0], *values = args[1], *run_step = args[2];
+    Py_ssize_t n = PyList_GET_SIZE(code);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *entry = PyList_GET_ITEM(code, k);
+        PyObject *op = PyTuple_GET_ITEM(entry, 0);
+        if (op == Py_None) {
+            PyObject *call[2] = {PyTuple_GET_ITEM(entry, 1), values};
+            PyObject *done = PyObject_Vectorcall(run_step, call, 2, NULL);
+            if (!done) return NULL;
+            Py_DECREF(done);
+            continue;
+        }
+        PyObject *indices = PyTuple_GET_ITEM(entry, 1);
+        Py_ssize_t m = PyTuple_GET_SIZE(indices);
+        PyObject *inputs = PyTuple_New(m);
+        if (!inputs) return NULL;
+        for (Py_ssize_t i = 0; i < m; i++) {
+            Py_ssize_t at = PyLong_AsSsize_t(PyTuple_GET_ITEM(indices, i));
+            PyObject *v = PyList_GET_ITEM(values, at);
+            Py_INCREF(v);
+            PyTuple_SET_ITEM(inputs, i, v);
+        }
+        PyObject *call[4] = {op, inputs, PyTuple_GET_ITEM(entry, 2), PyTuple_GET_ITEM(entry, 3)};
+        PyObject *result = py_dispatch(NULL, call, 4, NULL);
+        Py_DECREF(inputs);
+        if (!result) return NULL;
+        Py_ssize_t out = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 4));
+        PyObject *old = PyList_GET_ITEM(values, out);
+        PyList_SET_ITEM(values, out, result);
+        Py_XDECREF(old);
+    }
+    Py_RETURN_NONE;
+}
+
 PyMethodDef ek_dispatch_methods[] = {
     {"dispatch", (PyCFunction)(void (*)(void))py_dispatch, METH_FASTCALL | METH_KEYWORDS,
      "dispatch(op, inputs, params=_EMPTY, dtype=None, arrays=None): the registry's door"},
@@ -621,6 +665,8 @@ PyMethodDef ek_dispatch_methods[] = {
      "wrap(array, dtype, device=cpu): a new Tensor around array (_tensor._wrap)"},
     {"binary_operator", py_binary_operator, METH_VARARGS,
      "binary_operator(op, general, name, reflected): a Tensor operator, compiled"},
+    {"replay", (PyCFunction)(void (*)(void))py_replay, METH_FASTCALL,
+     "replay(code, values, run_step): ember.compile's replay loop (Program.replay)"},
     {"dispatch_setup", py_dispatch_setup, METH_O,
      "dispatch_setup(config): the registry's classes and state objects, once"},
     {NULL, NULL, 0, NULL}};
