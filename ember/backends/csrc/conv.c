@@ -273,6 +273,20 @@ static int ek_direct_of(const ek_geom *g, int64_t og, int64_t piece_bytes, ek_di
     return 1;
 }
 
+/* Where each kernel tap (c, k0, k1, k2) of a group reads, from the sample's group start at
+   grid position 0 (malloc'd; NULL when memory is short). */
+static int64_t *ek_direct_offsets(const ek_geom *g, const ek_direct *dv) {
+    const int64_t ck = ek_ck(g), kk = ek_kvol(g), plane = dv->plane;   /* (= x's unpadded) */
+    int64_t *off = malloc((size_t)ck * sizeof(int64_t));
+    for (int64_t r = 0; off && r < ck; r++) {
+        const int64_t c = r / kk, k = r % kk;
+        const int64_t k0 = k / (g->k[1] * g->k[2]), k1 = k / g->k[2] % g->k[1], k2 = k % g->k[2];
+        off[r] = c * plane + (k0 * g->d[0] * dv->pad[1] + k1 * g->d[1]) * dv->pad[2] +
+                 k2 * g->d[2];
+    }
+    return off;
+}
+
 /* Sample n of x (C planes) padded with zeros into xp (C padded planes). */
 static void pad_sample_f32(const float *x, float *xp, const ek_geom *g, const ek_direct *dv,
                            int64_t n) {
@@ -320,16 +334,9 @@ static void conv_direct_piece_f32(const float *img, const float *ap, int64_t pan
 /* The unit-stride forward; 0, or -1 when memory is short. */
 static int conv_direct_f32(const float *x, const float *ap, int64_t panel, float *y,
                            const ek_geom *g, int64_t og, const ek_direct *dv) {
-    const int64_t ck = ek_ck(g), kk = ek_kvol(g);
-    const int64_t in_plane = g->in[0] * g->in[1] * g->in[2];
-    int64_t *off = malloc((size_t)ck * sizeof(int64_t));
+    const int64_t ck = ek_ck(g), in_plane = g->in[0] * g->in[1] * g->in[2];
+    int64_t *off = ek_direct_offsets(g, dv);
     if (!off) return -1;
-    for (int64_t r = 0; r < ck; r++) {
-        const int64_t c = r / kk, k = r % kk;
-        const int64_t k0 = k / (g->k[1] * g->k[2]), k1 = k / g->k[2] % g->k[1], k2 = k % g->k[2];
-        off[r] = c * (dv->padded ? dv->plane : in_plane) +
-                 (k0 * g->d[0] * dv->pad[1] + k1 * g->d[1]) * dv->pad[2] + k2 * g->d[2];
-    }
     const int64_t per = (dv->grid + dv->width - 1) / dv->width, count = g->n * per;
     const int parts = 2 * og * g->groups * ck * g->n * ek_len(g) >= EK_CONV_PARALLEL_MIN &&
                       count > 1 ? ek_num_threads() : 1;
@@ -437,10 +444,40 @@ static void conv_weight_run_f32(const float *x, const float *gy, float *part, co
                     a = gyb;
                     lda = cnt;
                 }
-                ek_sgemm_nt_add(og, ck, cnt, a, lda, cols + gi * ck * cnt, cnt,
-                                part + gi * og * ck, ck);
+                /* the piece's columns as runs of 16 (the kernels' inner loop runs over
+                   runs), then the rest */
+                const float *b = cols + gi * ck * cnt;
+                const int64_t whole = cnt / 16 * 16;
+                float *pg = part + gi * og * ck;
+                ek_sgemm_nt_add(og, ck, cnt / 16, 16, a, lda, 16, b, cnt, NULL, 16, pg, ck);
+                ek_sgemm_nt_add(og, ck, 1, cnt - whole, a + whole, lda, 0, b + whole, cnt, NULL,
+                                0, pg, ck);
             }
         }
+    }
+}
+
+/* Samples [s0, s1)'s share of gw into part (zeroed first), unit strides: no columns. Each
+   output row of gy meets the input row its taps read, as runs of out2 products (see
+   ek_sgemm_nt_add), so only valid positions are read. */
+static void conv_weight_direct_run_f32(const float *x, const float *gy, float *part,
+                                       const ek_geom *g, int64_t og, const ek_direct *dv,
+                                       const int64_t *off, int64_t s0, int64_t s1, float *xp) {
+    const int64_t groups = g->groups, cg = g->c / groups, ck = ek_ck(g), len = ek_len(g);
+    const int64_t rows = g->out[1], seg = g->out[2], p2 = dv->pad[2];
+    memset(part, 0, (size_t)(groups * og * ck) * sizeof(float));
+    for (int64_t n = s0; n < s1; n++) {
+        const float *img = x + n * g->c * dv->plane;
+        if (dv->padded) {
+            pad_sample_f32(x, xp, g, dv, n);
+            img = xp;
+        }
+        for (int64_t gi = 0; gi < groups; gi++)
+            for (int64_t o0 = 0; o0 < g->out[0]; o0++)
+                ek_sgemm_nt_add(og, ck, rows, seg, gy + (n * groups + gi) * og * len +
+                                o0 * rows * seg, len, seg,
+                                img + gi * cg * dv->plane + o0 * dv->pad[1] * p2, 0, off, p2,
+                                part + gi * og * ck, ck);
     }
 }
 
@@ -458,7 +495,27 @@ static int conv_weight_f32(const float *x, const float *gy, float *gw, const ek_
     int failed = !parts_buf;
     const int parts = 2 * og * rows * g->n * ek_len(g) >= EK_CONV_PARALLEL_MIN && runs > 1
                           ? ek_num_threads() : 1;
-    if (!failed) {
+    ek_direct dv;
+    int64_t *off = NULL;
+    /* (output rows under 16 wide would leave lanes idle in every run: columns then) */
+    if (!failed && g->out[2] >= 16 && ek_direct_of(g, og, piece_bytes, &dv)) {
+        off = ek_direct_offsets(g, &dv);
+        failed = !off;
+    }
+    if (!failed && off) {
+#pragma omp parallel num_threads(parts) if (parts > 1) reduction(| : failed)
+        {
+            float *xp = dv.padded ? malloc((size_t)(g->c * dv.plane) * sizeof(float)) : NULL;
+            const int short_of_memory = dv.padded && !xp;
+            failed |= short_of_memory;
+#pragma omp for schedule(static)
+            for (int64_t r = 0; r < runs; r++)
+                if (!short_of_memory)
+                    conv_weight_direct_run_f32(x, gy, parts_buf + r * size, g, og, &dv, off,
+                                               g->n * r / runs, g->n * (r + 1) / runs, xp);
+            free(xp);
+        }
+    } else if (!failed) {
 #pragma omp parallel num_threads(parts) if (parts > 1) reduction(| : failed)
         {
             float *cols = malloc((size_t)(rows * pc.widest) * sizeof(float));
@@ -480,6 +537,7 @@ static int conv_weight_f32(const float *x, const float *gy, float *gw, const ek_
             for (int64_t i = 0; i < size; i++) gw[i] += parts_buf[r * size + i];
     }
     if (runs > 1) free(parts_buf);
+    free(off);
     free(tab);
     return failed ? -1 : 0;
 }

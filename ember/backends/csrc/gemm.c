@@ -13,7 +13,8 @@
 typedef void (*tile_fn)(int64_t k, const float *ap, const float *b, int64_t ldb,
                         const int64_t *boff, float *c, int64_t ldc, int mr, int nr,
                         int accumulate);
-typedef void (*nt_tile_fn)(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb,
+typedef struct nt_runs nt_runs;
+typedef void (*nt_tile_fn)(const nt_runs *rn, const float *const *ar, const float *const *br,
                            float *c, int64_t ldc, int ma, int nb);
 
 /* One CPU's kernels and their tile shapes (all 0 where there is none). */
@@ -42,10 +43,12 @@ tile512_body(int64_t k, const float *ap, const float *b, int64_t ldb, const int6
         c0[i] = _mm512_setzero_ps();
         c1[i] = _mm512_setzero_ps();
     }
+    /* (rows past mr: masked off whole; loops to mr kept the sums in memory) */
     if (accumulate)
-        for (int i = 0; i < mr; i++) {
-            c0[i] = _mm512_maskz_loadu_ps(m0, c + i * ldc);
-            c1[i] = _mm512_maskz_loadu_ps(m1, c + i * ldc + 16);
+        for (int i = 0; i < MR512; i++) {
+            const float *at = c + (i < mr ? i : 0) * ldc;
+            c0[i] = _mm512_maskz_loadu_ps(i < mr ? m0 : 0, at);
+            c1[i] = _mm512_maskz_loadu_ps(i < mr ? m1 : 0, at + 16);
         }
     for (int64_t q = 0; q < k; q++) {
         const float *row = b + (table ? boff[q] : q * ldb);
@@ -57,9 +60,10 @@ tile512_body(int64_t k, const float *ap, const float *b, int64_t ldb, const int6
             c1[i] = _mm512_fmadd_ps(a, b1, c1[i]);
         }
     }
-    for (int i = 0; i < mr; i++) {
-        _mm512_mask_storeu_ps(c + i * ldc, m0, c0[i]);
-        _mm512_mask_storeu_ps(c + i * ldc + 16, m1, c1[i]);
+    for (int i = 0; i < MR512; i++) {
+        float *at = c + (i < mr ? i : 0) * ldc;
+        _mm512_mask_storeu_ps(at, i < mr ? m0 : 0, c0[i]);
+        _mm512_mask_storeu_ps(at + 16, i < mr ? m1 : 0, c1[i]);
     }
 }
 
@@ -87,10 +91,12 @@ tile256_body(int64_t k, const float *ap, const float *b, int64_t ldb, const int6
         c0[i] = _mm256_setzero_ps();
         c1[i] = _mm256_setzero_ps();
     }
+    const __m256i none = _mm256_setzero_si256();   /* (rows past mr: see tile512_body) */
     if (accumulate)
-        for (int i = 0; i < mr; i++) {
-            c0[i] = _mm256_maskload_ps(c + i * ldc, m0);
-            c1[i] = _mm256_maskload_ps(c + i * ldc + 8, m1);
+        for (int i = 0; i < MR256; i++) {
+            const float *at = c + (i < mr ? i : 0) * ldc;
+            c0[i] = _mm256_maskload_ps(at, i < mr ? m0 : none);
+            c1[i] = _mm256_maskload_ps(at + 8, i < mr ? m1 : none);
         }
     for (int64_t q = 0; q < k; q++) {
         const float *row = b + (table ? boff[q] : q * ldb);
@@ -102,9 +108,10 @@ tile256_body(int64_t k, const float *ap, const float *b, int64_t ldb, const int6
             c1[i] = _mm256_fmadd_ps(a, b1, c1[i]);
         }
     }
-    for (int i = 0; i < mr; i++) {
-        _mm256_maskstore_ps(c + i * ldc, m0, c0[i]);
-        _mm256_maskstore_ps(c + i * ldc + 8, m1, c1[i]);
+    for (int i = 0; i < MR256; i++) {
+        float *at = c + (i < mr ? i : 0) * ldc;
+        _mm256_maskstore_ps(at, i < mr ? m0 : none, c0[i]);
+        _mm256_maskstore_ps(at + 8, i < mr ? m1 : none, c1[i]);
     }
 }
 
@@ -129,89 +136,111 @@ TILE_INLINE float fold16(const float *v) {
     return (t4[0] + t4[2]) + (t4[1] + t4[3]);
 }
 
-/* AVX-512: 4 rows of A by 4 rows of B, one 16-lane register per sum. Rows past ma / nb
-   repeat row 0 and are not stored. */
+/* The segments: `rows` runs of `seg` products, run s of row i of A at ar[i] + s * a_step
+   (of B: br[j] + s * b_step). Lane l of a sum takes the products at q = l of every run in
+   turn, then q = l + 16 of every run, ... (the last vector of a run masked); fold16 then
+   adds its lanes into C. */
+struct nt_runs {
+    int64_t rows, seg, a_step, b_step;
+};
+
+/* AVX-512: 4 rows of A by 4 rows of B, one 16-lane register per sum. NOTE: the sums are
+   named variables and the loops over runs innermost: GCC kept arrays of them (or the sums
+   of a loop whose body branched at each run's end) in memory, a store per multiply-add. */
 #define NT_MA512 4
 #define NT_NB512 4
 
 __attribute__((target("avx512f,fma"))) static void
-nt_tile512(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
+nt_tile512(const nt_runs *rn, const float *const *ar, const float *const *br, float *c,
            int64_t ldc, int ma, int nb) {
-    const float *ar[NT_MA512], *br[NT_NB512];
-    for (int i = 0; i < NT_MA512; i++) ar[i] = a + (i < ma ? i : 0) * lda;
-    for (int j = 0; j < NT_NB512; j++) br[j] = b + (j < nb ? j : 0) * ldb;
-    __m512 acc[NT_MA512][NT_NB512];
-    for (int i = 0; i < NT_MA512; i++)
-        for (int j = 0; j < NT_NB512; j++) acc[i][j] = _mm512_setzero_ps();
-    int64_t q = 0;
-    for (; q + 16 <= k; q += 16) {
-        __m512 av[NT_MA512], bv[NT_NB512];
-        for (int i = 0; i < NT_MA512; i++) av[i] = _mm512_loadu_ps(ar[i] + q);
-        for (int j = 0; j < NT_NB512; j++) bv[j] = _mm512_loadu_ps(br[j] + q);
-        for (int i = 0; i < NT_MA512; i++)
-            for (int j = 0; j < NT_NB512; j++)
-                acc[i][j] = _mm512_fmadd_ps(av[i], bv[j], acc[i][j]);
-    }
-    if (q < k) {
-        const __mmask16 mask = (__mmask16)((1u << (k - q)) - 1);
-        __m512 av[NT_MA512], bv[NT_NB512];
-        for (int i = 0; i < NT_MA512; i++) av[i] = _mm512_maskz_loadu_ps(mask, ar[i] + q);
-        for (int j = 0; j < NT_NB512; j++) bv[j] = _mm512_maskz_loadu_ps(mask, br[j] + q);
-        for (int i = 0; i < NT_MA512; i++)
-            for (int j = 0; j < NT_NB512; j++)
-                acc[i][j] = _mm512_fmadd_ps(av[i], bv[j], acc[i][j]);
-    }
-    float lanes[16];
-    for (int i = 0; i < ma; i++)
-        for (int j = 0; j < nb; j++) {
-            _mm512_storeu_ps(lanes, acc[i][j]);
-            c[i * ldc + j] += fold16(lanes);
+    const __m512 z = _mm512_setzero_ps();
+    __m512 c00 = z, c01 = z, c02 = z, c03 = z,
+           c10 = z, c11 = z, c12 = z, c13 = z,
+           c20 = z, c21 = z, c22 = z, c23 = z,
+           c30 = z, c31 = z, c32 = z, c33 = z;
+    const __mmask16 tail = (__mmask16)((1u << (rn->seg % 16)) - 1);
+    for (int64_t q = 0; q < rn->seg; q += 16) {
+        const __mmask16 mk = q + 16 <= rn->seg ? (__mmask16)0xFFFF : tail;
+        const float *pa0 = ar[0] + q, *pa1 = ar[1] + q, *pa2 = ar[2] + q, *pa3 = ar[3] + q;
+        const float *pb0 = br[0] + q, *pb1 = br[1] + q, *pb2 = br[2] + q, *pb3 = br[3] + q;
+        for (int64_t s = 0; s < rn->rows; s++) {
+            const __m512 a0 = _mm512_maskz_loadu_ps(mk, pa0), a1 = _mm512_maskz_loadu_ps(mk, pa1);
+            const __m512 a2 = _mm512_maskz_loadu_ps(mk, pa2), a3 = _mm512_maskz_loadu_ps(mk, pa3);
+            const __m512 b0 = _mm512_maskz_loadu_ps(mk, pb0), b1 = _mm512_maskz_loadu_ps(mk, pb1);
+            const __m512 b2 = _mm512_maskz_loadu_ps(mk, pb2), b3 = _mm512_maskz_loadu_ps(mk, pb3);
+            c00 = _mm512_fmadd_ps(a0, b0, c00); c01 = _mm512_fmadd_ps(a0, b1, c01);
+            c02 = _mm512_fmadd_ps(a0, b2, c02); c03 = _mm512_fmadd_ps(a0, b3, c03);
+            c10 = _mm512_fmadd_ps(a1, b0, c10); c11 = _mm512_fmadd_ps(a1, b1, c11);
+            c12 = _mm512_fmadd_ps(a1, b2, c12); c13 = _mm512_fmadd_ps(a1, b3, c13);
+            c20 = _mm512_fmadd_ps(a2, b0, c20); c21 = _mm512_fmadd_ps(a2, b1, c21);
+            c22 = _mm512_fmadd_ps(a2, b2, c22); c23 = _mm512_fmadd_ps(a2, b3, c23);
+            c30 = _mm512_fmadd_ps(a3, b0, c30); c31 = _mm512_fmadd_ps(a3, b1, c31);
+            c32 = _mm512_fmadd_ps(a3, b2, c32); c33 = _mm512_fmadd_ps(a3, b3, c33);
+            pa0 += rn->a_step, pa1 += rn->a_step, pa2 += rn->a_step, pa3 += rn->a_step;
+            pb0 += rn->b_step, pb1 += rn->b_step, pb2 += rn->b_step, pb3 += rn->b_step;
         }
+    }
+    float lanes[NT_MA512][NT_NB512][16];
+    _mm512_storeu_ps(lanes[0][0], c00); _mm512_storeu_ps(lanes[0][1], c01);
+    _mm512_storeu_ps(lanes[0][2], c02); _mm512_storeu_ps(lanes[0][3], c03);
+    _mm512_storeu_ps(lanes[1][0], c10); _mm512_storeu_ps(lanes[1][1], c11);
+    _mm512_storeu_ps(lanes[1][2], c12); _mm512_storeu_ps(lanes[1][3], c13);
+    _mm512_storeu_ps(lanes[2][0], c20); _mm512_storeu_ps(lanes[2][1], c21);
+    _mm512_storeu_ps(lanes[2][2], c22); _mm512_storeu_ps(lanes[2][3], c23);
+    _mm512_storeu_ps(lanes[3][0], c30); _mm512_storeu_ps(lanes[3][1], c31);
+    _mm512_storeu_ps(lanes[3][2], c32); _mm512_storeu_ps(lanes[3][3], c33);
+    for (int i = 0; i < ma; i++)
+        for (int j = 0; j < nb; j++) c[i * ldc + j] += fold16(lanes[i][j]);
 }
 
-/* AVX2: 2 rows of A by 3 rows of B, each sum's 16 lanes in two registers. */
+/* AVX2: 2 rows of A by 3 rows of B, each sum's 16 lanes in two registers (l: lanes 0-7,
+   h: 8-15). */
 #define NT_MA256 2
 #define NT_NB256 3
 
 __attribute__((target("avx2,fma"))) static void
-nt_tile256(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
+nt_tile256(const nt_runs *rn, const float *const *ar, const float *const *br, float *c,
            int64_t ldc, int ma, int nb) {
-    const float *ar[NT_MA256], *br[NT_NB256];
-    for (int i = 0; i < NT_MA256; i++) ar[i] = a + (i < ma ? i : 0) * lda;
-    for (int j = 0; j < NT_NB256; j++) br[j] = b + (j < nb ? j : 0) * ldb;
-    __m256 lo[NT_MA256][NT_NB256], hi[NT_MA256][NT_NB256];
-    for (int i = 0; i < NT_MA256; i++)
-        for (int j = 0; j < NT_NB256; j++) lo[i][j] = hi[i][j] = _mm256_setzero_ps();
+    const __m256 z = _mm256_setzero_ps();
+    __m256 l00 = z, l01 = z, l02 = z, l10 = z, l11 = z, l12 = z;
+    __m256 h00 = z, h01 = z, h02 = z, h10 = z, h11 = z, h12 = z;
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    for (int64_t q = 0; q < k; q += 16) {
-        const int64_t left = k - q;
-        const int in0 = left > 16 ? 16 : (int)left;
-        const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(in0), lane);
-        const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(in0 - 8), lane);
-        const int full = left >= 16;
-        __m256 a0[NT_MA256], a1[NT_MA256];
-        for (int i = 0; i < NT_MA256; i++) {
-            a0[i] = full ? _mm256_loadu_ps(ar[i] + q) : _mm256_maskload_ps(ar[i] + q, m0);
-            a1[i] = full ? _mm256_loadu_ps(ar[i] + q + 8) : _mm256_maskload_ps(ar[i] + q + 8, m1);
-        }
-        for (int j = 0; j < NT_NB256; j++) {
-            const __m256 b0 =
-                full ? _mm256_loadu_ps(br[j] + q) : _mm256_maskload_ps(br[j] + q, m0);
-            const __m256 b1 =
-                full ? _mm256_loadu_ps(br[j] + q + 8) : _mm256_maskload_ps(br[j] + q + 8, m1);
-            for (int i = 0; i < NT_MA256; i++) {
-                lo[i][j] = _mm256_fmadd_ps(a0[i], b0, lo[i][j]);
-                hi[i][j] = _mm256_fmadd_ps(a1[i], b1, hi[i][j]);
-            }
+    const __m256i ones = _mm256_set1_epi32(-1);
+    const int left = (int)(rn->seg % 16);
+    const __m256i t0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(left), lane);
+    const __m256i t1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(left - 8), lane);
+    for (int64_t q = 0; q < rn->seg; q += 16) {
+        const int full = q + 16 <= rn->seg;
+        const __m256i m0 = full ? ones : t0, m1 = full ? ones : t1;
+        const float *pa0 = ar[0] + q, *pa1 = ar[1] + q;
+        const float *pb0 = br[0] + q, *pb1 = br[1] + q, *pb2 = br[2] + q;
+        for (int64_t s = 0; s < rn->rows; s++) {
+            const __m256 a0 = _mm256_maskload_ps(pa0, m0), a1 = _mm256_maskload_ps(pa1, m0);
+            const __m256 e0 = _mm256_maskload_ps(pa0 + 8, m1);
+            const __m256 e1 = _mm256_maskload_ps(pa1 + 8, m1);
+            __m256 b = _mm256_maskload_ps(pb0, m0), f = _mm256_maskload_ps(pb0 + 8, m1);
+            l00 = _mm256_fmadd_ps(a0, b, l00), h00 = _mm256_fmadd_ps(e0, f, h00);
+            l10 = _mm256_fmadd_ps(a1, b, l10), h10 = _mm256_fmadd_ps(e1, f, h10);
+            b = _mm256_maskload_ps(pb1, m0), f = _mm256_maskload_ps(pb1 + 8, m1);
+            l01 = _mm256_fmadd_ps(a0, b, l01), h01 = _mm256_fmadd_ps(e0, f, h01);
+            l11 = _mm256_fmadd_ps(a1, b, l11), h11 = _mm256_fmadd_ps(e1, f, h11);
+            b = _mm256_maskload_ps(pb2, m0), f = _mm256_maskload_ps(pb2 + 8, m1);
+            l02 = _mm256_fmadd_ps(a0, b, l02), h02 = _mm256_fmadd_ps(e0, f, h02);
+            l12 = _mm256_fmadd_ps(a1, b, l12), h12 = _mm256_fmadd_ps(e1, f, h12);
+            pa0 += rn->a_step, pa1 += rn->a_step;
+            pb0 += rn->b_step, pb1 += rn->b_step, pb2 += rn->b_step;
         }
     }
-    float lanes[16];
-    for (int i = 0; i < ma; i++)
-        for (int j = 0; j < nb; j++) {
-            _mm256_storeu_ps(lanes, lo[i][j]);
-            _mm256_storeu_ps(lanes + 8, hi[i][j]);
-            c[i * ldc + j] += fold16(lanes);
+    float lanes[NT_MA256][NT_NB256][16];
+    const __m256 lo[NT_MA256][NT_NB256] = {{l00, l01, l02}, {l10, l11, l12}};
+    const __m256 hi[NT_MA256][NT_NB256] = {{h00, h01, h02}, {h10, h11, h12}};
+    for (int i = 0; i < NT_MA256; i++)
+        for (int j = 0; j < NT_NB256; j++) {
+            _mm256_storeu_ps(lanes[i][j], lo[i][j]);
+            _mm256_storeu_ps(lanes[i][j] + 8, hi[i][j]);
         }
+    for (int i = 0; i < ma; i++)
+        for (int j = 0; j < nb; j++) c[i * ldc + j] += fold16(lanes[i][j]);
 }
 
 /* The kernels for this CPU, found once. */
@@ -268,15 +297,26 @@ void ek_sgemm_packed(int64_t m, int64_t n, int64_t k, const float *ap, const flo
     }
 }
 
-void ek_sgemm_nt_add(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
-                     const float *b, int64_t ldb, float *c, int64_t ldc) {
+void ek_sgemm_nt_add(int64_t m, int64_t n, int64_t rows, int64_t seg, const float *a,
+                     int64_t lda, int64_t a_step, const float *b, int64_t ldb,
+                     const int64_t *boff, int64_t b_step, float *c, int64_t ldc) {
     ek_kernels kn;
     choose(&kn);
-    if (k == 0) return;
-    /* B's rows outer: a block of them stays in L1 while A's rows pass */
-    for (int64_t j = 0; j < n; j += kn.nt_nb)
-        for (int64_t i = 0; i < m; i += kn.nt_ma)
-            kn.nt_tile(k, a + i * lda, lda, b + j * ldb, ldb, c + i * ldc + j, ldc,
-                       m - i < kn.nt_ma ? (int)(m - i) : kn.nt_ma,
-                       n - j < kn.nt_nb ? (int)(n - j) : kn.nt_nb);
+    const nt_runs rn = {rows, seg, a_step, b_step};
+    if (rows == 0 || seg == 0) return;
+    const float *ar[8], *br[8];   /* (rows past the edge repeat the first; not stored) */
+    /* A's rows outer: a block of them (a few output channels' gradients) stays in L1 while
+       B's rows (the input's taps, mostly the same cache lines) pass */
+    for (int64_t i = 0; i < m; i += kn.nt_ma) {
+        const int ma = m - i < kn.nt_ma ? (int)(m - i) : kn.nt_ma;
+        for (int t = 0; t < kn.nt_ma; t++) ar[t] = a + (i + (t < ma ? t : 0)) * lda;
+        for (int64_t j = 0; j < n; j += kn.nt_nb) {
+            const int nb = n - j < kn.nt_nb ? (int)(n - j) : kn.nt_nb;
+            for (int t = 0; t < kn.nt_nb; t++) {
+                const int64_t row = j + (t < nb ? t : 0);
+                br[t] = b + (boff ? boff[row] : row * ldb);
+            }
+            kn.nt_tile(&rn, ar, br, c + i * ldc + j, ldc, ma, nb);
+        }
+    }
 }

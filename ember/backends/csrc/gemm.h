@@ -28,13 +28,17 @@ void ek_sgemm_pack_a(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t 
 void ek_sgemm_packed(int64_t m, int64_t n, int64_t k, const float *ap, const float *b,
                      int64_t ldb, const int64_t *boff, float *c, int64_t ldc, int accumulate);
 
-/* C (M x N, row stride ldc) += A B^T, A M x K and B N x K row-major (row strides lda, ldb):
-   the products along rows, as a convolution's weight gradient needs them (the output
-   gradient times the columns, both with the positions along their rows). Each element's sum
-   over k runs in 16 lanes (lane l takes k = l, l + 16, ...: one fused multiply-add chain
-   each), then the lanes are added in a fixed tree (l and l + 8, then + 4, + 2, + 1) and the
-   result is added to C: the same bits on both kernels. Needs ek_sgemm_mr() > 0. */
-void ek_sgemm_nt_add(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
-                     const float *b, int64_t ldb, float *c, int64_t ldc);
+/* C (M x N, row stride ldc) += A B^T, A M x K and B N x K: the products along rows, as a
+   convolution's weight gradient needs them (the output gradient times the input, positions
+   along the rows). K is `rows` runs of `seg` elements: run s of A's row i at
+   a + i * lda + s * a_step, of B's row j at b + boff[j] (or j * ldb) + s * b_step (a
+   convolution's output rows against the input rows they read). Each element's sum runs in 16
+   lanes (lane l takes element l of every run in turn, then element l + 16 of every run, ...:
+   one fused multiply-add chain each), then the lanes are added in a fixed tree (l and l + 8,
+   then + 4, + 2, + 1) and the result is added to C: the same bits on both kernels. Needs
+   ek_sgemm_mr() > 0. */
+void ek_sgemm_nt_add(int64_t m, int64_t n, int64_t rows, int64_t seg, const float *a,
+                     int64_t lda, int64_t a_step, const float *b, int64_t ldb,
+                     const int64_t *boff, int64_t b_step, float *c, int64_t ldc);
 
 #endif
