@@ -62,8 +62,6 @@ function ember/ops/registry.py:_record
 function ember/ops/spectral.py:stft
 function ember/ops/spectral.py:istft
 function ember/ops/statistics.py:_quantile
-function ember/optim/lbfgs.py:_strong_wolfe
-function ember/optim/lbfgs.py:_step
 function ember/profiler/table.py:build_table
 function ember/serialization/_weights_only.py:load
 function ember/utils/data/dataloader.py:__init__

@@ -33,78 +33,93 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
 
 def _strong_wolfe(obj_func, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9,
                   max_ls=25):
-    """Line search along d satisfying the strong Wolfe conditions (Nocedal & Wright, 3.5/3.6)."""
-    xp = array_module(d)
-    d_norm = xp.abs(d).max()
-    g = g.copy()
-    f_new, g_new = obj_func(t, d)
-    evals = 1
-    gtd_new = xp.dot(g_new, d)
-    t_prev, f_prev, g_prev, gtd_prev = 0, f, g, gtd
-    done = False
-    ls_iter = 0
-    # Bracketing phase: grow t until an interval is known to hold a point that satisfies both.
-    while ls_iter < max_ls:
-        if f_new > (f + c1 * t * gtd) or (ls_iter > 1 and f_new >= f_prev):
-            bracket, bracket_f = [t_prev, t], [f_prev, f_new]
-            bracket_g, bracket_gtd = [g_prev, g_new.copy()], [gtd_prev, gtd_new]
-            break
-        if abs(gtd_new) <= -c2 * gtd:
-            bracket, bracket_f, bracket_g = [t], [f_new], [g_new]
-            done = True
-            break
-        if gtd_new >= 0:
-            bracket, bracket_f = [t_prev, t], [f_prev, f_new]
-            bracket_g, bracket_gtd = [g_prev, g_new.copy()], [gtd_prev, gtd_new]
-            break
-        min_step = t + 0.01 * (t - t_prev)
-        max_step = t * 10
-        t_prev, t = t, _cubic_interpolate(t_prev, f_prev, gtd_prev, t, f_new, gtd_new,
-                                          bounds=(min_step, max_step))
-        f_prev, g_prev, gtd_prev = f_new, g_new.copy(), gtd_new
-        f_new, g_new = obj_func(t, d)
-        evals += 1
-        gtd_new = xp.dot(g_new, d)
-        ls_iter += 1
-    if ls_iter == max_ls:
-        bracket, bracket_f, bracket_g = [0, t], [f, f_new], [g, g_new]
+    """Line search along d satisfying the strong Wolfe conditions (Nocedal & Wright, 3.5/3.6):
+    returns the loss, gradient and step found, and the number of evaluations."""
+    search = _Bracket(obj_func, d, f, gtd, c1, c2)
+    done = search.grow(t, g.copy(), max_ls)
+    low = search.zoom(done, max_ls, tolerance_change, abs(d).max())
+    return search.f[low], search.g[low], search.t[low], search.evals
 
-    # Zoom phase: shrink the bracket by cubic interpolation until the conditions hold.
-    insuf_progress = False
-    low, high = (0, 1) if bracket_f[0] <= bracket_f[-1] else (1, 0)
-    while not done and ls_iter < max_ls:
-        if abs(bracket[1] - bracket[0]) * d_norm < tolerance_change:
-            break
-        t = _cubic_interpolate(bracket[0], bracket_f[0], bracket_gtd[0],
-                               bracket[1], bracket_f[1], bracket_gtd[1])
-        # Keep t away from the bracket's ends unless the last tries made no progress.
-        top, bottom = max(bracket), min(bracket)
-        eps = 0.1 * (top - bottom)
-        if min(top - t, t - bottom) < eps:
-            if insuf_progress or t >= top or t <= bottom:
-                t = top - eps if abs(t - top) < abs(t - bottom) else bottom + eps
-                insuf_progress = False
-            else:
-                insuf_progress = True
-        else:
-            insuf_progress = False
-        f_new, g_new = obj_func(t, d)
-        evals += 1
-        gtd_new = xp.dot(g_new, d)
-        ls_iter += 1
-        if f_new > (f + c1 * t * gtd) or f_new >= bracket_f[low]:
-            bracket[high], bracket_f[high] = t, f_new
-            bracket_g[high], bracket_gtd[high] = g_new.copy(), gtd_new
-            low, high = (0, 1) if bracket_f[0] <= bracket_f[1] else (1, 0)
-        else:
-            if abs(gtd_new) <= -c2 * gtd:
+
+class _Bracket:
+    """The interval of step lengths the search narrows: its ends' steps, losses, gradients
+    and directional derivatives (one end only once the conditions hold)."""
+
+    def __init__(self, obj_func, d, f, gtd, c1, c2):
+        self.obj_func, self.d, self.f0, self.gtd0, self.c1, self.c2 = obj_func, d, f, gtd, c1, c2
+        self.evals = self.iters = 0
+
+    def _try(self, t):
+        f_new, g_new = self.obj_func(t, self.d)
+        self.evals += 1
+        return f_new, g_new, g_new @ self.d
+
+    def _sufficient(self, t, f_new):
+        return f_new > self.f0 + self.c1 * t * self.gtd0
+
+    def grow(self, t, g, max_ls):
+        """Bracketing phase: grow t until an interval is known to hold a point that satisfies
+        both conditions; True when t itself does."""
+        t_prev, f_prev, g_prev, gtd_prev = 0, self.f0, g, self.gtd0
+        f_new, g_new, gtd_new = self._try(t)
+        while self.iters < max_ls:
+            worse = self._sufficient(t, f_new) or (self.iters > 1 and f_new >= f_prev)
+            if not worse and abs(gtd_new) <= -self.c2 * self.gtd0:
+                self._set([t], [f_new], [g_new], None)
+                return True
+            if worse or gtd_new >= 0:
+                self._set([t_prev, t], [f_prev, f_new], [g_prev, g_new.copy()],
+                          [gtd_prev, gtd_new])
+                return False
+            min_step, max_step = t + 0.01 * (t - t_prev), t * 10
+            t_prev, t = t, _cubic_interpolate(t_prev, f_prev, gtd_prev, t, f_new, gtd_new,
+                                              bounds=(min_step, max_step))
+            f_prev, g_prev, gtd_prev = f_new, g_new.copy(), gtd_new
+            f_new, g_new, gtd_new = self._try(t)
+            self.iters += 1
+        self._set([0, t], [self.f0, f_new], [g, g_new], None)
+        return False
+
+    def _set(self, t, f, g, gtd):
+        self.t, self.f, self.g, self.gtd = t, f, g, gtd
+
+    def zoom(self, done, max_ls, tolerance_change, d_norm):
+        """Zoom phase: shrink the bracket by cubic interpolation until the conditions hold;
+        the index of the end with the lower loss."""
+        insuf_progress = False
+        low, high = (0, 1) if self.f[0] <= self.f[-1] else (1, 0)
+        while not done and self.iters < max_ls:
+            if abs(self.t[1] - self.t[0]) * d_norm < tolerance_change:
+                break
+            t, insuf_progress = self._next_step(insuf_progress)
+            f_new, g_new, gtd_new = self._try(t)
+            self.iters += 1
+            if self._sufficient(t, f_new) or f_new >= self.f[low]:
+                self._store(high, t, f_new, g_new.copy(), gtd_new)
+                low, high = (0, 1) if self.f[0] <= self.f[1] else (1, 0)
+                continue
+            if abs(gtd_new) <= -self.c2 * self.gtd0:
                 done = True
-            elif gtd_new * (bracket[high] - bracket[low]) >= 0:
-                bracket[high], bracket_f[high] = bracket[low], bracket_f[low]
-                bracket_g[high], bracket_gtd[high] = bracket_g[low], bracket_gtd[low]
-            bracket[low], bracket_f[low] = t, f_new
-            bracket_g[low], bracket_gtd[low] = g_new.copy(), gtd_new
-    return bracket_f[low], bracket_g[low], bracket[low], evals
+            elif gtd_new * (self.t[high] - self.t[low]) >= 0:
+                self._store(high, self.t[low], self.f[low], self.g[low], self.gtd[low])
+            self._store(low, t, f_new, g_new.copy(), gtd_new)
+        return low
+
+    def _next_step(self, insuf_progress):
+        """The cubic's minimiser, kept away from the bracket's ends unless the last tries
+        made no progress."""
+        t = _cubic_interpolate(self.t[0], self.f[0], self.gtd[0],
+                               self.t[1], self.f[1], self.gtd[1])
+        top, bottom = max(self.t), min(self.t)
+        eps = 0.1 * (top - bottom)
+        if min(top - t, t - bottom) >= eps:
+            return t, False
+        if insuf_progress or t >= top or t <= bottom:
+            return (top - eps if abs(t - top) < abs(t - bottom) else bottom + eps), False
+        return t, True
+
+    def _store(self, end, t, f, g, gtd):
+        self.t[end], self.f[end], self.g[end], self.gtd[end] = t, f, g, gtd
 
 
 def _to_state(value, dtype, device):
@@ -165,117 +180,131 @@ class LBFGS(Optimizer):
 
     def _step(self, closure):
         group = self.param_groups[0]
-        lr = float(group["lr"])
-        max_iter, max_eval = group["max_iter"], group["max_eval"]
-        tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
-        line_search_fn, history_size = group["line_search_fn"], group["history_size"]
         p0 = self._params[0]
-        xp = array_module(p0._data)
         state = self.state[p0]
         state.setdefault("func_evals", 0)
         state.setdefault("n_iter", 0)
-
         orig_loss = self._evaluate(closure)
-        loss = float(orig_loss)
-        current_evals = 1
         state["func_evals"] += 1
         flat_grad = self._gather_flat_grad()
-        if xp.abs(flat_grad).max() <= tolerance_grad:
+        if abs(flat_grad).max() <= group["tolerance_grad"]:
             return orig_loss
+        memory = _Memory(state)
+        self._iterate(closure, group, state, memory, float(orig_loss), flat_grad)
+        memory.save(state, p0.dtype, p0._device)
+        return orig_loss
 
-        d, t = _from_state(state.get("d")), _from_state(state.get("t"))
-        old_dirs, old_stps = _from_state(state.get("old_dirs")), _from_state(state.get("old_stps"))
-        ro, H_diag = _from_state(state.get("ro")), _from_state(state.get("H_diag"))
-        prev_flat_grad = _from_state(state.get("prev_flat_grad"))
-        prev_loss = state.get("prev_loss")
-        al = _from_state(state.get("al"))
-
-        n_iter = 0
+    def _iterate(self, closure, group, state, memory, loss, flat_grad):
+        """Up to max_iter steps along the L-BFGS direction, each followed by the tests that
+        end the iteration early (PyTorch's, in its order)."""
+        max_iter, max_eval = group["max_iter"], group["max_eval"]
+        tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
+        current_evals, n_iter = 1, 0
         while n_iter < max_iter:
             n_iter += 1
             state["n_iter"] += 1
-            if state["n_iter"] == 1:
-                d = -flat_grad
-                old_dirs, old_stps, ro, H_diag = [], [], [], 1
-            else:
-                # Update the curvature pairs, then the two-loop recursion for d = -H g.
-                y = flat_grad - prev_flat_grad
-                s = d * t
-                ys = xp.dot(y, s)
-                if ys > 1e-10:
-                    if len(old_dirs) == history_size:
-                        old_dirs.pop(0)
-                        old_stps.pop(0)
-                        ro.pop(0)
-                    old_dirs.append(y)
-                    old_stps.append(s)
-                    ro.append(1.0 / ys)
-                    H_diag = ys / xp.dot(y, y)
-                num_old = len(old_dirs)
-                if al is None:
-                    al = [None] * history_size
-                q = -flat_grad
-                for i in range(num_old - 1, -1, -1):
-                    al[i] = xp.dot(old_stps[i], q) * ro[i]
-                    q += float(-al[i]) * old_dirs[i]
-                d = r = q * H_diag
-                for i in range(num_old):
-                    be_i = xp.dot(old_dirs[i], r) * ro[i]
-                    r += float(al[i] - be_i) * old_stps[i]
-            if prev_flat_grad is None:
-                prev_flat_grad = flat_grad.copy()
-            else:
-                prev_flat_grad[...] = flat_grad
-            prev_loss = loss
-            t = min(1.0, 1.0 / xp.abs(flat_grad).sum()) * lr if state["n_iter"] == 1 else lr
-            gtd = xp.dot(flat_grad, d)
+            first = state["n_iter"] == 1
+            d = memory.direction(flat_grad, group["history_size"], first)
+            memory.remember(flat_grad, loss)
+            lr = float(group["lr"])
+            t = memory.t = min(1.0, 1.0 / abs(flat_grad).sum()) * lr if first else lr
+            gtd = flat_grad @ d
             if gtd > -tolerance_change:
                 break  # not a descent direction
-
-            evals = 0
-            if line_search_fn is not None:
-                if line_search_fn != "strong_wolfe":
-                    raise RuntimeError("only 'strong_wolfe' is supported")
-                x_init = [p._data.copy() for p in self._params]
-
-                def obj_func(step, direction, x_init=x_init):
-                    self._add_grad(step, direction)
-                    value = float(self._evaluate(closure))
-                    grad = self._gather_flat_grad()
-                    for p, x in zip(self._params, x_init):
-                        p._data[...] = x
-                    return value, grad
-
-                loss, flat_grad, t, evals = _strong_wolfe(obj_func, t, d, loss, flat_grad, gtd,
-                                                          max_ls=max_eval - current_evals)
+            evals, opt_cond = 0, False
+            if group["line_search_fn"] is not None:
+                loss, flat_grad, t, evals = self._line_search(
+                    closure, group["line_search_fn"], t, d, loss, flat_grad, gtd,
+                    max_eval - current_evals)
+                memory.t = t
                 self._add_grad(t, d)
-                opt_cond = xp.abs(flat_grad).max() <= tolerance_grad
+                opt_cond = abs(flat_grad).max() <= tolerance_grad
             else:
                 self._add_grad(t, d)
                 if n_iter != max_iter:
                     loss = float(self._evaluate(closure))
                     flat_grad = self._gather_flat_grad()
-                    opt_cond = xp.abs(flat_grad).max() <= tolerance_grad
+                    opt_cond = abs(flat_grad).max() <= tolerance_grad
                     evals = 1
             current_evals += evals
             state["func_evals"] += evals
-
             if n_iter == max_iter or current_evals >= max_eval or opt_cond:
                 break
-            if xp.abs(d * t).max() <= tolerance_change:
-                break
-            if abs(loss - prev_loss) < tolerance_change:
+            if abs(d * t).max() <= tolerance_change or \
+                    abs(loss - memory.prev_loss) < tolerance_change:
                 break
 
-        dtype, device = p0.dtype, p0._device
-        state["d"] = _to_state(d, dtype, device)
-        state["t"] = _to_state(t, dtype, device)
-        state["old_dirs"] = _to_state(old_dirs, dtype, device)
-        state["old_stps"] = _to_state(old_stps, dtype, device)
-        state["ro"] = _to_state(ro, dtype, device)
-        state["H_diag"] = _to_state(H_diag, dtype, device)
-        state["prev_flat_grad"] = _to_state(prev_flat_grad, dtype, device)
-        state["prev_loss"] = prev_loss
-        if al is not None:
-            state["al"] = _to_state(al, dtype, device)
-        return orig_loss
+    def _line_search(self, closure, line_search_fn, t, d, loss, flat_grad, gtd, max_ls):
+        """The strong-Wolfe search along d; the parameters are left where they started."""
+        if line_search_fn != "strong_wolfe":
+            raise RuntimeError("only 'strong_wolfe' is supported")
+        x_init = [p.detach().clone() for p in self._params]
+
+        def obj_func(step, direction):
+            self._add_grad(step, direction)
+            value = float(self._evaluate(closure))
+            grad = self._gather_flat_grad()
+            for p, x in zip(self._params, x_init):
+                p.copy_(x)
+            return value, grad
+
+        return _strong_wolfe(obj_func, t, d, loss, flat_grad, gtd, max_ls=max_ls)
+
+
+class _Memory:
+    """What L-BFGS keeps between steps: the last direction d and step t, the curvature pairs
+    (old_dirs, old_stps, ro), H_diag, the previous flat gradient and loss, the recursion's al.
+    In the optimizer's state as 0-dim Tensors and lists of them, as PyTorch keeps them."""
+
+    _NAMES = ("d", "t", "old_dirs", "old_stps", "ro", "H_diag", "prev_flat_grad", "al")
+
+    def __init__(self, state):
+        for name in self._NAMES:
+            setattr(self, name, _from_state(state.get(name)))
+        self.prev_loss = state.get("prev_loss")
+
+    def save(self, state, dtype, device):
+        for name in self._NAMES:
+            value = getattr(self, name)
+            if name != "al" or value is not None:
+                state[name] = _to_state(value, dtype, device)
+        state["prev_loss"] = self.prev_loss
+
+    def direction(self, flat_grad, history_size, first):
+        """-H g: the first step's -g, later the two-loop recursion over the curvature pairs
+        (updated first with the last step's)."""
+        if first:
+            self.old_dirs, self.old_stps, self.ro, self.H_diag = [], [], [], 1
+            self.d = -flat_grad
+            return self.d
+        y = flat_grad - self.prev_flat_grad
+        s = self.d * self.t
+        ys = y @ s
+        if ys > 1e-10:
+            if len(self.old_dirs) == history_size:
+                self.old_dirs.pop(0)
+                self.old_stps.pop(0)
+                self.ro.pop(0)
+            self.old_dirs.append(y)
+            self.old_stps.append(s)
+            self.ro.append(1.0 / ys)
+            self.H_diag = ys / (y @ y)
+        if self.al is None:
+            self.al = [None] * history_size
+        al, ro = self.al, self.ro
+        q = -flat_grad
+        for i in range(len(self.old_dirs) - 1, -1, -1):
+            al[i] = (self.old_stps[i] @ q) * ro[i]
+            q += float(-al[i]) * self.old_dirs[i]
+        self.d = r = q * self.H_diag
+        for i in range(len(self.old_dirs)):
+            be_i = (self.old_dirs[i] @ r) * ro[i]
+            r += float(al[i] - be_i) * self.old_stps[i]
+        return self.d
+
+    def remember(self, flat_grad, loss):
+        if self.prev_flat_grad is None:
+            self.prev_flat_grad = flat_grad.copy()
+        else:
+            self.prev_flat_grad[...] = flat_grad
+        self.prev_loss = loss
