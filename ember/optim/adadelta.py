@@ -1,7 +1,6 @@
 """Adadelta (Zeiler): step sizes from running averages of squared gradients and updates."""
 from .. import _creation
-from ..autograd.graph import increment_version
-from .optimizer import Optimizer, check_lr, check_nonneg
+from .optimizer import Optimizer, check_lr, check_nonneg, param_steps
 
 __all__ = ["Adadelta", "adadelta"]
 
@@ -31,13 +30,7 @@ class Adadelta(Optimizer):
 
 def adadelta(params, grads, states, *, lr, rho, eps, weight_decay, maximize):
     """PyTorch's single-tensor Adadelta on arrays, in place."""
-    for p, g_t, state in zip(params, grads, states):
-        w, g = p._data, g_t._data
-        state["step"]._data += 1
-        if maximize:
-            g = -g
-        if weight_decay != 0:
-            g = g + weight_decay * w
+    for w, g, state, _ in param_steps(params, grads, states, maximize, weight_decay):
         square_avg, acc_delta = state["square_avg"]._data, state["acc_delta"]._data
         square_avg *= rho
         square_avg += (1 - rho) * (g * g)
@@ -50,4 +43,3 @@ def adadelta(params, grads, states, *, lr, rho, eps, weight_decay, maximize):
         acc_delta *= rho
         acc_delta += (1 - rho) * (delta * delta)
         w -= lr * delta
-        increment_version((p, *state.values()))

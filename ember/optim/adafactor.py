@@ -7,9 +7,8 @@ import math
 from .. import _creation
 from .._dtype import finfo
 from .._tensor import Tensor
-from ..autograd.graph import increment_version
 from ..backends import array_module
-from .optimizer import Optimizer
+from .optimizer import Optimizer, param_steps
 
 __all__ = ["Adafactor", "adafactor"]
 
@@ -69,14 +68,9 @@ def _rms(a):
 def adafactor(params, grads, states, *, lr, beta2_decay, eps1, eps2, d, weight_decay,
               maximize):
     """PyTorch's single-tensor Adafactor on arrays, in place."""
-    for p, g_t, state in zip(params, grads, states):
-        w, g = p._data, g_t._data
+    for p, (w, g, state, t) in zip(params, param_steps(params, grads, states, maximize)):
         xp = array_module(w)
-        if maximize:
-            g = -g
         tiny = finfo(p.dtype).eps if eps1 is None else eps1
-        state["step"]._data += 1
-        t = float(state["step"]._data)
         mix = t ** beta2_decay            # 1 - beta2_t, decaying from 1
         rho = min(lr, 1 / math.sqrt(t))   # relative step size
         alpha = max(eps2, _rms(w)) * rho
@@ -96,4 +90,3 @@ def adafactor(params, grads, states, *, lr, beta2_decay, eps1, eps2, d, weight_d
         step = g / xp.sqrt(xp.maximum(estimate, tiny * tiny))
         clip = max(1.0, _rms(step) / d)
         w -= (alpha / clip) * step.astype(w.dtype, copy=False)
-        increment_version((p, *state.values()))

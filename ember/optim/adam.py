@@ -2,9 +2,8 @@
 import math
 
 from .. import _creation
-from ..autograd.graph import increment_version
 from ..backends import array_module
-from .optimizer import Optimizer, check_lr
+from .optimizer import Optimizer, check_lr, param_steps
 
 __all__ = ["Adam", "AdamW", "adam"]
 
@@ -76,16 +75,10 @@ def _lerp_(start, end, weight):
         start[...] = end - (end - start) * (1 - weight)
 
 
-def adam_moments(p, g_t, state, beta1, beta2, lr, weight_decay, decoupled_weight_decay,
-                 maximize):
-    """What Adam, RAdam and NAdam share, in place: count the step, apply weight decay (to the
-    weights when decoupled, else to the gradient) and update both moment estimates.
-    Returns the weights' array, the step, the gradient used and the two moments' arrays."""
-    w, g = p._data, g_t._data
-    if maximize:
-        g = -g
-    state["step"]._data += 1
-    step = float(state["step"]._data)
+def adam_moments(w, g, state, beta1, beta2, lr, weight_decay, decoupled_weight_decay):
+    """What Adam, RAdam and NAdam share, in place: weight decay (on the weights when
+    decoupled, else on the gradient), then both moment estimates. Returns the gradient used
+    and the two moments' arrays."""
     if weight_decay != 0:
         if decoupled_weight_decay:
             w *= 1 - lr * weight_decay
@@ -95,15 +88,15 @@ def adam_moments(p, g_t, state, beta1, beta2, lr, weight_decay, decoupled_weight
     _lerp_(exp_avg, g, 1 - beta1)
     exp_avg_sq *= beta2
     exp_avg_sq += (1 - beta2) * (g * g)
-    return w, step, g, exp_avg, exp_avg_sq
+    return g, exp_avg, exp_avg_sq
 
 
 def adam(params, grads, states, *, amsgrad, beta1, beta2, lr, weight_decay, eps, maximize,
          decoupled_weight_decay):
     """The Adam kernel on arrays: PyTorch's single-tensor algorithm, step by step."""
-    for p, g_t, state in zip(params, grads, states):
-        w, step, _, exp_avg, exp_avg_sq = adam_moments(
-            p, g_t, state, beta1, beta2, lr, weight_decay, decoupled_weight_decay, maximize)
+    for w, g, state, step in param_steps(params, grads, states, maximize):
+        _, exp_avg, exp_avg_sq = adam_moments(
+            w, g, state, beta1, beta2, lr, weight_decay, decoupled_weight_decay)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)
         step_size = lr / bias_correction1
@@ -116,4 +109,3 @@ def adam(params, grads, states, *, amsgrad, beta1, beta2, lr, weight_decay, eps,
         denom /= bias_correction2_sqrt
         denom += eps
         w -= step_size * (exp_avg / denom)
-        increment_version((p, *state.values()))

@@ -1,9 +1,8 @@
 """Adamax: Adam with the infinity norm of past gradients in place of the second moment."""
 from .. import _creation
-from ..autograd.graph import increment_version
 from ..backends import array_module
 from .adam import _lerp_
-from .optimizer import Optimizer, check_adam_options
+from .optimizer import Optimizer, check_adam_options, param_steps
 
 __all__ = ["Adamax", "adamax"]
 
@@ -32,20 +31,13 @@ class Adamax(Optimizer):
 
 def adamax(params, grads, states, *, eps, beta1, beta2, lr, weight_decay, maximize):
     """PyTorch's single-tensor Adamax on arrays, in place."""
-    for p, g_t, state in zip(params, grads, states):
-        w, g = p._data, g_t._data
+    for w, g, state, step in param_steps(params, grads, states, maximize, weight_decay):
         xp = array_module(w)
-        if maximize:
-            g = -g
-        state["step"]._data += 1
-        if weight_decay != 0:
-            g = g + weight_decay * w
         exp_avg, exp_inf = state["exp_avg"]._data, state["exp_inf"]._data
         _lerp_(exp_avg, g, 1 - beta1)
         exp_inf *= beta2
         bound = xp.abs(g)
         bound += eps
         xp.maximum(exp_inf, bound, out=exp_inf)
-        clr = lr / (1 - beta1 ** float(state["step"]._data))
+        clr = lr / (1 - beta1 ** step)
         w -= clr * (exp_avg / exp_inf)
-        increment_version((p, *state.values()))

@@ -1,7 +1,6 @@
 """ASGD: averaged stochastic gradient descent (Polyak and Juditsky)."""
 from .. import _creation
-from ..autograd.graph import increment_version
-from .optimizer import Optimizer, check_lr, check_nonneg, new_scalar
+from .optimizer import Optimizer, check_lr, check_nonneg, new_scalar, param_steps
 
 __all__ = ["ASGD", "asgd"]
 
@@ -31,13 +30,7 @@ class ASGD(Optimizer):
 
 def asgd(params, grads, states, *, lambd, lr, t0, alpha, weight_decay, maximize):
     """PyTorch's single-tensor ASGD on arrays, in place."""
-    for p, g_t, state in zip(params, grads, states):
-        w, g = p._data, g_t._data
-        if maximize:
-            g = -g
-        state["step"]._data += 1
-        if weight_decay != 0:
-            g = g + weight_decay * w
+    for w, g, state, step in param_steps(params, grads, states, maximize, weight_decay):
         eta = float(state["eta"]._data)
         w *= 1 - lambd * eta
         w -= eta * g
@@ -46,9 +39,7 @@ def asgd(params, grads, states, *, lambd, lr, t0, alpha, weight_decay, maximize)
             ax += (w - ax) * mu
         else:
             ax[...] = w
-        step = float(state["step"]._data)
         # NOTE: eta and mu live in 0-dim tensors of the scalar dtype (float32 by default):
         # storing them rounds, and the next step reads the rounded values, as in PyTorch.
         state["eta"]._data[...] = lr / ((1 + lambd * lr * step) ** alpha)
         mu[...] = 1 / max(1, step - t0)
-        increment_version((p, *state.values()))

@@ -1,8 +1,7 @@
 """NAdam: Adam with Nesterov momentum (Dozat), optionally with decoupled weight decay."""
 from .. import _creation
-from ..autograd.graph import increment_version
 from .adam import adam_moments
-from .optimizer import Optimizer, check_adam_options, check_nonneg, new_scalar
+from .optimizer import Optimizer, check_adam_options, check_nonneg, new_scalar, param_steps
 
 __all__ = ["NAdam", "nadam"]
 
@@ -42,9 +41,9 @@ class NAdam(Optimizer):
 def nadam(params, grads, states, *, beta1, beta2, lr, weight_decay, momentum_decay, eps,
           decoupled_weight_decay, maximize):
     """PyTorch's single-tensor NAdam on arrays, in place."""
-    for p, g_t, state in zip(params, grads, states):
-        w, step, g, exp_avg, exp_avg_sq = adam_moments(
-            p, g_t, state, beta1, beta2, lr, weight_decay, decoupled_weight_decay, maximize)
+    for w, g, state, step in param_steps(params, grads, states, maximize):
+        g, exp_avg, exp_avg_sq = adam_moments(
+            w, g, state, beta1, beta2, lr, weight_decay, decoupled_weight_decay)
         bias_correction2 = 1 - beta2 ** step
         mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
         mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
@@ -58,4 +57,3 @@ def nadam(params, grads, states, *, beta1, beta2, lr, weight_decay, momentum_dec
         denom += eps
         w += (-lr * (1.0 - mu) / (1.0 - mu_product_value)) * (g / denom)
         w += ((-lr * mu_next) / (1.0 - mu_product_value * mu_next)) * (exp_avg / denom)
-        increment_version((p, *state.values()))

@@ -12,6 +12,7 @@ from itertools import chain
 from .._tensor import Tensor
 from ..autograd import graph as _graph
 from ..autograd.grad_mode import no_grad
+from ..autograd.graph import increment_version
 from ..autograd.hooks import add_hook
 from ..autograd.node import reset_grads
 from ..debug.state import state as _guard
@@ -271,6 +272,22 @@ def grads_of(group):
             params.append(p)
             grads.append(p._grad)
     return params, grads
+
+
+def param_steps(params, grads, states, maximize, weight_decay=0):
+    """What every built-in kernel does around its update, per parameter: yields the weights'
+    array, the gradient's (negated under `maximize`, plus `weight_decay` times the weights),
+    the state and its step count (counted first); then marks the parameter and its state
+    changed, through autograd.graph.increment_version."""
+    for p, g_t, state in zip(params, grads, states):
+        w, g = p._data, g_t._data
+        if maximize:
+            g = -g
+        if weight_decay != 0:
+            g = g + weight_decay * w
+        state["step"]._data += 1
+        yield w, g, state, float(state["step"]._data)
+        increment_version((p, *state.values()))
 
 
 def scalar_dtype():

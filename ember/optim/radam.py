@@ -1,8 +1,7 @@
 """RAdam: Adam with a rectified adaptive learning rate (Liu et al.)."""
 from .. import _creation
-from ..autograd.graph import increment_version
 from .adam import adam_moments
-from .optimizer import Optimizer, check_adam_options
+from .optimizer import Optimizer, check_adam_options, param_steps
 
 __all__ = ["RAdam", "radam"]
 
@@ -41,9 +40,9 @@ def radam(params, grads, states, *, beta1, beta2, lr, weight_decay, eps,
           decoupled_weight_decay, maximize):
     """PyTorch's single-tensor RAdam on arrays, in place."""
     rho_inf = 2 / (1 - beta2) - 1
-    for p, g_t, state in zip(params, grads, states):
-        w, step, _, exp_avg, exp_avg_sq = adam_moments(
-            p, g_t, state, beta1, beta2, lr, weight_decay, decoupled_weight_decay, maximize)
+    for w, g, state, step in param_steps(params, grads, states, maximize):
+        _, exp_avg, exp_avg_sq = adam_moments(
+            w, g, state, beta1, beta2, lr, weight_decay, decoupled_weight_decay)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
         update = exp_avg / bias_correction1
@@ -58,4 +57,3 @@ def radam(params, grads, states, *, beta1, beta2, lr, weight_decay, eps,
             update *= ((rho_t - 4) * (rho_t - 2) * rho_inf
                        / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
         w -= update
-        increment_version((p, *state.values()))

@@ -1,8 +1,7 @@
 """RMSprop (Hinton), with centering, momentum, weight decay and maximize."""
 from .. import _creation
-from ..autograd.graph import increment_version
 from .adam import _lerp_
-from .optimizer import Optimizer, check_lr, check_nonneg
+from .optimizer import Optimizer, check_lr, check_nonneg, param_steps
 
 __all__ = ["RMSprop", "rmsprop"]
 
@@ -42,13 +41,7 @@ class RMSprop(Optimizer):
 def rmsprop(params, grads, states, *, lr, alpha, eps, weight_decay, momentum, centered,
             maximize):
     """PyTorch's single-tensor RMSprop on arrays, in place."""
-    for p, g_t, state in zip(params, grads, states):
-        w, g = p._data, g_t._data
-        if maximize:
-            g = -g
-        state["step"]._data += 1
-        if weight_decay != 0:
-            g = g + weight_decay * w
+    for w, g, state, _ in param_steps(params, grads, states, maximize, weight_decay):
         square_avg = state["square_avg"]._data
         square_avg *= alpha
         square_avg += (1 - alpha) * (g * g)
@@ -67,4 +60,3 @@ def rmsprop(params, grads, states, *, lr, alpha, eps, weight_decay, momentum, ce
             w -= lr * buf
         else:
             w -= lr * (g / avg)
-        increment_version((p, *state.values()))

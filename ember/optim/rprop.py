@@ -1,8 +1,7 @@
 """Rprop: resilient backpropagation, per-element step sizes driven by gradient signs."""
 from .. import _creation
-from ..autograd.graph import increment_version
 from ..backends import array_module
-from .optimizer import Optimizer, check_lr
+from .optimizer import Optimizer, check_lr, param_steps
 
 __all__ = ["Rprop", "rprop"]
 
@@ -35,12 +34,8 @@ class Rprop(Optimizer):
 def rprop(params, grads, states, *, step_size_min, step_size_max, etaminus, etaplus,
           maximize):
     """PyTorch's single-tensor Rprop on arrays, in place."""
-    for p, g_t, state in zip(params, grads, states):
-        w, g = p._data, g_t._data
+    for w, g, state, _ in param_steps(params, grads, states, maximize):
         xp = array_module(w)
-        if maximize:
-            g = -g
-        state["step"]._data += 1
         prev, step_size = state["prev"]._data, state["step_size"]._data
         sign = xp.sign(g * prev)
         # NOTE: applied one after another like PyTorch's masked assignments, so that NaN
@@ -54,4 +49,3 @@ def rprop(params, grads, states, *, step_size_min, step_size_max, etaminus, etap
         g = xp.where(factor == w.dtype.type(etaminus), 0, g).astype(w.dtype, copy=False)
         w -= xp.sign(g) * step_size
         prev[...] = g
-        increment_version((p, *state.values()))
