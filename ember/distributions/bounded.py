@@ -15,6 +15,7 @@ from . import constraints
 from .continuous import Uniform
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
+from .location import LocCentered
 from .transformed import TransformedDistribution
 from .transforms import AffineTransform, PowerTransform
 from .utils import (BinaryProbs, broadcast_all, clamp_probs, euler_constant,
@@ -241,7 +242,7 @@ def _rejection_sample(loc, concentration, proposal_r, x):
     return (x + math.pi + loc) % (2 * math.pi) - math.pi
 
 
-class VonMises(Distribution):
+class VonMises(LocCentered, Distribution):
     """The circular normal: density exp(concentration cos(x - loc)) / (2 pi I0(concentration))
     on [-pi, pi). No rsample (as in PyTorch)."""
 
@@ -291,13 +292,6 @@ class VonMises(Distribution):
             return _rejection_sample(self._loc, self._concentration, self._proposal_r,
                                      x).to(self.loc.dtype)
 
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @lazy_property
     def variance(self):

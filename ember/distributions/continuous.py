@@ -15,41 +15,18 @@ from . import constraints
 from ._samplers import regularized_gammainc, sample_dirichlet, standard_gamma
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
+from .location import LocCentered, LocScale, batch_shape_of
 from .utils import broadcast_all, standard_normal
 
 __all__ = ["Normal", "Uniform", "Exponential", "Laplace", "Gamma", "Chi2", "Beta", "Dirichlet",
            "StudentT"]
 
 
-def _batch_shape(params, broadcast):
-    """batch_shape of a distribution with `params` as given, `broadcast` one of them after
-    broadcast_all: () when every parameter was a Python number, else the broadcast shape."""
-    if all(isinstance(p, Number) for p in params):
-        return _Size()
-    return broadcast.size()
 
+class Normal(LocScale, LocCentered, ExponentialFamily):
+    """The normal distribution N(loc, scale^2)."""
 
-class Normal(ExponentialFamily):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
     _mean_carrier_measure = 0
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(_batch_shape((loc, scale), self.loc),
-                         validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        return self._expand_params(Normal, batch_shape, _instance, ("loc", "scale"))
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def stddev(self):
@@ -100,7 +77,7 @@ class Uniform(Distribution):
 
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = broadcast_all(low, high)
-        super().__init__(_batch_shape((low, high), self.low),
+        super().__init__(batch_shape_of((low, high), self.low),
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -202,26 +179,8 @@ class Exponential(ExponentialFamily):
         return 1.0 - ember.log(self.rate)
 
 
-class Laplace(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(_batch_shape((loc, scale), self.loc),
-                         validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        return self._expand_params(Laplace, batch_shape, _instance, ("loc", "scale"))
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
+class Laplace(LocScale, LocCentered, Distribution):
+    """Density exp(-|x - loc| / scale) / (2 scale)."""
 
     @property
     def variance(self):
@@ -265,7 +224,7 @@ class Gamma(ExponentialFamily):
 
     def __init__(self, concentration, rate, validate_args=None):
         self.concentration, self.rate = broadcast_all(concentration, rate)
-        super().__init__(_batch_shape((concentration, rate), self.concentration),
+        super().__init__(batch_shape_of((concentration, rate), self.concentration),
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

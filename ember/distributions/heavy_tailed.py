@@ -11,8 +11,9 @@ import ember
 
 from .._size import Size as _Size
 from . import constraints
-from .continuous import Exponential, Gamma, _batch_shape
+from .continuous import Exponential, Gamma
 from .distribution import Distribution
+from .location import LocScale, batch_shape_of
 from .positive import _Folded
 from .transformed import TransformedDistribution
 from .transforms import AffineTransform, ExpTransform
@@ -25,17 +26,8 @@ def _full(shape, value, like):
     return ember.full(shape, value, dtype=like.dtype, device=like.device)
 
 
-class Cauchy(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(_batch_shape((loc, scale), self.loc), validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        return self._expand_params(Cauchy, batch_shape, _instance, ("loc", "scale"))
+class Cauchy(LocScale, Distribution):
+    """Density 1 / (pi scale (1 + ((x - loc) / scale)^2))."""
 
     @property
     def mean(self):
@@ -154,7 +146,7 @@ class GeneralizedPareto(Distribution):
 
     def __init__(self, loc, scale, concentration, validate_args=None):
         self.loc, self.scale, self.concentration = broadcast_all(loc, scale, concentration)
-        super().__init__(_batch_shape((loc, scale, concentration), self.loc),
+        super().__init__(batch_shape_of((loc, scale, concentration), self.loc),
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

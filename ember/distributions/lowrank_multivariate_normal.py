@@ -10,6 +10,7 @@ import ember
 
 from . import constraints
 from .distribution import Distribution
+from .location import LocCentered
 from .multivariate_normal import _batch_mahalanobis, _batch_mv
 from .utils import lazy_property, standard_normal
 
@@ -39,7 +40,7 @@ def _batch_lowrank_mahalanobis(W, D, x, capacitance_tril):
     return term1 - term2
 
 
-class LowRankMultivariateNormal(Distribution):
+class LowRankMultivariateNormal(LocCentered, Distribution):
     arg_constraints = {"loc": constraints.real_vector,
                        "cov_factor": constraints.independent(constraints.real, 2),
                        "cov_diag": constraints.independent(constraints.positive, 1)}
@@ -88,13 +89,6 @@ class LowRankMultivariateNormal(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     def _matrix_shape(self):
         return tuple(self._batch_shape) + tuple(self._event_shape) * 2

@@ -5,6 +5,7 @@ import ember
 
 from . import constraints
 from .distribution import Distribution
+from .location import LocCentered
 from .utils import lazy_property, standard_normal
 
 __all__ = ["MultivariateNormal"]
@@ -31,7 +32,7 @@ def _precision_to_scale_tril(P):
     return ember.linalg.solve_triangular(L_inv, Id, upper=False)
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(LocCentered, Distribution):
     arg_constraints = {"loc": constraints.real_vector,
                        "covariance_matrix": constraints.positive_definite,
                        "precision_matrix": constraints.positive_definite,
@@ -97,13 +98,6 @@ class MultivariateNormal(Distribution):
         return ember.cholesky_inverse(self._unbroadcasted_scale_tril).expand(
             tuple(self._batch_shape) + tuple(self._event_shape) * 2)
 
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):
