@@ -13,7 +13,8 @@ from ._samplers import binomial as _binomial_draw
 from ._samplers import poisson as _poisson_draw
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .utils import BinaryProbs, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (BinaryProbs, broadcast_all, lazy_property, logits_to_probs, probs_or_logits,
+                    probs_to_logits)
 
 __all__ = ["Bernoulli", "Binomial", "Categorical", "OneHotCategorical", "Geometric", "Poisson"]
 _BOTH = "Either `probs` or `logits` must be specified, but not both."
@@ -31,17 +32,8 @@ class Bernoulli(BinaryProbs, ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError(_BOTH)
-        if probs is not None:
-            is_scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch = _Size() if is_scalar else self._param.size()
-        super().__init__(batch, validate_args=validate_args)
+        probs_or_logits(self, probs, logits)
+        super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._expand_params(Bernoulli, batch_shape, _instance, ("probs", "logits"))
@@ -92,16 +84,8 @@ class Geometric(BinaryProbs, Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError(_BOTH)
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        param = self.probs if probs is not None else self.logits
-        batch = _Size() if isinstance(probs if probs is not None else logits, Number) \
-            else param.size()
-        super().__init__(batch, validate_args=validate_args)
+        probs_or_logits(self, probs, logits)
+        super().__init__(self._param.size(), validate_args=validate_args)
         if self._validate_args and probs is not None:
             value = self.probs
             if not bool((value > 0).all()):
@@ -193,15 +177,7 @@ class Binomial(BinaryProbs, Distribution):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError(_BOTH)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        (self.total_count,) = probs_or_logits(self, probs, logits, total_count)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

@@ -4,7 +4,6 @@ success with probability `probs`.
 Sampled as PyTorch does, as a Gamma-Poisson mixture through PyTorch's gamma and Poisson
 samplers (replayed in `_scalar_samplers`), so seeded samples are PyTorch's.
 """
-from numbers import Number
 
 import ember
 
@@ -13,7 +12,7 @@ from . import constraints
 from ._samplers import poisson as _poisson_draw
 from .continuous import Gamma
 from .distribution import Distribution
-from .utils import BinaryProbs, broadcast_all, lazy_property
+from .utils import BinaryProbs, lazy_property, probs_or_logits
 
 __all__ = ["NegativeBinomial"]
 
@@ -25,19 +24,8 @@ class NegativeBinomial(BinaryProbs, Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
-        given = probs if probs is not None else logits
-        batch = _Size() if isinstance(given, Number) and isinstance(total_count, Number) \
-            else self._param.size()
-        super().__init__(batch, validate_args=validate_args)
+        (self.total_count,) = probs_or_logits(self, probs, logits, total_count)
+        super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._expand_params(NegativeBinomial, batch_shape, _instance,

@@ -12,7 +12,7 @@ from . import constraints
 from .continuous import Normal
 from .discrete import Categorical, OneHotCategorical
 from .distribution import Distribution
-from .transformed import TransformedDistribution
+from .transformed import Relaxed, TransformedDistribution
 from .transforms import ExpTransform
 from .transforms_constrained import StickBreakingTransform
 from .utils import broadcast_all, clamp_probs
@@ -78,13 +78,12 @@ class ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(Relaxed):
     """A continuous relaxation of OneHotCategorical on the simplex, sharper as the temperature
     goes to 0 (Maddison et al. 2017; Jang et al. 2017)."""
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.simplex
-    has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         base_dist = ExpRelaxedCategorical(temperature, probs, logits,
@@ -94,18 +93,6 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs
 
 
 class OneHotCategoricalStraightThrough(OneHotCategorical):

@@ -12,7 +12,8 @@ from .distribution import Distribution
 from .independent import Independent
 from .transforms import (AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform,
                          Transform)
-from .utils import BinaryProbs, _sum_rightmost, broadcast_all, clamp_probs, euler_constant
+from .utils import (BinaryProbs, _sum_rightmost, broadcast_all, clamp_probs, euler_constant,
+                    probs_or_logits)
 
 __all__ = ["TransformedDistribution", "LogNormal", "Gumbel", "LogitRelaxedBernoulli",
            "RelaxedBernoulli"]
@@ -228,17 +229,8 @@ class LogitRelaxedBernoulli(BinaryProbs, Distribution):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(_Size() if is_scalar else self._param.size(),
-                         validate_args=validate_args)
+        probs_or_logits(self, probs, logits)
+        super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._expand_params(LogitRelaxedBernoulli, batch_shape, _instance,
@@ -266,18 +258,11 @@ class LogitRelaxedBernoulli(BinaryProbs, Distribution):
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
-    support = constraints.unit_interval
+class Relaxed(TransformedDistribution):
+    """What RelaxedBernoulli and RelaxedOneHotCategorical share: a relaxed base family of
+    (temperature, probs or logits) pushed through a transform; its parameters read back."""
+
     has_rsample = True
-
-    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        base_dist = LogitRelaxedBernoulli(temperature, probs, logits)
-        super().__init__(base_dist, SigmoidTransform(), validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(RelaxedBernoulli, _instance)
-        return super().expand(batch_shape, _instance=new)
 
     @property
     def temperature(self):
@@ -290,3 +275,16 @@ class RelaxedBernoulli(TransformedDistribution):
     @property
     def probs(self):
         return self.base_dist.probs
+
+
+class RelaxedBernoulli(Relaxed):
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.unit_interval
+
+    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
+        base_dist = LogitRelaxedBernoulli(temperature, probs, logits)
+        super().__init__(base_dist, SigmoidTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(RelaxedBernoulli, _instance)
+        return super().expand(batch_shape, _instance=new)

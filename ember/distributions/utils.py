@@ -26,6 +26,18 @@ def broadcast_all(*values):
     return ember.broadcast_tensors(*values)
 
 
+def probs_or_logits(dist, probs, logits, *others):
+    """Store whichever of `probs` and `logits` is given (PyTorch's error unless exactly one
+    is), broadcast with `others` (such as total_count), as that attribute of `dist` and as
+    `dist._param`. Returns `others` broadcast and cast to the parameter's dtype."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    *others, param = broadcast_all(*others, logits if probs is None else probs)
+    setattr(dist, "logits" if probs is None else "probs", param)
+    dist._param = param
+    return [other.type_as(param) for other in others]
+
+
 def standard_normal(shape, dtype, device):
     """N(0, 1) draws consumed from the stream as PyTorch's `empty(shape).normal_()`."""
     return ember.empty(shape, dtype=dtype, device=device).normal_()
