@@ -3,32 +3,14 @@ import math
 
 from .. import _creation
 from ..backends import array_module
-from .optimizer import Optimizer, check_lr, param_steps
+from .optimizer import Optimizer, check_adam_options, param_steps
 
 __all__ = ["Adam", "AdamW", "adam"]
 
 
-class Adam(Optimizer):
-    _sparse_grad_error = ("Adam does not support sparse gradients, please consider SparseAdam "
-                          "instead")
-
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
-                 differentiable=False, fused=None, decoupled_weight_decay=False):
-        check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                        amsgrad=amsgrad, maximize=maximize, foreach=foreach,
-                        capturable=capturable, differentiable=differentiable, fused=fused,
-                        decoupled_weight_decay=decoupled_weight_decay)
-        super().__init__(params, defaults)
+class AdamFamily(Optimizer):
+    """What Adam, NAdam and RAdam share: the two moments in each parameter's state, and
+    decoupled_weight_decay's default for an optimizer pickled before the option existed."""
 
     def __setstate__(self, state):
         super().__setstate__(state)
@@ -36,7 +18,25 @@ class Adam(Optimizer):
             group.setdefault("decoupled_weight_decay", False)
 
     def _new_state(self, p, group):
-        state = {"exp_avg": _creation.zeros_like(p), "exp_avg_sq": _creation.zeros_like(p)}
+        return {"exp_avg": _creation.zeros_like(p), "exp_avg_sq": _creation.zeros_like(p)}
+
+
+class Adam(AdamFamily):
+    _sparse_grad_error = ("Adam does not support sparse gradients, please consider SparseAdam "
+                          "instead")
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        check_adam_options(lr, eps, betas, weight_decay)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                        capturable=capturable, differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+
+    def _new_state(self, p, group):
+        state = super()._new_state(p, group)
         if group["amsgrad"]:
             state["max_exp_avg_sq"] = _creation.zeros_like(p)
         return state

@@ -1,12 +1,11 @@
 """NAdam: Adam with Nesterov momentum (Dozat), optionally with decoupled weight decay."""
-from .. import _creation
-from .adam import adam_moments
-from .optimizer import Optimizer, check_adam_options, check_nonneg, new_scalar, param_steps
+from .adam import AdamFamily, adam_moments
+from .optimizer import check_adam_options, check_nonneg, new_scalar, param_steps
 
 __all__ = ["NAdam", "nadam"]
 
 
-class NAdam(Optimizer):
+class NAdam(AdamFamily):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
                  maximize=False, capturable=False, differentiable=False):
@@ -18,14 +17,8 @@ class NAdam(Optimizer):
                         foreach=foreach, capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("decoupled_weight_decay", False)
-
     def _new_state(self, p, group):
-        return {"mu_product": new_scalar(1), "exp_avg": _creation.zeros_like(p),
-                "exp_avg_sq": _creation.zeros_like(p)}
+        return {"mu_product": new_scalar(1), **super()._new_state(p, group)}
 
     def step(self, closure=None):
         return self._step_groups(closure)

@@ -1,12 +1,11 @@
 """RAdam: Adam with a rectified adaptive learning rate (Liu et al.)."""
-from .. import _creation
-from .adam import adam_moments
-from .optimizer import Optimizer, check_adam_options, param_steps
+from .adam import AdamFamily, adam_moments
+from .optimizer import check_adam_options, param_steps
 
 __all__ = ["RAdam", "radam"]
 
 
-class RAdam(Optimizer):
+class RAdam(AdamFamily):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False,
                  capturable=False, differentiable=False):
@@ -16,14 +15,6 @@ class RAdam(Optimizer):
                         decoupled_weight_decay=decoupled_weight_decay,
                         differentiable=differentiable)
         super().__init__(params, defaults)
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("decoupled_weight_decay", False)
-
-    def _new_state(self, p, group):
-        return {"exp_avg": _creation.zeros_like(p), "exp_avg_sq": _creation.zeros_like(p)}
 
     def step(self, closure=None):
         return self._step_groups(closure)
