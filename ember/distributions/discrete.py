@@ -327,7 +327,28 @@ class Categorical(Distribution):
         return values
 
 
-class OneHotCategorical(Distribution):
+class OverCategorical:
+    """A family over a Categorical (`self._categorical`: OneHotCategorical, Multinomial,
+    ExpRelaxedCategorical): its parameters are the Categorical's."""
+
+    @property
+    def _param(self):
+        return self._categorical._param
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
+
+
+class OneHotCategorical(OverCategorical, Distribution):
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.one_hot
     has_enumerate_support = True
@@ -347,18 +368,6 @@ class OneHotCategorical(Distribution):
         return new
 
     @property
-    def _param(self):
-        return self._categorical._param
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
     def mean(self):
         return self._categorical.probs
 
@@ -370,10 +379,6 @@ class OneHotCategorical(Distribution):
     @property
     def variance(self):
         return self._categorical.probs * (1 - self._categorical.probs)
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     def sample(self, sample_shape=_Size()):
         probs = self._categorical.probs

@@ -10,7 +10,7 @@ import ember
 from .._size import Size as _Size
 from . import constraints
 from .continuous import Normal
-from .discrete import Categorical, OneHotCategorical
+from .discrete import Categorical, OneHotCategorical, OverCategorical
 from .distribution import Distribution
 from .transformed import Relaxed, TransformedDistribution
 from .transforms import ExpTransform
@@ -21,7 +21,7 @@ __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical",
            "OneHotCategoricalStraightThrough", "LogisticNormal"]
 
 
-class ExpRelaxedCategorical(Distribution):
+class ExpRelaxedCategorical(OverCategorical, Distribution):
     """The log of a RelaxedOneHotCategorical draw: log-softmax((logits + Gumbel) / T)."""
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -43,18 +43,6 @@ class ExpRelaxedCategorical(Distribution):
         Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def probs(self):
-        return self._categorical.probs
 
     def rsample(self, sample_shape=_Size()):
         shape = self._extended_shape(sample_shape)
