@@ -350,6 +350,21 @@ def test_global_tensor_rebound_is_a_guard():
     assert _captures(f) == 2
 
 
+def test_hooks_registered_before_compiling_run_on_every_replay():
+    ember.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
+    seen = []
+    model[0].register_forward_hook(lambda m, a, out: seen.append(out.shape))
+    model[2].register_forward_hook(lambda m, a, out: out * 2)   # replaces the output
+    compiled = ember.compile(model)
+    x = ember.randn(5, 4)
+    for _ in range(3):
+        out = compiled(x)
+    assert compiled.dynamo_ctx.replays == 2 and len(seen) == 3
+    _same(out, model(x))
+    assert len(seen) == 4
+
+
 def test_hook_added_after_compiling_captures_again():
     model, compiled = _guarded()
     model.eval()

@@ -26,7 +26,7 @@ import weakref
 from ..autograd.grad_mode import state as grad_state
 from . import dynamic as dynamic_sizes, logs
 from .capture import Recorder
-from .guards import (Entry, aliasing, autocast_state, has_hooks, module_class, modules_key,
+from .guards import (Entry, aliasing, autocast_state, module_class, modules_key,
                      python_state, reachable, sources_of, spec, tensor_key)
 from .program import Program
 
@@ -153,8 +153,6 @@ class CompiledFunction:
         for i, t in enumerate(tensors):
             if id(t) not in recorder.slots:
                 recorder.bind(t, ("input", i))
-        if has_hooks(roots):
-            recorder.refuse("modules in reach have forward hooks")
         start = time.perf_counter()
         settings.capturing += 1
         recorder.install()

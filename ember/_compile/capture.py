@@ -6,8 +6,9 @@ What is recorded, in order:
   records the same graph eager records and `backward()` runs eager's engine;
 - every call of an entry point that changes state or makes a tensor out of nothing, as one
   "call" step: in-place Tensor methods, tensor factories (`zeros`, `randn`, `empty_like`...),
-  `detach`, `backward`, optimizers' `step`/`zero_grad`, BatchNorm's running statistics. The
-  door calls inside such a call are not recorded: replaying the call makes them again.
+  `detach`, `backward`, optimizers' `step`/`zero_grad`, BatchNorm's running statistics, a
+  module call that runs hooks (so the hooks run again on replay). The door calls inside
+  such a call are not recorded: replaying the call makes them again.
 
 The record is only replayed when it is provably the whole story. The capture refuses it when:
 - a tensor reaches a recorded call that was neither an input, a parameter or buffer of a
@@ -338,6 +339,7 @@ class Recorder:
     def _patch_calls(self):
         import ember
         from ..nn._functional import normalization
+        from ..nn.modules import hooks
         from ..nn.modules.module import Module
         from ..optim.lr_scheduler import LRScheduler
         from ..optim.optimizer import Optimizer
@@ -360,6 +362,8 @@ class Recorder:
             self._patch(Tensor, name, self._recorded_property(Tensor.__dict__[name], name))
         self._patch(normalization, "_update_stats",
                     self._recorded(normalization._update_stats))
+        # A module call with hooks is one recorded call: the hooks run again on replay.
+        self._patch(hooks, "call_with_hooks", self._recorded(hooks.call_with_hooks))
         for base, names in ((Optimizer, ("step", "zero_grad")), (LRScheduler, ("step",)),
                             (Module, ("zero_grad",))):
             for cls in _subclasses(base):

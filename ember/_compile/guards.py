@@ -242,13 +242,6 @@ def _is_module(obj):
     return isinstance(obj, module_class())
 
 
-def has_hooks(roots):
-    from ..nn.modules import module
-    if module._global_forward_hooks or module._global_forward_pre_hooks:
-        return True
-    return any(m._forward_hooks or m._forward_pre_hooks for r in roots for m in _walk(r))
-
-
 def _code_of(fn):
     fn = getattr(fn, "__func__", fn)
     if _is_module(fn):
