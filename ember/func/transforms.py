@@ -381,16 +381,22 @@ def _over_basis(fn, basis, total, vmap_options):
         return [stack([r[j] for r in rows]) for j in range(len(rows[0]))]
 
 
+def _at_argnums(func, args, kwargs, argnums):
+    """`func` as a function of args[argnums] alone (the other arguments fixed), with those
+    arguments as a tuple; argnums checked against the call."""
+    argnums_ = _check_argnums(argnums, len(args))
+    diff = _select(args, argnums_)
+
+    def partial(*d):
+        return func(*_replace(args, argnums_, d if isinstance(argnums_, tuple) else d[0]),
+                    **kwargs)
+    return argnums_, partial, (diff if isinstance(argnums_, tuple) else (diff,))
+
+
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
     """The Jacobian of `func` with respect to args[argnums], by reverse mode (vmap of vjp)."""
     def wrapper(*args, **kwargs):
-        argnums_ = _check_argnums(argnums, len(args))
-        diff = _select(args, argnums_)
-
-        def partial(*d):
-            return func(*_replace(args, argnums_, d if isinstance(argnums_, tuple)
-                                  else d[0]), **kwargs)
-        primals = diff if isinstance(argnums_, tuple) else (diff,)
+        argnums_, partial, primals = _at_argnums(func, args, kwargs, argnums)
         result = vjp(partial, *primals, has_aux=has_aux)
         out, vjp_fn = result[0], result[1]
         out_leaves, out_spec = _pytree.flatten(out)
@@ -415,13 +421,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """The Jacobian of `func` with respect to args[argnums], by forward mode (vmap of jvp)."""
     def wrapper(*args, **kwargs):
-        argnums_ = _check_argnums(argnums, len(args))
-        diff = _select(args, argnums_)
-
-        def partial(*d):
-            return func(*_replace(args, argnums_, d if isinstance(argnums_, tuple)
-                                  else d[0]), **kwargs)
-        primals = diff if isinstance(argnums_, tuple) else (diff,)
+        argnums_, partial, primals = _at_argnums(func, args, kwargs, argnums)
         in_leaves, in_spec = _pytree.flatten(primals)
         for x in in_leaves:
             _check_tensor(x)

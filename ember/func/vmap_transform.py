@@ -149,13 +149,7 @@ def _per_element(func, out_dims, leaves, spec, dims, size, kwargs):
     for b in range(size):
         inputs = [leaf if d is None else leaf.select(d, b) for leaf, d in zip(leaves, dims)]
         rows.append(func(*_pytree.unflatten(spec, inputs), **kwargs))
-    flat_rows = [_pytree.flatten(r)[0] for r in rows]
-    out_spec = _pytree.flatten(rows[0])[1]
-    out_dims_flat = _pytree.broadcast_prefix(out_dims, out_spec)
-    stack = _tensor_fn("stack")
-    merged = [stack([r[k] for r in flat_rows], d) if d is not None else flat_rows[0][k]
-              for k, d in enumerate(out_dims_flat)]
-    return _pytree.unflatten(out_spec, merged)
+    return _join(rows, out_dims, "stack")
 
 
 def _chunked(func, in_dims, out_dims, randomness, chunk_size, leaves, spec, dims, size,
@@ -167,12 +161,18 @@ def _chunked(func, in_dims, out_dims, randomness, chunk_size, leaves, spec, dims
         part = [leaf if d is None else leaf.narrow(d, start, n) for leaf, d in zip(leaves, dims)]
         pieces.append(_vmap_call(func, in_dims, out_dims, randomness, None,
                                  _pytree.unflatten(spec, part), kwargs))
-    flat = [_pytree.flatten(p)[0] for p in pieces]
-    out_spec = _pytree.flatten(pieces[0])[1]
-    flat_dims = _pytree.broadcast_prefix(out_dims, out_spec)
-    cat = _tensor_fn("cat")
-    merged = [cat([f[k] for f in flat], d) if d is not None else flat[0][k]
-              for k, d in enumerate(flat_dims)]
+    return _join(pieces, out_dims, "cat")
+
+
+def _join(results, out_dims, how):
+    """The results of the pieces of one batch as one: each output leaf joined along its
+    out_dim by `how` (stack for one row per batch entry, cat for chunks); an output without
+    an out_dim is the first piece's."""
+    flat = [_pytree.flatten(r)[0] for r in results]
+    out_spec = _pytree.flatten(results[0])[1]
+    join = _tensor_fn(how)
+    merged = [join([f[k] for f in flat], d) if d is not None else flat[0][k]
+              for k, d in enumerate(_pytree.broadcast_prefix(out_dims, out_spec))]
     return _pytree.unflatten(out_spec, merged)
 
 
