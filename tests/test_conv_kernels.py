@@ -199,6 +199,41 @@ def test_float32_convolution_bits_do_not_depend_on_threads(shape, wshape, kw):
             np.testing.assert_array_equal(a, b)
 
 
+_KERNEL_RUN = """
+import sys, numpy as np, ember, ember.nn.functional as F
+x, w, g = (np.load(sys.argv[1] + name) for name in ("x.npy", "w.npy", "g.npy"))
+tx, tw = ember.tensor(x, requires_grad=True), ember.tensor(w, requires_grad=True)
+y = F.conv2d(tx, tw, padding=1)
+y.backward(ember.tensor(g))
+for name, a in (("y", y.detach()), ("gx", tx.grad), ("gw", tw.grad)):
+    np.save(sys.argv[1] + name + ".npy", a.numpy())
+"""
+
+
+@needs_build
+def test_float32_convolution_bits_match_between_avx512_and_avx2(tmp_path):
+    # one fused multiply-add chain per output, lanes of the weight gradient added in a fixed
+    # tree: the AVX2 kernel (EMBER_GEMM_KERNEL=avx2) gives the AVX-512 kernel's bits
+    import os
+    import subprocess
+    import sys
+    if not {"avx512f", "avx2", "fma"} <= cpu_kernels.compiled.cpu_features():
+        pytest.skip("needs a CPU with both kernels")
+    rng = np.random.default_rng(9)
+    arrays = {"x": rng.standard_normal((6, 5, 21, 19)), "w": rng.standard_normal((7, 5, 3, 3)),
+              "g": rng.standard_normal((6, 7, 21, 19))}
+    runs = []
+    for kernel in ("", "avx2"):
+        prefix = str(tmp_path / (kernel or "default")) + "_"
+        for name, a in arrays.items():
+            np.save(prefix + name + ".npy", a.astype(np.float32))
+        env = dict(os.environ, EMBER_GEMM_KERNEL=kernel)
+        subprocess.run([sys.executable, "-c", _KERNEL_RUN, prefix], env=env, check=True)
+        runs.append([np.load(prefix + name + ".npy") for name in ("y", "gx", "gw")])
+    for a, b in zip(*runs):
+        np.testing.assert_array_equal(a, b)
+
+
 # ---------------------------------------------------------------------- pooling
 # (x shape, kernel, stride, padding ((lo, hi) incl. ceil_mode's extra), dilation)
 POOLS = [

@@ -772,11 +772,12 @@ static PyObject *py_avg_pool_backward(PyObject *self, PyObject *args) {
     return avg_pool_call(args, 1);
 }
 
-
 /* conv_forward(x, w, y, geometry, piece_bytes): y = the convolution of float32 x with w (no
-   bias); False when this CPU has no GEMM kernel or BLAS is faster at these shapes (see
-   conv_forward_pays): the caller runs its BLAS path. */
-static PyObject *py_conv_forward(PyObject *self, PyObject *args) {
+   bias). conv_weight(x, gy, gw, geometry, piece_bytes): gw = the weight gradient of that
+   convolution for the output gradient gy. Both say False when this CPU has no GEMM kernel or
+   BLAS is faster at these shapes (conv_forward_pays, EK_CONV_FEW_CHANNELS): the caller then
+   runs its BLAS path. */
+static PyObject *conv_call(PyObject *args, int weight) {
     PyObject *objs[3], *geom;
     Py_ssize_t piece_bytes;
     if (!PyArg_ParseTuple(args, "OOOOn", &objs[0], &objs[1], &objs[2], &geom, &piece_bytes))
@@ -787,66 +788,30 @@ static PyObject *py_conv_forward(PyObject *self, PyObject *args) {
     Py_buffer v[3];
     char kind;
     if (float_args(objs, v, "rrw", &kind) < 0) return NULL;
-    const int64_t ck = ek_ck(&g), og = v[1].len / v[1].itemsize / (g.groups * ck);
-    if (kind != 'f') {
-        release_all(v, 3);
-        PyErr_SetString(PyExc_TypeError, "conv_forward: float32 arrays expected");
-        return NULL;
-    }
-    if (og < 1 || check_size(&v[0], in_size(&g), "input") < 0 ||
-        check_size(&v[1], g.groups * og * ck, "weight") < 0 ||
-        check_size(&v[2], g.n * g.groups * og * ek_len(&g), "output") < 0) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "conv_forward: empty weight");
+    /* the weight (or its gradient) is objs[1] (objs[2]); the output (gradient) the other */
+    const int w_at = weight ? 2 : 1, y_at = weight ? 1 : 2;
+    const int64_t ck = ek_ck(&g), og = v[w_at].len / v[w_at].itemsize / (g.groups * ck);
+    if (kind != 'f' || og < 1 || check_size(&v[0], in_size(&g), "input") < 0 ||
+        check_size(&v[w_at], g.groups * og * ck, "weight") < 0 ||
+        check_size(&v[y_at], g.n * g.groups * og * ek_len(&g), "output") < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "conv kernels: float32 arrays and a weight");
         release_all(v, 3);
         return NULL;
     }
-    if (!conv_forward_pays(&g, og)) {
+    if (weight ? og > EK_CONV_FEW_CHANNELS : !conv_forward_pays(&g, og)) {
         release_all(v, 3);
         Py_RETURN_FALSE;
     }
-    const int rc = conv_forward_f32(v[0].buf, v[1].buf, v[2].buf, &g, og, piece_bytes);
+    const int rc = weight ? conv_weight_f32(v[0].buf, v[1].buf, v[2].buf, &g, og, piece_bytes)
+                          : conv_forward_f32(v[0].buf, v[1].buf, v[2].buf, &g, og, piece_bytes);
     release_all(v, 3);
     if (rc < 0) return PyErr_NoMemory();
     Py_RETURN_TRUE;
 }
 
-
-/* conv_weight(x, gy, gw, geometry, piece_bytes): gw = the weight gradient of the float32
-   convolution of x for the output gradient gy; False when this CPU has no GEMM kernel or
-   BLAS is faster at these shapes (see EK_CONV_FEW_CHANNELS). */
-static PyObject *py_conv_weight(PyObject *self, PyObject *args) {
-    PyObject *objs[3], *geom;
-    Py_ssize_t piece_bytes;
-    if (!PyArg_ParseTuple(args, "OOOOn", &objs[0], &objs[1], &objs[2], &geom, &piece_bytes))
-        return NULL;
-    ek_geom g;
-    if (parse_geom(geom, &g) < 0) return NULL;
-    if (!ek_sgemm_mr()) Py_RETURN_FALSE;
-    Py_buffer v[3];
-    char kind;
-    if (float_args(objs, v, "rrw", &kind) < 0) return NULL;
-    const int64_t ck = ek_ck(&g), og = v[2].len / v[2].itemsize / (g.groups * ck);
-    if (kind != 'f') {
-        release_all(v, 3);
-        PyErr_SetString(PyExc_TypeError, "conv_weight: float32 arrays expected");
-        return NULL;
-    }
-    if (og > EK_CONV_FEW_CHANNELS) {
-        release_all(v, 3);
-        Py_RETURN_FALSE;
-    }
-    if (og < 1 || check_size(&v[0], in_size(&g), "input") < 0 ||
-        check_size(&v[1], g.n * g.groups * og * ek_len(&g), "output gradient") < 0 ||
-        check_size(&v[2], g.groups * og * ck, "weight gradient") < 0) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "conv_weight: empty weight");
-        release_all(v, 3);
-        return NULL;
-    }
-    const int rc = conv_weight_f32(v[0].buf, v[1].buf, v[2].buf, &g, og, piece_bytes);
-    release_all(v, 3);
-    if (rc < 0) return PyErr_NoMemory();
-    Py_RETURN_TRUE;
-}
+static PyObject *py_conv_forward(PyObject *self, PyObject *args) { return conv_call(args, 0); }
+static PyObject *py_conv_weight(PyObject *self, PyObject *args) { return conv_call(args, 1); }
 
 PyMethodDef ek_conv_methods[] = {
     {"im2col", py_im2col, METH_VARARGS,
@@ -854,11 +819,11 @@ PyMethodDef ek_conv_methods[] = {
     {"col2im", py_col2im, METH_VARARGS,
      "col2im(cols, x, geometry, j0, cnt): x += the adjoint of those columns"},
     {"conv_forward", py_conv_forward, METH_VARARGS,
-     "conv_forward(x, w, y, geometry, piece_bytes): y = the float32 convolution (False: no "
-     "kernel for this CPU)"},
+     "conv_forward(x, w, y, geometry, piece_bytes): y = the float32 convolution (False: BLAS "
+     "instead)"},
     {"conv_weight", py_conv_weight, METH_VARARGS,
      "conv_weight(x, gy, gw, geometry, piece_bytes): gw = the float32 weight gradient "
-     "(False: no kernel for this CPU)"},
+     "(False: BLAS instead)"},
     {"max_pool", py_max_pool, METH_VARARGS,
      "max_pool(x, values, indices or None, geometry): PyTorch's max pooling per plane"},
     {"max_pool_backward", py_max_pool_backward, METH_VARARGS,

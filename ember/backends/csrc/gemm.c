@@ -5,6 +5,8 @@
 #include "gemm.h"
 
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* k per pass over a tile: a block of B (KC x NR) stays in L1 while the tile's panels of A
    pass over it. */
@@ -30,41 +32,51 @@ typedef struct {
 
 #define TILE_INLINE static inline __attribute__((always_inline))
 
+/* The tiles' sums are named variables, each row's through a macro. NOTE: GCC kept arrays of
+   them in memory (a store per multiply-add, half the speed) once any loop over them had a
+   run-time bound or condition. Rows past mr load and store nothing (a zero mask). */
+
 /* ---------------------------------------------------------------- AVX-512: 8 x 32 */
 #define MR512 8
 #define NR512 32
+
+#define T512_LOAD(i)                                                                    \
+    if (accumulate) {                                                                   \
+        const float *at = c + (i < mr ? i : 0) * ldc;                                   \
+        c##i##0 = _mm512_maskz_loadu_ps(i < mr ? m0 : 0, at);                           \
+        c##i##1 = _mm512_maskz_loadu_ps(i < mr ? m1 : 0, at + 16);                      \
+    }
+#define T512_FMA(i)                                                                     \
+    {                                                                                   \
+        const __m512 a = _mm512_set1_ps(ap[q * MR512 + i]);                             \
+        c##i##0 = _mm512_fmadd_ps(a, b0, c##i##0);                                      \
+        c##i##1 = _mm512_fmadd_ps(a, b1, c##i##1);                                      \
+    }
+#define T512_STORE(i)                                                                   \
+    {                                                                                   \
+        float *at = c + (i < mr ? i : 0) * ldc;                                         \
+        _mm512_mask_storeu_ps(at, i < mr ? m0 : 0, c##i##0);                            \
+        _mm512_mask_storeu_ps(at + 16, i < mr ? m1 : 0, c##i##1);                       \
+    }
 
 __attribute__((target("avx512f,fma"))) TILE_INLINE void
 tile512_body(int64_t k, const float *ap, const float *b, int64_t ldb, const int64_t *boff,
              float *c, int64_t ldc, int mr, __mmask16 m0, __mmask16 m1, int accumulate,
              int full, int table) {
-    __m512 c0[MR512], c1[MR512];
-    for (int i = 0; i < MR512; i++) {
-        c0[i] = _mm512_setzero_ps();
-        c1[i] = _mm512_setzero_ps();
-    }
-    /* (rows past mr: masked off whole; loops to mr kept the sums in memory) */
-    if (accumulate)
-        for (int i = 0; i < MR512; i++) {
-            const float *at = c + (i < mr ? i : 0) * ldc;
-            c0[i] = _mm512_maskz_loadu_ps(i < mr ? m0 : 0, at);
-            c1[i] = _mm512_maskz_loadu_ps(i < mr ? m1 : 0, at + 16);
-        }
+    const __m512 z = _mm512_setzero_ps();
+    __m512 c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z, c30 = z, c31 = z;
+    __m512 c40 = z, c41 = z, c50 = z, c51 = z, c60 = z, c61 = z, c70 = z, c71 = z;
+    T512_LOAD(0) T512_LOAD(1) T512_LOAD(2) T512_LOAD(3)
+    T512_LOAD(4) T512_LOAD(5) T512_LOAD(6) T512_LOAD(7)
     for (int64_t q = 0; q < k; q++) {
         const float *row = b + (table ? boff[q] : q * ldb);
         const __m512 b0 = full ? _mm512_loadu_ps(row) : _mm512_maskz_loadu_ps(m0, row);
         const __m512 b1 = full ? _mm512_loadu_ps(row + 16) : _mm512_maskz_loadu_ps(m1, row + 16);
-        for (int i = 0; i < MR512; i++) {
-            const __m512 a = _mm512_set1_ps(ap[q * MR512 + i]);
-            c0[i] = _mm512_fmadd_ps(a, b0, c0[i]);
-            c1[i] = _mm512_fmadd_ps(a, b1, c1[i]);
-        }
+        T512_FMA(0) T512_FMA(1) T512_FMA(2) T512_FMA(3)
+        T512_FMA(4) T512_FMA(5) T512_FMA(6) T512_FMA(7)
     }
-    for (int i = 0; i < MR512; i++) {
-        float *at = c + (i < mr ? i : 0) * ldc;
-        _mm512_mask_storeu_ps(at, i < mr ? m0 : 0, c0[i]);
-        _mm512_mask_storeu_ps(at + 16, i < mr ? m1 : 0, c1[i]);
-    }
+    T512_STORE(0) T512_STORE(1) T512_STORE(2) T512_STORE(3)
+    T512_STORE(4) T512_STORE(5) T512_STORE(6) T512_STORE(7)
 }
 
 __attribute__((target("avx512f,fma"))) static void
@@ -82,37 +94,41 @@ tile512(int64_t k, const float *ap, const float *b, int64_t ldb, const int64_t *
 #define MR256 6
 #define NR256 16
 
+#define T256_LOAD(i)                                                                    \
+    if (accumulate) {                                                                   \
+        const float *at = c + (i < mr ? i : 0) * ldc;                                   \
+        c##i##0 = _mm256_maskload_ps(at, i < mr ? m0 : none);                           \
+        c##i##1 = _mm256_maskload_ps(at + 8, i < mr ? m1 : none);                       \
+    }
+#define T256_FMA(i)                                                                     \
+    {                                                                                   \
+        const __m256 a = _mm256_broadcast_ss(ap + q * MR256 + i);                       \
+        c##i##0 = _mm256_fmadd_ps(a, b0, c##i##0);                                      \
+        c##i##1 = _mm256_fmadd_ps(a, b1, c##i##1);                                      \
+    }
+#define T256_STORE(i)                                                                   \
+    {                                                                                   \
+        float *at = c + (i < mr ? i : 0) * ldc;                                         \
+        _mm256_maskstore_ps(at, i < mr ? m0 : none, c##i##0);                           \
+        _mm256_maskstore_ps(at + 8, i < mr ? m1 : none, c##i##1);                       \
+    }
+
 __attribute__((target("avx2,fma"))) TILE_INLINE void
 tile256_body(int64_t k, const float *ap, const float *b, int64_t ldb, const int64_t *boff,
              float *c, int64_t ldc, int mr, __m256i m0, __m256i m1, int accumulate, int full,
              int table) {
-    __m256 c0[MR256], c1[MR256];
-    for (int i = 0; i < MR256; i++) {
-        c0[i] = _mm256_setzero_ps();
-        c1[i] = _mm256_setzero_ps();
-    }
-    const __m256i none = _mm256_setzero_si256();   /* (rows past mr: see tile512_body) */
-    if (accumulate)
-        for (int i = 0; i < MR256; i++) {
-            const float *at = c + (i < mr ? i : 0) * ldc;
-            c0[i] = _mm256_maskload_ps(at, i < mr ? m0 : none);
-            c1[i] = _mm256_maskload_ps(at + 8, i < mr ? m1 : none);
-        }
+    const __m256i none = _mm256_setzero_si256();
+    const __m256 z = _mm256_setzero_ps();
+    __m256 c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z;
+    __m256 c30 = z, c31 = z, c40 = z, c41 = z, c50 = z, c51 = z;
+    T256_LOAD(0) T256_LOAD(1) T256_LOAD(2) T256_LOAD(3) T256_LOAD(4) T256_LOAD(5)
     for (int64_t q = 0; q < k; q++) {
         const float *row = b + (table ? boff[q] : q * ldb);
         const __m256 b0 = full ? _mm256_loadu_ps(row) : _mm256_maskload_ps(row, m0);
         const __m256 b1 = full ? _mm256_loadu_ps(row + 8) : _mm256_maskload_ps(row + 8, m1);
-        for (int i = 0; i < MR256; i++) {
-            const __m256 a = _mm256_broadcast_ss(ap + q * MR256 + i);
-            c0[i] = _mm256_fmadd_ps(a, b0, c0[i]);
-            c1[i] = _mm256_fmadd_ps(a, b1, c1[i]);
-        }
+        T256_FMA(0) T256_FMA(1) T256_FMA(2) T256_FMA(3) T256_FMA(4) T256_FMA(5)
     }
-    for (int i = 0; i < MR256; i++) {
-        float *at = c + (i < mr ? i : 0) * ldc;
-        _mm256_maskstore_ps(at, i < mr ? m0 : none, c0[i]);
-        _mm256_maskstore_ps(at + 8, i < mr ? m1 : none, c1[i]);
-    }
+    T256_STORE(0) T256_STORE(1) T256_STORE(2) T256_STORE(3) T256_STORE(4) T256_STORE(5)
 }
 
 __attribute__((target("avx2,fma"))) static void
@@ -144,9 +160,9 @@ struct nt_runs {
     int64_t rows, seg, a_step, b_step;
 };
 
-/* AVX-512: 4 rows of A by 4 rows of B, one 16-lane register per sum. NOTE: the sums are
-   named variables and the loops over runs innermost: GCC kept arrays of them (or the sums
-   of a loop whose body branched at each run's end) in memory, a store per multiply-add. */
+/* AVX-512: 4 rows of A by 4 rows of B, one 16-lane register per sum (named, see above; the
+   loop over runs innermost: a loop whose body branched at each run's end also kept them in
+   memory). */
 #define NT_MA512 4
 #define NT_NB512 4
 
@@ -193,17 +209,16 @@ nt_tile512(const nt_runs *rn, const float *const *ar, const float *const *br, fl
         for (int j = 0; j < nb; j++) c[i * ldc + j] += fold16(lanes[i][j]);
 }
 
-/* AVX2: 2 rows of A by 3 rows of B, each sum's 16 lanes in two registers (l: lanes 0-7,
-   h: 8-15). */
+/* AVX2: 2 rows of A by 2 rows of B, each sum's 16 lanes in two registers (l: lanes 0-7,
+   h: 8-15); with 16 registers a third row of B spilled. */
 #define NT_MA256 2
-#define NT_NB256 3
+#define NT_NB256 2
 
 __attribute__((target("avx2,fma"))) static void
 nt_tile256(const nt_runs *rn, const float *const *ar, const float *const *br, float *c,
            int64_t ldc, int ma, int nb) {
     const __m256 z = _mm256_setzero_ps();
-    __m256 l00 = z, l01 = z, l02 = z, l10 = z, l11 = z, l12 = z;
-    __m256 h00 = z, h01 = z, h02 = z, h10 = z, h11 = z, h12 = z;
+    __m256 l00 = z, l01 = z, l10 = z, l11 = z, h00 = z, h01 = z, h10 = z, h11 = z;
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const __m256i ones = _mm256_set1_epi32(-1);
     const int left = (int)(rn->seg % 16);
@@ -212,33 +227,27 @@ nt_tile256(const nt_runs *rn, const float *const *ar, const float *const *br, fl
     for (int64_t q = 0; q < rn->seg; q += 16) {
         const int full = q + 16 <= rn->seg;
         const __m256i m0 = full ? ones : t0, m1 = full ? ones : t1;
-        const float *pa0 = ar[0] + q, *pa1 = ar[1] + q;
-        const float *pb0 = br[0] + q, *pb1 = br[1] + q, *pb2 = br[2] + q;
+        const float *pa0 = ar[0] + q, *pa1 = ar[1] + q, *pb0 = br[0] + q, *pb1 = br[1] + q;
         for (int64_t s = 0; s < rn->rows; s++) {
             const __m256 a0 = _mm256_maskload_ps(pa0, m0), a1 = _mm256_maskload_ps(pa1, m0);
+            const __m256 b0 = _mm256_maskload_ps(pb0, m0), b1 = _mm256_maskload_ps(pb1, m0);
+            l00 = _mm256_fmadd_ps(a0, b0, l00), l01 = _mm256_fmadd_ps(a0, b1, l01);
+            l10 = _mm256_fmadd_ps(a1, b0, l10), l11 = _mm256_fmadd_ps(a1, b1, l11);
             const __m256 e0 = _mm256_maskload_ps(pa0 + 8, m1);
             const __m256 e1 = _mm256_maskload_ps(pa1 + 8, m1);
-            __m256 b = _mm256_maskload_ps(pb0, m0), f = _mm256_maskload_ps(pb0 + 8, m1);
-            l00 = _mm256_fmadd_ps(a0, b, l00), h00 = _mm256_fmadd_ps(e0, f, h00);
-            l10 = _mm256_fmadd_ps(a1, b, l10), h10 = _mm256_fmadd_ps(e1, f, h10);
-            b = _mm256_maskload_ps(pb1, m0), f = _mm256_maskload_ps(pb1 + 8, m1);
-            l01 = _mm256_fmadd_ps(a0, b, l01), h01 = _mm256_fmadd_ps(e0, f, h01);
-            l11 = _mm256_fmadd_ps(a1, b, l11), h11 = _mm256_fmadd_ps(e1, f, h11);
-            b = _mm256_maskload_ps(pb2, m0), f = _mm256_maskload_ps(pb2 + 8, m1);
-            l02 = _mm256_fmadd_ps(a0, b, l02), h02 = _mm256_fmadd_ps(e0, f, h02);
-            l12 = _mm256_fmadd_ps(a1, b, l12), h12 = _mm256_fmadd_ps(e1, f, h12);
+            const __m256 f0 = _mm256_maskload_ps(pb0 + 8, m1);
+            const __m256 f1 = _mm256_maskload_ps(pb1 + 8, m1);
+            h00 = _mm256_fmadd_ps(e0, f0, h00), h01 = _mm256_fmadd_ps(e0, f1, h01);
+            h10 = _mm256_fmadd_ps(e1, f0, h10), h11 = _mm256_fmadd_ps(e1, f1, h11);
             pa0 += rn->a_step, pa1 += rn->a_step;
-            pb0 += rn->b_step, pb1 += rn->b_step, pb2 += rn->b_step;
+            pb0 += rn->b_step, pb1 += rn->b_step;
         }
     }
     float lanes[NT_MA256][NT_NB256][16];
-    const __m256 lo[NT_MA256][NT_NB256] = {{l00, l01, l02}, {l10, l11, l12}};
-    const __m256 hi[NT_MA256][NT_NB256] = {{h00, h01, h02}, {h10, h11, h12}};
-    for (int i = 0; i < NT_MA256; i++)
-        for (int j = 0; j < NT_NB256; j++) {
-            _mm256_storeu_ps(lanes[i][j], lo[i][j]);
-            _mm256_storeu_ps(lanes[i][j] + 8, hi[i][j]);
-        }
+    _mm256_storeu_ps(lanes[0][0], l00), _mm256_storeu_ps(lanes[0][0] + 8, h00);
+    _mm256_storeu_ps(lanes[0][1], l01), _mm256_storeu_ps(lanes[0][1] + 8, h01);
+    _mm256_storeu_ps(lanes[1][0], l10), _mm256_storeu_ps(lanes[1][0] + 8, h10);
+    _mm256_storeu_ps(lanes[1][1], l11), _mm256_storeu_ps(lanes[1][1] + 8, h11);
     for (int i = 0; i < ma; i++)
         for (int j = 0; j < nb; j++) c[i * ldc + j] += fold16(lanes[i][j]);
 }
@@ -249,7 +258,11 @@ static void choose(ek_kernels *kn) {
     static int done;
     if (!done) {
         __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx512f")) {
+        /* EMBER_GEMM_KERNEL=avx2 takes the AVX2 kernel on an AVX-512 CPU: the tests compare
+           the two kernels' bits */
+        const char *pick = getenv("EMBER_GEMM_KERNEL");
+        const int avx2_only = pick && strcmp(pick, "avx2") == 0;
+        if (__builtin_cpu_supports("avx512f") && !avx2_only) {
             found = (ek_kernels){tile512, MR512, NR512, nt_tile512, NT_MA512, NT_NB512};
         } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
             found = (ek_kernels){tile256, MR256, NR256, nt_tile256, NT_MA256, NT_NB256};
