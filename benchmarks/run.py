@@ -40,9 +40,11 @@ def summarize(results):
     values = [r["value"] for r in results if "value" in r]
     if not values:
         return None
+    firsts = [r["first_call_ms"] for r in results if "first_call_ms" in r]
     return {"median": statistics.median(values), "min": min(values), "max": max(values),
             "unit": results[0].get("unit"), "higher": results[0].get("higher_is_better"),
-            "rss": max(r["peak_rss_mb"] for r in results)}
+            "rss": max(r["peak_rss_mb"] for r in results),
+            "first": statistics.median(firsts) if firsts else None}
 
 
 def main():
@@ -95,7 +97,7 @@ def main():
 def print_table(rows, threads):
     print(f"threads={threads}; ratio > 1 means ember is faster\n")
     head = f"{'workload':22} {'unit':10} {'ember':>10} {'torch':>10} {'ratio':>6}  " \
-           f"{'ember min-max':>17} {'rss MB e/t':>12}"
+           f"{'ember min-max':>17} {'rss MB e/t':>12} {'1st call ms e/t':>16}"
     print(head)
     print("-" * len(head))
     for name, summ, missing in rows:
@@ -109,8 +111,10 @@ def print_table(rows, threads):
             faster = e["median"] / t["median"] if e["higher"] else t["median"] / e["median"]
             ratio = f"{faster:.2f}"
         rss = f"{e['rss']:.0f}/{t['rss']:.0f}" if t else f"{e['rss']:.0f}/-"
+        first = "/".join("-" if s is None or s["first"] is None else f"{s['first']:.3g}"
+                         for s in (e, t))
         print(f"{name:22} {e['unit']:10} {e['median']:10.3g} {tv} {ratio:>6}  "
-              f"{e['min']:8.3g}-{e['max']:<8.3g} {rss:>12}")
+              f"{e['min']:8.3g}-{e['max']:<8.3g} {rss:>12} {first:>16}")
 
 
 if __name__ == "__main__":

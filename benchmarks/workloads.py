@@ -7,6 +7,7 @@ import time
 import numpy as np
 
 WORKLOADS = {}
+first_call = [None]   # seconds of the last _timeit's warm-up call
 
 
 def workload(description):
@@ -19,8 +20,11 @@ def workload(description):
 
 
 def _timeit(fn, min_time=0.5, min_runs=3, quick=False):
-    """Median seconds per call of fn() over repeated runs (after one warm-up call)."""
+    """Median seconds per call of fn() over repeated runs (after one warm-up call, whose
+    time `first_call` keeps: under --compile, the capture)."""
+    t0 = time.perf_counter()
     fn()
+    first_call[0] = time.perf_counter() - t0
     times = []
     budget = 0.05 if quick else min_time
     start = time.perf_counter()
