@@ -17,6 +17,13 @@ from .utils import (BinaryProbs, broadcast_all, lazy_property, logits_to_probs, 
                     probs_to_logits)
 
 __all__ = ["Bernoulli", "Binomial", "Categorical", "OneHotCategorical", "Geometric", "Poisson"]
+def _support(dist, values, expand):
+    """enumerate_support's result: the support's `values` along a new first dim, before the
+    batch dims (size 1, or the batch shape with `expand`)."""
+    values = values.view((-1,) + (1,) * len(dist._batch_shape))
+    return values.expand((-1,) + tuple(dist._batch_shape)) if expand else values
+
+
 _BOTH = "Either `probs` or `logits` must be specified, but not both."
 
 
@@ -72,11 +79,8 @@ class Bernoulli(BinaryProbs, ExponentialFamily):
         return _bce_logits(self.logits, self.probs)
 
     def enumerate_support(self, expand=True):
-        values = ember.arange(2, dtype=self._param.dtype, device=self._param.device)
-        values = values.view((-1,) + (1,) * len(self._batch_shape))
-        if expand:
-            values = values.expand((-1,) + tuple(self._batch_shape))
-        return values
+        return _support(self, ember.arange(2, dtype=self._param.dtype,
+                                           device=self._param.device), expand)
 
 
 class Geometric(BinaryProbs, Distribution):
@@ -236,12 +240,8 @@ class Binomial(BinaryProbs, Distribution):
         if not self.total_count.min() == total_count:
             raise NotImplementedError("Inhomogeneous total count not supported by "
                                       "`enumerate_support`.")
-        values = ember.arange(1 + total_count, dtype=self._param.dtype,
-                              device=self._param.device)
-        values = values.view((-1,) + (1,) * len(self._batch_shape))
-        if expand:
-            values = values.expand((-1,) + tuple(self._batch_shape))
-        return values
+        return _support(self, ember.arange(1 + total_count, dtype=self._param.dtype,
+                                           device=self._param.device), expand)
 
 
 class Categorical(Distribution):
@@ -320,11 +320,8 @@ class Categorical(Distribution):
         return -(logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand=True):
-        values = ember.arange(self._num_events, dtype=ember.long, device=self._param.device)
-        values = values.view((-1,) + (1,) * len(self._batch_shape))
-        if expand:
-            values = values.expand((-1,) + tuple(self._batch_shape))
-        return values
+        return _support(self, ember.arange(self._num_events, dtype=ember.long,
+                                           device=self._param.device), expand)
 
 
 class OverCategorical:
