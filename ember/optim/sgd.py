@@ -65,16 +65,12 @@ def sgd(params, grads, momentum_buffers, *, weight_decay, momentum, lr, dampenin
 
 def _sparse_step(p, grad, lr, weight_decay, maximize):
     """p -= lr * grad at the gradient's entries, one after another (PyTorch's dense += sparse:
-    repeated coordinates are added in turn)."""
+    repeated coordinates are added in turn), through the public index_put_."""
     if weight_decay != 0:
         raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) "
                            "instead.")
-    from ..backends import array_module
-    values = grad._values()._data
-    step = values * (lr if maximize else -lr)
-    array_module(values).add.at(p._data, tuple(grad._indices()._data),
-                                step.astype(p._data.dtype, copy=False))
-    increment_version(p)
+    step = grad._values() * (lr if maximize else -lr)
+    p.index_put_(tuple(grad._indices()), step.to(p.dtype), accumulate=True)
 
 
 def _sparse_as_dense(grad, weight_decay):
