@@ -127,6 +127,25 @@ CASES = {
         lib.eye(3), lib.ones(3, 2), upper=True, left=False),
     "solve_triangular batches": lambda lib: lib.linalg.solve_triangular(
         lib.eye(3).expand(2, 3, 3), lib.ones(4, 3, 1), upper=False),
+    # torch.norm hands its calls to linalg.vector_norm/matrix_norm, with their checks
+    "norm non-tensor": lambda lib: lib.norm([1.0, 2.0]),
+    "norm tensor order": lambda lib: lib.norm(lib.ones(3), lib.tensor(2.0)),
+    "norm keepdim dtype": lambda lib: lib.norm(lib.ones(3), 2, 0, lib.float32),
+    "norm fro dims": lambda lib: lib.norm(lib.ones(2, 3, 4), "fro", (0, 2)),
+    "norm nuc one dim": lambda lib: lib.norm(lib.ones(3, 4), "nuc", 0),
+    "norm complex order": lambda lib: lib.norm(lib.ones(3), 1j),
+    "norm 0-d dim": lambda lib: lib.norm(lib.tensor(-2.0), 2, 0),
+    "vector_norm narrowing dtype": lambda lib: lib.linalg.vector_norm(
+        lib.ones(3, dtype=lib.float64), dtype=lib.float32),
+    "vector_norm complex dtype of real": lambda lib: lib.linalg.vector_norm(
+        lib.ones(3), dtype=lib.complex64),
+    "vector_norm real dtype of complex": lambda lib: lib.linalg.vector_norm(
+        lib.ones(3, dtype=lib.complex64), dtype=lib.float64),
+    "vector_norm int dtype": lambda lib: lib.linalg.vector_norm(lib.ones(3), dtype=lib.int64),
+    "vector_norm complex to complex128": lambda lib: lib.linalg.vector_norm(
+        lib.ones(3, dtype=lib.complex64), dtype=lib.complex128),
+    "matrix_norm one dim": lambda lib: lib.linalg.matrix_norm(lib.ones(3, 3), dim=(0,),
+                                                              dtype=lib.int64),
 }
 
 

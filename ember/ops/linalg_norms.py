@@ -3,6 +3,7 @@ the linear-algebra functions (torch.det, torch.inverse, torch.svd, ...)."""
 import math
 
 from .. import _dtype as dt
+from .._scalars import number
 from .._tensor import Tensor, _wrap, write_out
 from ..backends import array_module
 from ._dims import reduce_dims, wrap_dim
@@ -59,16 +60,40 @@ def _vector_norm_vjp(ctx, g):
     return g * sgn_pow(x, ord - 1) * abs_pow(norm, 1 - ord)
 
 
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
-    if dtype is not None:
-        x = x.to(dtype)
+def _norm_input(name, x, dtype):
+    """`x` in the dtype= a norm computes in, after PyTorch's checks of the pair."""
     if x.dtype.category < 2:
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
-                           f"as input. Got {dt.type_name(x.dtype)}")
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
+                           f"Got {dt.type_name(x.dtype)}")
+    if dtype is None:
+        return x
+    complex_input = x.dtype.category == 3
+    if dtype.category < 2:
+        raise RuntimeError(f"{name}: dtype should be floating point or complex, but got "
+                           f"{dt.type_name(dtype)}")
+    if complex_input != (dtype.category == 3):
+        raise RuntimeError(f"{name}: dtype should be {'complex' if complex_input else 'real'} "
+                           f"for {'complex' if complex_input else 'real'} inputs, but got "
+                           f"{dt.type_name(dtype)}")
+    if dt.promote_types(x.dtype, dtype) is not dtype:
+        raise RuntimeError(f"{name}: the dtype of the input ({dt.type_name(x.dtype)}) should be "
+                           f"convertible without narrowing to the specified dtype "
+                           f"({dt.type_name(dtype)})")
+    return x.to(dtype)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    x = _norm_input("linalg.vector_norm", x, dtype)
+    ord = number(ord)
+    if isinstance(ord, complex):
+        raise RuntimeError("linalg.vector_norm: Expected a non-complex scalar as the order of "
+                           "norm.")
     ord = float(ord)
     if isinstance(dim, int):
         dim = (dim,)
     dims = reduce_dims(dim, x._data.ndim)
+    if not x._data.ndim:
+        dims = ()   # (a 0-d tensor's dim 0 or -1, once checked, names no axis of the array)
     if ord < 0 or ord == _INF:
         shape = x._data.shape
         for d in dims:
@@ -95,13 +120,13 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if A._data.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
                            "dimensions.")
-    if A.dtype.category < 2:
-        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor "
-                           f"as input. Got {dt.type_name(A.dtype)}")
+    _norm_input("linalg.matrix_norm", A, None)
     if ord not in _MATRIX_ORDS:
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-    if dtype is not None:
-        A = A.to(dtype)
+    if len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           f"{' '.join(str(d) for d in dim)}")
+    A = _norm_input("linalg.matrix_norm", A, dtype)
     n = A._data.ndim
     d0, d1 = (wrap_dim(d, n) for d in dim)
     if d0 == d1:
