@@ -77,32 +77,21 @@ def load_state_dict(root, state_dict, strict, assign):
     metadata = getattr(state_dict, "_metadata", None)
     state_dict = dict(state_dict)
 
-    def load(module, prefix=""):
-        local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
-        module._load_from_state_dict(state_dict, prefix, local_metadata, True, missing,
-                                     unexpected, errors, assign)
-        for name, child in module._modules.items():
-            if child is not None:
-                child_prefix = prefix + name + "."
-                child_state = {k: v for k, v in state_dict.items()
-                               if k.startswith(child_prefix)}
-                load_child(child, child_prefix, child_state)
-
-    def load_child(module, prefix, sub_state):
+    def load(module, prefix, sub_state):
+        """The module's own entries, then each child's (from the entries under its name),
+        then the module's post-hooks."""
         local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
         module._load_from_state_dict(sub_state, prefix, local_metadata, True, missing,
                                      unexpected, errors, assign)
         for name, child in module._modules.items():
             if child is not None:
                 child_prefix = prefix + name + "."
-                load_child(child, child_prefix, {k: v for k, v in sub_state.items()
-                                                 if k.startswith(child_prefix)})
+                load(child, child_prefix, {k: v for k, v in sub_state.items()
+                                           if k.startswith(child_prefix)})
         for hook in module._load_state_dict_post_hooks.values():
             hook(module, _Keys(missing, unexpected))
 
-    load(root)
-    for hook in root._load_state_dict_post_hooks.values():
-        hook(root, _Keys(missing, unexpected))
+    load(root, "", state_dict)
     if strict:
         if unexpected:
             errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
