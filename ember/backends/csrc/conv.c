@@ -182,16 +182,16 @@ WIN_INLINE void ek_window(int64_t o, int dim, const ek_geom *g, int64_t *start, 
 #define EK_CONV_CACHED_WEIGHTS (1 << 20)
 
 /* Where these kernels beat BLAS (OpenBLAS, one core, measured on ResNet's and LeNet's
-   layers): with few output channels per group (16: 1.6-1.9x forward, 1.2-1.6x weight
-   gradient), or a forward over large images (56x56 and 28x28 outputs: 1.2-1.4x). With 64 or
-   more channels on small images OpenBLAS's packed GEMM ran up to 2x faster (the weights,
-   not the columns, are then the large operand), and the weight gradient's 16-lane sums up
-   to 3x slower. Elsewhere the callers run their BLAS path (the kernels say False). */
+   layers). Forward: everywhere (1.1-2.5x) but on images of under 16 positions with many
+   channels, where the weights, not the columns, are the large operand (512 channels on 1x1
+   images: OpenBLAS's packed GEMM 1.7x faster). Weight gradient: with few output channels per
+   group (16: 1.1-1.8x); from 64 on, the 16-lane sums ran 1.5-60x slower than OpenBLAS.
+   Elsewhere the callers run their BLAS path (the kernels say False). */
 #define EK_CONV_FEW_CHANNELS 32
-#define EK_CONV_LARGE_IMAGE 512
+#define EK_CONV_SMALL_IMAGE 16
 
 static int conv_forward_pays(const ek_geom *g, int64_t og) {
-    return og <= EK_CONV_FEW_CHANNELS || ek_len(g) >= EK_CONV_LARGE_IMAGE;
+    return og <= EK_CONV_FEW_CHANNELS || ek_len(g) >= EK_CONV_SMALL_IMAGE;
 }
 /* Multiply-adds from which the pieces go to a thread team (a team's start cost up to 75 us
    on a loaded 2-core VM; this is about 150 us of work). */
