@@ -146,6 +146,23 @@ CASES = {
         lib.ones(3, dtype=lib.complex64), dtype=lib.complex128),
     "matrix_norm one dim": lambda lib: lib.linalg.matrix_norm(lib.ones(3, 3), dim=(0,),
                                                               dtype=lib.int64),
+    # unique/unique_consecutive: boolean_dispatch's truth tests, the builtin's parser, then
+    # the kernel's dtype and dim checks, in PyTorch's order
+    "unique tensor flag": lambda lib: lib.unique(lib.ones(3), return_counts=lib.ones(3)),
+    "unique one-element tensor flag": lambda lib: lib.unique(lib.ones(3),
+                                                             return_counts=lib.ones(1)),
+    "unique int flag": lambda lib: lib.unique(lib.ones(3), return_inverse=1, dim=0),
+    "unique float dim": lambda lib: lib.unique(lib.ones(3), dim=1.5),
+    "unique complex": lambda lib: lib.unique(lib.ones(3, dtype=lib.complex64), dim=5),
+    "unique 0-d dim": lambda lib: lib.unique(lib.tensor(1.0), dim=0),
+    "unique unselected empty dim": lambda lib: lib.unique(lib.ones(0, 3), dim=1),
+    "unique_consecutive numpy bool": lambda lib: lib.unique_consecutive(
+        lib.ones(3), return_inverse=np.bool_(True)),
+    "unique_consecutive empty dim": lambda lib: lib.unique_consecutive(
+        lib.ones(0, 3), return_inverse=True, return_counts=True, dim=0),
+    "unique_consecutive empty 1-d": lambda lib: lib.unique_consecutive(lib.ones(0), dim=0),
+    "unique_consecutive dim": lambda lib: lib.unique_consecutive(
+        lib.tensor([[1, 1], [1, 1], [2, 0]]), return_counts=True, dim=0),
 }
 
 

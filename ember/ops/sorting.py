@@ -4,11 +4,15 @@ searchsorted, bucketize.
 Sorts are stable, NaN ordered above +inf (last ascending, first descending), as PyTorch's.
 The gradient of a sort-like op goes back through its indices.
 """
+import math
+
 from .. import _dtype as dt
+from .._scalars import type_name
 from .._tensor import Tensor, _wrap, write_out
 from ..backends import array_module
 from . import return_types
 from ._dims import wrap_dim
+from ._elementwise import not_implemented
 from .reduction import one_dim
 from ._reduce_ops import scatter_dim, stable_argsort
 from .registry import check_tensor, defop, dispatch, export
@@ -121,9 +125,40 @@ def _unique_results(input, values, inverse, counts, return_inverse, return_count
     return (out,) + tuple(extra)
 
 
+def _unique_args(fname, input, dim, **flags):
+    """PyTorch's checks before a unique kernel runs, in its order: its Python function's
+    boolean_dispatch tests return_inverse, then return_counts, for truth; the builtin's
+    parser wants an int dim and Python bools; the kernel refuses complex dtypes, wraps dim
+    (a 0-d tensor has no dimension at all) and refuses other empty dims. Returns the wrapped
+    dim or None."""
+    bool(flags["return_inverse"])
+    bool(flags["return_counts"])
+    if dim is not None and (type(dim) is bool or not isinstance(dim, int)):
+        raise TypeError(f"{fname}(): argument 'dim' (position 2) must be int, not "
+                        f"{type_name(dim)}")
+    for name, value in flags.items():
+        if type(value) is not bool:
+            raise TypeError(f"{fname}(): argument '{name}' must be bool, not "
+                            f"{type_name(value)}")
+    if input.dtype.category == 3:
+        raise not_implemented("unique" if fname != "unique_dim" else fname, input.dtype)
+    if dim is None:
+        return None
+    shape = input._data.shape
+    if not shape:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = wrap_dim(dim, len(shape))
+    if any(n == 0 for i, n in enumerate(shape) if i != d):
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique "
+                           "cannot be applied")
+    return d
+
+
 @export
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     check_tensor("unique", input)
+    d = _unique_args("_unique2" if dim is None else "unique_dim", input, dim, sorted=sorted,
+                     return_inverse=return_inverse, return_counts=return_counts)
     a = input._data
     xp = array_module(a)
     if dim is None:
@@ -132,7 +167,6 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
                                             equal_nan=False)
         inverse = inverse.reshape(a.shape)
     else:
-        d = wrap_dim(dim, a.ndim)
         values, inverse, counts = xp.unique(a, return_inverse=True, return_counts=True,
                                             axis=d, equal_nan=False)
         inverse = inverse.reshape(-1)
@@ -142,14 +176,15 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 @export
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     check_tensor("unique_consecutive", input)
+    d = _unique_args("unique_consecutive", input, dim, return_inverse=return_inverse,
+                     return_counts=return_counts)
     a = input._data
     xp = array_module(a)
-    if dim is None:
+    if d is None:
         rows = a.reshape(-1, 1)
-        d = None
     else:
-        d = wrap_dim(dim, a.ndim)
-        rows = xp.moveaxis(a, d, 0).reshape(a.shape[d], -1)
+        moved = xp.moveaxis(a, d, 0)
+        rows = moved.reshape(a.shape[d], math.prod(moved.shape[1:]))
     n = rows.shape[0]
     change = xp.ones(n, dtype=bool)
     if n > 1:

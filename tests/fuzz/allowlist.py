@@ -97,8 +97,7 @@ _GROUPS = [
          'torch.cdist',
          'torch.lobpcg',
          'torch.stft',
-         'torch.svd_lowrank',
-         'torch.unique',)),
+         'torch.svd_lowrank',)),
     (
         "mixed or integral dtypes torch's kernel refuses ('expected scalar type Half but found "
         "Int', 'kl_div: Integral inputs not supported', "
