@@ -10,6 +10,9 @@ L = prod(out), over the whole batch. `im2col` fills the columns [j0, j0 + count)
 Callers walk the batch in the pieces `column_chunks` gives: with the compiled kernels
 (csrc/conv.c) pieces small enough to stay in cache between im2col and the GEMM that reads
 them, else (NumPy reference, CuPy) one piece, the whole batch, in array-module code.
+`conv` and `conv_weight` do the whole float32 convolution (or its weight gradient) in the
+compiled layer, pieces, GEMM (csrc/gemm.c) and thread team included, where that beats
+OpenBLAS; they return None elsewhere and the callers walk the pieces through BLAS.
 """
 import functools
 import itertools
