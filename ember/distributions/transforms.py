@@ -256,16 +256,20 @@ class ComposeTransform(Transform):
 identity_transform = ComposeTransform([])
 
 
-class ExpTransform(Transform):
+class StatelessTransform(Transform):
+    """A transform without parameters: every instance of the class is equal."""
+
+    def __eq__(self, other):
+        return isinstance(other, type(self))
+
+    __hash__ = object.__hash__
+
+
+class ExpTransform(StatelessTransform):
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, ExpTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.exp()
@@ -343,16 +347,11 @@ class AffineTransform(Transform):
                                       getattr(self.scale, "shape", ()))
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(StatelessTransform):
     domain = constraints.real
     codomain = constraints.unit_interval
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SigmoidTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return clamp_probs(ember.sigmoid(x))
@@ -366,16 +365,11 @@ class SigmoidTransform(Transform):
         return -ember.nn.functional.softplus(-x) - ember.nn.functional.softplus(x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(StatelessTransform):
     domain = constraints.real
     codomain = constraints.interval(-1.0, 1.0)
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, TanhTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.tanh()
@@ -388,14 +382,9 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - ember.nn.functional.softplus(-2.0 * x))
 
 
-class AbsTransform(Transform):
+class AbsTransform(StatelessTransform):
     domain = constraints.real
     codomain = constraints.positive
-
-    def __eq__(self, other):
-        return isinstance(other, AbsTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.abs()

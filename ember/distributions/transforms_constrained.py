@@ -6,7 +6,7 @@ import math
 import ember
 
 from . import constraints
-from .transforms import Transform
+from .transforms import StatelessTransform
 from .utils import tril_matrix_to_vec, vec_to_tril_matrix
 
 __all__ = ["SoftplusTransform", "SoftmaxTransform", "StickBreakingTransform",
@@ -22,16 +22,7 @@ def _require_dims(shape, n):
         raise ValueError("Too few dimensions on input")
 
 
-class _Stateless(Transform):
-    """A transform without parameters: every instance of the class is equal."""
-
-    def __eq__(self, other):
-        return isinstance(other, type(self))
-
-    __hash__ = object.__hash__
-
-
-class SoftplusTransform(_Stateless):
+class SoftplusTransform(StatelessTransform):
     """y = log(1 + exp(x))."""
 
     domain = constraints.real
@@ -50,7 +41,7 @@ class SoftplusTransform(_Stateless):
         return -ember.nn.functional.softplus(-x)
 
 
-class SoftmaxTransform(_Stateless):
+class SoftmaxTransform(StatelessTransform):
     """Unconstrained vectors onto the simplex by softmax (not bijective: the inverse is log,
     defined up to an additive constant)."""
 
@@ -86,7 +77,7 @@ def _stick_offset(x):
     return (k + 1 - x.new_ones(k).cumsum(-1)).log()
 
 
-class StickBreakingTransform(_Stateless):
+class StickBreakingTransform(StatelessTransform):
     """R^K onto the (K+1)-simplex: each coordinate breaks off a sigmoid share of what is left
     of the stick. Bijective, unlike SoftmaxTransform."""
 
@@ -124,7 +115,7 @@ def _with_diagonal(m, diagonal):
     return m.tril(-1) + diagonal.diag_embed()
 
 
-class LowerCholeskyTransform(_Stateless):
+class LowerCholeskyTransform(StatelessTransform):
     """Square matrices onto lower triangular ones with a positive diagonal (exp of the
     diagonal; the upper triangle is dropped, so not bijective)."""
 
@@ -138,7 +129,7 @@ class LowerCholeskyTransform(_Stateless):
         return _with_diagonal(y, y.diagonal(dim1=-2, dim2=-1).log())
 
 
-class PositiveDefiniteTransform(_Stateless):
+class PositiveDefiniteTransform(StatelessTransform):
     """Square matrices onto positive definite ones: L L^T of their LowerCholeskyTransform."""
 
     domain = constraints.independent(constraints.real, 2)
@@ -152,7 +143,7 @@ class PositiveDefiniteTransform(_Stateless):
         return LowerCholeskyTransform().inv(ember.linalg.cholesky(y))
 
 
-class CorrCholeskyTransform(_Stateless):
+class CorrCholeskyTransform(StatelessTransform):
     """Vectors of D(D-1)/2 reals onto Cholesky factors of D x D correlation matrices (lower
     triangular, unit-norm rows, positive diagonal): tanh gives partial correlations in (-1, 1),
     then each row is a stick broken in squared norm."""
