@@ -163,6 +163,12 @@ CASES = {
     "unique_consecutive empty 1-d": lambda lib: lib.unique_consecutive(lib.ones(0), dim=0),
     "unique_consecutive dim": lambda lib: lib.unique_consecutive(
         lib.tensor([[1, 1], [1, 1], [2, 0]]), return_counts=True, dim=0),
+    # cdist: compute_mode first, then the builtin's argument types, then the kernel's checks
+    "cdist bool x1": lambda lib: lib.cdist(True, lib.ones(2, 3)),
+    "cdist complex p": lambda lib: lib.cdist(lib.ones(2, 3), lib.ones(1, 3), 1j),
+    "cdist bad mode first": lambda lib: lib.cdist(None, lib.ones(2, 3), 2.0, "bogus"),
+    "cdist 0-d tensor p": lambda lib: lib.cdist(lib.ones(2, 3), lib.ones(1, 3) * 2,
+                                                lib.tensor(1.0)),
 }
 
 

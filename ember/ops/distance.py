@@ -4,6 +4,8 @@ import numpy as np
 
 import ember
 from .. import _dtype as dt
+from .._scalars import type_name
+from .._signatures.signature import KINDS
 from .registry import check_tensor, export, name_node
 
 _MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
@@ -21,6 +23,16 @@ def _euclidean_mm(x1, x2):
 
 @export(method=False)
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    # PyTorch's order: its Python function resolves compute_mode, then the builtin's parser
+    # checks the arguments' types, then the kernel their shapes and dtypes
+    if compute_mode not in _MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    check_tensor("cdist", x1, "x1", 1)
+    check_tensor("cdist", x2, "x2", 2)
+    if not KINDS["float"][0](p):
+        raise TypeError(f"cdist(): argument 'p' (position 3) must be float, not "
+                        f"{type_name(p)}")
+    p = float(p)
     if x1.dim() < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
     if x2.dim() < 2:
@@ -34,8 +46,6 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
                                f"{dt.type_name(x.dtype)}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
-    if compute_mode not in _MODES:
-        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     r1, r2 = x1.shape[-2], x2.shape[-2]
     if p == 2 and x1.shape[-1] and (compute_mode == _MODES[1] or (
             compute_mode == _MODES[0] and (r1 > 25 or r2 > 25))):

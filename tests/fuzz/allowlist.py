@@ -94,7 +94,6 @@ _GROUPS = [
          'F.softmax',
          'F.triplet_margin_loss',
          'op_db.einsum (sublist form)',
-         'torch.cdist',
          'torch.lobpcg',
          'torch.stft',
          'torch.svd_lowrank',)),
