@@ -169,6 +169,22 @@ CASES = {
     "cdist bad mode first": lambda lib: lib.cdist(None, lib.ones(2, 3), 2.0, "bogus"),
     "cdist 0-d tensor p": lambda lib: lib.cdist(lib.ones(2, 3), lib.ones(1, 3) * 2,
                                                 lib.tensor(1.0)),
+    # min/max/amin/amax/aminmax/median/mode/kthvalue: dtype coverage as PyTorch's kernels
+    "max complex": lambda lib: lib.ones(2, 3, dtype=lib.complex64).max(),
+    "min complex dim": lambda lib: lib.ones(2, 3, dtype=lib.complex64).min(0),
+    "max complex empty dim": lambda lib: lib.ones(0, 3, dtype=lib.complex64).max(0),
+    "amax complex": lambda lib: lib.ones(2, 3, dtype=lib.complex128).amax(),
+    "aminmax complex": lambda lib: lib.ones(3, dtype=lib.complex64).aminmax(),
+    "aminmax 0-d bad dim": lambda lib: lib.tensor(1.0).aminmax(dim=3),
+    "median int empty": lambda lib: lib.ones(0, dtype=lib.int64).median(),
+    "nanmedian int32 empty": lambda lib: lib.ones(0, dtype=lib.int32).nanmedian(),
+    "median bool empty": lambda lib: lib.ones(0, dtype=lib.bool).median(),
+    "median bool": lambda lib: lib.ones(3, dtype=lib.bool).median(),
+    "median complex dim": lambda lib: lib.ones(3, dtype=lib.complex64).median(0),
+    "mode complex": lambda lib: lib.ones(3, dtype=lib.complex64).mode(),
+    "mode complex 0-d": lambda lib: lib.tensor(1j).mode(),
+    "kthvalue bool": lambda lib: lib.ones(3, dtype=lib.bool).kthvalue(1),
+    "kthvalue empty dim": lambda lib: lib.ones(2, 0).kthvalue(1),
 }
 
 

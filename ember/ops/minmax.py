@@ -9,6 +9,7 @@ from .._tensor import Tensor, _wrap, write_out
 from ..backends import array_module
 from . import return_types
 from ._dims import wrap_dim
+from ._elementwise import not_implemented
 from ._reduce_ops import const, scatter_dim
 from .reduction import dims_of, one_dim, expand_reduced, keep
 from .registry import PUBLIC, check_tensor, defop, dispatch, export
@@ -122,9 +123,12 @@ def _max_min(name, all_op, dim_op):
         if isinstance(dim, Tensor):  # max(a, b): the elementwise binary form
             return PUBLIC["maximum" if name == "max" else "minimum"](input, dim, out=out)
         check_tensor(name, input)
+        complex_input = input.dtype.category == 3
         if dim is None:
             if input._data.size == 0:
                 raise _no_dim_error(name)
+            if complex_input:
+                raise not_implemented(f"{name}_all", input.dtype)
             dims = tuple(range(input._data.ndim))
             r = dispatch(all_op, (input,), {"dims": dims, "keepdim": False}, input.dtype)
             return r if out is None else write_out(r, out)
@@ -132,6 +136,8 @@ def _max_min(name, all_op, dim_op):
         d = one_dim(dim, n)
         if n:
             _check_nonempty(name, input, (d,))
+        if complex_input:
+            raise RuntimeError(f"{name}(): does not support complex input")
         values, indices = dispatch(dim_op, (input,), {"dim": d, "keepdim": keepdim},
                                    input.dtype)
         if out is not None:
@@ -155,6 +161,8 @@ def _amax_amin(name, op):
         if a.size == 0 and (dim is None or (isinstance(dim, (tuple, list)) and not dim)):
             raise _no_dim_error(name)
         _check_nonempty(name, input, dims)
+        if input.dtype.category == 3:
+            raise not_implemented(f"{name[1:]}_values_cpu", input.dtype)
         r = dispatch(op, (input,), {"dims": dims, "keepdim": keepdim}, input.dtype)
         return r if out is None else write_out(r, out)
     reduce.__name__ = name
@@ -191,8 +199,11 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
                                "the operation has no identity.")
         dims = tuple(range(a.ndim))
     else:
-        dims = (wrap_dim(dim, a.ndim),) if a.ndim else ()
+        d = wrap_dim(dim, a.ndim)
+        dims = (d,) if a.ndim else ()
         _check_nonempty("aminmax", input, dims, sep="")
+    if input.dtype.category == 3:
+        raise not_implemented("aminmax_cpu", input.dtype)
     lo, hi = dispatch(_aminmax, (input,), {"dims": dims, "keepdim": keepdim}, input.dtype)
     hi.dtype = input.dtype
     if out is not None:

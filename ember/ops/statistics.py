@@ -12,6 +12,7 @@ from .._scalars import as_double, type_name
 from .._tensor import Tensor, _wrap, write_out
 from ..backends import array_module, numpy_backend
 from . import return_types
+from ._elementwise import not_implemented
 from ._promote import compute_dtype
 from ._reduce_ops import const, gather_dim, nan_count, stable_argsort
 from .minmax import evenly, scatter_selected
@@ -206,6 +207,10 @@ def _pick_dim(name, input, dim, keepdim, out, k=0):
     d = one_dim(dim, n)
     if n and input._data.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    if name.endswith("median"):
+        _check_pick_dtype(name, input, "median_out")
+    elif input._data.size and n:   # (mode and kthvalue of a 0-d or empty input: no kernel)
+        _check_pick_dtype(name, input, name + "_cpu")
     values, indices = dispatch(_PICKERS[name], (input,), {"dim": d, "keepdim": keepdim,
                                                           "how": name, "k": k}, input.dtype)
     if out is not None:
@@ -213,10 +218,22 @@ def _pick_dim(name, input, dim, keepdim, out, k=0):
     return getattr(return_types, name)((values, indices))
 
 
+def _check_pick_dtype(name, input, kernel):
+    """PyTorch's median and kthvalue kernels have no bool or complex loop, mode's no complex
+    one."""
+    d = input.dtype
+    if d.category == 3 or (d is dt.bool and name != "mode"):
+        raise not_implemented(kernel, d)
+
+
 def _median_all_forward(a, how):
     xp = array_module(a)
     if a.size == 0:
-        return xp.asarray(xp.nan, dtype=a.dtype)
+        # NaN, or what a C cast of NaN gives for an integer type (True; x86's "integer
+        # indefinite" for 32 and 64 bits, 0 once narrowed further), as PyTorch returns
+        nan = xp.nan if a.dtype.kind in "fcb" else \
+            xp.iinfo(a.dtype).min if a.dtype.itemsize >= 4 else 0
+        return xp.asarray(nan, dtype=a.dtype)
     return _order_pick(a.reshape(-1), 0, False, how)[0]
 
 
@@ -241,6 +258,8 @@ def _median_fn(name, all_op):
     def reduce(input, dim=None, keepdim=False, *, out=None):
         check_tensor(name, input)
         if dim is None:
+            if input._data.size:
+                _check_pick_dtype(name, input, "median_cpu")
             r = dispatch(all_op, (input,), {"how": name}, input.dtype)
             return r if out is None else write_out(r, out)
         return _pick_dim(name, input, dim, keepdim, out)
@@ -263,6 +282,8 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     n = input._data.ndim
     d = one_dim(dim, n)
     size = input._data.shape[d] if n else 1
+    if size == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     return _pick_dim("kthvalue", input, dim, keepdim, out, k)
