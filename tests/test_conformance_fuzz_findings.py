@@ -185,6 +185,12 @@ CASES = {
     "mode complex 0-d": lambda lib: lib.tensor(1j).mode(),
     "kthvalue bool": lambda lib: lib.ones(3, dtype=lib.bool).kthvalue(1),
     "kthvalue empty dim": lambda lib: lib.ones(2, 0).kthvalue(1),
+    # bernoulli's dtype dispatch before its range check; cauchy_'s dtype message
+    "bernoulli int input": lambda lib: lib.bernoulli(lib.tensor([0, 1, 5])),
+    "bernoulli complex input": lambda lib: lib.bernoulli(lib.zeros(3, dtype=lib.complex128)),
+    "bernoulli_ int p": lambda lib: lib.zeros(3).bernoulli_(lib.tensor([0, 1, 1])),
+    "bernoulli empty int": lambda lib: lib.bernoulli(lib.zeros(0, dtype=lib.int32)),
+    "cauchy_ int": lambda lib: lib.zeros(3, dtype=lib.int16).cauchy_(),
 }
 
 

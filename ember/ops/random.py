@@ -208,8 +208,16 @@ def log_normal_(self, mean=1, std=2, *, generator=None):
         return _commit(self, libm("exp", rd.affine(z, float(std), float(mean), _F64)))
 
 
+_C_TYPES = {dt.uint8: "unsigned char", dt.int8: "signed char", dt.int16: "short int",
+            dt.int32: "int", dt.int64: "long int", dt.bool: "bool",
+            dt.complex64: "c10::complex<float>", dt.complex128: "c10::complex<double>"}
+
+
 def cauchy_(self, median=0, sigma=1, *, generator=None):
-    _check_float(self, "cauchy_cpu")
+    if self.dtype.category != 2:
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified "
+                           f"{_C_TYPES[self.dtype]}")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
     u = _gen(generator, self._device).uniform_double(self._data.size)
@@ -226,6 +234,12 @@ def _bernoulli_scalar(self, p, generator):
 def _bernoulli_tensor(self, p, generator):
     if self._data.size == 0:
         return self
+    # (PyTorch's kernel dispatches on self's dtype, then on p's: no complex self, no
+    # integral p)
+    if self.dtype.category == 3:
+        raise _not_implemented("bernoulli_tensor_cpu_self_", self.dtype)
+    if p.dtype.category != 2:
+        raise _not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
     pa = p._host()
     if pa.size and not ((pa >= 0) & (pa <= 1)).all():
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
