@@ -191,6 +191,25 @@ CASES = {
     "bernoulli_ int p": lambda lib: lib.zeros(3).bernoulli_(lib.tensor([0, 1, 1])),
     "bernoulli empty int": lambda lib: lib.bernoulli(lib.zeros(0, dtype=lib.int32)),
     "cauchy_ int": lambda lib: lib.zeros(3, dtype=lib.int16).cauchy_(),
+    # index_select/index_add/index_copy/index_fill: PyTorch's check order
+    "index_select 2-d float index": lambda lib: lib.index_select(lib.ones(3), 0, lib.ones(2, 2)),
+    "index_select scalar many": lambda lib: lib.index_select(lib.tensor(1.0), 0,
+                                                             lib.tensor([0, 0, 0])),
+    "index_select empty dim": lambda lib: lib.index_select(lib.ones(0, 3), 0, lib.tensor([0])),
+    "index_add 3-d float index": lambda lib: lib.ones(4).index_add(0, lib.ones(2, 3, 4),
+                                                                   lib.ones(2)),
+    "index_copy 2-d index": lambda lib: lib.ones(3, 4).index_copy(0, lib.ones(1, 3),
+                                                                  lib.ones(3, 4)),
+    "index_copy scalar source": lambda lib: lib.ones(3).index_copy(
+        0, lib.tensor([0, 1, 2]), lib.tensor(2.0, dtype=lib.float64)),
+    "index_copy slice shapes": lambda lib: lib.tensor(1.0).index_copy(
+        0, lib.tensor([0]), lib.ones(2, 3)),
+    "index_copy count": lambda lib: lib.ones(3, 4).index_copy(0, lib.tensor([0, 1]),
+                                                              lib.ones(3, 4)),
+    "index_fill tensor value rank": lambda lib: lib.ones(3).index_fill(
+        0, lib.tensor([0], dtype=lib.int32), lib.ones(2)),
+    "index_fill dim first": lambda lib: lib.ones(2, 3).index_fill(3, lib.ones(0, 3,
+                                                                           dtype=lib.int64), -4),
 }
 
 

@@ -20,17 +20,17 @@ def _vector_index(index, name, kind="add"):
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not "
                         f"{type_name(index)}")
-    if index.dtype not in _INDEX:
-        if kind == "select":
-            raise RuntimeError(f"{name}(): Expected dtype int32 or int64 for index")
-        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: "
-                           f"{dt.type_name(index.dtype)}")
-    if index._data.ndim > 1:
+    if index._data.ndim > 1:   # (PyTorch checks the rank before the dtype)
         if kind == "select":
             raise IndexError(f"{name}(): Index is supposed to be a vector")
         raise IndexError(f"{name}(): Index is supposed to be a vector, but got dim: "
                          f"{index._data.ndim} with type: {dt.type_name(index.dtype)} and size: "
                          f"{list(index._data.shape)}")
+    if index.dtype not in _INDEX:
+        if kind == "select":
+            raise RuntimeError(f"{name}(): Expected dtype int32 or int64 for index")
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: "
+                           f"{dt.type_name(index.dtype)}")
     return index._data.reshape(-1)
 
 
@@ -81,7 +81,12 @@ def _index_select_vjp(ctx, g):
 def index_select(input, dim, index, *, out=None):
     d = wrap_dim(dim, input._data.ndim)   # (torch wraps the dim before it checks the index)
     idx = _vector_index(index, "index_select", "select")
+    if input._data.ndim == 0 and idx.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                           f"{idx.size} value(s)")
     size = input._data.shape[d] if input._data.ndim else 1
+    if idx.size and size == 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
     if idx.size and (idx.min() < 0 or idx.max() >= size):
         raise IndexError("index out of range in self")
     if input._data.ndim == 0:
@@ -146,13 +151,23 @@ def _index_copy_vjp(ctx, g):
 
 @export
 def index_copy(input, dim, index, source):
-    # NOTE: torch's order: the dim, the source's rank, then the index and source dtypes.
+    # NOTE: PyTorch's order: the dim, the index's rank, the index count against a 0-d source
+    # or the ranks, the dtypes, the slice shapes, then the index count against the source.
     d = wrap_dim(dim, input._data.ndim)
-    if source._data.ndim and input._data.ndim and source._data.ndim != input._data.ndim:
+    if not input._data.ndim:
+        d = 0   # (a 0-d tensor's dim -1 wraps to 0 in PyTorch)
+    shape, sshape = input._data.shape, source._data.shape
+    if index._data.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got "
+                         f"{index._data.ndim})")
+    n = index._data.size
+    if not sshape and n != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one "
+                         f"element (got {n})")
+    if sshape and shape and len(sshape) != len(shape):
         raise IndexError("index_copy_(): When source and destination are not scalars, their "
-                         "dimensionality must match. Source dimensionality "
-                         f"({source._data.ndim}), destination dimensionality "
-                         f"({input._data.ndim})")
+                         f"dimensionality must match. Source dimensionality ({len(sshape)}), "
+                         f"destination dimensionality ({len(shape)})")
     if index.dtype is not dt.int64:
         raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
                            f"{dt.type_name(index.dtype)}")
@@ -160,14 +175,15 @@ def index_copy(input, dim, index, source):
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
                            f"but got (self) {dt.type_name(input.dtype)} and (source) "
                            f"{dt.type_name(source.dtype)}")
-    if index._data.ndim > 1:
-        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got "
-                         f"{index._data.ndim})")
+    sliced = [list(s[:d] + s[d + 1:]) for s in (shape, sshape)]
+    if sliced[0] != sliced[1]:
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice "
+                           f"shapes. Destination slice shape: {sliced[0]} at dimension {d} and "
+                           f"source slice shape: {sliced[1]} at dimension 0.")
+    if sshape and n != sshape[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to "
+                         f"source.size(dim) ({sshape[d]})")
     idx = index._data.reshape(-1)
-    ssize = source._data.shape[d] if source._data.ndim else 1
-    if idx.shape[0] != ssize:
-        raise IndexError(f"index_copy_(): Number of indices ({idx.shape[0]}) should be equal "
-                         f"to source.size(dim) ({ssize})")
     size = input._data.shape[d] if input._data.ndim else 1
     if idx.size and (idx.min() < 0 or idx.max() >= size):
         bad = idx[(idx < 0) | (idx >= size)][0]
@@ -197,20 +213,21 @@ def _index_fill_vjp(ctx, g):
 
 @export
 def index_fill(input, dim, index, value):
+    # NOTE: PyTorch's order: a tensor value's rank, the dim, then the index's dtype and rank
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value._data.ndim} dimension(s).")
+    d = wrap_dim(dim, input._data.ndim)
     if index.dtype is not dt.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
     if index._data.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
     if isinstance(value, Tensor):
-        if value._data.ndim:
-            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but "
-                               f"got tensor with {value._data.ndim} dimension(s).")
         from .conversion import cast
         value = cast(value, input.dtype)
     else:
         from .._data import check_fill
         value = check_fill(value, input.dtype, 2)   # (PyTorch's checked Scalar conversion)
-    d = wrap_dim(dim, input._data.ndim)
     idx = index._data.reshape(-1)
     size = input._data.shape[d] if input._data.ndim else 1
     if idx.size and (idx.min() < -size or idx.max() >= size):
