@@ -210,6 +210,12 @@ CASES = {
         0, lib.tensor([0], dtype=lib.int32), lib.ones(2)),
     "index_fill dim first": lambda lib: lib.ones(2, 3).index_fill(3, lib.ones(0, 3,
                                                                            dtype=lib.int64), -4),
+    # logaddexp of complex tensors (NumPy has none)
+    "logaddexp complex": lambda lib: lib.logaddexp(
+        lib.tensor([1 + 2j, -3 + 0.5j, float("-inf") + 1j, 0j]),
+        lib.tensor([3 - 1j, 2 + 2j, float("-inf") + 0j, -1 + 4j])),
+    "logaddexp complex and real": lambda lib: lib.logaddexp(
+        lib.tensor([1 + 2j], dtype=lib.complex128), lib.tensor([0.5, -2.0])),
 }
 
 

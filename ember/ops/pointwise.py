@@ -310,7 +310,15 @@ def hypot(input, other, *, out=None):
 
 @defpointwise("logaddexp")
 def _logaddexp(a, b):
-    return array_module(a, b).logaddexp(a, b)
+    xp = array_module(a, b)
+    if a.dtype.kind != "c" and b.dtype.kind != "c":
+        return xp.logaddexp(a, b)
+    # NumPy has no complex logaddexp: the operand of larger real part factored out, as
+    # PyTorch's kernel does; two real parts of -inf give the second operand
+    a_big = a.real >= b.real
+    big, small = xp.where(a_big, a, b), xp.where(a_big, b, a)
+    both_zero = (a.real == -xp.inf) & (b.real == -xp.inf)
+    return xp.where(both_zero, b, big + xp.log1p(xp.exp(small - big)))
 
 
 @_logaddexp.defvjp

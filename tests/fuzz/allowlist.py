@@ -130,13 +130,11 @@ _GROUPS = [
     (
         "complex Python numbers: torch's scalar conversion fails with RuntimeError ('value "
         "cannot be converted to type double without overflow') or accepts 3+0j (arange); "
-        "ember's float() of the complex raises TypeError or computes with the real part; "
-        "NumPy has no complex logaddexp",
+        "ember's float() of the complex raises TypeError or computes with the real part",
         ('torch.celu_',
          'F.leaky_relu_',
          'torch.std_mean',
-         'torch.arange',
-         'op_db.logaddexp',)),
+         'torch.arange',)),
     (
         "features ember does not have, refused with an error saying so: complex32 (chalf is "
         "complex64), uint64 results (hash_tensor), MKL-DNN tensors, float8 scaled matmuls, "
