@@ -11,7 +11,7 @@ from .._constants import strided as _STRIDED
 from . import anomaly
 from .grad_mode import state
 from .hooks import run_hooks
-from .node import AccumulateGrad, Node, _copy, edge_of
+from .node import _FREED, AccumulateGrad, Node, _copy, edge_of
 
 # (read here by the layers above: torch.autograd.graph's names, and the leaf accumulator)
 from .hooks import RemovableHandle  # noqa: F401
@@ -321,7 +321,7 @@ def _compiled(name, python):
             "globals": globals(), "AccumulateGrad": AccumulateGrad,
             "tensor_hooks": _tensor_hooks, "accumulate_leaf": accumulate_leaf,
             "apply_vjp": apply_vjp, "unbroadcast": _T.unbroadcast, "cast_grad": _cast_grad,
-            "sum_grads": _sum_grads})
+            "sum_grads": _sum_grads, "freed": _FREED})
     return getattr(compiled, name)
 
 

@@ -132,6 +132,66 @@ static int call_method_noargs(PyObject *obj, PyObject *name) {
     return r ? 0 : -1;
 }
 
+/* Node.check_saved's common case without a Python call (autograd/node.py is the
+   definition): 1 when every saved input's version counter, and a saved output's, still
+   reads the version recorded; 0 when one moved or the node was freed (the Python method
+   then raises PyTorch's error); -1 on an error. */
+static PyObject *s_v;
+
+static int version_is(PyObject *counter, PyObject *expected) {
+    PyObject *now = PyObject_GetAttr(counter, s_v);
+    if (!now) return -1;
+    int same = PyObject_RichCompareBool(now, expected, Py_EQ);
+    Py_DECREF(now);
+    return same;
+}
+
+static int saved_unchanged(PyObject *node, PyObject *saved) {
+    if (saved && saved != Py_None) {
+        PyObject *inputs = SLOT(node, ek_node_slot.inputs);
+        if (!PyList_CheckExact(saved) || !inputs ||
+            !(PyList_CheckExact(inputs) || PyTuple_CheckExact(inputs)) ||
+            PySequence_Fast_GET_SIZE(inputs) != PyList_GET_SIZE(saved))
+            return 0;   /* (freed, or a layout the Python method knows) */
+        PyObject *const *items = PySequence_Fast_ITEMS(inputs);
+        for (Py_ssize_t k = 0; k < PyList_GET_SIZE(saved); k++) {
+            PyObject *v = PyList_GET_ITEM(saved, k);
+            if (v == Py_None) continue;
+            if (!PyObject_TypeCheck(items[k], ek_tensor_type)) return 0;
+            int same = version_is(SLOT(items[k], ek_tensor_slot.vc), v);
+            if (same <= 0) return same;
+        }
+    }
+    PyObject *out = PyObject_GetAttr(node, s_out);
+    if (!out) return -1;
+    int same = 1;
+    if (out != Py_None)
+        same = PyTuple_CheckExact(out) && PyTuple_GET_SIZE(out) == 4 ?
+            version_is(PyTuple_GET_ITEM(out, 2), PyTuple_GET_ITEM(out, 3)) : 0;
+    Py_DECREF(out);
+    return same;
+}
+
+/* Node.free without a Python call when the node keeps no saved output (the definition is
+   autograd/node.py): the saved inputs dropped, saved_versions marked freed. */
+static PyObject *freed_mark;   /* node.py's _FREED */
+
+static void slot_replace(PyObject *obj, Py_ssize_t offset, PyObject *value) {
+    PyObject *old = SLOT(obj, offset);
+    Py_INCREF(value);
+    SLOT(obj, offset) = value;
+    Py_XDECREF(old);
+}
+
+static int free_saved(PyObject *node) {
+    int out_none = is_none_attr(node, s_out);
+    if (out_none < 0) return -1;
+    if (!out_none || !freed_mark) return call_method_noargs(node, s_free);
+    slot_replace(node, ek_node_slot.inputs, Py_None);
+    slot_replace(node, ek_node_slot.saved_versions, freed_mark);
+    return 0;
+}
+
 /* apply_vjp for a plain node (see autograd/graph.py), step for step. */
 static int run_plain_node(PyObject *node, PyObject *node_grads, PyObject *grads,
                           int retain_graph) {
@@ -139,8 +199,11 @@ static int run_plain_node(PyObject *node, PyObject *node_grads, PyObject *grads,
     PyObject *saved = SLOT(node, ek_node_slot.saved_versions);
     int out_none = is_none_attr(node, s_out);
     if (out_none < 0) return -1;
-    if ((saved && saved != Py_None) || !out_none)
-        if (call_method_noargs(node, s_check_saved) < 0) return -1;
+    if ((saved && saved != Py_None) || !out_none) {
+        int same = saved_unchanged(node, saved);
+        if (same < 0) return -1;
+        if (!same && call_method_noargs(node, s_check_saved) < 0) return -1;
+    }
     Py_ssize_t n = PyList_GET_SIZE(node_grads);
     if (n > 1)
         for (Py_ssize_t k = 0; k < n; k++)
@@ -246,7 +309,7 @@ static int run_plain_node(PyObject *node, PyObject *node_grads, PyObject *grads,
     Py_DECREF(in_grads);
     int saves = retain_graph ? 0 : PyObject_IsTrue(SLOT(op, ek_op_slot.saves));
     if (saves < 0) return -1;
-    return saves ? call_method_noargs(node, s_free) : 0;
+    return saves ? free_saved(node) : 0;
 fail_edges:
     Py_DECREF(edge_seq);
 fail:
@@ -317,9 +380,10 @@ static PyObject *py_walk_setup(PyObject *self, PyObject *config) {
         return NULL;
     }
     const char *keys[] = {"globals", "AccumulateGrad", "tensor_hooks", "accumulate_leaf",
-                          "apply_vjp", "unbroadcast", "cast_grad", "sum_grads", NULL};
+                          "apply_vjp", "unbroadcast", "cast_grad", "sum_grads", "freed",
+                          NULL};
     PyObject **vars[] = {&graph_globals, &accumulate_type, &tensor_hooks, &accumulate_leaf,
-                         &apply_vjp, &unbroadcast, &cast_grad, &sum_grads};
+                         &apply_vjp, &unbroadcast, &cast_grad, &sum_grads, &freed_mark};
     if (ek_config_items(config, "walk_setup", keys, vars) < 0) return NULL;
     if (!PyDict_Check(graph_globals)) {
         PyErr_SetString(PyExc_TypeError, "walk_setup: 'globals' must be a module's dict");
@@ -330,7 +394,7 @@ static PyObject *py_walk_setup(PyObject *self, PyObject *config) {
         {&s_conj_around, "conj_around"}, {&s_out, "_out"}, {&s_running, "_running"},
         {&s_shape, "shape"}, {&s_out_meta, "out_meta"}, {&s_check_saved, "check_saved"},
         {&s_fill_missing, "fill_missing"}, {&s_free, "free"}, {&s_data, "_data"},
-        {&s_dtype, "dtype"}};
+        {&s_dtype, "dtype"}, {&s_v, "v"}};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (!*names[k].var && !(*names[k].var = PyUnicode_InternFromString(names[k].text)))
             return NULL;
