@@ -216,6 +216,12 @@ CASES = {
         lib.tensor([3 - 1j, 2 + 2j, float("-inf") + 0j, -1 + 4j])),
     "logaddexp complex and real": lambda lib: lib.logaddexp(
         lib.tensor([1 + 2j], dtype=lib.complex128), lib.tensor([0.5, -2.0])),
+    # flatten of a 0-d tensor checks its dims; splits by 0 sections; split of a 0-d tensor
+    "flatten 0-d bad dim": lambda lib: lib.flatten(lib.tensor(1.0), -4),
+    "flatten 0-d": lambda lib: lib.tensor(1.0).flatten(-1, 0),
+    "vsplit zero sections": lambda lib: lib.ones(4, 2).vsplit(0),
+    "hsplit zero sections": lambda lib: lib.ones(3).hsplit(0),
+    "split_with_sizes 0-d": lambda lib: lib.tensor(1.0).split_with_sizes([1]),
 }
 
 

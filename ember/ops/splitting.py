@@ -108,6 +108,8 @@ def split(tensor, split_size_or_sections, dim=0):
 @export
 def split_with_sizes(input, split_sizes, dim=0):
     shape = input._data.shape
+    if not shape:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, len(shape))
     sizes = [s.__index__() for s in split_sizes]
     if sum(sizes) != shape[d] or any(s < 0 for s in sizes):
@@ -177,7 +179,8 @@ def _split_dims(name, input, sections, dim, need):
     if input._data.ndim < need:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {need} dimension, "
                            f"but got a tensor with {input._data.ndim} dimensions!")
-    if not isinstance(sections, (list, tuple)) and input._data.shape[dim] % sections:
+    if not isinstance(sections, (list, tuple)) and (
+            sections == 0 or input._data.shape[dim] % sections):
         raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the "
                            f"size of the dimension {input._data.shape[dim]} is not divisible "
                            f"by the split_size {sections}!")

@@ -351,9 +351,9 @@ def flatten(input, start_dim=0, end_dim=-1):
     if input.__class__ is not Tensor:
         check_tensor("flatten", input)
     shape = input._data.shape
+    s, e = wrap_dim(start_dim, len(shape)), wrap_dim(end_dim, len(shape))
     if not shape:
         return reshape(input, (1,))
-    s, e = wrap_dim(start_dim, len(shape)), wrap_dim(end_dim, len(shape))
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     new = shape[:s] + (math.prod(shape[s:e + 1]),) + shape[e + 1:]
