@@ -172,8 +172,8 @@ static int saved_unchanged(PyObject *node, PyObject *saved) {
     return same;
 }
 
-/* Node.free without a Python call when the node keeps no saved output (the definition is
-   autograd/node.py): the saved inputs dropped, saved_versions marked freed. */
+/* Node.free without a Python call (the definition is autograd/node.py): the saved inputs
+   and output dropped, saved_versions marked freed. */
 static PyObject *freed_mark;   /* node.py's _FREED */
 
 static void slot_replace(PyObject *obj, Py_ssize_t offset, PyObject *value) {
@@ -186,7 +186,8 @@ static void slot_replace(PyObject *obj, Py_ssize_t offset, PyObject *value) {
 static int free_saved(PyObject *node) {
     int out_none = is_none_attr(node, s_out);
     if (out_none < 0) return -1;
-    if (!out_none || !freed_mark) return call_method_noargs(node, s_free);
+    if (!freed_mark) return call_method_noargs(node, s_free);
+    if (!out_none && PyObject_SetAttr(node, s_out, Py_None) < 0) return -1;
     slot_replace(node, ek_node_slot.inputs, Py_None);
     slot_replace(node, ek_node_slot.saved_versions, freed_mark);
     return 0;
