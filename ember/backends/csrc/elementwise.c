@@ -19,16 +19,13 @@
 
 enum { EK_ADD, EK_SUB, EK_MUL, EK_DIV };
 
-/* Elements (float32; half as many float64) from which a team pays for + - * /, the cheapest
-   work per element there is (128K float32 in cache: 11 us on one thread). */
-#define EK_PARALLEL_MIN_BINARY (1 << 18)
-
 /* out = a op b (b an array), or a op s (a scalar already in the arrays' type). One loop per
-   operation, so each vectorises. */
+   operation, so each vectorises. A team from the row kernels' threshold, where the arrays
+   leave a core's L2 (128K float32 in cache take 11 us on one thread, 512K out of it 130). */
 #define BINARY(NAME, T)                                                                      \
     EK_CLONES static void NAME(const T *restrict a, const T *restrict b, T s,               \
                                T *restrict out, int64_t n, int op) {                        \
-        const int64_t min_parallel = EK_PARALLEL_MIN_BINARY / (sizeof(T) / 4);             \
+        const int64_t min_parallel = sizeof(T) == 4 ? EK_PARALLEL_MIN_F32 : EK_PARALLEL_MIN_F64; \
         const int threads = ek_num_threads();                                               \
         if (b) {                                                                            \
             switch (op) {                                                                   \

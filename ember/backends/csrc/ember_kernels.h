@@ -26,14 +26,15 @@
 
 /* Elements from which a row kernel (softmax, the norms) runs on a thread team. NOTE: the
    team waits passively between loops (cpu_kernels.py: spinning threads took BLAS's cores),
-   so each parallel loop first wakes its threads: 2-4 us on an idle 2-core machine, measured
-   (an empty parallel region after 200 us idle; up to 50 us when other processes hold the
-   cores). A loop parallelises when one thread would take ten times that: about 128K float32
-   elements of a row kernel, half as many float64 (twice the time per element). Kernels with
-   more or less work per element set thresholds of their own (GELU and the LSTM gates lower,
-   + - * / higher). */
-#define EK_PARALLEL_MIN_F32 (1 << 17)
-#define EK_PARALLEL_MIN_F64 (1 << 16)
+   so each parallel loop first wakes its threads: 2-4 us measured on a 2-core machine whose
+   other core ran other work (an empty parallel region after 200 us idle), up to 50 us when
+   other processes hold both cores, and a halted idle core may take longer. A loop
+   parallelises when one thread would take well over ten times that: about 256K float32
+   elements of a row kernel (a GPT block's attention softmax), half as many float64 (twice
+   the time per element). Kernels with more or less work per element set thresholds of their
+   own (GELU, the LSTM gates and exp lower, the whole-array sum higher). */
+#define EK_PARALLEL_MIN_F32 (1 << 18)
+#define EK_PARALLEL_MIN_F64 (1 << 17)
 
 /* NumPy's bit generator interface (numpy/random/bitgen.h, a documented, stable layout):
    a BitGenerator's `capsule` attribute holds a pointer to one of these. */
