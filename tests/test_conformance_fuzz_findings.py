@@ -222,6 +222,12 @@ CASES = {
     "vsplit zero sections": lambda lib: lib.ones(4, 2).vsplit(0),
     "hsplit zero sections": lambda lib: lib.ones(3).hsplit(0),
     "split_with_sizes 0-d": lambda lib: lib.tensor(1.0).split_with_sizes([1]),
+    # einsum: operand types after unpacking a list, repeated subscripts of unequal sizes
+    "einsum int operand": lambda lib: lib.einsum("ij,jk->ik", -3, lib.ones(4, 2)),
+    "einsum empty operand list": lambda lib: lib.einsum("bogus", []),
+    "einsum list operands": lambda lib: lib.einsum("ij,jk->ik", [lib.ones(2, 3),
+                                                                  lib.ones(3, 2)]),
+    "einsum repeated subscript sizes": lambda lib: lib.einsum("ii", lib.ones(1, 3)),
 }
 
 

@@ -1,6 +1,8 @@
 """einsum: the forward is xp.einsum on an equation with explicit subscripts (ellipses expanded,
 the sublist form read as letters); each operand's VJP is an einsum of the others."""
 from .. import _dtype as dt
+from .._scalars import type_name
+from .._tensor import Tensor
 from ..backends import array_module
 from .linalg import const, eye_like
 from .registry import defop, dispatch, export
@@ -40,6 +42,11 @@ def _parse_einsum(equation, shapes):
         subs.append(t)
     seen = {}   # subscript -> size; 1 broadcasts against any size, as in PyTorch
     for i, (t, s) in enumerate(zip(subs, shapes)):
+        own = {}   # a subscript repeated within one operand takes its diagonal: equal sizes
+        for c, n in zip(t, s):
+            if own.setdefault(c, n) != n:
+                raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {i} but "
+                                   f"the sizes don't match, {own[c]} != {n}")
         for c, n in zip(t, s):
             prev = seen.get(c, 1)
             if n != 1 and prev != 1 and n != prev:
@@ -131,10 +138,17 @@ def einsum(equation, *operands):
     if not operands:
         raise ValueError("einsum(): must specify the equation string and at least one "
                          "operand, or at least one operand and its subscripts list")
-    if not isinstance(equation, str):
+    if isinstance(equation, Tensor):
         equation, operands = _from_sublists((equation,) + operands)
     elif len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
+        return einsum(equation, *operands[0])   # (PyTorch's recursion: its checks again)
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not "
+                        f"{type_name(equation)}")
+    for i, o in enumerate(operands):   # (the builtin's parser of its tensor list)
+        if not isinstance(o, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got "
+                            f"{type_name(o)}")
     for o in operands[1:]:
         if o.dtype is not operands[0].dtype:
             raise RuntimeError(f"expected scalar type {dt.type_name(operands[0].dtype)} but "
