@@ -228,6 +228,12 @@ CASES = {
     "einsum list operands": lambda lib: lib.einsum("ij,jk->ik", [lib.ones(2, 3),
                                                                   lib.ones(3, 2)]),
     "einsum repeated subscript sizes": lambda lib: lib.einsum("ii", lib.ones(1, 3)),
+    # x.ipu()/xpu()/mtia(): the parser's checks and the device lookup come first
+    "ipu list device": lambda lib: lib.ones(2).ipu([1]),
+    "xpu tensor non_blocking": lambda lib: lib.ones(2).xpu(non_blocking=lib.ones(2)),
+    "mtia cpu device": lambda lib: lib.ones(2).mtia("cpu"),
+    "xpu index device": lambda lib: lib.ones(2).xpu(0),
+    "xpu": lambda lib: lib.ones(2).xpu(),
 }
 
 

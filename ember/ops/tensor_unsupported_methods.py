@@ -6,6 +6,7 @@ them. `dequantize` of an ordinary tensor is PyTorch's float32 conversion and wor
 import warnings
 
 from .. import _dtype as dt
+from .._scalars import type_name
 from .registry import METHODS, check_tensor, export
 
 
@@ -46,15 +47,35 @@ def to_padded_tensor(self, padding, output_size=None):
 
 
 # ---------------------------------------------------------------------- other devices
+def _check_move(name, device, non_blocking, memory_format):
+    """The argument parser's checks of PyTorch's x.ipu()/xpu()/mtia() and its device
+    lookup, which come before the missing backend is noticed."""
+    from .._signatures.signature import KINDS
+    for arg, value, kind in (("device", device, "torch.device"),
+                             ("non_blocking", non_blocking, "bool"),
+                             ("memory_format", memory_format, "torch.memory_format")):
+        if value is not None and not KINDS[kind][0](value) or value is None and kind == "bool":
+            raise TypeError(f"{name}(): argument '{arg}' must be {KINDS[kind][1]}, not "
+                            f"{type_name(value)}")
+    if isinstance(device, str):
+        raise RuntimeError(f"Invalid device, must be {name.upper() if name == 'mtia' else name} "
+                           "device")
+    if device is not None:
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+
+
 def ipu(self, device=None, non_blocking=False, memory_format=None):
+    _check_move("ipu", device, non_blocking, memory_format)
     raise RuntimeError("PyTorch is not linked with support for ipu devices")
 
 
 def xpu(self, device=None, non_blocking=False, memory_format=None):
+    _check_move("xpu", device, non_blocking, memory_format)
     raise AssertionError("Torch not compiled with XPU enabled")
 
 
 def mtia(self, device=None, non_blocking=False, memory_format=None):
+    _check_move("mtia", device, non_blocking, memory_format)
     raise AssertionError("Torch not compiled with MTIA enabled")
 
 
