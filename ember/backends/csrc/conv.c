@@ -176,7 +176,8 @@ WIN_INLINE void ek_window(int64_t o, int dim, const ek_geom *g, int64_t *start, 
    walked in pieces of about `piece_bytes` (backends/conv_kernels.py; im2col into a buffer of
    the thread's, then the GEMM of gemm.h over it while it is in cache), and the pieces are
    spread over the thread team: every output is one GEMM chain whichever thread or piece
-   makes it, so the bits do not depend on the thread count. */
+   makes it, so the bits do not depend on the thread count. Threads take the pieces as they
+   come (dynamic schedule): on a loaded machine one thread of the team often starts late. */
 /* Bytes of one group's weights up to which they stay in cache while the unit-stride path
    walks the samples one by one; larger ones are read once per piece of many samples. */
 #define EK_CONV_CACHED_WEIGHTS (1 << 20)
@@ -367,7 +368,7 @@ static int conv_direct_f32(const float *x, const float *ap, int64_t panel, float
         const int short_of_memory = !tmp || (dv->padded && !xp);
         int64_t held = -1;   /* the sample xp holds */
         failed |= short_of_memory;
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, per)   /* (whole samples: see conv_forward) */
         for (int64_t i = 0; i < count; i++) {
             if (short_of_memory) continue;
             const int64_t n = i / per;
@@ -409,7 +410,7 @@ static int conv_forward_f32(const float *x, const float *w, float *y, const ek_g
             float *tmp = pc.per > 1 ? malloc((size_t)(og * pc.widest) * sizeof(float)) : NULL;
             const int short_of_memory = !cols || (pc.per > 1 && !tmp);
             failed |= short_of_memory;
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic)
             for (int64_t i = 0; i < pc.count; i++)
                 if (!short_of_memory)
                     conv_piece_f32(x, ap, panel, y, g, og, &pc, tab, i, cols, tmp);
@@ -527,7 +528,7 @@ static int conv_weight_f32(const float *x, const float *gy, float *gw, const ek_
             float *xp = dv.padded ? malloc((size_t)(g->c * dv.plane) * sizeof(float)) : NULL;
             const int short_of_memory = dv.padded && !xp;
             failed |= short_of_memory;
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic)
             for (int64_t r = 0; r < runs; r++)
                 if (!short_of_memory)
                     conv_weight_direct_run_f32(x, gy, parts_buf + r * size, g, og, &dv, off,
@@ -541,7 +542,7 @@ static int conv_weight_f32(const float *x, const float *gy, float *gw, const ek_
             float *gyb = pc.per > 1 ? malloc((size_t)(og * pc.widest) * sizeof(float)) : NULL;
             const int short_of_memory = !cols || (pc.per > 1 && !gyb);
             failed |= short_of_memory;
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic)
             for (int64_t r = 0; r < runs; r++)
                 if (!short_of_memory)
                     conv_weight_run_f32(x, gy, parts_buf + r * size, g, og, &pc, tab,
