@@ -234,6 +234,15 @@ CASES = {
     "mtia cpu device": lambda lib: lib.ones(2).mtia("cpu"),
     "xpu index device": lambda lib: lib.ones(2).xpu(0),
     "xpu": lambda lib: lib.ones(2).xpu(),
+    # set_: PyTorch's five overloads, the Tensor one with a geometry too
+    "set_ tensor bool": lambda lib: lib.zeros(2).set_(lib.ones(3), True),
+    "set_ offset without size": lambda lib: lib.zeros(2).set_(lib.ones(3), 1),
+    "set_ size keyword only": lambda lib: lib.zeros(2).set_(lib.ones(3), size=(2,)),
+    "set_ int source": lambda lib: lib.zeros(2).set_(1),
+    "set_ tensor geometry": lambda lib: lib.zeros(2).set_(lib.arange(6.0), 1, (2, 2), (2, 1)),
+    "set_ other dtype geometry": lambda lib: lib.zeros(2).set_(
+        lib.ones(3, dtype=lib.float64), 1, (2,)),
+    "set_ other dtype": lambda lib: lib.zeros(2).set_(lib.ones(3, dtype=lib.float64)),
 }
 
 

@@ -1,7 +1,8 @@
 """Names the signature tables list but ember does not put behind the parser, each with why."""
 EXEMPT = {
     # torch's stubs list only the Storage overloads; its parser also takes set_() and
-    # set_(Tensor source), which the tables would reject
+    # set_(Tensor source[, storage_offset, size, stride]), which the tables would reject
+    # (tensor_storage_methods.set_ matches its five overloads itself)
     "Tensor.set_",
     # the sparse constructors take array-like indices and values (lists, NumPy arrays) as
     # tensor.tensor() does; the stubs say Tensor

@@ -4,6 +4,8 @@ and chalf."""
 import math
 import warnings
 
+import numpy as np
+
 from .. import _dtype as dt
 from .._constants import channels_last, channels_last_3d, contiguous_format
 from .._tensor import Tensor, _contiguous_strides
@@ -25,20 +27,67 @@ def _check_inplace_leaf(self):
 
 
 # ---------------------------------------------------------------------- set_
-def set_(self, source=None, storage_offset=0, size=None, stride=None):
-    """Make `self` look at another memory: a tensor's (same size, stride and offset), an
-    UntypedStorage's (read as self's dtype, with the given geometry) or nothing."""
+_SET_NAMES = ("source", "storage_offset", "size", "stride")
+_SET_OVERLOADS = (
+    "()", "(Storage source)",
+    "(Storage source, int storage_offset, tuple of ints size, tuple of ints stride = ())",
+    "(Tensor source)",
+    "(Tensor source, int storage_offset, tuple of ints size, tuple of ints stride = ())")
+
+
+def _is_int(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _is_ints(v):
+    return isinstance(v, (list, tuple)) and all(_is_int(e) for e in v)
+
+
+def _set_arguments(args, kwargs):
+    """set_'s arguments by name after PyTorch's parser has matched them against its
+    overloads (an empty dict for set_()), or its TypeError."""
     from ..storage import TypedStorage, UntypedStorage
+    bound = dict(zip(_SET_NAMES, args))
+    fits = len(args) <= 4 and all(k in _SET_NAMES and k not in bound for k in kwargs)
+    bound.update(kwargs)
+    if fits and bound:
+        geometry = bound.keys() - {"source"}
+        fits = isinstance(bound.get("source"), (Tensor, UntypedStorage, TypedStorage)) and (
+            not geometry or (_is_int(bound.get("storage_offset")) and
+                             _is_ints(bound.get("size")) and
+                             _is_ints(bound.get("stride", ()))))
+    if not fits:
+        from .._signatures.signature import describe_call
+        raise TypeError("set_() received an invalid combination of arguments - got "
+                        f"{describe_call(args, kwargs)}, but expected one of:\n" +
+                        "".join(f" * {o}\n" for o in _SET_OVERLOADS))
+    return bound
+
+
+def set_(self, *args, **kwargs):
+    """set_(), set_(source) or set_(source, storage_offset, size, stride=()): make `self`
+    look at another memory: a tensor's (its geometry, or the one given), an UntypedStorage's
+    (read as self's dtype, with the given geometry) or nothing."""
+    from ..storage import TypedStorage, UntypedStorage
+    bound = _set_arguments(args, kwargs)
     _check_inplace_leaf(self)
-    if source is None:
-        self._data = self._data.reshape(-1)[:0].copy()
-    elif isinstance(source, Tensor):
-        if source.dtype is not self.dtype:
+    source = bound.get("source")
+    storage_offset, size, stride = (bound.get("storage_offset", 0), bound.get("size"),
+                                    bound.get("stride") or None)
+    if isinstance(source, Tensor):
+        if size is not None:   # (its memory, read as self's dtype, as from a Storage)
+            source = source.untyped_storage()
+        elif source.dtype is not self.dtype:
             from .._creation import _C_NAMES
             raise RuntimeError(f"Could not set tensor of type {_C_NAMES[source.dtype]} to a "
                                f"tensor of type {_C_NAMES[self.dtype]}")
-        self._data = source._data
-    elif isinstance(source, (UntypedStorage, TypedStorage)):
+        else:
+            self._data = source._data
+            self._vc.v += 1
+            return self
+    if source is None:
+        self._data = self._data.reshape(-1)[:0].copy()
+    else:
         raw = source if isinstance(source, UntypedStorage) else source.untyped()
         item = self.dtype.itemsize
         flat = raw._bytes[:raw.nbytes() - raw.nbytes() % item].view(self.dtype.np)
@@ -46,9 +95,6 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
         stride = _contiguous_strides(size) if stride is None else shape_arg((stride,))
         _check_geometry(size, stride, storage_offset, item, flat.size)
         self._data = _strided(flat, size, stride, storage_offset)
-    else:
-        raise TypeError(f"set_() received an invalid combination of arguments - got "
-                        f"({type(source).__name__}), but expected a Tensor or a Storage")
     self._vc.v += 1
     return self
 
