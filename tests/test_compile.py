@@ -739,3 +739,26 @@ def test_python_replay_loop_gives_what_the_compiled_one_gives(monkeypatch):
     _, _, eager_losses = _run_steps("mlp_dropout_sgd", compiled=False, steps=5)
     np.testing.assert_array_equal(np.array(python_losses), np.array(eager_losses))
     np.testing.assert_array_equal(np.array(compiled_losses), np.array(eager_losses))
+
+
+def test_replay_frees_intermediates_as_eager_does():
+    """A replay drops each value after its last reader: the peak memory of a chain is
+    eager's, not every intermediate kept to the end of the call."""
+    import tracemalloc
+
+    def chain(x):
+        for _ in range(6):
+            x = x * 1.5 + 1.0
+        return x
+    compiled = ember.compile(chain)
+    x = ember.ones(1 << 20)   # 4 MB per intermediate
+    peaks = []
+    with ember.no_grad():
+        compiled(x)
+        for fn in (chain, compiled):
+            tracemalloc.start()
+            fn(x)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+            tracemalloc.stop()
+    assert _compiled(compiled).replays == 1
+    assert peaks[1] <= peaks[0] + (1 << 22), peaks

@@ -6,6 +6,8 @@ Each step runs as eager would run it: an op through the registry's door (so auto
 eager's graph and `backward()` gives eager's gradients), a recorded call by calling the same
 entry point, under the grad mode the capture saw. Results are therefore eager's, bit for bit.
 """
+import gc
+
 from ..autograd.grad_mode import state as grad_state
 from ..backends import cpu_kernels
 from ..ops import registry
@@ -37,6 +39,36 @@ def _arrays(recipe, args):
     return out
 
 
+def _slots_in(template):
+    """The slot indices a template (args, params, output) holds, at any depth."""
+    cls = template.__class__
+    if cls is Slot:
+        return {template.index}
+    if cls in (list, tuple):
+        return set().union(*map(_slots_in, template)) if template else set()
+    if cls is dict:
+        return _slots_in(list(template.values()))
+    return set()
+
+
+def _last_uses(code, kept):
+    """Per code entry, the slots it reads or writes for the last time (none of `kept`)."""
+    last = {}
+    for k, (op, what, *_rest) in enumerate(code):
+        if op is not None:
+            touched = set(what) | {_rest[2]}
+        else:
+            touched = _slots_in(what.args) | _slots_in(what.params) | \
+                _slots_in(list((what.param_refs or {}).values())) | _slots_in(what.outs)
+        for i in touched:
+            last[i] = k
+    dead = [[] for _ in code]
+    for i, k in last.items():
+        if i not in kept:
+            dead[k].append(i)
+    return dead
+
+
 def _plain(template):
     """True when a template holds no Slot below its top level (the replay's fast case)."""
     return all(t.__class__ not in (list, tuple, dict) for t in template)
@@ -61,8 +93,11 @@ class Program:
                           if kind is not None and kind[0] == "const"]
         self.output = output
         self.size = len(kinds)
-        self.code = [self._compile(step, recorder.grad_enabled_at_entry)
-                     for step in self.steps]
+        code = [self._compile(step, recorder.grad_enabled_at_entry) for step in self.steps]
+        # Each entry ends with the slots whose last reader it is: the replay drops them
+        # there, so a tensor lives as long as it would in eager (not to the end of the call).
+        dead = _last_uses(code, _slots_in(output))
+        self.code = [entry + (tuple(d),) for entry, d in zip(code, dead)]
 
     def _compile(self, step, entry_mode):
         fast = (step.kind == OP and len(step.outs) == 1 and step.outs[0] is not None and
@@ -90,15 +125,29 @@ class Program:
         for slot, value in self.constants:
             values[slot] = value
         dispatch = registry.dispatch
-        if dispatch is registry.python_dispatch:
-            for op, indices, params, dtype, out in self.code:
-                if op is not None:
-                    values[out] = dispatch(op, [values[i] for i in indices], params, dtype)
-                else:
-                    _run(indices, values)
-        else:   # the same loop, compiled with the door (backends/csrc/dispatch.c)
-            cpu_kernels.compiled.replay(self.code, values, _run)
-        return _fill(self.output, values)
+        # NOTE: a replay makes no cyclic garbage of its own but many small objects while
+        # the graph it builds is alive: the cyclic collector's passes would traverse that
+        # graph again and again (about a fifth of a small-op training step, measured), so
+        # they wait until the replay ends.
+        collecting = gc.isenabled()
+        if collecting:
+            gc.disable()
+        try:
+            if dispatch is registry.python_dispatch:
+                for op, indices, params, dtype, out, dead in self.code:
+                    if op is not None:
+                        values[out] = dispatch(op, [values[i] for i in indices], params,
+                                               dtype)
+                    else:
+                        _run(indices, values)
+                    for i in dead:
+                        values[i] = None
+            else:   # the same loop, compiled with the door (backends/csrc/dispatch.c)
+                cpu_kernels.compiled.replay(self.code, values, _run)
+            return _fill(self.output, values)
+        finally:
+            if collecting:
+                gc.enable()
 
 
 def _run(step, values):

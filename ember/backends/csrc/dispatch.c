@@ -614,9 +614,22 @@ static PyObject *py_dispatch_setup(PyObject *self, PyObject *config) {
 
 /* replay(code, values, run_step): ember.compile's replay loop (_compile/program.py,
    Program.replay, is the definition). Each entry of `code` is (op, indices, params, dtype,
-   out) for a step that goes straight through the door: its inputs are values[i] for i in
-   indices, its result lands in values[out]; an entry whose op is None is run by
-   run_step(entry[1], values), in Python. */
+   out, dead) for a step that goes straight through the door: its inputs are values[i] for
+   i in indices, its result lands in values[out]; an entry whose op is None is run by
+   run_step(entry[1], values), in Python. After either, values[i] = None for i in dead. */
+static int drop_dead(PyObject *entry, PyObject *values) {
+    PyObject *dead = PyTuple_GET_ITEM(entry, 5);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dead); i++) {
+        Py_ssize_t at = PyLong_AsSsize_t(PyTuple_GET_ITEM(dead, i));
+        if (at < 0 && PyErr_Occurred()) return -1;
+        PyObject *old = PyList_GET_ITEM(values, at);
+        Py_INCREF(Py_None);
+        PyList_SET_ITEM(values, at, Py_None);
+        Py_XDECREF(old);
+    }
+    return 0;
+}
+
 static PyObject *py_replay(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 3 || !PyList_CheckExact(args[0]) || !PyList_CheckExact(args[1])) {
         PyErr_SetString(PyExc_TypeError, "replay(code: list, values: list, run_step)");
@@ -626,15 +639,25 @@ static PyObject *py_replay(PyObject *self, PyObject *const *args, Py_ssize_t nar
     Py_ssize_t n = PyList_GET_SIZE(code);
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *entry = PyList_GET_ITEM(code, k);
+        if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) != 6 ||
+            !PyTuple_CheckExact(PyTuple_GET_ITEM(entry, 5))) {
+            PyErr_SetString(PyExc_TypeError, "replay: a code entry is a 6-tuple");
+            return NULL;
+        }
         PyObject *op = PyTuple_GET_ITEM(entry, 0);
         if (op == Py_None) {
             PyObject *call[2] = {PyTuple_GET_ITEM(entry, 1), values};
             PyObject *done = PyObject_Vectorcall(run_step, call, 2, NULL);
             if (!done) return NULL;
             Py_DECREF(done);
+            if (drop_dead(entry, values) < 0) return NULL;
             continue;
         }
         PyObject *indices = PyTuple_GET_ITEM(entry, 1);
+        if (!PyTuple_CheckExact(indices)) {
+            PyErr_SetString(PyExc_TypeError, "replay: a step's inputs are a tuple of slots");
+            return NULL;
+        }
         Py_ssize_t m = PyTuple_GET_SIZE(indices);
         PyObject *inputs = PyTuple_New(m);
         if (!inputs) return NULL;
@@ -652,6 +675,7 @@ static PyObject *py_replay(PyObject *self, PyObject *const *args, Py_ssize_t nar
         PyObject *old = PyList_GET_ITEM(values, out);
         PyList_SET_ITEM(values, out, result);
         Py_XDECREF(old);
+        if (drop_dead(entry, values) < 0) return NULL;
     }
     Py_RETURN_NONE;
 }
