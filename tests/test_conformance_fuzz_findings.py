@@ -243,6 +243,13 @@ CASES = {
     "set_ other dtype geometry": lambda lib: lib.zeros(2).set_(
         lib.ones(3, dtype=lib.float64), 1, (2,)),
     "set_ other dtype": lambda lib: lib.zeros(2).set_(lib.ones(3, dtype=lib.float64)),
+    # stft/istft: PyTorch's Python code (int(n_fft // 2), input.dim()) and Tensor.istft
+    # through torch.istft's parser
+    "stft tensor n_fft": lambda lib: lib.stft(lib.ones(16), lib.ones(3), return_complex=True),
+    "stft non-tensor centred": lambda lib: lib.stft([1.0, 2.0], 4, return_complex=True),
+    "stft align_to_window first": lambda lib: lib.stft(3, 4, align_to_window=True),
+    "Tensor.istft tensor n_fft": lambda lib: lib.ones(3, 4, dtype=lib.complex64).istft(
+        lib.ones(2)),
 }
 
 

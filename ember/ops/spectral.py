@@ -12,10 +12,12 @@ import numpy as np
 from .. import _runtime_settings
 from .. import _dtype as dt
 from .._inplace import write_out
+from .._scalars import type_name
+from .._tensor import Tensor
 from ._dims import wrap_dim
 from ._elementwise import check_tensor
 from .fft import BY_N, BY_ROOT_N, NONE, fft_c2c, fft_c2r, fft_r2c
-from .registry import export
+from .registry import METHODS, export
 
 
 # ---------------------------------------------------------------------- frequencies
@@ -101,14 +103,18 @@ def _sizes(x):
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
          pad_mode="reflect", normalized=False, onesided=None, return_complex=None,
          align_to_window=None):
-    check_tensor("stft", input)
+    # (PyTorch's Python code: the align_to_window rule, then input.dim() when centring)
     if center and align_to_window is not None:
         raise RuntimeError("stft align_to_window should only be set when center = false")
+    if center and not isinstance(input, Tensor):
+        raise AttributeError(f"'{type_name(input)}' object has no attribute 'dim'")
+    check_tensor("stft", input)
     if center:   # (torch.functional.stft pads in Python before the native call)
         from ..nn.functional import pad
         signal_dim = input.dim()
         extended = [1] * (3 - signal_dim) + list(input.shape)
-        input = pad(input.view(extended), [n_fft // 2, n_fft // 2], pad_mode)
+        half = int(n_fft // 2)   # (int(): a tensor n_fft fails here, as in PyTorch)
+        input = pad(input.view(extended), [half, half], pad_mode)
         input = input.view(input.shape[-signal_dim:])
     hop = n_fft >> 2 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
@@ -217,7 +223,7 @@ def _overlap_add(frames, length, hop):
     return y.reshape(frames.shape[0], length)
 
 
-@export
+@export(method=False)
 def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
           normalized=False, onesided=None, length=None, return_complex=False):
     check_tensor("istft", input)
@@ -293,6 +299,18 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
                    "and hop_length settings.")
         y = _pad_last(y, 0, end - signal_length)
     return y
+
+
+def _istft_method(self, *args, **kwargs):
+    """Tensor.istft: PyTorch's Python method hands its arguments to torch.istft, whose
+    argument parser checks them."""
+    from .. import istft as checked
+    return checked(self, *args, **kwargs)
+
+
+_istft_method.__name__ = "istft"
+_istft_method.__qualname__ = "Tensor.istft"
+METHODS["istft"] = _istft_method
 
 
 def _real_like(input):

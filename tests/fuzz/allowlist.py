@@ -95,7 +95,6 @@ _GROUPS = [
          'F.triplet_margin_loss',
          'op_db.einsum (sublist form)',
          'torch.lobpcg',
-         'torch.stft',
          'torch.svd_lowrank',)),
     (
         "mixed or integral dtypes torch's kernel refuses ('expected scalar type Half but found "
