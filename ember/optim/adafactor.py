@@ -7,7 +7,6 @@ import math
 from .. import _creation
 from .._dtype import finfo
 from .._tensor import Tensor
-from ..backends import array_module
 from .optimizer import Optimizer, param_steps
 
 __all__ = ["Adafactor", "adafactor"]
@@ -61,15 +60,13 @@ class Adafactor(Optimizer):
 
 
 def _rms(a):
-    xp = array_module(a)
-    return float(xp.sqrt(xp.sum(xp.square(a.astype(xp.float64))) / max(a.size, 1)))
+    return math.sqrt(float((a.astype("float64") ** 2).sum()) / max(a.size, 1))
 
 
 def adafactor(params, grads, states, *, lr, beta2_decay, eps1, eps2, d, weight_decay,
               maximize):
     """PyTorch's single-tensor Adafactor on arrays, in place."""
     for p, (w, g, state, t) in zip(params, param_steps(params, grads, states, maximize)):
-        xp = array_module(w)
         tiny = finfo(p.dtype).eps if eps1 is None else eps1
         mix = t ** beta2_decay            # 1 - beta2_t, decaying from 1
         rho = min(lr, 1 / math.sqrt(t))   # relative step size
@@ -79,14 +76,14 @@ def adafactor(params, grads, states, *, lr, beta2_decay, eps1, eps2, d, weight_d
         if g.ndim > 1:
             row, col = state["row_var"]._data, state["col_var"]._data
             square = g * g
-            row += (xp.mean(square, axis=-1, keepdims=True) - row) * mix
-            col += (xp.mean(square, axis=-2, keepdims=True) - col) * mix
-            estimate = (row @ col) / xp.maximum(xp.mean(row, axis=-2, keepdims=True), tiny)
+            row += (square.mean(axis=-1, keepdims=True) - row) * mix
+            col += (square.mean(axis=-2, keepdims=True) - col) * mix
+            estimate = (row @ col) / row.mean(axis=-2, keepdims=True).clip(tiny, None)
         else:
             variance = state["variance"]._data
             variance += (g * g - variance) * mix
             estimate = variance.copy()
         # NOTE: eps1 is squared under the square root, so that it bounds sqrt(V) by eps1
-        step = g / xp.sqrt(xp.maximum(estimate, tiny * tiny))
+        step = g / estimate.clip(tiny * tiny, None) ** 0.5
         clip = max(1.0, _rms(step) / d)
         w -= (alpha / clip) * step.astype(w.dtype, copy=False)

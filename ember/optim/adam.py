@@ -2,7 +2,6 @@
 import math
 
 from .. import _creation
-from ..backends import array_module
 from .optimizer import Optimizer, check_adam_options, param_steps
 
 __all__ = ["Adam", "AdamW", "adam"]
@@ -102,7 +101,7 @@ def adam(params, grads, states, *, amsgrad, beta1, beta2, lr, weight_decay, eps,
         step_size = lr / bias_correction1
         if amsgrad:
             max_sq = state["max_exp_avg_sq"]._data
-            array_module(max_sq).maximum(max_sq, exp_avg_sq, out=max_sq)
+            max_sq.clip(exp_avg_sq, None, out=max_sq)   # (in place: the elementwise maximum)
             denom = max_sq ** 0.5
         else:
             denom = exp_avg_sq ** 0.5

@@ -1,6 +1,5 @@
 """Adamax: Adam with the infinity norm of past gradients in place of the second moment."""
 from .. import _creation
-from ..backends import array_module
 from .adam import _lerp_
 from .optimizer import Optimizer, check_adam_options, param_steps
 
@@ -32,12 +31,11 @@ class Adamax(Optimizer):
 def adamax(params, grads, states, *, eps, beta1, beta2, lr, weight_decay, maximize):
     """PyTorch's single-tensor Adamax on arrays, in place."""
     for w, g, state, step in param_steps(params, grads, states, maximize, weight_decay):
-        xp = array_module(w)
         exp_avg, exp_inf = state["exp_avg"]._data, state["exp_inf"]._data
         _lerp_(exp_avg, g, 1 - beta1)
         exp_inf *= beta2
-        bound = xp.abs(g)
+        bound = abs(g)
         bound += eps
-        xp.maximum(exp_inf, bound, out=exp_inf)
+        exp_inf.clip(bound, None, out=exp_inf)   # (in place: the elementwise maximum)
         clr = lr / (1 - beta1 ** step)
         w -= clr * (exp_avg / exp_inf)
