@@ -15,7 +15,14 @@
 typedef void (*tile_fn)(int64_t k, const float *ap, const float *b, int64_t ldb,
                         const int64_t *boff, float *c, int64_t ldc, int mr, int nr,
                         int accumulate);
-typedef struct nt_runs nt_runs;
+/* The segments: `rows` runs of `seg` products, run s of row i of A at ar[i] + s * a_step
+   (of B: br[j] + s * b_step). Lane l of a sum takes the products at q = l of every run in
+   turn, then q = l + 16 of every run, ... (the last vector of a run masked); fold16 then
+   adds its lanes into C. */
+typedef struct nt_runs {
+    int64_t rows, seg, a_step, b_step;
+} nt_runs;
+
 typedef void (*nt_tile_fn)(const nt_runs *rn, const float *const *ar, const float *const *br,
                            float *c, int64_t ldc, int ma, int nb);
 
@@ -151,14 +158,6 @@ TILE_INLINE float fold16(const float *v) {
     for (int i = 0; i < 4; i++) t4[i] = t8[i] + t8[i + 4];
     return (t4[0] + t4[2]) + (t4[1] + t4[3]);
 }
-
-/* The segments: `rows` runs of `seg` products, run s of row i of A at ar[i] + s * a_step
-   (of B: br[j] + s * b_step). Lane l of a sum takes the products at q = l of every run in
-   turn, then q = l + 16 of every run, ... (the last vector of a run masked); fold16 then
-   adds its lanes into C. */
-struct nt_runs {
-    int64_t rows, seg, a_step, b_step;
-};
 
 /* AVX-512: 4 rows of A by 4 rows of B, one 16-lane register per sum (named, see above; the
    loop over runs innermost: a loop whose body branched at each run's end also kept them in
