@@ -194,9 +194,9 @@ WIN_INLINE void ek_window(int64_t o, int dim, const ek_geom *g, int64_t *start, 
 static int conv_forward_pays(const ek_geom *g, int64_t og) {
     return og <= EK_CONV_FEW_CHANNELS || ek_len(g) >= EK_CONV_SMALL_IMAGE;
 }
-/* Multiply-adds from which the pieces go to a thread team (a team's start cost up to 75 us
-   on a loaded 2-core VM; this is about 150 us of work). */
-#define EK_CONV_PARALLEL_MIN (1 << 23)
+/* Flops (2 per multiply-add) from which the pieces go to a thread team: about 40 us of work
+   (waking the passive team: 2-4 us on an idle machine, up to 75 us on a loaded one). */
+#define EK_CONV_PARALLEL_MIN (1 << 22)
 
 /* The pieces of a batch's columns for pieces of `bytes` of columns: parts of one sample
    (`width` columns, a multiple of the tile width 32, the last part shorter) when a sample has
