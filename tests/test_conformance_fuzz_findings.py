@@ -250,6 +250,15 @@ CASES = {
     "stft align_to_window first": lambda lib: lib.stft(3, 4, align_to_window=True),
     "Tensor.istft tensor n_fft": lambda lib: lib.ones(3, 4, dtype=lib.complex64).istft(
         lib.ones(2)),
+    # complex normal_/uniform_ fill the real view, on PyTorch's random stream
+    "randn complex64": lambda lib: (lib.manual_seed(3), lib.randn(4, 5, dtype=lib.complex64))[1],
+    "normal_ complex128": lambda lib: (lib.manual_seed(1),
+                                       lib.zeros(20, dtype=lib.complex128).normal_(2, 3))[1],
+    "rand complex64": lambda lib: (lib.manual_seed(2), lib.rand(3, dtype=lib.complex64))[1],
+    # svd_lowrank/pca_lowrank: A.shape first, a float32 sketch for integer A, a bool q
+    "pca_lowrank non-tensor": lambda lib: lib.pca_lowrank(lib.uint8),
+    "svd_lowrank int input": lambda lib: lib.svd_lowrank(lib.ones(3, 2, dtype=lib.int16)),
+    "svd_lowrank bool q": lambda lib: lib.svd_lowrank(lib.ones(4, 3), True)[1],
 }
 
 

@@ -3,9 +3,20 @@ Tropp, 2009, algorithms 4.4 and 5.1). A Gaussian test matrix (drawn from the gen
 seeded runs give PyTorch's numbers) sketches the range of A; `niter` subspace iterations
 sharpen it; the small projected matrix is decomposed exactly. Written in ember ops, so the
 factors are differentiable."""
-from .registry import check_tensor, export
+import operator
+
+from .. import _dtype as dt
+from .._scalars import type_name
+from .._tensor import Tensor
+from .registry import export
 
 __all__ = ["svd_lowrank", "pca_lowrank"]
+
+
+def _check_shaped(A):
+    """PyTorch's Python code reads A.shape first: a non-tensor is its AttributeError."""
+    if not isinstance(A, Tensor):
+        raise AttributeError(f"'{type_name(A)}' object has no attribute 'shape'")
 
 
 def _range_basis(A, q, niter, M):
@@ -13,8 +24,11 @@ def _range_basis(A, q, niter, M):
     from .. import linalg
     from ..ops.random_factories import randn
     n = A.shape[-1]
-    # NOTE: one sketch shared by every matrix of a batch, as PyTorch draws it
-    R = randn(n, q, dtype=A.dtype, device=A.device)
+    # NOTE: one sketch shared by every matrix of a batch, as PyTorch draws it, in A's dtype
+    # if that is a floating or complex one, else float32 (and A's matmul with it then fails)
+    dtype = A.dtype if A.dtype.category == 3 or A.dtype in (
+        dt.float16, dt.float32, dt.float64) else dt.float32
+    R = randn(n, operator.index(q), dtype=dtype, device=A.device)
     AH = A.mH
 
     def times(X):
@@ -31,7 +45,7 @@ def _range_basis(A, q, niter, M):
 
 def svd_lowrank(A, q=6, niter=2, M=None):
     """(U, S, V) with A - M ~ U diag(S) V^H, of rank q."""
-    check_tensor("svd_lowrank", A)
+    _check_shaped(A)
     from .. import linalg
     q = 6 if q is None else q
     m, n = A.shape[-2:]
@@ -49,7 +63,7 @@ def svd_lowrank(A, q=6, niter=2, M=None):
 def pca_lowrank(A, q=None, center=True, niter=2):
     """(U, S, V) of the (column-centred) data matrix A, its leading q principal directions
     in V."""
-    check_tensor("pca_lowrank", A)
+    _check_shaped(A)
     m, n = A.shape[-2:]
     if q is None:
         q = min(6, m, n)

@@ -144,8 +144,19 @@ def _uniform_values(gen, n, dtype, low, high, out=None):
     return values
 
 
+def _real_parts(self):
+    """A host tensor for a complex `self`'s real view: PyTorch's complex samplers fill the
+    real and imaginary parts, interleaved in memory order, as a real tensor."""
+    real = self.dtype.to_real()
+    return _wrap(np.empty(2 * self._data.size, real.np), real, CPU)
+
+
 def uniform_(self, from_=0, to=1, *, generator=None, **kwargs):
     from_ = kwargs.pop("from", from_)
+    if self.dtype.category == 3:   # (PyTorch fills the real view, parts interleaved)
+        parts = _real_parts(self)
+        uniform_(parts, from_, to, generator=generator)
+        return _commit(self, parts._data.view(self.dtype.np))
     _check_float(self, "check_uniform_bounds")
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
@@ -173,6 +184,10 @@ def _check_std(std):
 
 def normal_(self, mean=0, std=1, *, generator=None):
     _check_std(std)
+    if self.dtype.category == 3:   # (std / sqrt(2) each part, so |z| has the given spread)
+        parts = _real_parts(self)
+        normal_(parts, mean, std / math.sqrt(2), generator=generator)
+        return _commit(self, parts._data.view(self.dtype.np))
     if self.dtype.category != 2:
         raise _not_implemented("normal_kernel_cpu", self.dtype)
     gen = _gen(generator, self._device)
