@@ -540,6 +540,45 @@ def test_sgd_step_matches_numpy_reference(dtype, options, monkeypatch):
         np.testing.assert_array_equal(b_fast, b_ref)
 
 
+@needs_build
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("options", [
+    dict(beta1=0.9, beta2=0.999, lr=1e-3, weight_decay=0, eps=1e-8, decoupled=False,
+         amsgrad=False),
+    dict(beta1=0.9, beta2=0.99, lr=1e-2, weight_decay=1e-2, eps=1e-6, decoupled=True,
+         amsgrad=True),
+    dict(beta1=0.3, beta2=0.9, lr=0.1, weight_decay=1e-3, eps=1e-8, decoupled=False,
+         amsgrad=False),   # (lerp weight 0.7: PyTorch's other formula)
+])
+def test_adam_step_matches_numpy_reference_and_torch(dtype, options, monkeypatch, torch_mod):
+    """The compiled Adam step gives the NumPy reference's bits, and both follow
+    torch.optim.Adam(W) over three steps."""
+    from ember.backends import optimizers
+    rng = np.random.default_rng(1)
+    n = 10007
+    w0 = rng.standard_normal(n).astype(dtype)
+    grads = [rng.standard_normal(n).astype(dtype) for _ in range(3)]
+    runs = []
+    for compiled in (cpu_kernels.compiled, None):
+        monkeypatch.setattr(optimizers, "compiled", compiled)
+        w, m, v, vmax = w0.copy(), np.zeros_like(w0), np.zeros_like(w0), np.zeros_like(w0)
+        for step, g in enumerate(grads, 1):
+            optimizers.adam_step(w, g, m, v, vmax, step=step, **options)
+        runs.append((w, m, v, vmax))
+    for fast, ref in zip(*runs):
+        np.testing.assert_array_equal(fast, ref)
+    o = options
+    cls = torch_mod.optim.AdamW if o["decoupled"] else torch_mod.optim.Adam
+    p = torch_mod.tensor(w0, requires_grad=True)
+    opt = cls([p], lr=o["lr"], betas=(o["beta1"], o["beta2"]), eps=o["eps"],
+              weight_decay=o["weight_decay"], amsgrad=o["amsgrad"])
+    for g in grads:
+        p.grad = torch_mod.tensor(g)
+        opt.step()
+    tol = 1e-6 if dtype == np.float32 else 1e-13
+    np.testing.assert_allclose(runs[0][0], p.detach().numpy(), rtol=tol, atol=tol)
+
+
 def test_blas_on_one_thread_restores_the_configured_count():
     from ember import _threads
     before = ember.get_num_threads()

@@ -5,6 +5,8 @@ contiguous, and walk them once; everything else (CuPy, float16/bfloat16 paramete
 layouts, no build, EMBER_KERNELS=numpy) runs the reference below, which rounds at the same
 steps, so the two give the same bits.
 """
+import math
+
 import numpy as np
 
 from . import array_module
@@ -52,3 +54,37 @@ def sgd_step(w, g, buf, *, momentum, dampening, lr, weight_decay, nesterov, maxi
     if lr != 0:
         w -= lr * g if lr != 1 else g
     return buf
+
+
+def adam_step(w, g, exp_avg, exp_avg_sq, max_exp_avg_sq, *, beta1, beta2, lr, weight_decay,
+              eps, step, decoupled, amsgrad):
+    """One parameter's Adam/AdamW step in place, PyTorch's single-tensor algorithm: weight
+    decay (on w when `decoupled`, else added to g), both moments, the running maximum of the
+    second under amsgrad, then w -= lr / (1 - beta1**step) * m / (sqrt(v) /
+    sqrt(1 - beta2**step) + eps). `g` is not written."""
+    arrays = (w, g, exp_avg, exp_avg_sq) + ((max_exp_avg_sq,) if amsgrad else ())
+    if _takes(*arrays):
+        compiled.adam_step(w, g, exp_avg, exp_avg_sq, max_exp_avg_sq if amsgrad else None,
+                           beta1, beta2, lr, weight_decay, eps, step, decoupled, amsgrad)
+        return
+    if weight_decay != 0:
+        if decoupled:
+            w *= 1 - lr * weight_decay
+        else:
+            g = g + weight_decay * w
+    weight = 1 - beta1
+    # NOTE: PyTorch's lerp switches formula at weight 0.5 for accuracy; match it.
+    if weight < 0.5:
+        exp_avg += weight * (g - exp_avg)
+    else:
+        exp_avg[...] = g - (g - exp_avg) * (1 - weight)
+    exp_avg_sq *= beta2
+    exp_avg_sq += (1 - beta2) * (g * g)
+    if amsgrad:
+        np.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
+        denom = max_exp_avg_sq ** 0.5
+    else:
+        denom = exp_avg_sq ** 0.5
+    denom /= math.sqrt(1 - beta2 ** step)
+    denom += eps
+    w -= lr / (1 - beta1 ** step) * (exp_avg / denom)

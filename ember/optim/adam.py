@@ -1,7 +1,7 @@
 """Adam and AdamW (AdamW = Adam with decoupled weight decay), with amsgrad and maximize."""
-import math
 
 from .. import _creation
+from ..backends.optimizers import adam_step
 from .optimizer import Optimizer, check_adam_options, param_steps
 
 __all__ = ["Adam", "AdamW", "adam"]
@@ -92,19 +92,10 @@ def adam_moments(w, g, state, beta1, beta2, lr, weight_decay, decoupled_weight_d
 
 def adam(params, grads, states, *, amsgrad, beta1, beta2, lr, weight_decay, eps, maximize,
          decoupled_weight_decay):
-    """The Adam kernel on arrays: PyTorch's single-tensor algorithm, step by step."""
+    """The Adam kernel on arrays: PyTorch's single-tensor algorithm, one pass per parameter
+    (backends/optimizers.adam_step)."""
     for w, g, state, step in param_steps(params, grads, states, maximize):
-        _, exp_avg, exp_avg_sq = adam_moments(
-            w, g, state, beta1, beta2, lr, weight_decay, decoupled_weight_decay)
-        bias_correction1 = 1 - beta1 ** step
-        bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)
-        step_size = lr / bias_correction1
-        if amsgrad:
-            max_sq = state["max_exp_avg_sq"]._data
-            max_sq.clip(exp_avg_sq, None, out=max_sq)   # (in place: the elementwise maximum)
-            denom = max_sq ** 0.5
-        else:
-            denom = exp_avg_sq ** 0.5
-        denom /= bias_correction2_sqrt
-        denom += eps
-        w -= step_size * (exp_avg / denom)
+        adam_step(w, g, state["exp_avg"]._data, state["exp_avg_sq"]._data,
+                  state["max_exp_avg_sq"]._data if amsgrad else None, beta1=beta1,
+                  beta2=beta2, lr=lr, weight_decay=weight_decay, eps=eps, step=step,
+                  decoupled=decoupled_weight_decay, amsgrad=amsgrad)

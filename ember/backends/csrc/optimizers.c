@@ -6,6 +6,7 @@
    rounds (the file is built with -ffp-contract=off), so both paths give the same bits. */
 #include "ember_kernels.h"   /* first: it includes Python.h */
 
+#include <math.h>
 #include <string.h>
 
 #include "float_args.h"
@@ -83,7 +84,83 @@ static PyObject *py_sgd_step(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+typedef struct {
+    double beta1, beta2, lr, weight_decay, eps, step;
+    int decoupled, amsgrad;
+} adam_options;
+
+/* One parameter's Adam/AdamW step in place: weight decay (on w when decoupled, else on the
+   gradient), both moments (the first by PyTorch's lerp, whose formula turns at weight 0.5),
+   the optional running maximum of the second (amsgrad; NumPy's maximum, NaN-propagating),
+   then w -= step_size * m / (sqrt(v) / sqrt(bias_correction2) + eps). Each scalar is
+   rounded to T once and each operation rounded where backends/optimizers.adam_step rounds. */
+#define ADAM_STEP(NAME, T, SQRT)                                                            \
+    EK_CLONES static void NAME(T *restrict w, const T *restrict g, T *restrict m,           \
+                               T *restrict v, T *restrict vmax, int64_t n, adam_options o) {\
+        const double weight = 1.0 - o.beta1;                                                \
+        const T wt = (T)weight, keep = (T)(1.0 - weight), beta2 = (T)o.beta2,              \
+                rest = (T)(1.0 - o.beta2), wd = (T)o.weight_decay,                          \
+                shrink = (T)(1.0 - o.lr * o.weight_decay), eps = (T)o.eps;                  \
+        const T bc2 = (T)sqrt(1.0 - pow(o.beta2, o.step)),                                 \
+                step_size = (T)(o.lr / (1.0 - pow(o.beta1, o.step)));                       \
+        const int decay = o.weight_decay != 0, low = weight < 0.5;                          \
+        const int64_t min_parallel = sizeof(T) == 4 ? EK_PARALLEL_MIN_F32 : EK_PARALLEL_MIN_F64; \
+        _Pragma("omp parallel for schedule(static) if (n >= min_parallel) num_threads(ek_num_threads())") \
+        for (int64_t i = 0; i < n; i++) {                                                   \
+            T d = g[i];                                                                     \
+            if (decay) {                                                                    \
+                if (o.decoupled) w[i] = w[i] * shrink;                                      \
+                else d = d + wd * w[i];                                                     \
+            }                                                                               \
+            const T mi = low ? m[i] + wt * (d - m[i]) : d - (d - m[i]) * keep;              \
+            m[i] = mi;                                                                      \
+            T vi = v[i] * beta2;                                                            \
+            vi = vi + rest * (d * d);                                                       \
+            v[i] = vi;                                                                      \
+            if (o.amsgrad) {                                                                \
+                const T a = vmax[i];                                                        \
+                vi = (a >= vi || a != a) ? a : vi;                                          \
+                vmax[i] = vi;                                                               \
+            }                                                                               \
+            T denom = SQRT(vi) / bc2;                                                       \
+            denom = denom + eps;                                                            \
+            w[i] = w[i] - step_size * (mi / denom);                                         \
+        }                                                                                   \
+    }
+ADAM_STEP(adam_step_f32, float, sqrtf)
+ADAM_STEP(adam_step_f64, double, sqrt)
+
+/* adam_step(w, g, exp_avg, exp_avg_sq, max_exp_avg_sq_or_None, beta1, beta2, lr,
+   weight_decay, eps, step, decoupled, amsgrad) */
+static PyObject *py_adam_step(PyObject *self, PyObject *args) {
+    PyObject *objs[5];
+    adam_options o;
+    if (!PyArg_ParseTuple(args, "OOOOOddddddpp", &objs[0], &objs[1], &objs[2], &objs[3],
+                          &objs[4], &o.beta1, &o.beta2, &o.lr, &o.weight_decay, &o.eps,
+                          &o.step, &o.decoupled, &o.amsgrad))
+        return NULL;
+    Py_buffer v[5];
+    char kind;
+    if (ek_float_args(objs, v, "wrwwO", &kind) < 0) return NULL;
+    const int64_t n = v[0].len / v[0].itemsize;
+    if (ek_check_size(&v[1], n, "adam_step grad") < 0 ||
+        ek_check_size(&v[2], n, "adam_step exp_avg") < 0 ||
+        ek_check_size(&v[3], n, "adam_step exp_avg_sq") < 0 ||
+        ek_check_size(&v[4], n, "adam_step max_exp_avg_sq") < 0) {
+        ek_release_args(v, 5);
+        return NULL;
+    }
+    o.amsgrad = o.amsgrad && v[4].obj != NULL;
+    if (kind == 'f') adam_step_f32(v[0].buf, v[1].buf, v[2].buf, v[3].buf, v[4].buf, n, o);
+    else adam_step_f64(v[0].buf, v[1].buf, v[2].buf, v[3].buf, v[4].buf, n, o);
+    ek_release_args(v, 5);
+    Py_RETURN_NONE;
+}
+
 PyMethodDef ek_optimizer_methods[] = {
+    {"adam_step", py_adam_step, METH_VARARGS,
+     "adam_step(w, g, exp_avg, exp_avg_sq, max_sq, beta1, beta2, lr, weight_decay, eps, "
+     "step, decoupled, amsgrad): one parameter's Adam update in place"},
     {"sgd_step", py_sgd_step, METH_VARARGS,
      "sgd_step(w, g, buf, momentum, dampening, lr, weight_decay, nesterov, maximize, first): "
      "one parameter's SGD update in place (buf None without momentum)"},
