@@ -259,6 +259,19 @@ CASES = {
     "pca_lowrank non-tensor": lambda lib: lib.pca_lowrank(lib.uint8),
     "svd_lowrank int input": lambda lib: lib.svd_lowrank(lib.ones(3, 2, dtype=lib.int16)),
     "svd_lowrank bool q": lambda lib: lib.svd_lowrank(lib.ones(4, 3), True)[1],
+    # tensordot: PyTorch's Python code reads dims first, then its builtin's checks; a
+    # contracted dimension of size 1 broadcasts
+    "tensordot dims unpack": lambda lib: lib.tensordot(lib.ones(2), lib.ones(2), [0, 1, 2]),
+    "tensordot dims tensor rows": lambda lib: lib.tensordot(lib.ones(2), lib.ones(2),
+                                                            lib.ones(3, 1)),
+    "tensordot non-tensor": lambda lib: lib.tensordot(None, lib.ones(2), ([0], [0])),
+    "tensordot int dim lists": lambda lib: lib.tensordot(lib.ones(2), lib.ones(2), (0, 0)),
+    "tensordot dtype before dims": lambda lib: lib.tensordot(
+        lib.ones(2), lib.ones(2, dtype=lib.float64), ([3], [0])),
+    "tensordot size-1 broadcast": lambda lib: lib.tensordot(
+        lib.arange(6.0).reshape(2, 3), lib.arange(4.0).reshape(1, 4), ([1], [0])),
+    "tensordot size-1 broadcast other": lambda lib: lib.tensordot(
+        lib.arange(2.0).reshape(2, 1), lib.arange(12.0).reshape(3, 4), ([1], [0])),
 }
 
 

@@ -7,6 +7,7 @@ Decompositions live in linalg_decomp.py and linalg_spectral.py, norms in linalg_
 import warnings
 
 from .. import _dtype as dt
+from .._scalars import type_name
 from .._tensor import Tensor, _wrap, write_out
 from ..backends import array_module
 from ._dims import size_at, wrap_dim
@@ -325,31 +326,51 @@ def inner(input, other, *, out=None):
 
 @export
 def tensordot(a, b, dims=2, out=None):
-    na, nb = a._data.ndim, b._data.ndim
-    if isinstance(dims, Tensor):
-        dims = dims.tolist()
-    if isinstance(dims, int):
-        if dims < 0:
+    # NOTE: PyTorch's Python code reads dims first (its unpacking and asserts are the
+    # errors), then its builtin's parser checks a, b and the two dim lists
+    if not isinstance(dims, (tuple, list, Tensor, int)):
+        raise RuntimeError(f"tensordot expects dims to be int or tuple[list[int], list[int]] "
+                           f"or list[list[int]] containing two lists, but got dims={dims}")
+    if isinstance(dims, (tuple, list)):
+        da, db = dims
+    elif isinstance(dims, Tensor) and dims.numel() > 1:
+        if dims.shape[0] != 2:
+            raise AssertionError(f"dims tensor must have size 2 in first dimension, got "
+                                 f"{dims.shape[0]}")
+        da, db = dims[0].tolist(), dims[1].tolist()
+    else:
+        n = int(dims.item()) if isinstance(dims, Tensor) else dims
+        if n < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
-        if dims > min(na, nb):
+        if not isinstance(dims, Tensor) and n > min(a.dim(), b.dim()):
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got "
                                f"dims={dims}")
-        da, db = list(range(na - dims, na)), list(range(dims))
-    else:
-        da, db = dims
-        da = [da] if isinstance(da, int) else list(da)
-        db = [db] if isinstance(db, int) else list(db)
-        if len(da) != len(db):
-            raise RuntimeError("both dimension lists should have same length")
-    da = [wrap_dim(d, na) for d in da]
-    db = [wrap_dim(d, nb) for d in db]
+        da, db = list(range(-n, 0)), list(range(n))
+    check_tensor("tensordot", a)
+    check_tensor("tensordot", b, "other", 2)
+    na, nb = a._data.ndim, b._data.ndim
+    for name, ds, position in (("dims_self", da, 3), ("dims_other", db, 4)):
+        if not isinstance(ds, (list, tuple)) or not all(
+                isinstance(d, int) and not isinstance(d, bool) for d in ds):
+            raise TypeError(f"tensordot(): argument '{name}' (position {position}) must be "
+                            f"tuple of ints, not {type_name(ds)}")
+    if len(da) != len(db):
+        raise RuntimeError("both dimension lists should have same length")
     if a.dtype is not b.dtype:
         raise RuntimeError("both inputs should have same dtype")
-    sa, sb = a._data.shape, b._data.shape
+    da = [wrap_dim(d, na) for d in da]
+    db = [wrap_dim(d, nb) for d in db]
     for x, y in zip(da, db):
-        if sa[x] != sb[y]:
+        sx, sy = a._data.shape[x], b._data.shape[y]
+        # a contracted dimension of size 1 broadcasts: the other side is summed over it
+        if sy == 1 and sx != 1:
+            a = a.sum(x, keepdim=True, dtype=a.dtype)
+        elif sx == 1 and sy != 1:
+            b = b.sum(y, keepdim=True, dtype=b.dtype)
+        elif sx != sy:
             raise RuntimeError(f"contracted dimensions need to match, but first has size "
-                               f"{sa[x]} in dim {x} and second has size {sb[y]} in dim {y}")
+                               f"{sx} in dim {x} and second has size {sy} in dim {y}")
+    sa, sb = a._data.shape, b._data.shape
     fa = [d for d in range(na) if d not in da]
     fb = [d for d in range(nb) if d not in db]
     k = 1

@@ -125,7 +125,6 @@ _GROUPS = [
          'Tensor.unflatten',
          'op_db.index_put',
          'op_db.repeat_interleave_counts',
-         'op_db.tensordot',
          'torch.kl_div',
          'torch.hinge_embedding_loss',
          'torch.randint_like',)),
