@@ -272,6 +272,10 @@ CASES = {
         lib.arange(6.0).reshape(2, 3), lib.arange(4.0).reshape(1, 4), ([1], [0])),
     "tensordot size-1 broadcast other": lambda lib: lib.tensordot(
         lib.arange(2.0).reshape(2, 1), lib.arange(12.0).reshape(3, 4), ([1], [0])),
+    # torch.lu: get_infos's truth test, then _lu_with_info's parser, then the kernel
+    "lu tensor get_infos": lambda lib: lib.lu(None, get_infos=lib.ones(2, 3)),
+    "lu str pivot": lambda lib: lib.ones(3, 3).lu("sum"),
+    "lu non-tensor": lambda lib: lib.lu(3),
 }
 
 

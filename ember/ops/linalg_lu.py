@@ -10,7 +10,8 @@ import numpy as np
 from .. import _runtime_settings
 from .. import _dtype as dt
 from .._creation import _C_NAMES as C_NAMES
-from .._tensor import write_out
+from .._scalars import type_name
+from .._tensor import Tensor, write_out
 from ..backends import array_module
 from . import _lapack
 from .linalg import const, embed, extract, mh, return_type, tril, triu
@@ -398,7 +399,16 @@ _LU_SOLVE_DEPRECATED = (
     "X = torch.linalg.lu_solve(LU, pivots, B)")
 
 
-def _lu_with_info(A, pivot):
+def _lu_with_info(A, pivot, get_infos):
+    # (PyTorch's torch.lu: boolean_dispatch tests get_infos, then _lu_with_info's parser
+    # checks A and pivot, then the kernel A's shape and dtype)
+    bool(get_infos)
+    if not isinstance(A, Tensor):
+        raise TypeError(f"_lu_with_info(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type_name(A)}")
+    if type(pivot) is not bool:
+        raise TypeError(f"_lu_with_info(): argument 'pivot' must be bool, not "
+                        f"{type_name(pivot)}")
     _warn_once("lu", _LU_DEPRECATED, 3)
     check_lu_input("linalg.lu_factor_ex", A)
     _no_pivot(pivot)
@@ -408,7 +418,7 @@ def _lu_with_info(A, pivot):
 @export(name="lu", method=False)
 def lu_legacy(A, pivot=True, get_infos=False, out=None):
     """torch.lu: (LU, pivots), or the named (LU, pivots, info) with get_infos."""
-    LU, pivots, info = _lu_with_info(A, pivot)
+    LU, pivots, info = _lu_with_info(A, pivot, get_infos)
     if get_infos:
         return LUWithInfo((LU, pivots, info) if out is None else
                           write_exact((LU, pivots, info), out))
@@ -418,7 +428,7 @@ def lu_legacy(A, pivot=True, get_infos=False, out=None):
 @export(name="lu", function=False)
 def lu_method(self, pivot=True, get_infos=False):
     """Tensor.lu: a plain tuple (LU, pivots[, infos]), as PyTorch's method returns."""
-    LU, pivots, info = _lu_with_info(self, pivot)
+    LU, pivots, info = _lu_with_info(self, pivot, get_infos)
     return (LU, pivots, info) if get_infos else (LU, pivots)
 
 
