@@ -276,6 +276,13 @@ CASES = {
     "lu tensor get_infos": lambda lib: lib.lu(None, get_infos=lib.ones(2, 3)),
     "lu str pivot": lambda lib: lib.ones(3, 3).lu("sum"),
     "lu non-tensor": lambda lib: lib.lu(3),
+    # broadcast_tensors(), logcumsumexp's dim first, cummax of complex, unflatten's sizes
+    "broadcast_tensors none": lambda lib: lib.broadcast_tensors(),
+    "logcumsumexp int bad dim": lambda lib: lib.logcumsumexp(lib.ones(3, dtype=lib.int64), 3),
+    "cummax complex": lambda lib: lib.cummax(lib.ones(3, dtype=lib.complex64), 0),
+    "cummax complex 0-d": lambda lib: lib.cummax(lib.tensor(1j), 0),
+    "unflatten float sizes": lambda lib: lib.unflatten(lib.ones(6), 5, [2.0, 3.0]),
+    "unflatten empty sizes": lambda lib: lib.ones(6).unflatten(0, ()),
 }
 
 

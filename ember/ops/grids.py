@@ -41,6 +41,8 @@ def broadcast_shapes(*shapes):
 @export(method=False)
 def broadcast_tensors(*tensors):
     check_elements(tensors)   # (PyTorch takes the tensors unpacked only, not one list)
+    if not tensors:
+        return ()
     shape = tuple(tensors[0]._data.shape)
     for t in tensors[1:]:
         other = t._data.shape

@@ -362,6 +362,12 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 @export
 def unflatten(input, dim, sizes):
+    if not isinstance(sizes, (list, tuple)) or not all(
+            isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in sizes):
+        raise TypeError(f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, "
+                        f"not {type_name(sizes)}")
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
     shape = input._data.shape
     d = wrap_dim(dim, len(shape))
     sizes = tuple(sizes)
