@@ -283,6 +283,11 @@ CASES = {
     "cummax complex 0-d": lambda lib: lib.cummax(lib.tensor(1j), 0),
     "unflatten float sizes": lambda lib: lib.unflatten(lib.ones(6), 5, [2.0, 3.0]),
     "unflatten empty sizes": lambda lib: lib.ones(6).unflatten(0, ()),
+    # expand_copy of an empty size; histc's complex bounds read as doubles
+    "expand_copy empty size": lambda lib: lib.expand_copy(lib.ones(2, 3), ()),
+    "expand_copy 0-d empty size": lambda lib: lib.expand_copy(lib.tensor(1.0), ()),
+    "histc complex max": lambda lib: lib.ones(3).histc(max=1.5 - 0.5j),
+    "histc zero-imag max": lambda lib: lib.ones(3).histc(bins=3, max=2 + 0j),
 }
 
 

@@ -387,7 +387,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     xp = array_module(a)
     acc = compute_dtype(input.dtype).np
     a = a.astype(acc, copy=False)
-    lo, hi = float(min), float(max)
+    lo, hi = float(as_double(min)), float(as_double(max))
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
     if lo == hi and a.size:

@@ -53,7 +53,8 @@ def diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None):
 
 
 def expand_copy(input, size, *, implicit=False, out=None):
-    return _one("expand_copy", input, lambda x: x.expand(*size), out)
+    size = tuple(size) if isinstance(size, (list, tuple)) else (size,)
+    return _one("expand_copy", input, lambda x: x.expand(size), out)
 
 
 def permute_copy(input, dims, *, out=None):
