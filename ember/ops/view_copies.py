@@ -53,8 +53,7 @@ def diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None):
 
 
 def expand_copy(input, size, *, implicit=False, out=None):
-    size = tuple(size) if isinstance(size, (list, tuple)) else (size,)
-    return _one("expand_copy", input, lambda x: x.expand(size), out)
+    return _one("expand_copy", input, lambda x: x.expand(tuple(size)), out)
 
 
 def permute_copy(input, dims, *, out=None):
