@@ -288,6 +288,12 @@ CASES = {
     "expand_copy 0-d empty size": lambda lib: lib.expand_copy(lib.tensor(1.0), ()),
     "histc complex max": lambda lib: lib.ones(3).histc(max=1.5 - 0.5j),
     "histc zero-imag max": lambda lib: lib.ones(3).histc(bins=3, max=2 + 0j),
+    # the deprecated non-inplace resize: the Python product of the sizes as given
+    "resize tensor size": lambda lib: lib.ones(2, 3).resize(lib.ones(3)),
+    "resize float size": lambda lib: lib.ones(2, 3).resize(2, 3.0),
+    "resize count": lambda lib: lib.ones(2, 3).resize(4, 2),
+    "resize ok": lambda lib: lib.ones(2, 3).resize(3, 2),
+    "resize_as": lambda lib: lib.ones(2, 3).resize_as(lib.ones(3, 2)),
 }
 
 

@@ -1,7 +1,9 @@
 """Tensor methods about a tensor's memory and geometry: set_, as_strided_, as_strided_scatter,
 the deprecated non-inplace resize/resize_as, dim_order, the legacy `new`, module_load, map2_
 and chalf."""
+import functools
 import math
+import operator
 import warnings
 
 import numpy as np
@@ -147,20 +149,21 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
 
 # ---------------------------------------------------------------------- resize, resize_as
 def _resized(self, sizes, name):
+    """PyTorch's autograd Resize: the element count is the Python product of `sizes` as
+    given (so a tensor or float size fails or passes as it does there), then a view."""
     warnings.warn(f"non-inplace {name} is deprecated", UserWarning, stacklevel=3)
-    size = shape_arg(sizes)
     n = self._data.size
-    if math.prod(size) != n:
+    numel = functools.reduce(operator.mul, sizes, 1)
+    if n != numel:
         def text(shape):
             return "x".join(map(str, shape))
-        raise RuntimeError(f"requested resize to {text(size)} ({math.prod(size)} elements in "
-                           f"total), but the given tensor has a size of "
-                           f"{text(self._data.shape)} ({n} elements). autograd's resize can "
-                           "only change the shape of a given tensor, while preserving the "
-                           "number of elements. ")
+        raise RuntimeError(f"requested resize to {text(sizes)} ({numel} elements in total), "
+                           f"but the given tensor has a size of {text(self._data.shape)} ({n} "
+                           "elements). autograd's resize can only change the shape of a given "
+                           "tensor, while preserving the number of elements. ")
     # NOTE: PyTorch's grad_fn here is an autograd.Function (ResizeBackward); a reshape of
     # the contiguous tensor gives the same values and gradient (ViewBackward0).
-    return self.contiguous().view(size)
+    return self.contiguous().view(*sizes)
 
 
 def resize(self, *sizes):
@@ -168,7 +171,7 @@ def resize(self, *sizes):
 
 
 def resize_as(self, tensor):
-    return _resized(self, (tensor.shape,), "resize_as")
+    return _resized(self, tuple(tensor.shape), "resize_as")
 
 
 # ---------------------------------------------------------------------- dim_order
