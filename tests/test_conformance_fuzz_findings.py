@@ -294,6 +294,10 @@ CASES = {
     "resize count": lambda lib: lib.ones(2, 3).resize(4, 2),
     "resize ok": lambda lib: lib.ones(2, 3).resize(3, 2),
     "resize_as": lambda lib: lib.ones(2, 3).resize_as(lib.ones(3, 2)),
+    # split with a tensor split_size: int() of it first, as PyTorch's Python method
+    "split inf tensor size": lambda lib: lib.ones(0, 3).split(lib.tensor([float("inf")])),
+    "split negative tensor size": lambda lib: lib.split(lib.ones(0, 3), lib.tensor(-1.0)),
+    "split float tensor size": lambda lib: lib.ones(5).split(lib.tensor(2.7)),
 }
 
 

@@ -83,6 +83,13 @@ def _bounds(sizes):
 
 @export
 def split(tensor, split_size_or_sections, dim=0):
+    if isinstance(split_size_or_sections, Tensor):
+        # PyTorch's Python method: int() of a tensor size where it converts (a float one
+        # truncates, inf overflows), else the tensor goes on to split_with_sizes
+        try:
+            split_size_or_sections = int(split_size_or_sections)
+        except ValueError:
+            pass
     shape = tensor._data.shape
     if not shape:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
