@@ -298,6 +298,13 @@ CASES = {
     "split inf tensor size": lambda lib: lib.ones(0, 3).split(lib.tensor([float("inf")])),
     "split negative tensor size": lambda lib: lib.split(lib.ones(0, 3), lib.tensor(-1.0)),
     "split float tensor size": lambda lib: lib.ones(5).split(lib.tensor(2.7)),
+    # gradient: spacing length, uint8, then dims (wrapped, not taken modulo; no repeats)
+    "gradient dim out of range": lambda lib: lib.gradient(lib.ones(2, 3), dim=3),
+    "gradient repeated dim": lambda lib: lib.gradient(lib.ones(4), dim=[0, 0]),
+    "gradient uint8": lambda lib: lib.gradient(lib.ones(4, dtype=lib.uint8), dim=1),
+    "gradient spacing None": lambda lib: lib.gradient(lib.arange(4.0) ** 2, spacing=None),
+    "gradient spacing length": lambda lib: lib.gradient(lib.ones(4), spacing=(1.0, 2.0),
+                                                        dim=3),
 }
 
 

@@ -8,6 +8,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._creation import linspace
 from ..autograd.grad_mode import no_grad
+from ._dims import wrap_dim
 from .registry import PUBLIC, check_tensor, export
 from .return_types import histogramdd as _histogramdd_result
 
@@ -70,7 +71,8 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     dims = tuple(range(input.dim())) if dim is None else \
         ((dim,) if isinstance(dim, int) else tuple(dim))
-    dims = tuple(d % input.dim() for d in dims)
+    if spacing is None:   # (PyTorch's Scalar? spacing: None is the unit step)
+        spacing = 1
     if isinstance(spacing, (list, tuple)):
         if len(spacing) != len(dims):
             raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar "
@@ -80,6 +82,12 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         spacings = list(spacing)
     else:
         spacings = [spacing] * len(dims)
+    if input.dtype is dt.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
+    dims = tuple(wrap_dim(d, input.dim()) for d in dims)
+    for i, d in enumerate(dims):
+        if d in dims[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     for d in dims:
         if input.shape[d] < edge_order + 1:
             raise RuntimeError("torch.gradient expected each dimension size to be at least "
