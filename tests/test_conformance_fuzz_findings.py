@@ -305,6 +305,11 @@ CASES = {
     "gradient spacing None": lambda lib: lib.gradient(lib.arange(4.0) ** 2, spacing=None),
     "gradient spacing length": lambda lib: lib.gradient(lib.ones(4), spacing=(1.0, 2.0),
                                                         dim=3),
+    # map2_: requires_grad first, then both dtypes, then broadcasting
+    "map2_ grad before dtype": lambda lib: lib.ones(3).map2_(
+        lib.ones(3, dtype=lib.float64, requires_grad=True), lib.ones(3), max),
+    "map2_ y dtype before x shape": lambda lib: lib.ones(2, 3, 4).map2_(
+        lib.ones(2, 3), lib.ones(3, 3, dtype=lib.bfloat16), max),
 }
 
 

@@ -402,11 +402,16 @@ METHODS.update({"resize_": resize_, "resize_as_": resize_as_})
 
 
 # ---------------------------------------------------------------------- apply_ / map_
-def _python_map(self, name, fn, *others):
-    """Write fn(element, *other elements) into self, element by element (CPU only)."""
-    if self._requires_grad or any(o._requires_grad for o in others):
+def check_no_grad(name, *tensors):
+    """PyTorch's refusal to run a Python callable over tensors that require grad."""
+    if any(t._requires_grad for t in tensors):
         raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use "
                            f"var.detach().{name}() instead.")
+
+
+def _python_map(self, name, fn, *others):
+    """Write fn(element, *other elements) into self, element by element (CPU only)."""
+    check_no_grad(name, self, *others)
     if self._device.type != "cpu":
         raise TypeError(f"{name} is only implemented on CPU tensors")
     a = self._data

@@ -13,7 +13,7 @@ from .._constants import channels_last, channels_last_3d, contiguous_format
 from .._tensor import Tensor, _contiguous_strides
 from ..autograd.grad_mode import state
 from .registry import METHODS, PUBLIC, check_tensor, defop, dispatch, export
-from .tensor_extras import _check_geometry, _python_map, _strided
+from .tensor_extras import _check_geometry, _python_map, _strided, check_no_grad
 from .views import shape_arg
 
 
@@ -240,10 +240,13 @@ def module_load(self, other, assign=False):
 
 
 def map2_(self, x, y, callable):
+    # (PyTorch's order: requires_grad anywhere, the dtypes of x and y, then broadcasting)
+    check_no_grad("map2_", self, x, y)
     for arg, t in (("x", x), ("y", y)):
         if t.dtype is not self.dtype:
             raise TypeError(f"map2_: expected {self.type()} for argument '{arg}' (got "
                             f"{t.type()})")
+    for t in (x, y):
         t.expand(self._data.shape)   # (PyTorch's message when it does not broadcast)
     return _python_map(self, "map2_", callable, x, y)
 
