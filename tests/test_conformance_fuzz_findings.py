@@ -310,6 +310,13 @@ CASES = {
         lib.ones(3, dtype=lib.float64, requires_grad=True), lib.ones(3), max),
     "map2_ y dtype before x shape": lambda lib: lib.ones(2, 3, 4).map2_(
         lib.ones(2, 3), lib.ones(3, 3, dtype=lib.bfloat16), max),
+    # norm_except_dim composed as PyTorch's (its errors and dtypes)
+    "norm_except_dim dim out of range": lambda lib: lib.norm_except_dim(lib.ones(3, 1), 2, 2),
+    "norm_except_dim int": lambda lib: lib.norm_except_dim(lib.ones(4, dtype=lib.int64)),
+    "norm_except_dim 0-d": lambda lib: lib.norm_except_dim(lib.tensor(2.0)),
+    "norm_except_dim empty": lambda lib: lib.norm_except_dim(lib.ones(0, 3)),
+    "norm_except_dim middle": lambda lib: lib.norm_except_dim(
+        lib.arange(24.0).reshape(2, 3, 4), 3, 1),
 }
 
 

@@ -10,14 +10,19 @@ __all__ = ["norm_except_dim", "frobenius_norm", "nuclear_norm", "matrix_rank", "
 
 def norm_except_dim(v, pow=2, dim=0):
     """The `pow`-norm over every dim but `dim`, kept as size-1 dims; dim=-1 is the norm of
-    the whole tensor (weight_norm's convention)."""
+    the whole tensor (weight_norm's convention). Composed as PyTorch composes it (views of
+    the first or last dim, a transpose otherwise), so its errors are PyTorch's."""
     check_tensor("norm_except_dim", v)
     if dim == -1:
         return v.norm(pow)
-    others = tuple(d for d in range(v.dim()) if d != dim)
-    if not others:
-        return v.abs() if pow != 0 else (v != 0).to(v.dtype)
-    return _vector_norm(v, pow, others)
+    if dim == 0:
+        n = v.size(0)
+        return v.contiguous().view(n, -1).norm(pow, 1).view([n] + [1] * (v.dim() - 1))
+    last = v.dim() - 1
+    if dim == last:
+        n = v.size(last)
+        return v.contiguous().view(-1, n).norm(pow, 0).view([1] * last + [n])
+    return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
 
 
 def _vector_norm(v, ord, dims, keepdim=True):
