@@ -317,6 +317,7 @@ CASES = {
     "norm_except_dim empty": lambda lib: lib.norm_except_dim(lib.ones(0, 3)),
     "norm_except_dim middle": lambda lib: lib.norm_except_dim(
         lib.arange(24.0).reshape(2, 3, 4), 3, 1),
+    "meshgrid tensor indexing": lambda lib: lib.meshgrid(indexing=lib.ones(2)),
 }
 
 

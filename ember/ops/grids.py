@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import backends
+from .._scalars import type_name
 from .._tensor import Size, _wrap
 from ..backends import array_module
 from .registry import check_elements, check_tensor, export
@@ -60,6 +61,9 @@ def meshgrid(*tensors, indexing=None):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     check_elements(tensors)
+    if indexing is not None and not isinstance(indexing, str):   # (the builtin's parser)
+        raise TypeError(f"meshgrid(): argument 'indexing' must be str, not "
+                        f"{type_name(indexing)}")
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
     if indexing is None:
