@@ -188,14 +188,19 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None)
     return r if out is None else write_out(r, out)
 
 
-def matrix_power(A, n, *, out=None):
+def square_check(name, A):
+    """PyTorch's squareCheckInputs: a (batch of) square matrix; returns A's shape."""
     shape = A._data.shape
     if len(shape) < 2:
-        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 "
-                           "dimensions.")
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     if shape[-1] != shape[-2]:
-        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but "
-                           f"they are {shape[-2]} by {shape[-1]} matrices")
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
+                           f"{shape[-2]} by {shape[-1]} matrices")
+    return shape
+
+
+def matrix_power(A, n, *, out=None):
+    shape = square_check("linalg.matrix_power", A)
     if n == 0:
         xp = array_module(A._data)
         eye = xp.broadcast_to(xp.eye(shape[-1], dtype=A.dtype.np), shape)
@@ -296,13 +301,7 @@ def _pinverse(input, rcond=1e-15):
 
 
 def _cholesky_inverse(input, upper=False, *, out=None):
-    shape = input._data.shape
-    if len(shape) < 2:
-        raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 "
-                           "dimensions.")
-    if shape[-1] != shape[-2]:
-        raise RuntimeError(f"cholesky_inverse: A must be batches of square matrices, but they "
-                           f"are {shape[-2]} by {shape[-1]} matrices")
+    shape = square_check("cholesky_inverse", input)
     dec.check_lapack_dtype("cholesky_inverse_out_cpu", input)
     n = shape[-1]
     return dec.cholesky_solve(prod.eye_like(input, n), input, upper)
