@@ -318,6 +318,10 @@ CASES = {
     "norm_except_dim middle": lambda lib: lib.norm_except_dim(
         lib.arange(24.0).reshape(2, 3, 4), 3, 1),
     "meshgrid tensor indexing": lambda lib: lib.meshgrid(indexing=lib.ones(2)),
+    # nanmean's integral dtype=, searchsorted's 0-d boundaries, torch.split of a non-tensor
+    "nanmean int dtype": lambda lib: lib.nanmean(lib.ones(3), dtype=lib.int64),
+    "searchsorted 0-d boundaries": lambda lib: lib.searchsorted(lib.tensor(1.0), lib.ones(3)),
+    "split non-tensor": lambda lib: lib.split(3, 1),
 }
 
 

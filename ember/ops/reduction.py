@@ -184,6 +184,10 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if input.dtype.category < 2:
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {dt.type_name(input.dtype)}")
+    if dtype is not None and dtype.category < 2:
+        raise RuntimeError("nanmean(): could not infer output dtype. Optional dtype must be "
+                           f"either a floating point or complex dtype. Got: "
+                           f"{dt.type_name(dtype)}")
     result = dtype or input.dtype
     dims = dims_of(dim, input._data.ndim)
     if input.dtype.is_complex:   # (torch's nanmean is a nansum)

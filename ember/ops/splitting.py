@@ -83,6 +83,8 @@ def _bounds(sizes):
 
 @export
 def split(tensor, split_size_or_sections, dim=0):
+    if not isinstance(tensor, Tensor):   # (torch.split is Python: tensor.split(...))
+        raise AttributeError(f"'{type_name(tensor)}' object has no attribute 'split'")
     if isinstance(split_size_or_sections, Tensor):
         # PyTorch's Python method: int() of a tensor size where it converts (a float one
         # truncates, inf overflows), else the tensor goes on to split_with_sizes
