@@ -762,3 +762,23 @@ def test_replay_frees_intermediates_as_eager_does():
             tracemalloc.stop()
     assert _compiled(compiled).replays == 1
     assert peaks[1] <= peaks[0] + (1 << 22), peaks
+
+
+def test_ops_whose_results_nothing_reads_are_not_replayed():
+    def f(x):
+        x * 3             # dead: nothing reads it
+        y = x + 1
+        (y * 2).relu()    # dead, with the op before it
+        ember.rand(2)     # a draw: kept, the stream advances as in eager
+        return y
+    compiled = ember.compile(f)
+    compiled(ember.ones(2))
+    entry = _entry(compiled)
+    assert [s.name for s in entry.program.steps] == ["add", "rand"]
+    ember.manual_seed(3)
+    out = compiled(ember.ones(2))
+    after = ember.rand(1)
+    ember.manual_seed(3)
+    expected = f(ember.ones(2))
+    _same(out, expected)
+    _same(after, ember.rand(1))

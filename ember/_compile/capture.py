@@ -75,7 +75,7 @@ class Step:
     `params` are `Slot`s; `outs` are the slots the results fill (None for a non-tensor)."""
 
     __slots__ = ("kind", "fn", "args", "params", "dtype", "outs", "grad_enabled", "rename",
-                 "param_refs", "segment", "arrays", "fresh")
+                 "param_refs", "segment", "arrays", "fresh", "draws")
 
     def __init__(self, kind, fn, args, params, dtype, outs, grad_enabled, segment):
         self.kind, self.fn, self.args, self.params, self.dtype = kind, fn, args, params, dtype
@@ -84,6 +84,7 @@ class Step:
         self.param_refs = None   # {param name: Slot} for params that are a tensor's array
         self.arrays = None       # how `arrays=` followed from the inputs (array_recipe)
         self.fresh = None        # {param name: the value to copy afresh for each replay}
+        self.draws = True        # the call drew random numbers (an op step: measured)
 
     @property
     def name(self):
@@ -242,7 +243,9 @@ class Recorder:
         step.fresh = fresh or None
         step.outs = self.results(result)
         self.steps.append(step)
+        before = self.rng
         self.mark_rng()
+        step.draws = self.rng != before
         return result
 
     def array_recipe(self, op, inputs, arrays):

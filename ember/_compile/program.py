@@ -51,6 +51,23 @@ def _slots_in(template):
     return set()
 
 
+def _live(steps, kept):
+    """`steps` without the op calls whose results nothing reads or returns (dead code, as
+    compilers drop it): an op is a pure function of its inputs, unless it drew random
+    numbers (the stream must advance as in eager). Calls are always kept."""
+    live = list(steps)
+    while True:
+        read = set(kept)
+        for step in live:
+            read |= _slots_in(step.args) | _slots_in(step.params if step.kind != OP else ()) \
+                | _slots_in(list((step.param_refs or {}).values()))
+        kept_steps = [step for step in live if step.kind != OP or step.draws or
+                      any(o is not None and o.index in read for o in step.outs)]
+        if len(kept_steps) == len(live):
+            return live
+        live = kept_steps
+
+
 def _last_uses(code, kept):
     """Per code entry, the slots it reads or writes for the last time (none of `kept`)."""
     last = {}
@@ -93,6 +110,7 @@ class Program:
                           if kind is not None and kind[0] == "const"]
         self.output = output
         self.size = len(kinds)
+        self.steps = _live(self.steps, _slots_in(output))
         code = [self._compile(step, recorder.grad_enabled_at_entry) for step in self.steps]
         # Each entry ends with the slots whose last reader it is: the replay drops them
         # there, so a tensor lives as long as it would in eager (not to the end of the call).
