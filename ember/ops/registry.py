@@ -271,10 +271,12 @@ _ndarray = np.ndarray
 
 
 def _record(op, inputs, params, results, device):
-    """Make the graph node of one op call and attach it to the results.
+    """Make the graph node of one op call (one constructor call) and attach it to the
+    results.
 
-    NOTE: hot path (every differentiable op): one pass over the inputs, no generators, and
-    only the Node fields every node needs (hooks and the like are class defaults)."""
+    NOTE: hot path on the Python door (every differentiable op): one pass over the inputs,
+    no generators, and only the Node fields every node needs (hooks and the like are class
+    defaults)."""
     edges, shapes, dtypes = [], [], []
     save = op.save_inputs
     versions = [] if save is None else None
@@ -304,9 +306,8 @@ def _record(op, inputs, params, results, device):
                 versions.append(None)
             elif scalars is None:
                 scalars = True
-    node = _new(op.node_class)
     if save is None:
-        node.inputs = inputs
+        kept = inputs
     elif save:
         kept = list(inputs)
         versions = [None] * len(kept)
@@ -316,17 +317,13 @@ def _record(op, inputs, params, results, device):
                     versions[i] = x._vc.v
                 else:
                     kept[i] = None
-        node.inputs = kept
     elif scalars:
         # Nothing saved but Python scalars (a VJP may read an exponent, an alpha).
-        node.inputs = [None if isinstance(x, Tensor) else x for x in inputs]
+        kept = [None if isinstance(x, Tensor) else x for x in inputs]
     else:
-        node.inputs = _NONES.get(len(inputs)) or (None,) * len(inputs)
+        kept = _NONES.get(len(inputs)) or (None,) * len(inputs)
+    node = op.node_class(op, kept, params, edges, (shapes, dtypes, device))
     node.saved_versions = versions
-    node.op = op
-    node.params = params
-    node.edges = edges
-    node.in_meta = (shapes, dtypes, device)
     if len(results) == 1:
         r = results[0]
         node.out_meta = ((r._data.shape, r.dtype),)
@@ -362,7 +359,6 @@ def _record(op, inputs, params, results, device):
     return node
 
 
-_new = object.__new__
 _NONES = {n: (None,) * n for n in range(1, 5)}
 
 
