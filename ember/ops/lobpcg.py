@@ -71,13 +71,10 @@ def _solve(A, k, B, X, m, iK, niter, tol, largest):
     return X[:, :k]
 
 
-def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, largest=None,
-           method=None, tracker=None, ortho_iparams=None, ortho_fparams=None,
-           ortho_bparams=None):
-    """(E, X): the k eigenvalues and eigenvectors of A (largest first by default)."""
-    # NOTE: PyTorch's checks, in its order, so a call with several faults fails on the same
-    # one: its Python code reads A.requires_grad (then B's), symmetrises A and B when either
-    # requires grad, then checks shapes and counts.
+def _symmetrised_checked(A, B):
+    """PyTorch's first checks, in its order, so a call with several faults fails on the same
+    one: its Python code reads A.requires_grad (then B's), symmetrises A and B when either
+    requires grad, then checks shapes."""
     for M in (A, B):
         if M is not None and not isinstance(M, Tensor):
             raise AttributeError(f"'{type_name(M)}' object has no attribute 'requires_grad'")
@@ -94,6 +91,14 @@ def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, lar
         raise AssertionError(f"A must be square, got shape {A.shape}")
     if B is not None and A.shape != B.shape:
         raise AssertionError(f"A and B must have same shape, got {A.shape} vs {B.shape}")
+    return A, B
+
+
+def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, largest=None,
+           method=None, tracker=None, ortho_iparams=None, ortho_fparams=None,
+           ortho_bparams=None):
+    """(E, X): the k eigenvalues and eigenvectors of A (largest first by default)."""
+    A, B = _symmetrised_checked(A, B)
     # (PyTorch's tolerance table knows float32 and float64, where non-floats compute)
     work = A.dtype if A.dtype.category == 2 else dt.float32
     if tol is None:

@@ -5,6 +5,7 @@ stft and istft are composed of ember ops exactly as PyTorch composes them (frame
 window product, one r2c/c2c/c2r primitive, overlap-add by fold), so they differentiate
 through every tensor argument for free.
 """
+import functools
 import warnings
 
 import numpy as np
@@ -304,8 +305,14 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
 def _istft_method(self, *args, **kwargs):
     """Tensor.istft: PyTorch's Python method hands its arguments to torch.istft, whose
     argument parser checks them."""
-    from .. import istft as checked
-    return checked(self, *args, **kwargs)
+    return _checked_istft()(self, *args, **kwargs)
+
+
+@functools.lru_cache(maxsize=None)
+def _checked_istft():
+    from .._signatures import Parser, checked
+    from .._signatures.table_torch import FUNCTIONS
+    return checked(istft, Parser("istft", FUNCTIONS["istft"]), method=False)
 
 
 _istft_method.__name__ = "istft"

@@ -2,7 +2,6 @@
 the deprecated non-inplace resize/resize_as, dim_order, the legacy `new`, module_load, map2_
 and chalf."""
 import functools
-import math
 import operator
 import warnings
 
@@ -70,7 +69,7 @@ def set_(self, *args, **kwargs):
     """set_(), set_(source) or set_(source, storage_offset, size, stride=()): make `self`
     look at another memory: a tensor's (its geometry, or the one given), an UntypedStorage's
     (read as self's dtype, with the given geometry) or nothing."""
-    from ..storage import TypedStorage, UntypedStorage
+    from ..storage import UntypedStorage
     bound = _set_arguments(args, kwargs)
     _check_inplace_leaf(self)
     source = bound.get("source")
