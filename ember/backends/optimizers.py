@@ -56,6 +56,29 @@ def sgd_step(w, g, buf, *, momentum, dampening, lr, weight_decay, nesterov, maxi
     return buf
 
 
+def lerp_(start, end, weight):
+    """start += weight * (end - start) in place, with PyTorch's lerp, whose formula turns at
+    weight 0.5 for accuracy (so results agree to the last bit)."""
+    if weight < 0.5:
+        start += weight * (end - start)
+    else:
+        start[...] = end - (end - start) * (1 - weight)
+
+
+def adam_moments(w, g, exp_avg, exp_avg_sq, *, beta1, beta2, lr, weight_decay, decoupled):
+    """What Adam, NAdam and RAdam share, in place: weight decay (on w when `decoupled`, else
+    added to the gradient), then both moment estimates. Returns the gradient used."""
+    if weight_decay != 0:
+        if decoupled:
+            w *= 1 - lr * weight_decay
+        else:
+            g = g + weight_decay * w
+    lerp_(exp_avg, g, 1 - beta1)
+    exp_avg_sq *= beta2
+    exp_avg_sq += (1 - beta2) * (g * g)
+    return g
+
+
 def adam_step(w, g, exp_avg, exp_avg_sq, max_exp_avg_sq, *, beta1, beta2, lr, weight_decay,
               eps, step, decoupled, amsgrad):
     """One parameter's Adam/AdamW step in place, PyTorch's single-tensor algorithm: weight
@@ -67,19 +90,8 @@ def adam_step(w, g, exp_avg, exp_avg_sq, max_exp_avg_sq, *, beta1, beta2, lr, we
         compiled.adam_step(w, g, exp_avg, exp_avg_sq, max_exp_avg_sq if amsgrad else None,
                            beta1, beta2, lr, weight_decay, eps, step, decoupled, amsgrad)
         return
-    if weight_decay != 0:
-        if decoupled:
-            w *= 1 - lr * weight_decay
-        else:
-            g = g + weight_decay * w
-    weight = 1 - beta1
-    # NOTE: PyTorch's lerp switches formula at weight 0.5 for accuracy; match it.
-    if weight < 0.5:
-        exp_avg += weight * (g - exp_avg)
-    else:
-        exp_avg[...] = g - (g - exp_avg) * (1 - weight)
-    exp_avg_sq *= beta2
-    exp_avg_sq += (1 - beta2) * (g * g)
+    adam_moments(w, g, exp_avg, exp_avg_sq, beta1=beta1, beta2=beta2, lr=lr,
+                 weight_decay=weight_decay, decoupled=decoupled)
     if amsgrad:
         np.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
         denom = max_exp_avg_sq ** 0.5

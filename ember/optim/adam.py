@@ -1,6 +1,7 @@
 """Adam and AdamW (AdamW = Adam with decoupled weight decay), with amsgrad and maximize."""
 
 from .. import _creation
+from ..backends.optimizers import adam_moments as moments
 from ..backends.optimizers import adam_step
 from .optimizer import Optimizer, check_adam_options, param_steps
 
@@ -65,28 +66,13 @@ class AdamW(Adam):
             group.setdefault("decoupled_weight_decay", True)
 
 
-def _lerp_(start, end, weight):
-    # NOTE: PyTorch's lerp switches formula at weight 0.5 for accuracy; match it so that
-    # results agree to the last bit where possible.
-    if weight < 0.5:
-        start += weight * (end - start)
-    else:
-        start[...] = end - (end - start) * (1 - weight)
-
-
 def adam_moments(w, g, state, beta1, beta2, lr, weight_decay, decoupled_weight_decay):
-    """What Adam, RAdam and NAdam share, in place: weight decay (on the weights when
-    decoupled, else on the gradient), then both moment estimates. Returns the gradient used
-    and the two moments' arrays."""
-    if weight_decay != 0:
-        if decoupled_weight_decay:
-            w *= 1 - lr * weight_decay
-        else:
-            g = g + weight_decay * w
+    """Weight decay and both moments of one parameter, in place (backends/optimizers
+    .adam_moments, shared with NAdam and RAdam). Returns the gradient used and the two
+    moments' arrays."""
     exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
-    _lerp_(exp_avg, g, 1 - beta1)
-    exp_avg_sq *= beta2
-    exp_avg_sq += (1 - beta2) * (g * g)
+    g = moments(w, g, exp_avg, exp_avg_sq, beta1=beta1, beta2=beta2, lr=lr,
+                weight_decay=weight_decay, decoupled=decoupled_weight_decay)
     return g, exp_avg, exp_avg_sq
 
 

@@ -1,6 +1,6 @@
 """Adamax: Adam with the infinity norm of past gradients in place of the second moment."""
 from .. import _creation
-from .adam import _lerp_
+from ..backends.optimizers import lerp_
 from .optimizer import Optimizer, check_adam_options, param_steps
 
 __all__ = ["Adamax", "adamax"]
@@ -32,7 +32,7 @@ def adamax(params, grads, states, *, eps, beta1, beta2, lr, weight_decay, maximi
     """PyTorch's single-tensor Adamax on arrays, in place."""
     for w, g, state, step in param_steps(params, grads, states, maximize, weight_decay):
         exp_avg, exp_inf = state["exp_avg"]._data, state["exp_inf"]._data
-        _lerp_(exp_avg, g, 1 - beta1)
+        lerp_(exp_avg, g, 1 - beta1)
         exp_inf *= beta2
         bound = abs(g)
         bound += eps

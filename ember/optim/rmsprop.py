@@ -1,6 +1,6 @@
 """RMSprop (Hinton), with centering, momentum, weight decay and maximize."""
 from .. import _creation
-from .adam import _lerp_
+from ..backends.optimizers import lerp_
 from .optimizer import Optimizer, check_lr, check_nonneg, param_steps
 
 __all__ = ["RMSprop", "rmsprop"]
@@ -47,7 +47,7 @@ def rmsprop(params, grads, states, *, lr, alpha, eps, weight_decay, momentum, ce
         square_avg += (1 - alpha) * (g * g)
         if centered:
             grad_avg = state["grad_avg"]._data
-            _lerp_(grad_avg, g, 1 - alpha)
+            lerp_(grad_avg, g, 1 - alpha)
             avg = square_avg - grad_avg * grad_avg
             avg **= 0.5
         else:
