@@ -90,11 +90,10 @@ class CompiledFunction:
                 if entry.breaks and not entry.reasons:
                     return self.run_in_pieces(args, kwargs, roots)
                 return self.fn(*args, **kwargs)
-            entry.refresh(roots)   # (the module guards were walked just now)
+            entry.refresh()
             self.replays += 1
             return entry.program.replay(tensors)
         return self.capture(key, tensors, args, kwargs, roots)
-
 
     def run_in_pieces(self, args, kwargs, roots):
         """A function with a graph break runs its own Python eagerly, while each module it

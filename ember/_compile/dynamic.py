@@ -71,7 +71,7 @@ def _same(a, b):
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if a.__class__ in (int, float, bool, str, complex, type(None), slice):
         return a == b
-    return a is b or (hasattr(a, "dtype") is False and _plain_equal(a, b))
+    return a is b or (not hasattr(a, "dtype") and _plain_equal(a, b))
 
 
 def _plain_equal(a, b):

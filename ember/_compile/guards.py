@@ -32,13 +32,13 @@ class Entry:
             all(e.__class__ is tuple for e in self.fast_args) else \
             [i for i, e in enumerate(self.fast_args) if e.__class__ is tuple]
         self.modes = (grad_state.enabled, grad_state.inference, autocast_state())
-        self.roots = roots
         self.root_getters = _root_getters(fn, roots)
         self.revision = _module_revision()
         self.state = state   # [(getter, fingerprint)] of the Python values the function reads
 
-    def refresh(self, roots):
-        self.roots = roots
+    def refresh(self):
+        """The module guards were just checked by the full key: the quick path may trust
+        the revision counter again."""
         self.revision = _module_revision()
 
     def guards_hold(self):
@@ -55,8 +55,7 @@ class Entry:
         if len(args) != len(expected) or self.revision != _revision().n or \
                 grad_state.enabled is not self.modes[0] or \
                 grad_state.inference is not self.modes[1] or \
-                (autocast_mode.active and autocast_state() != self.modes[2]) or \
-                (not autocast_mode.active and self.modes[2]):
+                autocast_state() != self.modes[2]:
             return False
         for a, e in zip(args, expected):
             if e.__class__ is tuple:
@@ -99,10 +98,8 @@ def _fast_args(args):
     out = []
     for a in args:
         if isinstance(a, Tensor):
-            data = a._data
-            out.append((a.__class__, data.shape, a.dtype, a._device, a._requires_grad,
-                        a.grad_fn is None, data.flags.c_contiguous))
-        elif type(a) in (int, float, bool, str, type(None)):
+            out.append(tensor_key(a))
+        elif type(a) in _PLAIN:
             out.append(a)
         else:
             return None
@@ -202,9 +199,11 @@ _TENSOR = object()
 
 
 def tensor_key(t):
+    """What the guards compare of a tensor argument: class, shape, dtype, device,
+    requires_grad, leaf-ness, contiguity (`Entry.matches` reads them by position)."""
     a = t._data
-    return (a.shape, t.dtype, t._device, t._requires_grad, t.grad_fn is None,
-            a.flags.c_contiguous, t.__class__)
+    return (t.__class__, a.shape, t.dtype, t._device, t._requires_grad, t.grad_fn is None,
+            a.flags.c_contiguous)
 
 
 def aliasing(tensors):
