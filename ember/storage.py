@@ -115,7 +115,7 @@ class TypedStorage:
 
 def untyped_storage(self):
     """Tensor.untyped_storage(): the bytes of the memory block `self` views."""
-    from .ops.tensor_extras import _storage
+    from .ops.strided import _storage
     flat, _ = _storage(self)
     return UntypedStorage._of(flat, self._device)
 

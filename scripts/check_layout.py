@@ -44,18 +44,15 @@ file ember/_tensor.py
 file ember/_signatures/table_tensor.py
 file ember/_signatures/table_torch.py
 file ember/distributed/collectives.py
-file ember/ops/indexing.py
 file ember/ops/linalg.py
 file ember/ops/linalg_decomp.py
-file ember/ops/shape.py
-file ember/ops/views.py
 file ember/vision/transforms/functional.py
 # functions over 60 lines
 function ember/backends/normalization.py:layer_norm_backward
 function ember/nn/_functional/attention.py:multi_head_attention_forward
 function ember/nn/modules/rnn.py:__init__
 function ember/onnx/__init__.py:export
-function ember/ops/indexing.py:parse_key
+function ember/ops/index_keys.py:parse_key
 function ember/ops/numeric_calculus.py:segment_reduce
 function ember/ops/registry.py:dispatch
 function ember/ops/registry.py:_record
@@ -76,7 +73,7 @@ import ember._inplace -> ember.ops.view_inplace (tensor -> ops)
 import ember._tensor -> ember.autograd (tensor -> autograd)
 import ember._tensor -> ember.autograd.hooks (tensor -> graph records)
 import ember._tensor -> ember.autograd.node (tensor -> graph records)
-import ember.ops.construction_extras -> ember.nn.functional (ops -> nn/optim/data)
+import ember.ops.inplace_functions -> ember.nn.functional (ops -> nn/optim/data)
 import ember.ops.functional_entry_points -> ember.nn.functional (ops -> nn/optim/data)
 import ember.ops.registry -> ember.autograd.graph (ops -> autograd)
 import ember.ops.rnn_entry_points -> ember.nn.functional (ops -> nn/optim/data)

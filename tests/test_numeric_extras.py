@@ -1,4 +1,4 @@
-"""ops/numeric_extras.py against real PyTorch: gcd/lcm, i0, frexp/ldexp, nextafter, diff,
+"""Numeric functions against real PyTorch: gcd/lcm, i0, frexp/ldexp, nextafter, diff,
 isin, dist, renorm, cov/corrcoef, the trapezoid rules, vander, histogram, unravel_index.
 Values, dtypes and shapes; gradients (and a second derivative) of the differentiable ones;
 error types and messages."""

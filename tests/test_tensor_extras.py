@@ -1,4 +1,5 @@
-"""Tensor extras (ember/ops/tensor_extras.py) compared with real PyTorch on the same inputs."""
+"""Tensor methods (ravel, fill_diagonal_, as_strided, the *_scatter family, resize_, igamma,
+mvlgamma, apply_/map_, ...) compared with real PyTorch on the same inputs."""
 import numpy as np
 import pytest
 

@@ -38,3 +38,8 @@ def reduce_dims(dim, ndim):
 def kept_shape(shape, dims):
     """`shape` with each reduced dim set to 1 (the keepdim=True shape)."""
     return tuple(1 if i in dims else s for i, s in enumerate(shape))
+
+
+def size_list(shape):
+    """A shape as PyTorch's messages print it: [2, 3]."""
+    return "[" + ", ".join(map(str, shape)) + "]"

@@ -1,5 +1,6 @@
-"""Comparisons, logical and bitwise ops, floating-point classification (isnan, isinf, ...)
-and closeness tests, with the Python operators that map onto them (`==`, `<`, `&`, `~`, ...).
+"""Comparisons, logical and bitwise ops, floating-point classification (isnan, isinf, ...),
+closeness tests and set membership (isin), with the Python operators that map onto them
+(`==`, `<`, `&`, `~`, ...).
 
 Results are bool (never differentiable). Comparisons run in the promoted dtype, so a Python
 0.1 compared with a float16 tensor is rounded to float16 first and integer scalars wrap into
@@ -10,10 +11,12 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor, write_out
 from ..backends import array_module
+from ._arguments import invalid_combination
 from ._elementwise import binary_not_implemented
 from ._elementwise import (EMPTY, LOW, NUMBER_TYPES, binary, check_tensor, defpointwise,
                            exact_operands, not_implemented, not_tensor, public, result_of)
-from ._promote import broadcast_error, operand_array, shape_of, tensor_operands
+from ._promote import (broadcast_error, compute_dtype, operand_array, result_type_of,
+                       shape_of, tensor_operands)
 from .registry import METHODS, defop, dispatch, export
 
 
@@ -271,6 +274,44 @@ def _invert(self):
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
                         "tensors")
     return bitwise_not(self)
+
+
+# ---------------------------------------------------------------------- isin
+_ISIN_SIGNATURES = tuple(
+    f"{a}, *, bool assume_unique = False, bool invert = False, Tensor out = None"
+    for a in ("Tensor elements, Tensor test_elements", "Number element, Tensor test_elements",
+              "Tensor elements, Number test_element"))
+
+
+@defop("isin", save=())
+def _isin(elements, test_elements, assume_unique, invert):
+    xp = array_module(elements, test_elements)
+    return xp.isin(elements, test_elements, assume_unique=assume_unique, invert=invert)
+
+
+@export(method=False)
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    operands = (elements, test_elements)
+    kinds = [isinstance(x, Tensor) or isinstance(x, NUMBER_TYPES) for x in operands]
+    if not all(kinds) or not any(isinstance(x, Tensor) for x in operands):
+        raise invalid_combination("isin", operands, _ISIN_SIGNATURES)
+    for x in operands:
+        # (a Python complex is checked as PyTorch wraps it: a complex128 tensor)
+        d = x.dtype if isinstance(x, Tensor) else \
+            dt.complex128 if isinstance(x, complex) else dt.scalar_dtype(x)
+        if d.category in (0, 3):
+            raise RuntimeError(f"Unsupported input type encountered for isin(): "
+                               f"{dt.type_name(d)}")
+        if type(x) is int and not -2 ** 63 <= x < 2 ** 63:
+            raise OverflowError("int too big to convert")
+    common = result_type_of(operands)
+    xp = array_module(next(x for x in operands if isinstance(x, Tensor))._data)
+    # Scalars become arrays of the common dtype (a Python 0.1 is float32 0.1 against a float32
+    # tensor); float16/bfloat16 values are compared after an exact widening to float32.
+    arrays = [xp.asarray(a, dtype=compute_dtype(common).np)
+              for a in exact_operands(operands, common)]
+    return dispatch(_isin, operands, {"assume_unique": bool(assume_unique),
+                                      "invert": bool(invert)}, dt.bool, arrays)
 
 
 # ---------------------------------------------------------------------- Python operators

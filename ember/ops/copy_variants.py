@@ -15,7 +15,7 @@ from ._dims import wrap_dim
 from .registry import PUBLIC, Op, check_tensor, defop, dispatch, export
 from .shape import _cat
 from .splitting import _bounds, _split_forward
-from .views import narrow
+from .indexing_views import narrow
 
 
 # ---------------------------------------------------------------------- narrow_copy

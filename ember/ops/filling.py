@@ -1,5 +1,6 @@
-"""Whole-tensor writes: fill_, zero_, copy_ (broadcasting, casting, differentiable), and
-the new_* constructors that take dtype and device from a tensor."""
+"""Whole-tensor writes: fill_ (and fill, its out-of-place form), zero_, copy_ (broadcasting,
+casting, differentiable), and the new_* constructors that take dtype and device from a
+tensor."""
 import warnings
 
 from .._data import check_fill
@@ -7,8 +8,9 @@ from .._scalars import type_name
 from .._tensor import Tensor
 from ..autograd.grad_mode import state
 from ..backends import array_module
+from .conversion import cast
 from .indexing import _value_array
-from .registry import METHODS, apply_inplace, defop, dispatch
+from .registry import METHODS, apply_inplace, check_tensor, defop, dispatch, export
 from ..func import _state as _func
 
 
@@ -46,7 +48,6 @@ def _zero_vjp(ctx, g):
 
 def _filled(self, value):
     if isinstance(value, Tensor):
-        from .conversion import cast
         return dispatch(_fill, (self, cast(value, self.dtype)))
     return dispatch(_fill_scalar, (self,), {"value": value})
 
@@ -65,6 +66,22 @@ def fill_(self, value):
     self._data[...] = _value_array(self, value)
     self._vc.v += 1
     return self
+
+
+@export(method=False)
+def fill(input, value):
+    """A new tensor like `input` holding `value` (fill_'s out-of-place form)."""
+    check_tensor("fill", input)
+    if input.layout is not Tensor.layout:   # (PyTorch has no fill_ for sparse layouts)
+        raise NotImplementedError(f"Could not run 'aten::fill_.Scalar' with arguments from the "
+                                  f"'{input._data.backend}' backend")
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value._data.ndim} dimensions.")
+        return dispatch(_fill.renamed("FillBackward1"), (input, cast(value, input.dtype)))
+    return dispatch(_fill_scalar.renamed("FillBackward0"), (input,),
+                    {"value": check_fill(value, input.dtype, input._data.size)})
 
 
 def zero_(self):

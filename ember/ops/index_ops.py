@@ -1,9 +1,12 @@
 """Index-vector ops along one dim: index_select, index_add, index_copy, index_fill, and
-take_along_dim (a broadcasting gather)."""
+take_along_dim (a broadcasting gather); unravel_index (flat indices to coordinates)."""
 import builtins
+import collections.abc
+import math
 
 from .. import _dtype as dt
 from .._scalars import type_name
+from .._creation import tensor
 from .._tensor import Tensor, _wrap, write_out
 from ..backends import array_module, numpy_backend
 from ._dims import wrap_dim
@@ -276,3 +279,28 @@ METHODS.update({
     "index_copy_": _fill_inplace(index_copy),
     "index_fill_": _fill_inplace(index_fill),
 })
+
+
+# ---------------------------------------------------------------------- unravel_index
+@export(method=False)
+def unravel_index(indices, shape):
+    # PyTorch's own is this composite: (indices // strides) % shape, split along the last dim.
+    if indices.is_complex() or indices.is_floating_point() or indices.dtype is dt.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if isinstance(shape, int):
+        shape = (shape,)
+    elif not isinstance(shape, collections.abc.Sequence):
+        raise TypeError("expected 'shape' to be int or sequence of ints, but got "
+                        f"{type(shape)}")
+    for size in shape:
+        if not isinstance(size, int):
+            raise TypeError(f"expected 'shape' sequence to only contain ints, but got "
+                            f"{type(size)}")
+    shape = tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    strides = [math.prod(shape[i + 1:]) for i in range(len(shape))]
+    device = indices.device
+    coords = indices.unsqueeze(-1).floor_divide(tensor(strides, dtype=dt.int64, device=device))
+    return (coords % tensor(shape, dtype=dt.int64, device=device)).unbind(-1)
+

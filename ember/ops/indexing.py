@@ -4,10 +4,9 @@ and nonzero are in take_put.py).
 A key is split as PyTorch splits it: ints, slices and None apply first as one basic view
 (sharing memory and the version counter); integer and bool tensors then index that view as
 NumPy's advanced indexing does (a copy; where the indexed dims go follows NumPy's rule).
+The key is parsed in index_keys.py.
 """
 import builtins
-import operator
-import warnings
 
 import numpy as np
 
@@ -19,260 +18,10 @@ from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import state
 from ..backends import array_module, numpy_backend
 from ..func import _state as _func
+from .index_keys import FULL, MASK_DTYPES, advanced_error, parse_key
+from .indexing_views import BASIC_VIEW_OPS
 from .registry import METHODS, apply_inplace, defop, dispatch, export
-from .views import BASIC_VIEW_OPS, expand
-
-_INDEX_DTYPES = (dt.int64, dt.int32)
-_MASK_DTYPES = (dt.bool, dt.uint8)
-_FULL = slice(None)
-
-
-# ---------------------------------------------------------------------- key parsing
-def _bad_index(k):
-    return IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
-                      f"Variables are valid indices (got {type_name(k)})")
-
-
-def _tensor_index_error():
-    return IndexError("tensors used as indices must be long, int, byte or bool tensors")
-
-
-def _index_array(k, device):
-    """A list / ndarray / Tensor index as a backend array on `device` (None: an int)."""
-    if isinstance(k, Tensor):
-        d = k.dtype
-        if d in _INDEX_DTYPES:
-            if k._data.ndim == 0:
-                return None
-        elif d is dt.uint8:
-            warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
-                          "dtype torch.bool instead.", UserWarning, stacklevel=4)
-            return k._data.astype(bool)
-        elif d is not dt.bool:
-            raise _tensor_index_error()
-        a = k._data
-        if k._device != device:
-            a = backends.to_device(device, k._host())
-        return a
-    a = _sequence_index(k)
-    if device.type != "cpu":
-        a = backends.to_device(device, a)
-    return a
-
-
-def _sequence_index(k):
-    """A sequence index (list, range, ndarray, nested lists) as PyTorch's
-    indexing_tensor_from_data makes it: a bool mask when its values are bools (or an
-    ndarray's uint8), else int64, floats truncated toward zero."""
-    if isinstance(k, str):
-        raise TypeError("new(): invalid data type 'str'")
-    a = np.asarray(k)
-    kind = a.dtype.kind
-    if kind == "b":
-        return a
-    if kind == "u" and a.dtype.itemsize == 1 and isinstance(k, np.ndarray):
-        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
-                      "dtype torch.bool instead.", UserWarning, stacklevel=5)
-        return a.astype(bool)
-    if kind in "iuf":
-        return a if a.dtype == np.int64 else a.astype(np.int64)
-    if kind == "c":
-        raise TypeError("'complex' object cannot be interpreted as an integer")
-    if isinstance(k, np.ndarray):
-        raise TypeError(f"can't convert np.ndarray of type numpy.{a.dtype.type.__name__}. The "
-                        "only supported types are: float64, float32, float16, complex64, "
-                        "complex128, int64, int32, int16, int8, uint64, uint32, uint16, uint8, "
-                        "and bool.")
-    if kind in "US":
-        raise TypeError("new(): invalid data type 'str'")
-    raise _bad_index(k)
-
-
-# Index elements PyTorch converts to an index tensor (any Python sequence but a tuple).
-_SEQUENCES = (list, range, np.ndarray, str)
-
-
-def _is_legacy_sequence(key):
-    """PyTorch's treatSequenceAsTuple for a list key: x[[0, [1]]] means x[0, [1]] when an
-    element is itself a sequence, a slice, None, ... or a Tensor (fewer than 32 of them)."""
-    if len(key) >= 32:
-        return False
-    for k in key:
-        if k is None or k is Ellipsis or isinstance(k, (slice, tuple, Tensor) + _SEQUENCES):
-            return True
-    return False
-
-
-def parse_key(self, key):
-    """Split `key` into (basic, kind, adv).
-
-    basic: a NumPy basic key ending in Ellipsis; kind: the grad_fn of that view ('select',
-    'slice', 'unsqueeze', 'alias') or None when the view would be the tensor itself;
-    adv: None or the advanced key (arrays and full slices) applied to the view.
-    """
-    if type(key) is not tuple:
-        if isinstance(key, tuple):   # a torch.Size or a named tuple: a tuple of indices
-            key = tuple(key)
-        elif isinstance(key, list) and _is_legacy_sequence(key):
-            warnings.warn("Using a non-tuple sequence for multidimensional indexing is "
-                          "deprecated; use x[tuple(seq)] instead of x[seq].", UserWarning,
-                          stacklevel=3)
-            key = tuple(key)
-        else:
-            key = (key,)
-    shape = self._data.shape
-    ndim = len(shape)
-    items, consumed = [], 0
-    for k in key:
-        tk = type(k)
-        if tk is int:
-            items.append(k)
-            consumed += 1
-        elif tk is slice or k is None or k is Ellipsis:
-            items.append(k)
-            consumed += tk is slice
-        elif tk is builtins.bool:   # (np.bool_ is not an index in PyTorch)
-            mask = np.asarray(builtins.bool(k))   # a 0-d mask, on the tensor's device
-            items.append(mask if self._device.type == "cpu" else
-                         backends.to_device(self._device, mask))
-        elif isinstance(k, (Tensor, tuple) + _SEQUENCES):
-            a = _index_array(k, self._device)
-            if a is None:
-                items.append(builtins.int(k.item()))
-                consumed += 1
-            else:
-                items.append(a)
-                consumed += a.ndim if a.dtype == bool else 1
-        elif isinstance(k, np.integer) or (hasattr(k, "__index__") and
-                                            not isinstance(k, (float, complex, np.bool_))):
-            items.append(k.__index__())
-            consumed += 1
-        else:
-            raise _bad_index(k)
-    if consumed > ndim:
-        if ndim == 0:
-            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python "
-                             "or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a "
-                             "number")
-        raise IndexError(f"too many indices for tensor of dimension {ndim}")
-
-    basic, adv, vshape = [], [], []
-    dim, kind, has_adv, ellipsis_seen = 0, None, False, False
-    for k in items:
-        tk = type(k)
-        if tk is int:
-            size = shape[dim]
-            if not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size "
-                                 f"{size}")
-            basic.append(k)
-            dim += 1
-            kind = "select"
-        elif tk is slice:
-            size = shape[dim]
-            k = _check_slice(k)
-            basic.append(k)
-            adv.append(slice(None))
-            start, stop, step = k.indices(size)
-            vshape.append(len(range(start, stop, step)))
-            if start != 0 or stop != size or step != 1:
-                kind = "slice"
-            dim += 1
-        elif k is None:
-            basic.append(None)
-            adv.append(slice(None))
-            vshape.append(1)
-            kind = "unsqueeze"
-        elif k is Ellipsis:
-            n = 0 if ellipsis_seen else ndim - consumed
-            ellipsis_seen = True
-            basic.extend((slice(None),) * n)
-            adv.extend((slice(None),) * n)
-            vshape.extend(shape[dim:dim + n])
-            dim += n
-        else:  # an index array
-            has_adv = True
-            n = k.ndim if k.dtype == bool else 1
-            if k.dtype == bool and n:
-                _check_mask(k, vshape + list(shape[dim:]), len(vshape))
-            basic.extend((slice(None),) * n)
-            adv.append(k)
-            vshape.extend(shape[dim:dim + n])
-            dim += n
-    basic.append(Ellipsis)
-    if len(items) == 1 and type(items[0]) is slice:
-        kind = "slice"  # PyTorch's single-slice fast path always records a slice
-    elif kind is None and not has_adv:
-        kind = "alias"
-    if has_adv:
-        while adv and type(adv[-1]) is slice:
-            adv.pop()
-        adv = tuple(adv)
-    else:
-        adv = None
-    return tuple(basic), kind, adv
-
-
-def _slice_int(v):
-    try:
-        return operator.index(v)
-    except TypeError:
-        raise TypeError("slice indices must be integers or None or have an __index__ "
-                        "method") from None
-
-
-def _check_slice(k):
-    start, stop, step = k.start, k.stop, k.step
-    if step is not None:
-        step = _slice_int(step)
-        if step == 0:
-            raise ValueError("slice step cannot be zero")
-        if step < 0:
-            raise ValueError("step must be greater than zero")
-    if (start is not None and type(start) is not int) or \
-            (stop is not None and type(stop) is not int):
-        start = None if start is None else _slice_int(start)
-        stop = None if stop is None else _slice_int(stop)
-        return slice(start, stop, step)
-    return k
-
-
-def _check_mask(mask, shape, dim):
-    for j, s in enumerate(mask.shape):
-        if dim + j >= len(shape) or shape[dim + j] != s:
-            raise IndexError(f"The shape of the mask {list(mask.shape)} at index {j} does not "
-                             f"match the shape of the indexed tensor {shape} at index "
-                             f"{dim + j}")
-
-
-def _advanced_error(shape, key):
-    """PyTorch's message for an advanced key NumPy rejected (bounds or broadcasting)."""
-    arrays = [k for k in key if type(k) is not slice and k.dtype != bool]
-    try:
-        array_module(*arrays).broadcast_shapes(*(a.shape for a in arrays))
-    except ValueError:
-        shapes = ", ".join(str(list(a.shape)) for a in arrays)
-        return IndexError(f"shape mismatch: indexing tensors could not be broadcast together "
-                          f"with shapes {shapes}")
-    dim = pos = 0
-    for k in key:
-        if type(k) is slice:
-            dim += 1
-            continue
-        if k.dtype == bool:
-            dim += k.ndim
-            pos += 1
-            continue
-        size = shape[dim]
-        bad = k[(k < -size) | (k >= size)]
-        if bad.size:
-            if size == 0:
-                return IndexError("index is out of bounds for dimension with size 0")
-            return IndexError(f"index {builtins.int(bad.reshape(-1)[0])} is out of bounds for "
-                              f"dimension {pos} with size {size}")
-        dim += 1
-        pos += 1
-    return IndexError("index out of range")
+from .views import expand
 
 
 # ---------------------------------------------------------------------- advanced indexing
@@ -281,7 +30,7 @@ def _index(a, key):
     try:
         return a[key]
     except IndexError:
-        raise _advanced_error(a.shape, key) from None
+        raise advanced_error(a.shape, key) from None
 
 
 @_index.defvjp
@@ -428,7 +177,7 @@ def setitem(self, key, value):
     except ValueError:
         raise _value_error(self, basic, adv, value) from None
     except IndexError:
-        raise _advanced_error(target.shape, adv) from None
+        raise advanced_error(target.shape, adv) from None
     self._vc.v += 1
 
 
@@ -444,7 +193,7 @@ def _setitem_out_of_place(source, basic, adv, value):
     else:
         value = scalar_for(source.dtype, value)
     # PyTorch records IndexPutBackward0 only when no basic index came first.
-    plain = adv is not None and all(k is Ellipsis or k == _FULL for k in basic)
+    plain = adv is not None and all(k is Ellipsis or k == FULL for k in basic)
     op = _index_put if plain else _copy_slices
     try:
         return dispatch(op, (source, value), {"basic": basic, "adv": adv,
@@ -464,7 +213,7 @@ def _indices_key(self, indices, name):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
                             f"{type(t).__name__}")
         key.append(t)
-    if sum(t._data.ndim if t.dtype in _MASK_DTYPES else 1 for t in key) > self._data.ndim:
+    if sum(t._data.ndim if t.dtype in MASK_DTYPES else 1 for t in key) > self._data.ndim:
         raise IndexError(f"too many indices for tensor of dimension {self._data.ndim} "
                          f"(got {len(key)})")
     basic, _, adv = parse_key(self, tuple(key))

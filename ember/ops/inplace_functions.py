@@ -1,7 +1,9 @@
 """Top-level spellings of in-place Tensor methods that torch also exposes as functions
 (`torch.gcd_(a, b)` is `a.gcd_(b)`): the method is the one definition, these check the
-first argument as torch's function forms do and call it."""
-from .registry import check_tensor, export
+first argument as torch's function forms do and call it. The in-place activations
+(torch.celu_, selu_, rrelu_, threshold_, dropout_) call nn.functional's."""
+from .registry import METHODS, PUBLIC, check_tensor, export, make_inplace
+from .rounding import conj_physical
 
 __all__ = ["gcd_", "lcm_", "ldexp_", "i0_", "as_strided_", "resize_as_"]
 
@@ -38,3 +40,67 @@ def resize_as_(input, the_template, *, memory_format=None):
 
 for _name in __all__:
     export(globals()[_name], method=False)
+
+
+# ---------------------------------------------------------------------- in-place aliases
+# torch.<op>_(input, ...) is Tensor.<op>_ wherever PyTorch has both.
+_METHOD_ALIASES = (
+    "abs_", "acos_", "acosh_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",
+    "arctanh_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_",
+    "clamp_min_", "clip_", "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_", "exp2_",
+    "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_", "index_put_", "log10_", "log1p_",
+    "log2_", "log_", "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_",
+    "relu_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_",
+    "tan_", "tanh_", "trunc_", "xlogy_", "zero_", "addmv_")
+
+
+def _method_alias(name):
+    def alias(input, *args, **kwargs):
+        check_tensor(name, input)
+        return getattr(input, name)(*args, **kwargs)
+    alias.__name__ = alias.__qualname__ = name
+    return alias
+
+
+for _name in _METHOD_ALIASES:
+    PUBLIC[_name] = _method_alias(_name)
+
+METHODS["conj_physical_"] = make_inplace(conj_physical, "conj_physical_")
+PUBLIC["conj_physical_"] = _method_alias("conj_physical_")
+
+
+def _functional():
+    from ..nn import functional  # (ember.nn imports after the op table)
+    return functional
+
+
+def celu_(input, alpha=1.0):
+    check_tensor("celu_", input)
+    return _functional().celu_(input, alpha)
+
+
+def selu_(input):
+    check_tensor("selu_", input)
+    return _functional().selu_(input)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    check_tensor("rrelu_", input)
+    if generator is not None:
+        raise NotImplementedError("rrelu_(generator=...) is not supported by ember: it draws "
+                                  "from the default generator (seed it with manual_seed)")
+    return _functional().rrelu_(input, lower, upper, training)
+
+
+def threshold_(input, threshold, value):
+    check_tensor("threshold_", input)
+    return _functional().threshold_(input, threshold, value)
+
+
+def dropout_(input, p, train):
+    check_tensor("dropout_", input)
+    return _functional().dropout(input, p, train, inplace=True)
+
+
+for _fn in (celu_, selu_, rrelu_, threshold_, dropout_):
+    PUBLIC[_fn.__name__] = _fn

@@ -1,12 +1,15 @@
-"""Norms, ranks, powers and least squares (torch.linalg), and the torch-level aliases of
-the linear-algebra functions (torch.det, torch.inverse, torch.svd, ...)."""
+"""Norms, ranks, powers and least squares (torch.linalg), the norm-based torch.dist and
+torch.renorm, and the torch-level aliases of the linear-algebra functions (torch.det,
+torch.inverse, torch.svd, ...)."""
 import math
 
 from .. import _dtype as dt
 from .._scalars import number
 from .._tensor import Tensor, _wrap, write_out
 from ..backends import array_module
+from ._arguments import number_arg
 from ._dims import reduce_dims, wrap_dim
+from ._elementwise import LOW, result_of
 from . import linalg as prod
 from . import linalg_decomp as dec
 from . import linalg_spectral as spec
@@ -14,6 +17,7 @@ from .linalg import abs_pow, const, sgn_pow, return_type
 from .matmul import matmul
 from .reduction import expand_reduced
 from .registry import check_tensor, defop, dispatch, export
+from .select import where
 
 _INF = math.inf
 
@@ -110,6 +114,49 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
 
 def _ord_text(ord):
     return {_INF: "inf", -_INF: "-inf"}.get(ord, f"{ord:g}")
+
+
+# ---------------------------------------------------------------------- dist, renorm
+@export
+def dist(input, other, p=2):
+    check_tensor("dist", input)
+    check_tensor("dist", other, "other", 2)
+    p = number_arg("dist", "p", p)
+    result = result_of(input, other)
+    if result.category < 2:
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           f"Got {dt.type_name(result)} instead.")
+    return vector_norm(input - other, p)
+
+
+@export(inplace=True)
+def renorm(input, p, dim, maxnorm, *, out=None):
+    check_tensor("renorm", input)
+    p = number_arg("renorm", "p", p, 2)
+    maxnorm = number_arg("renorm", "maxnorm", maxnorm, 4)
+    if type(dim) is not int:
+        raise TypeError(f"renorm(): argument 'dim' (position 3) must be int, not "
+                        f"{type(dim).__name__}")
+    if isinstance(p, complex):
+        raise RuntimeError("renorm: p must be real-valued")
+    if not p > 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if isinstance(maxnorm, complex):
+        raise RuntimeError("renorm: maxnorm must be real-valued")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    ndim = input._data.ndim
+    if ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {ndim} dimensions")
+    dim = wrap_dim(dim, ndim)
+    others = [d for d in range(ndim) if d != dim]
+    # NOTE: float16/bfloat16 norms are taken in float32; the scale factor is then rounded
+    # to the input's dtype before the product, as PyTorch does.
+    low = input.dtype in LOW
+    norm = vector_norm(input, p, others, keepdim=True, dtype=dt.float32 if low else None)
+    factor = where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0).to(input.dtype)
+    r = input * factor
+    return r if out is None else write_out(r, out)
 
 
 # ---------------------------------------------------------------------- matrix_norm

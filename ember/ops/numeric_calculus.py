@@ -1,18 +1,22 @@
-"""torch.gradient (finite-difference derivatives along dims), torch.histogramdd (a joint
-histogram of D-dimensional points) and torch.segment_reduce (reductions over runs of rows).
+"""Numerical calculus on samples: torch.gradient (finite-difference derivatives along dims),
+diff (n-th forward differences), the trapezoid rules (trapezoid, trapz, cumulative_trapezoid)
+and torch.segment_reduce (reductions over runs of rows).
 
-gradient and segment_reduce are compositions of ember ops, so they differentiate with respect
-to their input as PyTorch's do; histogramdd counts (no gradient, as in PyTorch)."""
+All are compositions of ember ops, in the order PyTorch's own composites use, so they
+differentiate with respect to their input as PyTorch's do."""
 import numpy as np
 
 from .. import _dtype as dt
-from .._creation import linspace
+from .._creation import zeros
+from .._scalars import type_name
+from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
+from ._arguments import check_int, invalid_combination, number_arg
 from ._dims import wrap_dim
 from .registry import PUBLIC, check_tensor, export
-from .return_types import histogramdd as _histogramdd_result
+from .shape import cat
 
-__all__ = ["gradient", "histogramdd", "segment_reduce"]
+__all__ = ["gradient", "segment_reduce"]
 
 
 # ---------------------------------------------------------------------- gradient
@@ -107,35 +111,107 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     return tuple(results)
 
 
-# ---------------------------------------------------------------------- histogramdd
-def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
-    """(hist, bin_edges) of the points in `input`'s last dim; `bins` is a count, a count per
-    dim, or a tensor of edges per dim."""
-    check_tensor("histogramdd", input)
-    D = input.shape[-1]
-    points = input.detach().reshape(-1, D)
-    host = points.cpu().numpy()
-    if isinstance(bins, int):
-        bins = [bins] * D
-    edges = []
-    for k, b in enumerate(bins):
-        if hasattr(b, "numpy"):
-            edges.append(b.detach().to(input.dtype))
-            continue
-        if range is not None:
-            lo, hi = range[2 * k], range[2 * k + 1]
-        elif host.shape[0]:
-            lo, hi = float(host[:, k].min()), float(host[:, k].max())
-        else:
-            lo, hi = 0.0, 0.0
-        if lo == hi:   # as numpy and PyTorch: widen a degenerate range
-            lo, hi = lo - 0.5, hi + 0.5
-        edges.append(linspace(lo, hi, int(b) + 1, dtype=input.dtype))
-    w = None if weight is None else weight.detach().reshape(-1).cpu().numpy()
-    counts, _ = np.histogramdd(host.astype(np.float64), bins=[e.cpu().numpy() for e in edges],
-                               weights=w, density=density)
-    hist = input.new_tensor(counts.astype(input.dtype.np))
-    return _histogramdd_result((hist, tuple(e.to(input.device) for e in edges)))
+# ---------------------------------------------------------------------- diff
+def _slices(t, dim):
+    """t[..., :-1] and t[..., 1:] along `dim` (PyTorch's slice(dim, 0, -1) and slice(dim, 1))."""
+    head = (slice(None),) * dim
+    return t[head + (slice(None, -1),)], t[head + (slice(1, None),)]
+
+
+@export
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    check_tensor("diff", input)
+    check_int("diff", "n", n)
+    ndim = input._data.ndim
+    if ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    dim = wrap_dim(dim, ndim)
+    parts = [input]
+    for arg, extra in (("prepend", prepend), ("append", append)):
+        if extra is not None:
+            if not isinstance(extra, Tensor):
+                raise TypeError(f"diff(): argument '{arg}' must be Tensor, not "
+                                f"{type_name(extra)}")
+            if extra._data.ndim != ndim:
+                raise RuntimeError("diff expects prepend or append to be the same dimension "
+                                   "as input")
+            parts.insert(0 if arg == "prepend" else len(parts), extra)
+    x = cat(parts, dim) if len(parts) > 1 else input
+    if n == 0:
+        return x.clone()
+    for _ in range(min(n, x._data.shape[dim])):
+        left, right = _slices(x, dim)
+        x = right.logical_xor(left) if x.dtype is dt.bool else right - left
+    return x
+
+
+# ---------------------------------------------------------------------- trapezoid rules
+_TRAPEZOID = ("Tensor y, Tensor x, *, int dim = -1", "Tensor y, *, Number dx = 1, int dim = -1")
+_TRAPZ = ("Tensor y, *, float dx = 1, int dim = -1", "Tensor y, Tensor x, *, int dim = -1")
+
+
+def _spacing(name, y, x, dx, dim):
+    """The spacing: a Python float, or x's steps as a tensor shaped to broadcast against
+    y's slices along `dim`."""
+    if x is None:
+        dx = 1 if dx is None else number_arg(name, "dx", dx)
+        if isinstance(dx, (bool, complex)):
+            raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
+        if y.dtype is dt.bool:
+            raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not "
+                               "supported")
+        return float(dx)
+    if y.dtype is dt.bool or x.dtype is dt.bool:
+        raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not "
+                           "supported")
+    ndim = y._data.ndim
+    if x._data.ndim == 1:
+        if x._data.shape[0] != y._data.shape[dim]:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+        x = x.view([x._data.shape[0] if d == dim else 1 for d in range(ndim)])
+    elif x._data.ndim < ndim:
+        x = x.view((1,) * (ndim - x._data.ndim) + tuple(x._data.shape))
+    left, right = _slices(x, dim)
+    return right - left
+
+
+def _integrate(name, signatures, y, x, dx, dim, cumulative=False):
+    check_tensor(name, y, "y")
+    if x is not None and (dx is not None or not isinstance(x, Tensor)):
+        raise invalid_combination(name, (y, x), signatures, {} if dx is None else {"dx": dx})
+    if y._data.ndim == 0:
+        if cumulative and x is None:
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    dim = wrap_dim(dim, y._data.ndim)
+    shape = y._data.shape
+    if not cumulative and shape[dim] == 0:   # no samples: 0, as NumPy gives
+        return zeros(shape[:dim] + shape[dim + 1:], dtype=y.dtype, device=y.device)
+    dx = _spacing("trapezoid" if name == "trapz" else name, y, x, dx, dim)
+    left, right = _slices(y, dim)
+    if not isinstance(dx, float):
+        area = (left + right) * dx
+        return (area.cumsum(dim) if cumulative else area.sum(dim)) / 2.0
+    if cumulative:
+        return (dx / 2.0 * (left + right)).cumsum(dim)
+    return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * dx
+
+
+@export(method=False)
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    return _integrate("trapezoid", _TRAPEZOID, y, x, dx, dim)
+
+
+@export(method=False)
+def trapz(y, x=None, *, dx=None, dim=-1):
+    return _integrate("trapz", _TRAPZ, y, x, dx, dim)
+
+
+@export(method=False)
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    return _integrate("cumulative_trapezoid", _TRAPEZOID, y, x, dx, dim, cumulative=True)
 
 
 # ---------------------------------------------------------------------- segment_reduce

@@ -17,7 +17,7 @@ from ..autograd.grad_mode import state
 from ..backends import array_module, numpy_backend
 from ._dims import wrap_dim
 from .registry import METHODS, apply_inplace, defop, dispatch, export
-from .views import _slice_backward
+from .indexing_views import _slice_backward
 
 _INDEX = (dt.int64, dt.int32)
 

@@ -1,13 +1,10 @@
-"""Shape manipulation: joining (cat, stack, *stack), splitting (split, chunk, tensor_split,
-unbind), reordering (flip, roll, rot90), triangles and diagonals (tril, triu, diag, diagflat,
-trace), repetition (repeat, tile, repeat_interleave) and grids (meshgrid, cartesian_prod,
-combinations, broadcast_tensors, atleast_*d).
+"""Shape manipulation: joining (cat, stack, *stack, atleast_*d), reordering (flip, roll,
+rot90) and repetition (repeat, tile, repeat_interleave). Splits are in splitting.py, grids in
+grids.py, triangles and diagonals in matrix_structure.py.
 
-Splits return views of the input that share its version counter, as PyTorch's do; ops
-that make copies (cat, flip, roll, repeat) differentiate through views and reductions.
+Ops that make copies (cat, flip, roll, repeat) differentiate through views and reductions.
 """
 import builtins
-import operator
 
 import numpy as np
 
@@ -16,8 +13,9 @@ from .._scalars import type_name
 from .._tensor import Size, Tensor, _wrap, write_out
 from ..backends import array_module
 from ._dims import wrap_dim
+from .indexing_views import narrow, select
 from .registry import check_elements, check_tensor, check_tensor_list, defop, dispatch, export
-from .views import shape_arg, _diag_embed, clone, diag_embed, expand, narrow, reshape, select
+from .views import clone, expand, reshape, shape_arg
 
 
 def _tensor_list(tensors, name):
@@ -309,104 +307,6 @@ def rot90(input, k=1, dims=(0, 1)):
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
                            f"and dim1 = {dims[1]}")
     return dispatch(_rot90, (input,), {"k": k % 4, "dims": (d0, d1)})
-
-
-# ---------------------------------------------------------------------- tril / triu / diag
-@defop("tril", save=())
-def _tril(a, diagonal):
-    return array_module(a).tril(a, diagonal)
-
-
-@_tril.defvjp
-def _tril_vjp(ctx, g):
-    return dispatch(_tril, (g,), ctx.params)
-
-
-@defop("triu", save=())
-def _triu(a, diagonal):
-    return array_module(a).triu(a, diagonal)
-
-
-@_triu.defvjp
-def _triu_vjp(ctx, g):
-    return dispatch(_triu, (g,), ctx.params)
-
-
-@export(inplace=True)
-def tril(input, diagonal=0, *, out=None):
-    check_tensor("tril", input)
-    if input._data.ndim < 2:
-        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
-    r = dispatch(_tril, (input,), {"diagonal": operator.index(diagonal)})
-    return r if out is None else write_out(r, out)
-
-
-@export(inplace=True)
-def triu(input, diagonal=0, *, out=None):
-    check_tensor("triu", input)
-    if input._data.ndim < 2:
-        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
-    r = dispatch(_triu, (input,), {"diagonal": operator.index(diagonal)})
-    return r if out is None else write_out(r, out)
-
-
-@export
-def diag(input, diagonal=0, *, out=None):
-    check_tensor("diag", input)
-    n = input._data.ndim
-    if n == 1:
-        r = diag_embed(input, diagonal, 0, 1)
-    elif n == 2:
-        r = diagonal_copy(input, diagonal)
-    else:
-        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {n}D")
-    return r if out is None else write_out(r, out)
-
-
-@defop("diagonal_copy", node="DiagonalBackward0_copy", save=())
-def _diagonal_copy(a, offset, dim1, dim2):
-    return array_module(a).diagonal(a, offset, dim1, dim2).copy()
-
-
-@_diagonal_copy.defvjp
-def _diagonal_copy_vjp(ctx, g):
-    return dispatch(_diag_embed, (g,), dict(ctx.params, shape=ctx.in_meta[0][0]))
-
-
-def diagonal_copy(input, offset=0, dim1=0, dim2=1):
-    return dispatch(_diagonal_copy, (input,), {"offset": offset, "dim1": dim1, "dim2": dim2})
-
-
-@export
-def diagflat(input, offset=0):
-    check_tensor("diagflat", input)
-    return diag_embed(reshape(input, (-1,)), offset, 0, 1)
-
-
-@defop("trace", save=())
-def _trace(a, acc):
-    return array_module(a).trace(a, dtype=acc)
-
-
-@_trace.defvjp
-def _trace_vjp(ctx, g):
-    shape = ctx.in_meta[0][0]
-    k = min(shape)
-    return dispatch(_diag_embed, (expand(g, (k,)),), {"shape": shape, "offset": 0,
-                                                      "dim1": 0, "dim2": 1})
-
-
-@export
-def trace(input):
-    check_tensor("trace", input)
-    if input._data.ndim != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim "
-                           f"{input._data.ndim}")
-    if input.dtype is dt.bool:
-        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
-    result = dt.int64 if input.dtype.category == 1 else input.dtype
-    from ._promote import compute_dtype
-    return dispatch(_trace, (input,), {"acc": compute_dtype(result).np}, result)
 
 
 # ---------------------------------------------------------------------- repeat / tile

@@ -10,12 +10,12 @@ NotImplementedError, as they do for complex input.
 """
 import math
 
-from .. import _dtype as dt
 from .._tensor import Tensor
 from ..backends import array_module
 from ..backends.special import special_module
 from ._elementwise import (LOW, NUMBER_TYPES, binary, check_tensor, defpointwise,
                            float_result, not_implemented, result_of, unary)
+from .gamma_bessel import _i1, tiny_safe
 from .select import where
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
@@ -69,14 +69,6 @@ def special_binary(op, fname, kernel, input, other, out=None, half=True, differe
     return binary(op, input, other, float_result(d), out=out)
 
 
-def _tiny_safe(x):
-    """(x with |x| <= eps replaced by eps, the mask of the others): derivatives with a 1/x
-    term are taken at a safe point, as PyTorch does (both branches of `where` differentiate)."""
-    eps = dt.finfo(x.dtype).eps
-    not_tiny = x.abs() > eps
-    return where(not_tiny, x, eps), not_tiny
-
-
 # ---------------------------------------------------------------------- scaled erfc, i0e, i1e
 @defpointwise("special_erfcx", node="SpecialErfcxBackward0", save_output=True)
 def _erfcx(a):
@@ -106,7 +98,7 @@ def _i1e(a):
 
 @_i1e.defvjp
 def _i1e_vjp(ctx, g):
-    safe, not_tiny = _tiny_safe(ctx.inputs[0])
+    safe, not_tiny = tiny_safe(ctx.inputs[0])
     d = unary(_i0e, safe, safe.dtype) - ctx.output * (safe.sgn() + safe.reciprocal())
     return g * where(not_tiny, d, 0.5)
 
@@ -197,7 +189,6 @@ def i0e(input, *, out=None):
 
 
 def i1(input, *, out=None):
-    from .numeric_extras import _i1
     return special_unary(_i1, "special_i1", "i1_cpu", input, out)
 
 

@@ -17,6 +17,7 @@ from .._scalars import type_name
 from .._tensor import Tensor
 from ._dims import wrap_dim
 from ._elementwise import check_tensor
+from .complex_views import view_as_real
 from .fft import BY_N, BY_ROOT_N, NONE, fft_c2c, fft_c2r, fft_r2c
 from .registry import METHODS, export
 
@@ -191,7 +192,6 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         out = out.squeeze(0)
     if return_complex:
         return out
-    from .construction_extras import view_as_real
     return view_as_real(out)
 
 

@@ -11,7 +11,7 @@ from .._tensor import Tensor
 from ._dims import wrap_dim
 from .registry import Op, check_tensor, dispatch, export
 from .shape import _cat, _stack
-from .views import narrow
+from .indexing_views import narrow
 
 
 # ---------------------------------------------------------------------- split family

@@ -1,23 +1,28 @@
 """Variance and order statistics: var, std, var_mean, std_mean, median, nanmedian, mode,
-kthvalue, quantile, nanquantile; histograms: histc, bincount.
+kthvalue, quantile, nanquantile; covariance and correlation: cov, corrcoef (histograms are in
+histograms.py).
 
 Order statistics pick an element, so their gradient goes to the index they picked (ties
 broken as a stable sort breaks them); quantile is composed of sort and a lerp of gathered
 values, so it differentiates for free.
 """
 import math
+import warnings
 
 from .. import _dtype as dt
+from .._creation import tensor, zeros_like
 from .._scalars import as_double, type_name
-from .._tensor import Tensor, _wrap, write_out
+from .._tensor import Tensor, write_out
 from ..backends import array_module, numpy_backend
 from . import return_types
+from ._arguments import check_int
 from ._elementwise import not_implemented
 from ._promote import compute_dtype
 from ._reduce_ops import const, gather_dim, nan_count, stable_argsort
 from .minmax import evenly, scatter_selected
 from .reduction import dims_of, one_dim, expand_reduced, numel_of
 from .registry import check_tensor, defop, dispatch, export
+from .rounding import complex_from_parts
 
 
 def _quiet():
@@ -373,55 +378,73 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
     return _quantile("nanquantile", input, q, dim, keepdim, interpolation, out, True)
 
 
-# ---------------------------------------------------------------------- histograms
-@export
-def histc(input, bins=100, min=0, max=0, *, out=None):
-    check_tensor("histc", input)
-    if input.dtype.category != 2:
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
-                                  f"'{dt.type_name(input.dtype)}'")
-    if bins <= 0:
-        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
-                           "dimension 0")
-    a = input._data
-    xp = array_module(a)
-    acc = compute_dtype(input.dtype).np
-    a = a.astype(acc, copy=False)
-    lo, hi = float(as_double(min)), float(as_double(max))
-    if lo > hi:
-        raise RuntimeError("torch.histc: max must be larger than min")
-    if lo == hi and a.size:
-        finite = a[xp.isfinite(a)]
-        if finite.size:
-            lo, hi = float(finite.min()), float(finite.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    keep_ = (a >= lo) & (a <= hi)
-    v = a[keep_]
-    idx = ((v - lo) * bins / (hi - lo)).astype(xp.int64)
-    idx = xp.minimum(idx, bins - 1)
-    counts = xp.bincount(idx, minlength=bins).astype(input.dtype.np)
-    r = _wrap(counts, input.dtype, input._device)
-    return r if out is None else write_out(r, out)
+# ---------------------------------------------------------------------- cov, corrcoef
+def _check_weights(name, w, n, integral):
+    if not isinstance(w, Tensor):
+        raise TypeError(f"cov(): argument '{name}' must be Tensor, not {type(w).__name__}")
+    if w._data.ndim > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got "
+                           f"{name} with {w._data.ndim} dimensions")
+    if w.dtype.category != (1 if integral else 2):
+        kind = "integral" if integral else "floating point"
+        raise RuntimeError(f"cov(): expected {name} to have {kind} dtype but got {name} with "
+                           f"{dt.type_name(w.dtype)} dtype")
+    if w.numel() != n:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
+                           f"observations in the input but got {w.numel()} != {n}")
+    if n and not w.min().item() >= 0:
+        raise RuntimeError(f"cov(): {name} cannot be negative")
 
 
 @export
-def bincount(input, weights=None, minlength=0):
-    check_tensor("bincount", input)
-    a = input._data
-    if input.dtype.category != 1:
-        raise NotImplementedError(f"\"bincount_cpu\" not implemented for "
-                                  f"'{dt.type_name(input.dtype)}'")
-    xp = array_module(a)
-    if a.ndim != 1 or (a.size and int(a.min()) < 0):
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    if minlength < 0:
-        raise RuntimeError("minlength should be >= 0")
-    if weights is None:
-        r = xp.bincount(a, minlength=minlength).astype(xp.int64)
-        return _wrap(r, dt.int64, input._device)
-    if weights._data.shape != a.shape:
-        raise RuntimeError("weights should be 1-d and have the same length as input")
-    result = weights.dtype if weights.dtype in (dt.float32, dt.float64) else dt.float64
-    r = xp.bincount(a, weights=weights._data.astype(xp.float64), minlength=minlength)
-    return _wrap(r.astype(result.np), result, input._device)
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    check_tensor("cov", input)
+    check_int("cov", "correction", correction)
+    if input._data.ndim > 2:
+        raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
+                           f"input with {input._data.ndim} dimensions")
+    if input.dtype is dt.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    x = input.view(1, -1) if input._data.ndim < 2 else input
+    n = x._data.shape[1]
+    w = None
+    if fweights is not None:
+        _check_weights("fweights", fweights, n, True)
+        w = fweights
+    if aweights is not None:
+        _check_weights("aweights", aweights, n, False)
+        w = aweights if w is None else w * aweights
+    w_sum = tensor(n, device=x.device) if w is None else w.sum()
+    if w is not None and not w_sum.item() != 0:
+        raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+    avg = (x if w is None else x * w).sum(1) / w_sum
+    if w is not None and aweights is not None and correction != 0:
+        norm_factor = w_sum - correction * (w * aweights).sum() / w_sum
+    else:
+        norm_factor = w_sum - correction
+    if norm_factor.item() <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations.", UserWarning, stacklevel=2)
+        norm_factor = zeros_like(norm_factor)
+    x = x - avg.unsqueeze(1)
+    c = x.mm((x if w is None else x * w).t().conj())
+    return (c / norm_factor).squeeze()
+
+
+@export
+def corrcoef(input):
+    check_tensor("corrcoef", input)
+    if input._data.ndim > 2:
+        raise RuntimeError("corrcoef(): expected input to have two or fewer dimensions but got "
+                           f"an input with {input._data.ndim} dimensions")
+    c = cov(input)
+    if c._data.ndim == 0:
+        return c / c   # nan for a covariance of nan, inf or 0; else 1
+    d = c.diagonal()
+    stddev = (d.real if d.dtype.category == 3 else d).sqrt()
+    c = c / stddev.view(-1, 1)
+    c = c / stddev.view(1, -1)
+    # Rounding can leave values just outside [-1, 1]: clipped, as NumPy and PyTorch do.
+    if c.dtype.category == 3:
+        return complex_from_parts(c.real.clip(-1, 1), c.imag.clip(-1, 1))
+    return c.clip(-1, 1)

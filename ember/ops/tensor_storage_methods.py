@@ -1,6 +1,6 @@
 """Tensor methods about a tensor's memory and geometry: set_, as_strided_, as_strided_scatter,
-the deprecated non-inplace resize/resize_as, dim_order, the legacy `new`, module_load, map2_
-and chalf."""
+the deprecated non-inplace resize/resize_as, dim_order, the legacy `new`, module_load, chalf,
+and apply_/map_/map2_ (a Python callable over the elements)."""
 import functools
 import operator
 import warnings
@@ -12,7 +12,7 @@ from .._constants import channels_last, channels_last_3d, contiguous_format
 from .._tensor import Tensor, _contiguous_strides
 from ..autograd.grad_mode import state
 from .registry import METHODS, PUBLIC, check_tensor, defop, dispatch, export
-from .tensor_extras import _check_geometry, _python_map, _strided, check_no_grad
+from .strided import _check_geometry, _strided
 from .views import shape_arg
 
 
@@ -238,6 +238,49 @@ def module_load(self, other, assign=False):
         return self.copy_(other).detach()
 
 
+def chalf(self, memory_format=None):
+    """complex32 is not an ember dtype: complex64 stands in (see ARCHITECTURE.md)."""
+    return self.to(dt.complex64)
+
+
+METHODS.update({"set_": set_, "as_strided_": as_strided_, "resize": resize,
+                "resize_as": resize_as, "dim_order": dim_order, "new": new,
+                "module_load": module_load, "chalf": chalf})
+
+
+# ---------------------------------------------------------------------- apply_ / map_ / map2_
+def check_no_grad(name, *tensors):
+    """PyTorch's refusal to run a Python callable over tensors that require grad."""
+    if any(t._requires_grad for t in tensors):
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use "
+                           f"var.detach().{name}() instead.")
+
+
+def _python_map(self, name, fn, *others):
+    """Write fn(element, *other elements) into self, element by element (CPU only)."""
+    check_no_grad(name, self, *others)
+    if self._device.type != "cpu":
+        raise TypeError(f"{name} is only implemented on CPU tensors")
+    a = self._data
+    columns = [a.reshape(-1).tolist()] + \
+        [np.broadcast_to(o._data, a.shape).reshape(-1).tolist() for o in others]
+    values = [fn(*args) for args in zip(*columns)]
+    a[...] = np.asarray(values).astype(a.dtype, copy=False).reshape(a.shape)
+    self._vc.v += 1
+    return self
+
+
+def apply_(self, callable):
+    return _python_map(self, "apply_", callable)
+
+
+def map_(self, tensor, callable):
+    if tensor.dtype is not self.dtype:
+        raise TypeError(f"map_: expected {self.type()} for 'other' (got {tensor.type()})")
+    tensor.expand(self._data.shape)   # (PyTorch's message when it does not broadcast)
+    return _python_map(self, "map_", callable, tensor)
+
+
 def map2_(self, x, y, callable):
     # (PyTorch's order: requires_grad anywhere, the dtypes of x and y, then broadcasting)
     check_no_grad("map2_", self, x, y)
@@ -250,11 +293,4 @@ def map2_(self, x, y, callable):
     return _python_map(self, "map2_", callable, x, y)
 
 
-def chalf(self, memory_format=None):
-    """complex32 is not an ember dtype: complex64 stands in (see ARCHITECTURE.md)."""
-    return self.to(dt.complex64)
-
-
-METHODS.update({"set_": set_, "as_strided_": as_strided_, "resize": resize,
-                "resize_as": resize_as, "dim_order": dim_order, "new": new,
-                "module_load": module_load, "map2_": map2_, "chalf": chalf})
+METHODS.update({"apply_": apply_, "map_": map_, "map2_": map2_})
