@@ -31,8 +31,8 @@ _tensor_module._fn.update(_PUBLIC)
 from . import linalg  # noqa: E402,F401  (after the op table: no function shadows it)
 from . import sparse  # noqa: E402,F401  (after the op table: it adds sparse methods)
 from .sparse import sparse_coo_tensor, sparse_csr_tensor  # noqa: E402,F401
-from .sparse.csr import (sparse_bsc_tensor, sparse_bsr_tensor,  # noqa: E402,F401
-                         sparse_compressed_tensor, sparse_csc_tensor)
+from .sparse import (sparse_bsc_tensor, sparse_bsr_tensor,  # noqa: E402,F401
+                     sparse_compressed_tensor, sparse_csc_tensor)
 from .sparse.products import hspmm, smm, spmm, sspaddmm  # noqa: E402,F401
 from . import accelerator, amp, backends, version  # noqa: E402,F401
 from ._threads import (are_deterministic_algorithms_enabled,  # noqa: E402,F401

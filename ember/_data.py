@@ -75,12 +75,25 @@ class _Scan:
     """What a walk over nested data found: Python number types, other leaves' dtypes, and
     whether tensors or misplaced sequences occur."""
 
-    __slots__ = ("kinds", "dtypes", "odd")
+    __slots__ = ("kinds", "dtypes", "odd", "target")
 
-    def __init__(self):
+    def __init__(self, target=None):
         self.kinds = set()
         self.dtypes = []
         self.odd = []  # tensors and misplaced sequences, in order (the first one decides)
+        self.target = target   # the dtype asked for, if any
+
+
+def unconvertible(value, target):
+    """PyTorch's error for a leaf that is no number: with no dtype asked for, inference
+    fails; with one, the conversion to it does (as Python's int() or float() of it)."""
+    # (PyTorch's dtype is a C type named torch.dtype)
+    name = "torch.dtype" if isinstance(value, dt.dtype) else type(value).__name__
+    if target is None:
+        return RuntimeError(f"Could not infer dtype of {name}")
+    if target.category <= 1:
+        return TypeError(f"'{name}' object cannot be interpreted as an integer")
+    return TypeError(f"must be real number, not {name}")
 
 
 def _scan(seq, dim, sizes, found):
@@ -134,7 +147,7 @@ def _leaf(x, found):
     elif isinstance(x, builtins.float):
         found.kinds.add(builtins.float)
     else:
-        raise RuntimeError(f"Could not infer dtype of {t.__name__}")
+        raise unconvertible(x, found.target)
 
 
 def _untensor(data):
@@ -164,7 +177,7 @@ def data_to_array(data, dtype):
             return np.array(data, np.int64), dt.int64
         if t is builtins.bool:
             return np.array(data), dt.bool
-    found = _Scan()
+    found = _Scan(dtype)
     if t in _NUMBERS or isinstance(data, np.generic):
         _leaf(data, found)
     elif isinstance(data, (str, bytes)):
@@ -176,7 +189,7 @@ def data_to_array(data, dtype):
     elif hasattr(data, "__array__"):
         return _from_ndarray(np.asarray(data), dtype)
     else:
-        raise RuntimeError(f"Could not infer dtype of {t.__name__}")
+        raise unconvertible(data, dtype)
     inferred = _python_dtype(found.kinds)
     for d in found.dtypes:
         inferred = d if inferred is None else dt.promote_types(inferred, d)

@@ -208,13 +208,6 @@ def test_csr_matches_torch(name, torch_mod):
         assert e.is_sparse_csr and not e.is_sparse and e._nnz() == t._nnz()
 
 
-@pytest.mark.parametrize("method", ["to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc"])
-def test_other_compressed_layouts_are_a_clear_error(method):
-    with pytest.raises(NotImplementedError, match="ember does not support the sparse_"):
-        getattr(ember.ones(2, 2), method)((1, 1)) if method != "to_sparse_csc" else \
-            ember.ones(2, 2).to_sparse_csc()
-
-
 def test_spmm_hspmm_and_compressed_constructor_match_torch(torch_mod):
     for fn in (lambda L: L.spmm(coo(L), L.tensor(D, dtype=L.float32)),
                lambda L: L.hspmm(coo(L), L.tensor(D, dtype=L.float32)),
@@ -224,9 +217,6 @@ def test_spmm_hspmm_and_compressed_constructor_match_torch(torch_mod):
         e, t = both(fn, torch_mod)
         assert_same(e, t)
         assert repr_of(e) == repr(t)
-    for name in ("sparse_csc_tensor", "sparse_bsr_tensor", "sparse_bsc_tensor"):
-        with pytest.raises(NotImplementedError, match="ember does not support the sparse_"):
-            getattr(ember, name)([0, 1], [0], [1.])
 
 
 def test_check_sparse_tensor_invariants_toggles_as_torch(torch_mod):

@@ -1,13 +1,17 @@
 """ember.sparse (torch.sparse): sparse COO and CSR tensors, their products, sums and softmax.
 
 `ember.sparse_coo_tensor` / `Tensor.to_sparse()` make COO tensors, `ember.sparse_csr_tensor` /
-`to_sparse_csr()` CSR matrices; CSC and the blocked layouts raise NotImplementedError.
+`to_sparse_csr()` CSR matrices, and sparse_compressed_tensor / to_sparse_csc/bsr/bsc the other
+compressed layouts (batched and hybrid too), which convert, densify and print.
 """
 from . import conversion as _conversion
 from . import methods as _methods
 from . import pointwise as _pointwise
 from .coo import SparseCooTensor, sparse_coo_tensor, spdiags  # noqa: F401
-from .csr import SparseCsrTensor, sparse_csr_tensor  # noqa: F401
+from .compressed import SparseCompressedTensor  # noqa: F401
+from .constructors import (sparse_bsc_tensor, sparse_bsr_tensor,  # noqa: F401
+                           sparse_compressed_tensor, sparse_csc_tensor, sparse_csr_tensor)
+from .csr import SparseCsrTensor  # noqa: F401
 from .ops import log_softmax, softmax, sum  # noqa: F401
 from .products import addmm, mm, sampled_addmm, spsolve  # noqa: F401
 from .gradcheck import as_sparse_gradcheck  # noqa: F401

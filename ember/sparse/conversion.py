@@ -49,11 +49,6 @@ def dense_to_coo(x, sparse_dim=None):
     return record(_to_sparse, (x,), out)
 
 
-def _unsupported_layout(name):
-    raise NotImplementedError(f"ember does not support the {name} layout yet (only "
-                              "sparse_coo and sparse_csr)")
-
-
 def to_sparse(self, *args, layout=None, blocksize=None, dense_dim=None):
     """Tensor.to_sparse(sparse_dim) or to_sparse(layout=..., blocksize=..., dense_dim=...)."""
     sparse_dim = args[0] if args else None
@@ -63,19 +58,28 @@ def to_sparse(self, *args, layout=None, blocksize=None, dense_dim=None):
                 raise RuntimeError("to_sparse: conversion from Sparse to Sparse with "
                                    "sparse_dim argument !=self.sparse_dim() is not supported")
             return self
-        if self.layout is _constants.sparse_csr:
+        if self.layout is not _constants.strided:   # (a compressed tensor)
+            if sparse_dim not in (None, 2):
+                raise RuntimeError(f"sparse_compressed_to_sparse: conversion from "
+                                   f"{_layout_name(self)} to Sparse with sparse_dim argument "
+                                   "!=2 is not supported")
             return self.to_sparse_coo()
         return dense_to_coo(self, sparse_dim)
-    if layout is _constants.sparse_csr:
-        return self.to_sparse_csr(dense_dim)
     if layout is _constants.strided:
         raise RuntimeError("to_sparse: expected a sparse layout, got Strided")
-    _unsupported_layout(str(layout).split(".")[-1])
+    from .compressed import BLOCK_LAYOUTS, LAYOUT_NAMES
+    from .constructors import to_compressed
+    given = "with" if layout not in BLOCK_LAYOUTS else "without"
+    if (blocksize is None) == (layout in BLOCK_LAYOUTS):
+        raise RuntimeError(f"dense_to_sparse: conversion from {_layout_name(self)} to "
+                           f"{LAYOUT_NAMES[layout]} {given} blocksize argument given is not "
+                           "supported")
+    return to_compressed(self, layout, blocksize, dense_dim)
 
 
 def _layout_name(t):
-    return {"strided": "Strided", "sparse_coo": "Sparse",
-            "sparse_csr": "SparseCsr"}[str(t.layout).split(".")[-1]]
+    from .compressed import LAYOUT_NAMES
+    return LAYOUT_NAMES[t.layout]
 
 
 def _expects(name, kind):
@@ -90,9 +94,14 @@ def _dense_nnz(self):
                               "backend: it is defined for sparse tensors only")
 
 
-def _to_csr(self, dense_dim=None):
-    from .csr import dense_to_csr
-    return dense_to_csr(self, dense_dim)
+def _to_compressed(layout, blocked):
+    def method(self, *args, **kwargs):
+        from .constructors import to_compressed
+        if blocked:
+            return to_compressed(self, layout, *args, **kwargs)
+        return to_compressed(self, layout, None, *args, **kwargs)
+    method.__name__ = f"to_{str(layout).split('.')[-1]}"
+    return method
 
 
 def _to_dense(self, dtype=None, *, masked_grad=None):
@@ -104,13 +113,6 @@ def _sparse_mask(self, mask):
     return sparse_mask(self, mask)
 
 
-def _layout_error(name):
-    def method(self, *args, **kwargs):
-        _unsupported_layout(name)
-    method.__name__ = "to_" + name
-    return method
-
-
 _COO = "sparse coordinate tensor"
 _ROW = "sparse row compressed tensor"
 _COLUMN = "sparse column compressed tensor"
@@ -118,10 +120,10 @@ _COLUMN = "sparse column compressed tensor"
 DENSE_METHODS = {
     "to_sparse": to_sparse,
     "to_sparse_coo": lambda self: to_sparse(self),
-    "to_sparse_csr": _to_csr,
-    "to_sparse_csc": _layout_error("sparse_csc"),
-    "to_sparse_bsr": _layout_error("sparse_bsr"),
-    "to_sparse_bsc": _layout_error("sparse_bsc"),
+    "to_sparse_csr": _to_compressed(_constants.sparse_csr, False),
+    "to_sparse_csc": _to_compressed(_constants.sparse_csc, False),
+    "to_sparse_bsr": _to_compressed(_constants.sparse_bsr, True),
+    "to_sparse_bsc": _to_compressed(_constants.sparse_bsc, True),
     "to_dense": _to_dense,
     "sparse_mask": _sparse_mask,
     "sparse_dim": lambda self: 0,

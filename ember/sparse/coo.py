@@ -5,12 +5,15 @@ whose `_data` is a `NoElements` stand-in of the dense shape: the numbers live in
 `_sparse_indices` and `_sparse_values`. Construction, coalescing, densifying and the repr are
 here; products, reductions and arithmetic in ops.py.
 """
+import functools
+
 import numpy as np
 
 from .. import _constants
 from .. import _dtype as dt
 from .._tensor import Tensor, _wrap, wrap_as
 from ..backends import array_module
+from .._signatures import Parser
 from ..ops.registry import defop
 from ._graph import record, values_at
 from ._no_elements import NoElements, unsupported
@@ -227,6 +230,36 @@ def _sparse_coo_vjp(ctx, g):
     return values_at(g, ctx.params["indices"])
 
 
+_OPTIONS = ("*, torch.dtype? dtype = None, torch.device? device = None, bool pin_memory = "
+            "False, bool requires_grad = False, bool? check_invariants = None, bool? "
+            "is_coalesced = None")
+_PARSER = Parser("sparse_coo_tensor", (
+    f"object? indices, object? values, {_OPTIONS}",
+    f"object? indices, object? values, tuple of ints size, {_OPTIONS}",
+    "tuple of ints size, *, torch.dtype? dtype = None, torch.device? device = None, bool "
+    "requires_grad = False, bool? check_invariants = None"))
+
+
+def _parsed(fn):
+    """sparse_coo_tensor behind PyTorch's argument parser, with its size-only overload."""
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        _PARSER.check(args, kwargs)
+        if len(args) == 1 and "values" not in kwargs:
+            return _no_entries(*args, **kwargs)
+        return fn(*args, **kwargs)
+    return checked
+
+
+def _no_entries(size, *, dtype=None, device=None, requires_grad=False,
+                check_invariants=None):
+    """sparse_coo_tensor(size): a tensor of that size without entries."""
+    from .._device import placement
+    t = zeros_coo(size, dtype or dt.get_default_dtype(), placement(device))
+    return t.requires_grad_(True) if requires_grad else t
+
+
+@_parsed
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
                       pin_memory=False, requires_grad=False, check_invariants=None,
                       is_coalesced=None):
@@ -240,10 +273,9 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
         values = as_tensor(values, dtype=dtype)
     if device is not None:
         values = values.to(placement(device))
-    if isinstance(indices, Tensor):
-        indices = indices.detach()
-    else:
-        indices = as_tensor(indices)
+    # (PyTorch reads the indices as int64 data, not inferring their type)
+    indices = indices.detach() if isinstance(indices, Tensor) else \
+        as_tensor(indices, dtype=dt.int64)
     indices = indices.to(dtype=dt.int64, device=values.device)
     if indices.dim() != 2:
         if size is not None:

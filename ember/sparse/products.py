@@ -207,12 +207,12 @@ def sampled_addmm(input, mat1, mat2, *, beta=1.0, alpha=1.0, out=None):
         raise RuntimeError(f"sampled_addmm: Expected self to be sparse CSR, got {input.layout}")
     if out is not None:
         raise NotImplementedError("ember does not support out= for sparse.sampled_addmm")
-    rows, cols = _coo_indices(input._crow._data, input._col._data)._data
+    rows, cols = _coo_indices(input._compressed._data, input._plain._data)._data
     product = mat1 @ mat2
     picked = product[_wrap(rows, dt.int64, input._device), _wrap(cols, dt.int64,
                                                                   input._device)]
-    values = input._csr_values * beta + picked * alpha
-    return make_csr(input._crow, input._col, values, input.shape, values_grad=True)
+    values = input._cvalues * beta + picked * alpha
+    return make_csr(input._compressed, input._plain, values, input.shape, values_grad=True)
 
 
 def spsolve(input, other, *, left=True):

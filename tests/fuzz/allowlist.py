@@ -74,17 +74,6 @@ _GROUPS = [
          'op_db.special.bessel_j1',
          'op_db.special.bessel_y0',)),
     (
-        "sparse layouts: ember has COO and 2-D CSR only; CSC, BSR, BSC and batched CSR raise "
-        "NotImplementedError saying so, where torch builds them",
-        ('Tensor.to_sparse_bsc',
-         'Tensor.to_sparse_bsr',
-         'Tensor.to_sparse_csc',
-         'Tensor.to_sparse_csr',
-         'torch.sparse_bsc_tensor',
-         'torch.sparse_bsr_tensor',
-         'torch.sparse_compressed_tensor',
-         'torch.sparse_csc_tensor',)),
-    (
         "torch's Python wrappers touch their arguments before the builtin's type check "
         "(`if reduce:` on a tensor: 'Boolean value of Tensor ... is ambiguous'; input.size(), "
         ".layout, .shape on a non-tensor: AttributeError; warnings.warn(stacklevel=tensor)); "
