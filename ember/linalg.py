@@ -1,9 +1,11 @@
 """ember.linalg: torch.linalg's functions (the ops live in ember/ops/linalg*.py)."""
-from .ops.linalg import diagonal as _diagonal
+from .ops.linalg_primitives import diagonal as _diagonal
 from .ops.linalg import linalg_cross as cross  # noqa: F401
 from .ops.linalg import multi_dot, vecdot  # noqa: F401
-from .ops.linalg_decomp import (LinAlgError, cholesky, cholesky_ex, det, inv,  # noqa: F401
-                                inv_ex, qr, slogdet, solve, solve_triangular, svd, svdvals)
+from .ops.linalg_checks import LinAlgError, info_zeros  # noqa: F401  (LinAlgError: public)
+from .ops.linalg_decomp import (cholesky, cholesky_ex, det, inv, inv_ex, qr,  # noqa: F401
+                                slogdet, svd, svdvals)
+from .ops.linalg_solve import solve, solve_triangular  # noqa: F401
 from .ops.linalg_spectral import eig, eigh, eigvals, eigvalsh, matrix_exp, pinv  # noqa: F401
 from .ops.linalg_norms import (lstsq, matrix_norm, matrix_power, matrix_rank, norm,  # noqa
                                vector_norm)
@@ -16,11 +18,10 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
-    from .ops.linalg_decomp import _info_zeros
-    return _SolveEx((solve(A, B, left=left), _info_zeros(A)))
+    return _SolveEx((solve(A, B, left=left), info_zeros(A)))
 
 
-from .ops.linalg import return_type as _rt  # noqa: E402
+from .ops.linalg_primitives import return_type as _rt  # noqa: E402
 
 _SolveEx = _rt("linalg_solve_ex", ("result", "info"))
 

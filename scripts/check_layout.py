@@ -44,8 +44,6 @@ file ember/_tensor.py
 file ember/_signatures/table_tensor.py
 file ember/_signatures/table_torch.py
 file ember/distributed/collectives.py
-file ember/ops/linalg.py
-file ember/ops/linalg_decomp.py
 file ember/vision/transforms/functional.py
 # functions over 60 lines
 function ember/backends/normalization.py:layer_norm_backward

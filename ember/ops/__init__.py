@@ -19,6 +19,7 @@ from . import complex_views, float_format, gamma_bessel, histograms, matrix_stru
 from . import number_theory, strided, tensor_queries, view_scatters, windows  # noqa: F401
 from . import fft, spectral  # noqa: F401
 from . import linalg_householder, linalg_ldl, linalg_lu, linalg_removed, linalg_tensor  # noqa
+from . import linalg_checks, linalg_primitives, linalg_solve  # noqa: F401
 from . import copy_variants, fractional_pooling, index_reduce  # noqa: F401
 from . import tensor_storage_methods  # noqa: F401
 from . import tensor_unsupported_methods  # noqa: F401

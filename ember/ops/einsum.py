@@ -4,7 +4,7 @@ from .. import _dtype as dt
 from .._scalars import type_name
 from .._tensor import Tensor
 from ..backends import array_module
-from .linalg import const, eye_like
+from .linalg_primitives import const, eye_like
 from .registry import defop, dispatch, export
 
 

@@ -1,99 +1,20 @@
-"""Square-matrix linear algebra: inv, det, slogdet, solve, triangular solves, cholesky, qr,
-svd (eigh, eig, pinv and matrix_exp are in linalg_spectral.py). Forward on xp.linalg (NumPy's
-works on batches); VJPs are the standard formulas written in ember ops, so they differentiate
-again.
+"""Matrix decompositions and what they give: inv, det, slogdet, cholesky, qr, svd (solves are
+in linalg_solve.py; eigh, eig, pinv and matrix_exp in linalg_spectral.py). Forward on
+xp.linalg (NumPy's works on batches); VJPs are the standard formulas written in ember ops, so
+they differentiate again.
 """
+import numpy as np
+
 from .. import _dtype as dt
 from .._tensor import _wrap
 from ..backends import array_module, numpy_backend
-from .linalg import (conj, const, diag_matrix, diagonal, embed, extract, eye_like, mh, return_type,
-                     tril, triu)
+from .linalg_checks import (LinAlgError, batch_prefix, check_matrix, first_zero_pivot,
+                            info_zeros, linalg_error, singular_error)
+from .linalg_primitives import (conj, const, diag_matrix, diagonal, embed, extract, eye_like, mh,
+                                return_type, tril)
+from .linalg_solve import solve_triangular_matrix
 from .matmul import matmul
-from .registry import check_tensor, defop, dispatch
-
-
-class LinAlgError(RuntimeError):
-    """Raised when a matrix is singular or not positive-definite (torch.linalg.LinAlgError)."""
-
-
-_LOW = (dt.float16, dt.bfloat16)
-# kernels whose PyTorch message for an unsupported dtype names them ("lu_cpu" ...)
-_KERNEL = {"linalg.det": "lu_cpu", "linalg.solve": "lu_cpu", "linalg.cholesky": "cholesky_cpu",
-           "linalg.qr": "geqrf_cpu", "linalg.svd": "linalg_svd_cpu",
-           "linalg.eigh": "linalg_eigh_cpu", "linalg.eig": "linalg_eig_out_cpu",
-           "linalg.eigvals": "linalg_eig_out_cpu",
-           "linalg.solve_triangular": "triangular_solve_cpu"}
-
-
-# linalg functions whose first argument PyTorch's schema calls `self` (printed 'input').
-_SELF_NAMED = {"linalg.cholesky", "linalg.cholesky_ex", "linalg.eig", "linalg.eigvals",
-               "linalg.eigh", "linalg.eigvalsh", "linalg.matrix_exp", "linalg.matrix_power",
-               "linalg.pinv", "linalg.ldl_factor"}
-
-
-def check_matrix(name, A, square=True):
-    """PyTorch's checks for a (batch of) matrix input: rank, dtype, squareness."""
-    check_tensor(name.replace(".", "_"), A, "input" if name in _SELF_NAMED else "A")
-    shape = A._data.shape
-    if len(shape) < 2:
-        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
-    d = A.dtype
-    if d.category < 2:
-        if name in ("linalg.eigh", "linalg.solve_triangular"):
-            raise NotImplementedError(f'"{_KERNEL[name]}" not implemented for '
-                                      f"'{dt.type_name(d)}'")
-        if name in ("linalg.eig", "linalg.eigvals"):
-            raise RuntimeError(f"Unknown Complex ScalarType for {dt.type_name(d)}")
-        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
-                           f"Got {dt.type_name(d)}")
-    if d in _LOW:
-        if name in _KERNEL:
-            raise NotImplementedError(f'"{_KERNEL[name]}" not implemented for '
-                                      f"'{dt.type_name(d)}'")
-        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got "
-                           f"{dt.type_name(d)}")
-    if square and shape[-1] != shape[-2]:
-        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
-                           f"{shape[-2]} by {shape[-1]} matrices")
-
-
-def _batch_prefix(a, index):
-    return f"(Batch element {index}): " if a.ndim > 2 else ""
-
-
-def _first_zero_pivot(a):
-    """(batch index, 1-based pivot) of the first matrix whose LU has a zero pivot."""
-    # NOTE: error path only; SciPy's LU names the pivot LAPACK reports (CPU arrays).
-    import numpy as np
-    from scipy.linalg import lu_factor
-    host = np.asarray(a.get() if hasattr(a, "get") else a)
-    mats = host.reshape((-1,) + host.shape[-2:])
-    for b, m in enumerate(mats):
-        if not np.isfinite(m).all():
-            continue
-        with np.errstate(all="ignore"):
-            import warnings
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                lu, _ = lu_factor(m, check_finite=False)
-        zeros = np.nonzero(np.diagonal(lu) == 0)[0]
-        if zeros.size:
-            return b, int(zeros[0]) + 1
-    return 0, m.shape[-1]
-
-
-def _singular(name, a):
-    b, k = _first_zero_pivot(a)
-    prefix = _batch_prefix(a, b)
-    if name == "linalg.solve":
-        return LinAlgError(f"torch.linalg.solve: {prefix}The solver failed because the input "
-                           "matrix is singular.")
-    return LinAlgError(f"{name}: {prefix}The diagonal element {k} is zero, the inversion "
-                       "could not be completed because the input matrix is singular.")
-
-
-def _linalg_error(xp):
-    return xp.linalg.LinAlgError
+from .registry import defop, dispatch
 
 
 # ---------------------------------------------------------------------- inv
@@ -105,8 +26,8 @@ def _inv(a):
     try:
         with numpy_backend.linalg_raises(a):
             return xp.linalg.inv(a)
-    except _linalg_error(xp):
-        raise _singular("linalg.inv", a) from None
+    except linalg_error(xp):
+        raise singular_error("linalg.inv", a) from None
 
 
 @_inv.defvjp
@@ -127,7 +48,7 @@ def inv_ex(A, *, check_errors=False):
     check_matrix("linalg.inv", A)
     xp = array_module(A._data)
     try:
-        return InvEx((inv(A), _info_zeros(A)))
+        return InvEx((inv(A), info_zeros(A)))
     except LinAlgError:
         if check_errors:
             raise
@@ -135,15 +56,10 @@ def inv_ex(A, *, check_errors=False):
     # LAPACK result differs in which entries are inf; callers should only read info).
     a = A._data
     info = xp.zeros(a.shape[:-2], dtype=xp.int32)
-    b, k = _first_zero_pivot(a)
+    b, k = first_zero_pivot(a)
     info.reshape(-1)[b] = k
     with_nan = xp.full(a.shape, xp.nan, dtype=a.dtype)
     return InvEx((const(A, with_nan), _wrap(info, dt.int32, A._device)))
-
-
-def _info_zeros(A):
-    xp = array_module(A._data)
-    return _wrap(xp.zeros(A._data.shape[:-2], dtype=xp.int32), dt.int32, A._device)
 
 
 # ---------------------------------------------------------------------- det / slogdet
@@ -196,170 +112,6 @@ def logdet(A):
     return logabs + const(logabs, with_nan) if (sign._data.real < 0).any() else logabs
 
 
-# ---------------------------------------------------------------------- solve
-@defop("linalg_solve", node="LinalgSolveExBackward0", save_output=True)
-def _solve(a, b):
-    xp = array_module(a, b)
-    try:
-        with numpy_backend.linalg_raises(a):
-            return xp.linalg.solve(a, b)
-    except _linalg_error(xp):
-        raise _singular("linalg.solve", a) from None
-
-
-@_solve.defvjp
-def _solve_vjp(ctx, g):
-    a = ctx.inputs[0]
-    gb = solve_matrix(mh(a), g)
-    ga = -matmul(gb, mh(ctx.output)) if ctx.edges[0] is not None else None
-    return ga, gb
-
-
-def solve_matrix(A, B):
-    return dispatch(_solve, (A, B))
-
-
-def solve(A, B, *, left=True, out=None):
-    check_matrix("linalg.solve", A)
-    if A.dtype is not B.dtype:
-        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found "
-                           f"A of type {dt.type_name(A.dtype)} and B of type "
-                           f"{dt.type_name(B.dtype)} instead")
-    sa, sb = A._data.shape, B._data.shape
-    vector = B._data.ndim == 1 or (B._data.ndim == len(sa) - 1 and sb == sa[:-1])
-    if vector:
-        B = B.unsqueeze(-1)
-    if not left:
-        A, B = A.mT, B.mT
-    n = B._data.shape[-2]
-    if n != sa[-1]:
-        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
-                           f"{'AX = B' if left else 'XA = B'} ({sa[-2]}x{sa[-1]} and "
-                           f"{sb[-2] if len(sb) > 1 else sb[0]}x{sb[-1] if len(sb) > 1 else 1})")
-    X = solve_matrix(A, B)
-    if not left:
-        X = X.mT
-    return X.squeeze(-1) if vector else X
-
-
-# ---------------------------------------------------------------------- triangular solves
-@defop("linalg_solve_triangular", node="LinalgSolveTriangularBackward0", save_output=True)
-def _solve_triangular(a, b, upper, unitriangular):
-    xp = array_module(a, b)
-    n = a.shape[-1]
-    mask = xp.tri(n, n, -1 if unitriangular else 0, dtype=bool)
-    t = xp.where(mask.T if upper else mask, a, 0)
-    if unitriangular:
-        t = t + xp.eye(n, dtype=a.dtype)
-    with _errstate(xp):
-        try:
-            with numpy_backend.linalg_raises(t):
-                return xp.linalg.solve(t, b)
-        except _linalg_error(xp):
-            # a zero on the diagonal: LAPACK's trtrs would divide by it; so do we
-            return xp.matmul(_tri_inverse(xp, t), b)
-
-
-def _errstate(xp):
-    import numpy as np
-    return np.errstate(all="ignore")
-
-
-def _tri_inverse(xp, t):
-    # NOTE: reached only for singular triangular matrices: back-substitution with inf/nan
-    with _errstate(xp):
-        return xp.linalg.pinv(t) * xp.inf
-
-
-@_solve_triangular.defvjp
-def _solve_triangular_vjp(ctx, g):
-    a = ctx.inputs[0]
-    upper, unit = ctx.params["upper"], ctx.params["unitriangular"]
-    gb = solve_triangular_matrix(mh(a), g, not upper, unit)
-    ga = None
-    if ctx.edges[0] is not None:
-        ga = -matmul(gb, mh(ctx.output))
-        k = -1 if unit else 0
-        ga = triu(ga, -k) if upper else tril(ga, k)
-    return ga, gb
-
-
-def solve_triangular_matrix(A, B, upper, unitriangular=False):
-    return dispatch(_solve_triangular, (A, B), {"upper": upper,
-                                                "unitriangular": unitriangular})
-
-
-def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
-    check_matrix("linalg.solve_triangular", A)
-    if B._data.ndim < 2:
-        raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 "
-                           "dimensions.")
-    if A.dtype is not B.dtype:
-        raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same dtype, "
-                           f"but found A of type {dt.type_name(A.dtype)} and B of type "
-                           f"{dt.type_name(B.dtype)} instead")
-    sa, sb = A._data.shape, B._data.shape
-    if (sa[-1] != sb[-2]) if left else (sa[-2] != sb[-1]):
-        raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the "
-                           f"equation {'AX = B' if left else 'XA = B'} ({sa[-2]}x{sa[-1]} and "
-                           f"{sb[-2]}x{sb[-1]})")
-    try:
-        array_module(A._data).broadcast_shapes(sa[:-2], sb[:-2])
-    except ValueError:
-        from ._promote import broadcast_error
-        raise broadcast_error(sa[:-2], sb[:-2]) from None
-    if left:
-        return solve_triangular_matrix(A, B, upper, unitriangular)
-    return solve_triangular_matrix(A.mT, B.mT, not upper, unitriangular).mT
-
-
-TriangularSolve = return_type("triangular_solve", ("solution", "cloned_coefficient"))
-
-
-def check_linear_solve(name, b, A, rank_messages):
-    """PyTorch's checks of the operands of a solve with a square A, in its order: ranks
-    (each op words those its own way), dtypes, squareness, matching sizes, batch shapes."""
-    for x, message in zip((b, A), rank_messages):
-        if x._data.ndim < 2:
-            raise RuntimeError(message.format(x._data.ndim))
-    if b.dtype is not A.dtype:
-        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
-                           f"{dt.type_name(b.dtype)} and A of type {dt.type_name(A.dtype)} "
-                           "instead.")
-    sa, sb = A._data.shape, b._data.shape
-    if sa[-1] != sa[-2]:
-        raise RuntimeError(f"A must be batches of square matrices, but they are {sa[-2]} by "
-                           f"{sa[-1]} matrices")
-    if sa[-1] != sb[-2]:
-        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {sa[-1]} "
-                           f"by {sa[-1]} but each b matrix is {sb[-2]} by {sb[-1]}")
-    try:
-        array_module(A._data).broadcast_shapes(sa[:-2], sb[:-2])
-    except ValueError:
-        from ._promote import broadcast_error
-        raise broadcast_error(sa[:-2], sb[:-2]) from None
-    check_lapack_dtype(name + "_cpu", A)
-
-
-def check_lapack_dtype(kernel, A):
-    """PyTorch's LAPACK kernels exist for float32/64 and complex64/128 only."""
-    if A.dtype.category < 2 or A.dtype.itemsize < 4:
-        from ._elementwise import not_implemented
-        raise not_implemented(kernel, A.dtype)
-
-
-def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
-    """torch.triangular_solve (deprecated): solves A X = b; returns (X, A.clone())."""
-    check_linear_solve("triangular_solve", b, A, (
-        "torch.triangular_solve: Expected b to have at least 2 dimensions, but it has {} "
-        "dimensions instead",
-        "torch.triangular_solve: Expected A to have at least 2 dimensions, but it has {} "
-        "dimensions instead"))
-    M = A.mT if transpose else A
-    X = solve_triangular_matrix(M, b, upper != transpose, unitriangular)
-    return TriangularSolve((X, A.clone()))
-
-
 # ---------------------------------------------------------------------- cholesky
 @defop("linalg_cholesky", node="LinalgCholeskyExBackward0", save=(), save_output=True)
 def _cholesky(a):
@@ -367,12 +119,11 @@ def _cholesky(a):
     try:
         with numpy_backend.linalg_raises(a):
             return xp.linalg.cholesky(a)
-    except _linalg_error(xp):
+    except linalg_error(xp):
         raise _not_pd(a) from None
 
 
 def _not_pd(a):
-    import numpy as np
     host = np.asarray(a.get() if hasattr(a, "get") else a)
     mats = host.reshape((-1,) + host.shape[-2:])
     for b, m in enumerate(mats):
@@ -381,16 +132,16 @@ def _not_pd(a):
         except np.linalg.LinAlgError:
             # the leading minor that fails: the smallest k whose top-left block is not PD
             order = next(k for k in range(1, m.shape[-1] + 1)
-                         if not _is_pd(np, m[:k, :k]))
+                         if not _is_pd(m[:k, :k]))
             return LinAlgError(
-                f"linalg.cholesky: {_batch_prefix(host, b)}The factorization could not be "
+                f"linalg.cholesky: {batch_prefix(host, b)}The factorization could not be "
                 "completed because the input is not positive-definite (the leading minor of "
                 f"order {order} is not positive-definite).")
     return LinAlgError("linalg.cholesky: The factorization could not be completed because "
                        "the input is not positive-definite.")
 
 
-def _is_pd(np, m):
+def _is_pd(m):
     try:
         np.linalg.cholesky(m)
         return True
@@ -421,12 +172,12 @@ CholeskyEx = return_type("linalg_cholesky_ex", ("L", "info"))
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     try:
-        return CholeskyEx((cholesky(A, upper=upper), _info_zeros(A)))
+        return CholeskyEx((cholesky(A, upper=upper), info_zeros(A)))
     except LinAlgError as e:
         if check_errors:
             raise
         order = int(str(e).split("order ")[1].split(" ")[0]) if "order " in str(e) else 1
-        info = _info_zeros(A)
+        info = info_zeros(A)
         info._data.reshape(-1)[_batch_of(e)] = order
         xp = array_module(A._data)
         return CholeskyEx((const(A, xp.full(A._data.shape, xp.nan, A.dtype.np)), info))
@@ -435,17 +186,6 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
 def _batch_of(e):
     text = str(e)
     return int(text.split("Batch element ")[1].split(")")[0]) if "Batch element" in text else 0
-
-
-def cholesky_solve(B, L, upper=False, *, out=None):
-    """Solves A X = B given A's Cholesky factor L (or U when upper)."""
-    check_linear_solve("cholesky_solve", B, L, (
-        "b should have at least 2 dimensions, but has {} dimensions instead",
-        "u should have at least 2 dimensions, but has {} dimensions instead"))
-    if upper:
-        L = mh(L)
-    Y = solve_triangular_matrix(L, B, False)
-    return solve_triangular_matrix(mh(L), Y, True)
 
 
 # ---------------------------------------------------------------------- qr
@@ -565,5 +305,5 @@ def svd_legacy(input, some=True, compute_uv=True, *, out=None):
 
 # NOTE: these VJPs are written in PyTorch's complex convention (conjugate transposes), so the
 # engine must not conjugate around them (see registry.Op).
-for _op in (_inv, _det, _slogdet, _solve, _solve_triangular, _cholesky, _qr, _svd):
+for _op in (_inv, _det, _slogdet, _cholesky, _qr, _svd):
     _op.conj_ready = True

@@ -7,7 +7,7 @@ from .. import _dtype as dt
 from .._tensor import write_out
 from ..backends import array_module
 from . import _lapack
-from .linalg import const, embed, extract, mh, return_type, tril
+from .linalg_primitives import const, embed, extract, mh, return_type, tril
 from .matmul import matmul
 from .registry import check_tensor, defop, dispatch, export, name_node
 

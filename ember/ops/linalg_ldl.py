@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from . import _lapack
-from .linalg import return_type
+from .linalg_primitives import return_type
 from .linalg_lu import write_exact
 from .registry import check_tensor, defop, dispatch
 

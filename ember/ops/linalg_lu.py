@@ -14,8 +14,8 @@ from .._scalars import type_name
 from .._tensor import Tensor, write_out
 from ..backends import array_module
 from . import _lapack
-from .linalg import const, embed, extract, mh, return_type, tril, triu
-from .linalg_decomp import solve_triangular_matrix
+from .linalg_primitives import const, embed, extract, mh, return_type, tril, triu
+from .linalg_solve import solve_triangular_matrix
 from .matmul import matmul
 from .registry import check_tensor, defop, dispatch, export
 

@@ -10,10 +10,11 @@ from ..backends import array_module
 from ._arguments import number_arg
 from ._dims import reduce_dims, wrap_dim
 from ._elementwise import LOW, result_of
-from . import linalg as prod
 from . import linalg_decomp as dec
 from . import linalg_spectral as spec
-from .linalg import abs_pow, const, sgn_pow, return_type
+from .linalg_checks import check_lapack_dtype
+from .linalg_primitives import abs_pow, const, eye_like, return_type, sgn_pow
+from .linalg_solve import cholesky_solve, triangular_solve
 from .matmul import matmul
 from .reduction import expand_reduced
 from .registry import check_tensor, defop, dispatch, export
@@ -349,9 +350,9 @@ def _pinverse(input, rcond=1e-15):
 
 def _cholesky_inverse(input, upper=False, *, out=None):
     shape = square_check("cholesky_inverse", input)
-    dec.check_lapack_dtype("cholesky_inverse_out_cpu", input)
+    check_lapack_dtype("cholesky_inverse_out_cpu", input)
     n = shape[-1]
-    return dec.cholesky_solve(prod.eye_like(input, n), input, upper)
+    return cholesky_solve(eye_like(input, n), input, upper)
 
 
 def _install():
@@ -359,9 +360,9 @@ def _install():
                      ("inverse", dec.inv), ("pinverse", _pinverse),
                      ("cholesky", _legacy_cholesky), ("qr", _legacy_qr),
                      ("svd", dec.svd_legacy), ("matrix_power", matrix_power),
-                     ("matrix_exp", spec.matrix_exp), ("cholesky_solve", dec.cholesky_solve),
+                     ("matrix_exp", spec.matrix_exp), ("cholesky_solve", cholesky_solve),
                      ("cholesky_inverse", _cholesky_inverse),
-                     ("triangular_solve", dec.triangular_solve)):
+                     ("triangular_solve", triangular_solve)):
         _method(name, fn)
 
 

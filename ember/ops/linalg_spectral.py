@@ -3,8 +3,8 @@ xp.linalg; VJPs are the standard formulas written in ember ops, so they differen
 """
 from .. import _dtype as dt
 from ..backends import array_module, numpy_backend
-from .linalg import diag_matrix, embed, extract, eye_like, mh, return_type
-from .linalg_decomp import check_matrix
+from .linalg_checks import check_matrix
+from .linalg_primitives import diag_matrix, embed, extract, eye_like, mh, return_type
 from .matmul import matmul
 from .registry import defop, dispatch
 

@@ -10,8 +10,10 @@ from .._tensor import write_out
 from ..backends import array_module
 from ._dims import wrap_dim
 from .cumulative import cumprod
-from .linalg import const
-from .linalg_decomp import LinAlgError, check_matrix, inv, solve, svdvals
+from .linalg_checks import LinAlgError, check_matrix
+from .linalg_decomp import inv, svdvals
+from .linalg_primitives import const
+from .linalg_solve import solve
 from .linalg_lu import lu_factor_ex, lu_solve
 from .linalg_norms import matrix_norm
 from .registry import check_tensor
