@@ -44,7 +44,6 @@ file ember/_tensor.py
 file ember/_signatures/table_tensor.py
 file ember/_signatures/table_torch.py
 file ember/distributed/collectives.py
-file ember/vision/transforms/functional.py
 # functions over 60 lines
 function ember/backends/normalization.py:layer_norm_backward
 function ember/nn/_functional/attention.py:multi_head_attention_forward
@@ -135,6 +134,7 @@ import ember.vision.models.vgg -> ember (vision/utils -> public/cli)
 import ember.vision.models.vision_transformer -> ember (vision/utils -> public/cli)
 import ember.vision.ops.boxes -> ember (vision/utils -> public/cli)
 import ember.vision.ops.roi_align -> ember (vision/utils -> public/cli)
+import ember.vision.transforms._conversion -> ember (vision/utils -> public/cli)
 import ember.vision.transforms._random_transforms -> ember (vision/utils -> public/cli)
 import ember.vision.transforms.autoaugment -> ember (vision/utils -> public/cli)
 import ember.vision.transforms.functional -> ember (vision/utils -> public/cli)

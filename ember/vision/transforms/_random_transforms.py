@@ -7,7 +7,7 @@ import ember
 from ember import nn
 
 from . import functional as F
-from .functional import InterpolationMode, _interpolation_modes_from_int
+from ._conversion import InterpolationMode, _interpolation_modes_from_int
 
 
 def _uniform(low, high):

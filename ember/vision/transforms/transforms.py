@@ -12,7 +12,8 @@ import ember
 from ember import nn
 
 from . import functional as F
-from .functional import InterpolationMode, _interpolation_modes_from_int, _setup_size
+from ._conversion import InterpolationMode, _interpolation_modes_from_int
+from .functional import _setup_size
 
 __all__ = ["Compose", "ToTensor", "PILToTensor", "ConvertImageDtype", "ToPILImage",
            "Normalize", "Resize", "CenterCrop", "Pad", "Lambda", "RandomApply",
