@@ -55,11 +55,7 @@ class CIFAR10(VisionDataset):
     def __getitem__(self, index):
         Image = require("PIL.Image", "CIFAR items (PIL images)")
         img, target = Image.fromarray(self.data[index]), self.targets[index]
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._transformed(img, target)
 
     def __len__(self):
         return len(self.data)

@@ -160,11 +160,7 @@ class MNIST(VisionDataset):
         Image = require("PIL.Image", "MNIST items (PIL images)")
         img, target = self.data[index], int(self.targets[index])
         img = Image.fromarray(img.numpy(), mode="L")
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._transformed(img, target)
 
     def __len__(self):
         return len(self.data)

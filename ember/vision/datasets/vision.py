@@ -56,6 +56,15 @@ class VisionDataset(Dataset):
     def __getitem__(self, index):
         raise NotImplementedError
 
+    def _transformed(self, input, target):
+        """An item's last step: `transform` on the input, `target_transform` on the target,
+        each where given."""
+        if self.transform is not None:
+            input = self.transform(input)
+        if self.target_transform is not None:
+            target = self.target_transform(target)
+        return input, target
+
     def __len__(self):
         raise NotImplementedError
 
