@@ -160,11 +160,12 @@ def test_lstm_gates_match_numpy_reference(batch, n, monkeypatch):
     rng = np.random.default_rng(batch * n)
     pre = (rng.standard_normal((batch, 4 * n)) * 4).astype(np.float32)
     pre.flat[:6] = [0.0, -0.0, 1e-4, -1e-6, 60.0, -100.0][:pre.size][:6]
+    x = (rng.standard_normal((batch, 4 * n)) * 2).astype(np.float32)
     c = rng.standard_normal((batch, n)).astype(np.float32)
 
     def forward():
         act, outs = pre.copy(), [np.empty_like(c) for _ in range(3)]
-        recurrent.lstm_gates(act, c, *outs)
+        recurrent.lstm_gates(act, x, c, *outs)
         return [act] + outs
     fast = forward()
     monkeypatch.setattr(recurrent, "compiled", None)
@@ -194,7 +195,7 @@ def test_lstm_gates_match_numpy_reference(batch, n, monkeypatch):
 
 @needs_build
 @pytest.mark.parametrize("reverse", [False, True])
-@pytest.mark.parametrize("steps,batch,n", [(1, 1, 1), (7, 3, 5), (35, 32, 128)])
+@pytest.mark.parametrize("steps,batch,n", [(1, 1, 1), (7, 3, 5), (35, 32, 128), (5, 9, 200)])
 def test_lstm_layer_matches_numpy_reference(reverse, steps, batch, n, monkeypatch):
     from ember.backends import recurrent
     rng = np.random.default_rng(steps + n)
@@ -203,17 +204,27 @@ def test_lstm_layer_matches_numpy_reference(reverse, steps, batch, n, monkeypatc
     w_hh = (rng.standard_normal((4 * n, n)) / np.sqrt(n)).astype(np.float32)
     grad_out = rng.standard_normal((steps, batch, n)).astype(np.float32)[:, :, ::1]
     grad_h, grad_c = (rng.standard_normal((batch, n)).astype(np.float32) for _ in range(2))
-    runs = []
-    for compiled in (cpu_kernels.compiled, None):
-        monkeypatch.setattr(recurrent, "compiled", compiled)
-        hs, h, c, saved = recurrent.lstm_layer(gates_x, h0, c0, w_hh, reverse)
-        grads = recurrent.lstm_layer_backward(grad_out, grad_h, grad_c, c0, w_hh, saved,
-                                              reverse)
-        runs.append((hs, h, c) + tuple(grads))
-    # sgemm (SciPy's BLAS) and matmul (NumPy's) may sum in another order: float32 rounding,
-    # carried through the steps
-    for fast, ref in zip(*runs):
-        np.testing.assert_allclose(fast, ref, rtol=2e-5, atol=2e-5 * (1 + np.abs(ref).max()))
+
+    def run(threads):
+        before = ember.get_num_threads()
+        try:
+            ember.set_num_threads(threads)
+            hs, h, c, saved = recurrent.lstm_layer(gates_x, h0, c0, w_hh, reverse)
+            grads = recurrent.lstm_layer_backward(grad_out, grad_h, grad_c, c0, w_hh, saved,
+                                                  reverse)
+        finally:
+            ember.set_num_threads(before)
+        return (hs, h, c) + saved + tuple(grads)
+    one, two = run(1), run(2)
+    # (the (35, 32, 128) and (5, 9, 200) layers split their hidden units between two threads)
+    for a, b in zip(one, two):
+        np.testing.assert_array_equal(a, b)
+    monkeypatch.setattr(recurrent, "compiled", None)
+    ref = run(1)
+    # the kernel's products (gemm.c's, or BLAS's sgemm) and matmul (NumPy's) sum in another
+    # order: float32 rounding, carried through the steps
+    for fast, slow in zip(one, ref):
+        np.testing.assert_allclose(fast, slow, rtol=2e-5, atol=2e-5 * (1 + np.abs(slow).max()))
 
 
 # ---------------------------------------------------------------------- softmax

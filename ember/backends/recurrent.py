@@ -1,11 +1,12 @@
 """Recurrent-cell kernels behind named functions: an LSTM step's gate arithmetic and a whole
 LSTM layer (every step of one direction), forward and backward.
 
-The compiled kernels (csrc/recurrent.c) take float32 NumPy arrays; the layer kernels run the
-per-step products through BLAS's sgemm (SciPy's cython_blas, found on first use) without a
-trip through Python per step. Everything else (float64, CuPy, no build, EMBER_KERNELS=numpy)
-runs the reference below, in array-module code: the NumPy path the kernels are tested
-against.
+The compiled kernels (csrc/recurrent.c) take float32 NumPy arrays; the layer kernels run every
+step without a trip through Python, on the thread team (each thread owns a share of the hidden
+units), their per-step products on csrc/gemm.c's kernel, or on BLAS's sgemm (SciPy's
+cython_blas, found on first use) where that kernel does not exist for the CPU. Everything else
+(float64, CuPy, no build, EMBER_KERNELS=numpy) runs the reference below, in array-module code:
+the NumPy path the kernels are tested against.
 """
 import numpy as np
 
@@ -22,15 +23,16 @@ def _compiled_for(*arrays):
                for a in arrays if a is not None)
 
 
-def lstm_gates(act, c, h_out, c_out, tc_out):
-    """One step's gate arithmetic: `act` (B, 4H) holds the pre-activations x W_ih^T + h W_hh^T
-    + biases and becomes the activations [i, f, g, o] in place; h', c' and tanh(c') go to the
-    three (B, H) outputs."""
-    if _compiled_for(act, c, h_out, c_out, tc_out):
-        compiled.lstm_gates(act, c, h_out, c_out, tc_out, *c.shape)
+def lstm_gates(act, gates_x, c, h_out, c_out, tc_out):
+    """One step's gate arithmetic: `act` (B, 4H) holds the recurrent product h W_hh^T, to which
+    the input projection plus biases `gates_x` (B, 4H) is added; it becomes the activations
+    [i, f, g, o] in place; h', c' and tanh(c') go to the three (B, H) outputs."""
+    if _compiled_for(act, gates_x, c, h_out, c_out, tc_out):
+        compiled.lstm_gates(act, gates_x, c, h_out, c_out, tc_out, *c.shape)
         return
     xp = array_module(act)
     n = c.shape[-1]
+    act += gates_x
     g = xp.tanh(act[:, 2 * n:3 * n])
     xp.negative(act, out=act)      # sigmoid = 1 / (1 + exp(-x)) in place; g's slot too, as
     xp.exp(act, out=act)           # one pass over the whole row is cheaper than three
@@ -103,7 +105,7 @@ def lstm_layer(gates_x, h0, c0, w_hh, reverse):
         gates_x, h0, c0 = (np.ascontiguousarray(a) for a in (gates_x, h0, c0))
         w_t = np.ascontiguousarray(w_hh.T)
         sgemm = _blas_sgemm()
-        with blas_on_one_thread():   # (one small GEMM per step: see _threads)
+        with blas_on_one_thread():   # (sgemm's case: one small GEMM per step, see _threads)
             compiled.lstm_layer(sgemm, gates_x, h0, c0, w_t, acts, hs, cs, tcs, reverse,
                                 T, B, n)
         last = 0 if reverse else T - 1
@@ -112,8 +114,7 @@ def lstm_layer(gates_x, h0, c0, w_hh, reverse):
     for t in (range(T - 1, -1, -1) if reverse else range(T)):
         act = acts[t]
         xp.matmul(h, w_hh.T, out=act)
-        act += gates_x[t]
-        lstm_gates(act, c, hs[t], cs[t], tcs[t])
+        lstm_gates(act, gates_x[t], c, hs[t], cs[t], tcs[t])
         h, c = hs[t], cs[t]
     return hs, h, c, saved
 

@@ -24,9 +24,8 @@ def _lstm_cell_kernel(gates_x, h, w_hh, c, stash):
     `stash`."""
     xp = array_module(gates_x)
     act = xp.matmul(h, w_hh.T)
-    act += gates_x
     h_new, c_new, tc = (xp.empty_like(c) for _ in range(3))
-    recurrent.lstm_gates(act, c, h_new, c_new, tc)
+    recurrent.lstm_gates(act, gates_x, c, h_new, c_new, tc)
     stash.append((act, tc))
     return h_new, c_new
 
