@@ -16,6 +16,7 @@ from ._data import check_fill, data_to_array, positive_strides, STRIDE_ERROR
 from . import _device
 from ._device import placement
 from ._scalars import is_number, number, type_name as _type_name
+from ._signatures import Parser, checked
 from ._tensor import Size, Tensor, _wrap
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full",
@@ -57,6 +58,17 @@ def _finish_out(array, dtype, device, requires_grad, out):
 
 
 # ---------------------------------------------------------------------- from data
+def _parsed(name, signature):
+    """The constructor behind PyTorch's argument parser (the signature of its binding): a
+    wrongly typed dtype, device or flag is its TypeError before the data is read."""
+    return lambda fn: checked(fn, Parser(name, (signature,)), method=False)
+
+
+_DEVICE = "torch.dtype? dtype = None, torch.device? device = None"
+
+
+@_parsed("tensor", f"object? data, *, {_DEVICE}, bool pin_memory = False, bool requires_grad "
+         "= False")
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of `data` (numbers, nested sequences, arrays, tensors)."""
     device = _with_default(device)
@@ -98,7 +110,8 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=Fals
                   requires_grad=requires_grad)
 
 
-def as_tensor(data, dtype=None, device=None):
+@_parsed("as_tensor", f"object? data, *, {_DEVICE}")
+def as_tensor(data, *, dtype=None, device=None):
     """`data` as a tensor, sharing memory when no copy is needed (ndarrays, tensors)."""
     device = _with_default(device)
     dev = None if device is None else placement(device)
@@ -117,6 +130,8 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=dev)
 
 
+@_parsed("asarray", f"object? obj, *, {_DEVICE}, bool? copy = None, bool requires_grad = "
+         "False")
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """Like as_tensor; `copy=True` always copies, `copy=False` never does (or raises)."""
     device = _with_default(device)

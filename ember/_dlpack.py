@@ -49,6 +49,11 @@ def to_dlpack(tensor):
     return tensor._data.__dlpack__()
 
 
+_INVALID_CAPSULE = ("from_dlpack received an invalid capsule. Note that DLTensor capsules can "
+                    "be consumed only once, so you might have already constructed a tensor "
+                    "from it once.")
+
+
 def from_dlpack(ext_tensor, *, device=None, copy=None):
     """A tensor sharing the memory of `ext_tensor` (an object with `__dlpack__`, e.g. a
     NumPy array or a torch tensor, or a capsule from to_dlpack); `copy=True` copies."""
@@ -56,9 +61,10 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
     from ._creation import from_numpy
     from ._tensor import Tensor
     if isinstance(ext_tensor, Tensor):
+        if ext_tensor.requires_grad:   # (what exporting it through __dlpack__ refuses)
+            raise BufferError("Can't export tensors that require gradient, use "
+                              "tensor.detach()")
         result = ext_tensor
-    elif type(ext_tensor).__name__ == "PyCapsule":
-        result = from_numpy(_writable(np.from_dlpack(_Capsule(ext_tensor))))
     elif hasattr(ext_tensor, "__dlpack__"):
         kind = ext_tensor.__dlpack_device__()[0]
         if kind == _CUDA:
@@ -75,10 +81,15 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
         else:
             result = from_numpy(_writable(np.from_dlpack(ext_tensor)))
     else:
-        raise AttributeError(f"'{type(ext_tensor).__name__}' object has no attribute "
-                             "'__dlpack__'")
+        # anything else must be a capsule, which carries no device or copy choice
+        if device is not None or copy is not None:
+            raise AssertionError("device and copy kwargs not supported when ext_tensor is "
+                                 "already a DLPack capsule.")
+        if type(ext_tensor).__name__ != "PyCapsule":
+            raise RuntimeError(_INVALID_CAPSULE)
+        result = from_numpy(_writable(np.from_dlpack(_Capsule(ext_tensor))))
     if device is not None:
         result = result.to(device)
-    if copy:
+    if copy is True:   # (PyTorch's exporter reads only an explicit True)
         result = result.clone()
     return result

@@ -81,7 +81,9 @@ def typename(obj, /):
     from ._tensor import Tensor
     if isinstance(obj, Tensor):
         return obj.type()
-    cls = obj if isinstance(obj, type) else type(obj)
+    from ._dtype import dtype
+    # (bfloat16's lazily resolved dtype is a dtype to its users)
+    cls = obj if isinstance(obj, type) else dtype if isinstance(obj, dtype) else type(obj)
     module = getattr(cls, "__module__", "") or ""
     if module in ("", "builtins", "__builtin__"):
         return cls.__qualname__
@@ -166,7 +168,8 @@ def set_flush_denormal(mode):
     return False
 
 
-def is_vulkan_available():
+def is_vulkan_available(*args, **kwargs):
+    """False: no Vulkan backend (PyTorch's builtin ignores any arguments it is given)."""
     return False
 
 

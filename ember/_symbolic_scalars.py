@@ -37,11 +37,19 @@ def sym_sqrt(a):
     return math.sqrt(a)
 
 
-def sym_sum(args):
+def sym_sum(*args):
+    """The sum of `args` (sym_sum(a, b, c) or sym_sum([a, b, c])), from 0 as sum() adds."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = args[0]
     return builtins.sum(args)
 
 
 def sym_ite(b, t, f):
+    """`t if b else f`, for a bool condition and branches of one type (PyTorch's asserts)."""
+    if not isinstance(b, builtins.bool):
+        raise AssertionError(f"expected SymBool or bool, got {type(b)}")
+    if type(t) is not type(f):
+        raise AssertionError(f"type mismatch: {type(t)} vs {type(f)}")
     return t if b else f
 
 
@@ -76,7 +84,10 @@ def sym_constrain_range_for_size(size, *, min=None, max=None):
 
 
 def sym_fresh_size(expr):
-    return expr
+    """A fresh size's value: `expr` read as a one-element tensor's number (so a non-number
+    or a tensor of several elements raises tensor()'s or item()'s error)."""
+    from ._creation import tensor
+    return tensor(expr).item()
 
 
 class _Symbolic:

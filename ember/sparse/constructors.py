@@ -5,40 +5,29 @@ Each constructor goes through PyTorch's argument parser first, with the signatur
 PyTorch's own Python binding (indices and values are any objects, converted as tensor() does),
 so a wrongly typed size or keyword is the parser's TypeError, as in PyTorch.
 """
-import functools
-
 import numpy as np
 
 from .. import _constants as C
 from .. import _dtype as dt
-from .._signatures import Parser
+from .._signatures import Parser, checked
 from .._tensor import Tensor, _wrap
 from ..backends import array_module
 from .compressed import (BLOCK_LAYOUTS, COMPRESSED_LAYOUTS, LAYOUT_NAMES, ROW_LAYOUTS,
                          SparseCompressedTensor, index_names, make_compressed, validate)
 
 __all__ = ["sparse_compressed_tensor", "sparse_csr_tensor", "sparse_csc_tensor",
-           "sparse_bsr_tensor", "sparse_bsc_tensor", "dense_to_compressed", "parsed"]
+           "sparse_bsr_tensor", "sparse_bsc_tensor", "dense_to_compressed", "to_compressed"]
 
 _OPTIONS = ("*, torch.dtype? dtype = None, torch.layout? layout = None, torch.device? device = "
             "None, bool pin_memory = False, bool requires_grad = False, bool? check_invariants "
             "= None")
 
 
-def _compressed_parser(name, cname, pname):
+def _parsed(name, cname, pname):
+    """The constructor behind PyTorch's argument parser, with its binding's two overloads."""
     head = f"object? {cname}, object? {pname}, object? values"   # (None: tensor()'s error)
-    return Parser(name, (f"{head}, tuple of ints size, {_OPTIONS}", f"{head}, {_OPTIONS}"))
-
-
-def parsed(parser):
-    """`fn` behind PyTorch's argument parser (its signature stays the function's own)."""
-    def wrap(fn):
-        @functools.wraps(fn)
-        def checked(*args, **kwargs):
-            parser.check(args, kwargs)
-            return fn(*args, **kwargs)
-        return checked
-    return wrap
+    parser = Parser(name, (f"{head}, tuple of ints size, {_OPTIONS}", f"{head}, {_OPTIONS}"))
+    return lambda fn: checked(fn, parser, method=False)
 
 
 def _values_tensor(values, dtype, device):
@@ -128,7 +117,7 @@ def assemble(layout, compressed, plain, values, size, checked):
     return make_compressed(layout, compressed, plain, values.detach(), size, checked=checked)
 
 
-@parsed(_compressed_parser("sparse_compressed_tensor", "compressed_indices", "plain_indices"))
+@_parsed("sparse_compressed_tensor", "compressed_indices", "plain_indices")
 def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=None, *,
                              dtype=None, layout=None, device=None, pin_memory=False,
                              requires_grad=False, check_invariants=None):
@@ -140,7 +129,7 @@ def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=Non
 _ROW, _COLUMN = index_names(C.sparse_csr), index_names(C.sparse_csc)
 
 
-@parsed(_compressed_parser("sparse_csr_tensor", *_ROW))
+@_parsed("sparse_csr_tensor", *_ROW)
 def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None, layout=None,
                       device=None, pin_memory=False, requires_grad=False,
                       check_invariants=None):
@@ -149,7 +138,7 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
                   dtype, layout, device, requires_grad, check_invariants)
 
 
-@parsed(_compressed_parser("sparse_csc_tensor", *_COLUMN))
+@_parsed("sparse_csc_tensor", *_COLUMN)
 def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=None, layout=None,
                       device=None, pin_memory=False, requires_grad=False,
                       check_invariants=None):
@@ -158,7 +147,7 @@ def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=Non
                   dtype, layout, device, requires_grad, check_invariants)
 
 
-@parsed(_compressed_parser("sparse_bsr_tensor", *_ROW))
+@_parsed("sparse_bsr_tensor", *_ROW)
 def sparse_bsr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None, layout=None,
                       device=None, pin_memory=False, requires_grad=False,
                       check_invariants=None):
@@ -167,7 +156,7 @@ def sparse_bsr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
                   dtype, layout, device, requires_grad, check_invariants)
 
 
-@parsed(_compressed_parser("sparse_bsc_tensor", *_COLUMN))
+@_parsed("sparse_bsc_tensor", *_COLUMN)
 def sparse_bsc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=None, layout=None,
                       device=None, pin_memory=False, requires_grad=False,
                       check_invariants=None):

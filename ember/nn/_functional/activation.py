@@ -140,6 +140,15 @@ def tanh(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    return _hardtanh(input, min_val, max_val, inplace)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    # (PyTorch's builtin: no bounds check, crossed bounds clamp everything to max_val)
+    return _hardtanh(input, min_val, max_val, True)
+
+
+def _hardtanh(input, min_val, max_val, inplace):
     if isinstance(input, ember.Tensor) and input.dtype.category < 2:
         if input.dtype is ember.bool:
             raise RuntimeError("Bool inputs not supported for hardtanh")
@@ -149,10 +158,6 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
         min_val, max_val = int(min_val), int(max_val)
     out = ember.clamp(_source(input, inplace), min_val, max_val)
     return _inplace(input, out) if inplace else name_node(out, "HardtanhBackward0")
-
-
-def hardtanh_(input, min_val=-1.0, max_val=1.0):
-    return hardtanh(input, min_val, max_val, True)
 
 
 @_floating_kernel("hardsigmoid_cpu")
@@ -226,34 +231,58 @@ def glu(input, dim=-1):
     return name_node(a * ember.sigmoid(b), "GluBackward0")
 
 
-def _implicit_dim(name, ndim):
+def _implicit_dim(name, ndim, stacklevel):
+    # (`stacklevel` is the caller's: a non-integer one is warn()'s TypeError, as in PyTorch)
     warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
-                  "to include dim=X as an argument.", UserWarning, stacklevel=3)
+                  "to include dim=X as an argument.", UserWarning, stacklevel=stacklevel)
     return 0 if ndim in (0, 1, 3) else 1
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
-        dim = _implicit_dim("softmax", input.dim())
+        dim = _implicit_dim("softmax", input.dim(), _stacklevel)
     return input.softmax(dim) if dtype is None else input.softmax(dim, dtype=dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
-        dim = _implicit_dim("softmin", input.dim())
+        dim = _implicit_dim("softmin", input.dim(), _stacklevel)
     return softmax(-input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
-        dim = _implicit_dim("log_softmax", input.dim())
+        dim = _implicit_dim("log_softmax", input.dim(), _stacklevel)
     return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)
 
 
 def prelu(input, weight):
-    if weight.numel() != 1 and input.dim() >= 2:
+    """PyTorch's checks in its order: one dtype for both (no promotion), one weight or one
+    per channel (dim 1), a weight of at most 1 dim; then its kernel's floating dtypes."""
+    from ..._dtype import type_name
+    if input.dtype is not weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{type_name(input.dtype)} and {type_name(weight.dtype)}")
+    n = weight.numel()
+    if n != 1:
+        if input.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.dim() > 1 else 1
+        if channels != n:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {n} and channel size = {channels}.")
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.dim()}")
+    return _prelu_kernel(input, weight)
+
+
+@_floating_kernel("prelu_cpu")
+def _prelu_kernel(input, weight):
+    if input.dim() != weight.dim():   # (one weight per channel, broadcast over the rest)
         shape = [1] * input.dim()
-        shape[1] = weight.numel()
+        if input.dim() > 1:
+            shape[1] = weight.numel()
         weight = weight.reshape(shape)
     return name_node(ember.where(input > 0, input, weight * input), "PreluKernelBackward0")
 
@@ -278,6 +307,8 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
 
 
 def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    if eps != 1e-10:   # (a tensor eps: PyTorch's comparison raises, as this one does)
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
     gumbels = -ember.empty_like(logits).exponential_().log()
     y_soft = softmax((logits + gumbels) / tau, dim)
     if not hard:

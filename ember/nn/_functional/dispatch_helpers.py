@@ -21,6 +21,17 @@ def assert_int_or_pair(arg, arg_name, message):
         raise AssertionError(message.format(arg_name))
 
 
+def _doc(obj):
+    """obj.__doc__ as PyTorch sees it: its tensors and dtypes are C objects without one."""
+    from ..._dtype import dtype
+    return None if isinstance(obj, (Tensor, dtype)) else obj.__doc__
+
+
+def _set_doc(obj, doc):
+    if not isinstance(obj, Tensor):   # (PyTorch's tensors take any attribute; ember's slots
+        obj.__doc__ = doc             # have no room for one, and nothing reads it back)
+
+
 def boolean_dispatch(arg_name, arg_index, default, if_true, if_false, module_name,
                      func_name):
     """A function calling `if_true` or `if_false` with its arguments, by the value of the
@@ -35,11 +46,13 @@ def boolean_dispatch(arg_name, arg_index, default, if_true, if_false, module_nam
             flag = default
         return (if_true if flag else if_false)(*args, **kwargs)
 
-    docs = [f.__doc__ for f in (if_true, if_false) if f.__doc__ is not None]
-    if len(docs) == 2:
+    true_doc, false_doc = _doc(if_true), _doc(if_false)
+    if true_doc is not None and false_doc is not None:
         raise RuntimeError("only one function can have a docstring")
-    doc = docs[0] if docs else None
-    if_true.__doc__ = if_false.__doc__ = fn.__doc__ = doc
+    doc = false_doc if true_doc is None else true_doc
+    if doc is not None:   # (the one without gets the other's)
+        _set_doc(if_false if false_doc is None else if_true, doc)
+    fn.__doc__ = doc
     if module_name is not None:
         fn.__module__ = module_name
     if func_name is not None:
