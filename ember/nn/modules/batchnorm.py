@@ -2,9 +2,9 @@
 process group)."""
 from ... import _dtype as dt
 from ..._creation import empty, ones, tensor, zeros
-from .. import init
 from .._functional.normalization import batch_norm
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from ._affine import register_affine, reset_affine
 from .lazy import LazyModuleMixin
 from .module import Module
 
@@ -26,15 +26,7 @@ class _NormBase(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         kw = {"device": device, "dtype": dtype}
-        if affine:
-            self.weight = Parameter(empty(num_features, **kw))
-            if bias:
-                self.bias = Parameter(empty(num_features, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        register_affine(self, affine, bias, lambda: Parameter(empty(num_features, **kw)))
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, **kw))
             self.register_buffer("running_var", ones(num_features, **kw))
@@ -54,10 +46,7 @@ class _NormBase(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self, self.affine)
 
     def _check_input_dim(self, input):
         raise NotImplementedError
@@ -123,15 +112,7 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
         self.num_features = 0
         self.eps, self.momentum = eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        if affine:
-            self.weight = UninitializedParameter(dtype=dtype)
-            if bias:
-                self.bias = UninitializedParameter(dtype=dtype)
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        register_affine(self, affine, bias, lambda: UninitializedParameter(dtype=dtype))
         if track_running_stats:
             self.register_buffer("running_mean", UninitializedBuffer(dtype=dtype))
             self.register_buffer("running_var", UninitializedBuffer(dtype=dtype))

@@ -6,6 +6,7 @@ from .. import init
 from .._functional.normalization import (_cross_map_lrn2d, group_norm, layer_norm,
                                          local_response_norm, rms_norm)
 from ..parameter import Parameter
+from ._affine import register_affine, reset_affine
 from .module import Module
 
 __all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "CrossMapLRN2d"]
@@ -17,6 +18,7 @@ def _shape_tuple(normalized_shape):
     return tuple(normalized_shape)
 
 
+
 class LayerNorm(Module):
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
                  device=None, dtype=None):
@@ -24,23 +26,12 @@ class LayerNorm(Module):
         self.normalized_shape = _shape_tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        kw = {"device": device, "dtype": dtype}
-        if elementwise_affine:
-            self.weight = Parameter(empty(self.normalized_shape, **kw))
-            if bias:
-                self.bias = Parameter(empty(self.normalized_shape, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        register_affine(self, elementwise_affine, bias, lambda: Parameter(
+            empty(self.normalized_shape, device=device, dtype=dtype)))
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self, self.elementwise_affine)
 
     def forward(self, input):
         return layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -61,23 +52,12 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        kw = {"device": device, "dtype": dtype}
-        if affine:
-            self.weight = Parameter(empty(num_channels, **kw))
-            if bias:
-                self.bias = Parameter(empty(num_channels, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        register_affine(self, affine, bias, lambda: Parameter(
+            empty(num_channels, device=device, dtype=dtype)))
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self, self.affine)
 
     def forward(self, input):
         return group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
