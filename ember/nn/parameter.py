@@ -51,6 +51,13 @@ class UninitializedTensorMixin:
     """The mark of a not-yet-materialized (lazy) parameter or buffer."""
     __slots__ = ()   # (adds no field: materialize() can reassign __class__)
 
+    def materialize(self, shape, device=None, dtype=None):
+        import numpy as np
+        d = dtype or self._lazy_dtype
+        self._data = np.empty(tuple(shape), dtype=d.np)
+        self.dtype = d
+        self.__class__ = self.cls_to_become
+
 
 def is_lazy(param):
     """Whether `param` is an uninitialized parameter or buffer of a lazy module."""
@@ -70,22 +77,9 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
     def __init__(self, requires_grad=True, device=None, dtype=None):
         pass
 
-    def materialize(self, shape, device=None, dtype=None):
-        import numpy as np
-        d = dtype or self._lazy_dtype
-        self._data = np.empty(tuple(shape), dtype=d.np)
-        self.dtype = d
-        self.__class__ = self.cls_to_become
-
     def __repr__(self):
         return "<UninitializedParameter>"
 
-    def _raise(self, *a, **k):
-        raise ValueError("Can't access the shape of an uninitialized parameter or buffer. "
-                         "This error usually happens in `load_state_dict` when trying to load "
-                         "an uninitialized parameter into an initialized one. Call "
-                         "`forward` to initialize the parameters before accessing their "
-                         "attributes.")
 
 
 class UninitializedBuffer(UninitializedTensorMixin, Tensor):
@@ -99,13 +93,6 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
 
     def __init__(self, requires_grad=False, device=None, dtype=None):
         pass
-
-    def materialize(self, shape, device=None, dtype=None):
-        import numpy as np
-        d = dtype or self._lazy_dtype
-        self._data = np.empty(tuple(shape), dtype=d.np)
-        self.dtype = d
-        self.__class__ = self.cls_to_become
 
 
 class Buffer(Tensor):
