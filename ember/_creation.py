@@ -130,7 +130,7 @@ def as_tensor(data, *, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=dev)
 
 
-@_parsed("asarray", f"object? obj, *, {_DEVICE}, bool? copy = None, bool requires_grad = "
+@_parsed("asarray", f"object? obj, *, {_DEVICE}, bool? copy = None, bool? requires_grad = "
          "False")
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """Like as_tensor; `copy=True` always copies, `copy=False` never does (or raises)."""

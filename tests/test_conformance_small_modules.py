@@ -10,6 +10,8 @@ import pytest
 
 import ember
 
+NAN = float("nan")
+
 
 def outcome(fn, lib):
     with warnings.catch_warnings():
@@ -39,7 +41,8 @@ def assert_same_outcome(fn, torch, message=True):
 
 def _values(t, e):
     if hasattr(t, "detach"):
-        np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=1e-6)
+        np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=1e-6,
+                                   equal_nan=True)
         assert str(e.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
     else:
         assert e == t
@@ -76,6 +79,22 @@ ACTIVATIONS = {
     "hardtanh_crossed": lambda L: L.nn.functional.hardtanh_(L.tensor([0.3, -2., 2.]), 1.,
                                                             0.),
     "hardtanh_checked": lambda L: L.nn.functional.hardtanh(L.tensor([0.3]), 1., 0.),
+    # NaN through the kernels' comparisons: kept by threshold and hardshrink, NaN by softshrink
+    "threshold_nan": lambda L: L.nn.functional.threshold(L.tensor([NAN, 1., -3.]), .5, 9.),
+    "hardshrink_nan": lambda L: L.nn.functional.hardshrink(L.tensor([NAN, 1., -.3])),
+    "softshrink_nan": lambda L: L.nn.functional.softshrink(L.tensor([NAN, 1., -3.])),
+    "softshrink_bool_lambda": lambda L: L.nn.functional.softshrink(L.tensor([1., -2.]), False),
+    "softshrink_negative": lambda L: L.nn.functional.softshrink(L.ones(2).double(), -1),
+    "rrelu_bounds_first": lambda L: L.nn.functional.rrelu(L.ones(2, dtype=L.uint8), .5, .2),
+    "celu_zero_alpha_first": lambda L: L.celu(L.ones(2, dtype=L.int64), 0.),
+    "leaf_in_place_first": lambda L: L.nn.functional.leaky_relu_(
+        L.ones(2, dtype=L.complex64, requires_grad=True)),
+    "complex_scalar": lambda L: L.celu(L.ones(2).double(), 1.5 - 0.5j),
+    "complex_scalar_real": lambda L: L.threshold_(L.ones(2).double(), np.complex128(3),
+                                                  np.complex64(2)),
+    "complex_threshold": lambda L: L.nn.functional.threshold(L.ones(2), 1.5 - 0.5j, 2),
+    "silu_complex_grad": lambda L: L.nn.functional.silu(
+        L.ones(2, dtype=L.complex64, requires_grad=True)),
 }
 
 
@@ -186,6 +205,7 @@ CREATION = {
     "asarray_copy_int": lambda L: L.asarray([1], copy=0),
     "asarray_requires_grad_int": lambda L: L.asarray([1.], requires_grad=1),
     "tensor_ok": lambda L: L.tensor([1, 2], dtype=L.float64, requires_grad=True),
+    "asarray_requires_grad_none": lambda L: L.asarray([1.], requires_grad=None),
 }
 
 

@@ -5,7 +5,10 @@ A composite's result carries PyTorch's node name for the whole function (SiluBac
 LeakyReluBackward0, ...; registry.name_node renames its last op), so `grad_fn` reads as in
 PyTorch; the in-place forms keep their copy's node."""
 import functools
+import inspect
 import warnings
+
+import numpy as np
 
 import ember
 from ...ops._elementwise import not_implemented
@@ -31,20 +34,50 @@ def _source(input, inplace):
     return input.clone() if inplace and input.requires_grad else input
 
 
-def _floating_kernel(kernel, complex_ok=False):
+def _floating_kernel(kernel, complex_ok=False, first=None):
     """PyTorch's CPU kernel `kernel` has loops for floating dtypes only: an integer, bool (or
     complex) input is its NotImplementedError ("elu_cpu" not implemented for 'Long'), where
-    the composition in ember ops would compute."""
+    the composition in ember ops would compute. What PyTorch checks before the kernel comes
+    first, as there: an in-place call on a leaf that requires grad, then `first` (called with
+    the function's arguments: the checks of argument values)."""
     def decorate(fn):
+        names = list(inspect.signature(fn).parameters)
+        at = names.index("inplace") - 1 if "inplace" in names else None
+
         @functools.wraps(fn)
         def checked(input, *args, **kwargs):
             if isinstance(input, ember.Tensor):
+                if at is not None and input._requires_grad and input.is_leaf and \
+                        kwargs.get("inplace", len(args) > at and args[at]) is True and \
+                        ember.is_grad_enabled():
+                    raise RuntimeError("a leaf Variable that requires grad is being used in "
+                                       "an in-place operation.")
+                if first is not None:
+                    first(input, *args, **kwargs)
                 category = input.dtype.category
                 if category < 2 or category == 3 and not complex_ok:
                     raise not_implemented(kernel, input.dtype)
             return fn(input, *args, **kwargs)
         return checked
     return decorate
+
+
+# the C type PyTorch's kernels read a Scalar argument into, named in its conversion error
+_C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16", "int64": "int64_t", "int32": "int", "int16": "int16_t",
+            "int8": "int8_t", "uint8": "uint8_t", "bool": "bool"}
+
+
+def _real(value, dtype=None):
+    """A Scalar argument read into a real type (the input's, or double): a complex number
+    converts to its real part, and only without an imaginary part."""
+    if not isinstance(value, (complex, np.complexfloating)) or \
+            dtype is not None and dtype.is_complex:
+        return value
+    if value.imag:
+        name = "double" if dtype is None else _C_TYPES[str(dtype).split(".")[-1]]
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return value.real
 
 
 def relu(input, inplace=False):
@@ -59,7 +92,8 @@ def relu6(input, inplace=False):
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
-@_floating_kernel("leaky_relu_cpu")
+@_floating_kernel("leaky_relu_cpu", first=lambda input, negative_slope=0.01, inplace=False:
+                  _real(negative_slope, input.dtype))
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     x = _source(input, inplace)
     out = ember.where(x > 0, x, x * negative_slope)
@@ -70,7 +104,7 @@ def leaky_relu_(input, negative_slope=0.01):
     return leaky_relu(input, negative_slope, True)
 
 
-@_floating_kernel("elu_cpu")
+@_floating_kernel("elu_cpu", first=lambda input, alpha=1.0, inplace=False: _real(alpha))
 def elu(input, alpha=1.0, inplace=False):
     x = _source(input, inplace)
     out = ember.where(x > 0, x, alpha * ember.expm1(ember.clamp(x, max=0)))
@@ -95,10 +129,13 @@ def selu_(input):
     return selu(input, True)
 
 
-@_floating_kernel("elu_cpu")
+def _celu_alpha(input, alpha=1.0, inplace=False):
+    if _real(alpha) == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+
+
+@_floating_kernel("elu_cpu", first=_celu_alpha)
 def celu(input, alpha=1.0, inplace=False):
-    if alpha == 0:
-        raise RuntimeError("ZeroDivisionError")
     x = _source(input, inplace)
     out = ember.where(x > 0, x, alpha * ember.expm1(ember.clamp(x, max=0) / alpha))
     return _inplace(input, out) if inplace else name_node(out, "CeluBackward0")
@@ -114,6 +151,9 @@ def gelu(input, approximate="none"):
 
 @_floating_kernel("silu_cpu", complex_ok=True)
 def silu(input, inplace=False):
+    if input.requires_grad and input.dtype.is_complex:
+        raise RuntimeError("silu does not support automatic differentiation for outputs with "
+                           "complex dtype.")
     x = _source(input, inplace)
     out = x * ember.sigmoid(x)
     return _inplace(input, out) if inplace else name_node(out, "SiluBackward0")
@@ -173,16 +213,26 @@ def hardswish(input, inplace=False):
     return _inplace(input, out) if inplace else name_node(out, "HardswishBackward0")
 
 
-@_floating_kernel("hardshrink_cpu")
+# NOTE: the comparisons below are written as PyTorch's kernels write them, so that a NaN
+# (every comparison false) comes out as PyTorch's does: kept by threshold and hardshrink,
+# NaN (x * 0) from softshrink.
+@_floating_kernel("hardshrink_cpu", first=lambda input, lambd=0.5: _real(lambd, input.dtype))
 def hardshrink(input, lambd=0.5):
-    return name_node(ember.where(ember.abs(input) > lambd, input, ember.zeros_like(input)),
+    inside = (input >= -lambd) & (input <= lambd)
+    return name_node(ember.where(inside, ember.zeros_like(input), input),
                      "HardshrinkBackward0")
 
 
 @_floating_kernel("softshrink_check")
 def softshrink(input, lambd=0.5):
+    lambd = float(lambd.item() if isinstance(lambd, ember.Tensor) else lambd)
+    top = float(ember.finfo(input.dtype).max)
+    if not 0 <= lambd <= top:
+        from ..._dtype import type_name
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
+                           f"{type_name(input.dtype)}, but found {lambd:g}")
     out = ember.where(input > lambd, input - lambd,
-                      ember.where(input < -lambd, input + lambd, ember.zeros_like(input)))
+                      ember.where(input < -lambd, input + lambd, input * 0))
     return name_node(out, "SoftshrinkBackward0")
 
 
@@ -191,7 +241,8 @@ def tanhshrink(input):
 
 
 def threshold(input, threshold, value, inplace=False):
-    out = ember.where(input > threshold, input, ember.full_like(input, value))
+    threshold, value = _real(threshold, input.dtype), _real(value, input.dtype)
+    out = ember.where(input <= threshold, ember.full_like(input, value), input)
     return _inplace(input, out) if inplace else name_node(out, "ThresholdBackward0")
 
 
@@ -287,7 +338,12 @@ def _prelu_kernel(input, weight):
     return name_node(ember.where(input > 0, input, weight * input), "PreluKernelBackward0")
 
 
-@_floating_kernel("leaky_relu_cpu")
+def _rrelu_bounds(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    if _real(lower) > _real(upper):
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+
+
+@_floating_kernel("leaky_relu_cpu", first=_rrelu_bounds)
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     if training:
         # NOTE: PyTorch draws one double-precision uniform per non-positive element, in order,
