@@ -1,5 +1,6 @@
 """Unary floating functions: exp/log families, trigonometric and hyperbolic functions,
-sigmoid/logit, the error and gamma functions, sinc and angle conversions.
+sigmoid/logit, the error and gamma functions, sinc and angle conversions. Most are one row of
+a table (`unary_row`): name, forward on arrays, gradient in ember ops, what it reads.
 
 Integer and bool inputs give the default float dtype; in-place forms on integer tensors raise
 PyTorch's cast error (from the generic in-place protocol). VJPs are ember ops, saving the
@@ -19,6 +20,7 @@ _LN10 = math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _HALF_SQRT_PI = 0.5 * math.sqrt(math.pi)
 _DEG = math.pi / 180.0
+INPUT, OUTPUT, NOTHING = "input", "output", "nothing"   # what a table row's gradient reads
 
 
 def float_unary(op, name, kernel=None, aliases=(), complex_error=None):
@@ -40,280 +42,70 @@ def float_unary(op, name, kernel=None, aliases=(), complex_error=None):
     return public(fn, name, inplace=True, aliases=aliases)
 
 
+def unary_row(name, forward, gradient, reads=INPUT, node=None, **options):
+    """One row of the unary table: the registry op `name` (`forward` on arrays, the VJP
+    `gradient(g, v)` in ember ops, `v` what the row reads: the input, the output, or nothing)
+    and its public function (float_unary's `options`). Returns (op, function)."""
+    if reads == INPUT:
+        op = defpointwise(name, node=node)(forward)
+        op.defvjp(lambda ctx, g: gradient(g, ctx.inputs[0]))
+    elif reads == OUTPUT:
+        op = defpointwise(name, node=node, save=(), save_output=True)(forward)
+        op.defvjp(lambda ctx, g: gradient(g, ctx.output))
+    else:
+        op = defpointwise(name, node=node, save=())(forward)
+        op.defvjp(lambda ctx, g: gradient(g, None))
+    return op, float_unary(op, name, **options)
+
+
+def _xp(fn):
+    """A forward calling the array module's `fn` (NumPy's or CuPy's)."""
+    return lambda a: getattr(array_module(a), fn)(a)
+
+
+# The table. A row reading the OUTPUT keeps it instead of the input (exp, tanh, sigmoid: the
+# derivative is cheaper from the result).
 # ---------------------------------------------------------------------- exponentials, logs
-@defpointwise("exp", save=(), save_output=True)
-def _exp(a):
-    return elementwise.unary("exp", a)
-
-
-@_exp.defvjp
-def _exp_vjp(ctx, g):
-    return g * ctx.output
-
-
-@defpointwise("exp2", save=(), save_output=True)
-def _exp2(a):
-    return array_module(a).exp2(a)
-
-
-@_exp2.defvjp
-def _exp2_vjp(ctx, g):
-    return g * ctx.output * _LN2
-
-
-@defpointwise("expm1", save=(), save_output=True)
-def _expm1(a):
-    return array_module(a).expm1(a)
-
-
-@_expm1.defvjp
-def _expm1_vjp(ctx, g):
-    return g * (ctx.output + 1)
-
-
-@defpointwise("log")
-def _log(a):
-    return array_module(a).log(a)
-
-
-@_log.defvjp
-def _log_vjp(ctx, g):
-    return g / ctx.inputs[0]
-
-
-@defpointwise("log2")
-def _log2(a):
-    return array_module(a).log2(a)
-
-
-@_log2.defvjp
-def _log2_vjp(ctx, g):
-    return g / (ctx.inputs[0] * _LN2)
-
-
-@defpointwise("log10")
-def _log10(a):
-    return array_module(a).log10(a)
-
-
-@_log10.defvjp
-def _log10_vjp(ctx, g):
-    return g / (ctx.inputs[0] * _LN10)
-
-
-@defpointwise("log1p", node="Log1PBackward0")
-def _log1p(a):
-    return array_module(a).log1p(a)
-
-
-@_log1p.defvjp
-def _log1p_vjp(ctx, g):
-    return g / (ctx.inputs[0] + 1)
-
-
-@defpointwise("sqrt", save=(), save_output=True)
-def _sqrt(a):
-    return elementwise.unary("sqrt", a)
-
-
-@_sqrt.defvjp
-def _sqrt_vjp(ctx, g):
-    return g / (2 * ctx.output)
-
-
-@defpointwise("rsqrt", save=(), save_output=True)
-def _rsqrt(a):
-    return 1 / array_module(a).sqrt(a)
-
-
-@_rsqrt.defvjp
-def _rsqrt_vjp(ctx, g):
-    out = ctx.output
-    return g * (out * out * out) * -0.5
-
-
-@defpointwise("reciprocal", save=(), save_output=True)
-def _reciprocal(a):
-    return array_module(a).reciprocal(a)
-
-
-@_reciprocal.defvjp
-def _reciprocal_vjp(ctx, g):
-    out = ctx.output
-    return -g * (out * out)
-
-
-exp = float_unary(_exp, "exp")
-exp2 = float_unary(_exp2, "exp2")
-expm1 = float_unary(_expm1, "expm1")
-log = float_unary(_log, "log")
-log2 = float_unary(_log2, "log2")
-log10 = float_unary(_log10, "log10")
-log1p = float_unary(_log1p, "log1p")
-sqrt = float_unary(_sqrt, "sqrt")
-rsqrt = float_unary(_rsqrt, "rsqrt")
-reciprocal = float_unary(_reciprocal, "reciprocal")
-
+_exp, exp = unary_row("exp", lambda a: elementwise.unary("exp", a), lambda g, y: g * y, OUTPUT)
+_exp2, exp2 = unary_row("exp2", _xp("exp2"), lambda g, y: g * y * _LN2, OUTPUT)
+_expm1, expm1 = unary_row("expm1", _xp("expm1"), lambda g, y: g * (y + 1), OUTPUT)
+_log, log = unary_row("log", _xp("log"), lambda g, x: g / x)
+_log2, log2 = unary_row("log2", _xp("log2"), lambda g, x: g / (x * _LN2))
+_log10, log10 = unary_row("log10", _xp("log10"), lambda g, x: g / (x * _LN10))
+_log1p, log1p = unary_row("log1p", _xp("log1p"), lambda g, x: g / (x + 1),
+                          node="Log1PBackward0")
+_sqrt, sqrt = unary_row("sqrt", lambda a: elementwise.unary("sqrt", a),
+                        lambda g, y: g / (2 * y), OUTPUT)
+_rsqrt, rsqrt = unary_row("rsqrt", lambda a: 1 / array_module(a).sqrt(a),
+                          lambda g, y: g * (y * y * y) * -0.5, OUTPUT)
+_reciprocal, reciprocal = unary_row("reciprocal", _xp("reciprocal"),
+                                    lambda g, y: -g * (y * y), OUTPUT)
 
 # ---------------------------------------------------------------------- trigonometric
-@defpointwise("sin")
-def _sin(a):
-    return array_module(a).sin(a)
-
-
-@_sin.defvjp
-def _sin_vjp(ctx, g):
-    return g * cos(ctx.inputs[0])
-
-
-@defpointwise("cos")
-def _cos(a):
-    return array_module(a).cos(a)
-
-
-@_cos.defvjp
-def _cos_vjp(ctx, g):
-    return -(g * sin(ctx.inputs[0]))
-
-
-@defpointwise("tan", save=(), save_output=True)
-def _tan(a):
-    return array_module(a).tan(a)
-
-
-@_tan.defvjp
-def _tan_vjp(ctx, g):
-    out = ctx.output
-    return g * (out * out + 1)
-
-
-@defpointwise("asin")
-def _asin(a):
-    return array_module(a).arcsin(a)
-
-
-@_asin.defvjp
-def _asin_vjp(ctx, g):
-    x = ctx.inputs[0]
-    return g * rsqrt(1 - x * x)
-
-
-@defpointwise("acos")
-def _acos(a):
-    return array_module(a).arccos(a)
-
-
-@_acos.defvjp
-def _acos_vjp(ctx, g):
-    x = ctx.inputs[0]
-    return -(g * rsqrt(1 - x * x))
-
-
-@defpointwise("atan")
-def _atan(a):
-    return array_module(a).arctan(a)
-
-
-@_atan.defvjp
-def _atan_vjp(ctx, g):
-    x = ctx.inputs[0]
-    return g / (x * x + 1)
-
-
-sin = float_unary(_sin, "sin")
-cos = float_unary(_cos, "cos")
-tan = float_unary(_tan, "tan")
-asin = float_unary(_asin, "asin", aliases=("arcsin",))
-acos = float_unary(_acos, "acos", aliases=("arccos",))
-atan = float_unary(_atan, "atan", aliases=("arctan",))
-
+_sin, sin = unary_row("sin", _xp("sin"), lambda g, x: g * cos(x))
+_cos, cos = unary_row("cos", _xp("cos"), lambda g, x: -(g * sin(x)))
+_tan, tan = unary_row("tan", _xp("tan"), lambda g, y: g * (y * y + 1), OUTPUT)
+_asin, asin = unary_row("asin", _xp("arcsin"), lambda g, x: g * rsqrt(1 - x * x),
+                        aliases=("arcsin",))
+_acos, acos = unary_row("acos", _xp("arccos"), lambda g, x: -(g * rsqrt(1 - x * x)),
+                        aliases=("arccos",))
+_atan, atan = unary_row("atan", _xp("arctan"), lambda g, x: g / (x * x + 1),
+                        aliases=("arctan",))
 
 # ---------------------------------------------------------------------- hyperbolic
-@defpointwise("sinh")
-def _sinh(a):
-    return array_module(a).sinh(a)
-
-
-@_sinh.defvjp
-def _sinh_vjp(ctx, g):
-    return g * cosh(ctx.inputs[0])
-
-
-@defpointwise("cosh")
-def _cosh(a):
-    return array_module(a).cosh(a)
-
-
-@_cosh.defvjp
-def _cosh_vjp(ctx, g):
-    return g * sinh(ctx.inputs[0])
-
-
-@defpointwise("tanh", save=(), save_output=True)
-def _tanh(a):
-    return array_module(a).tanh(a)
-
-
-@_tanh.defvjp
-def _tanh_vjp(ctx, g):
-    out = ctx.output
-    return g * (1 - out * out)
-
-
-@defpointwise("asinh")
-def _asinh(a):
-    return array_module(a).arcsinh(a)
-
-
-@_asinh.defvjp
-def _asinh_vjp(ctx, g):
-    x = ctx.inputs[0]
-    return g * rsqrt(x * x + 1)
-
-
-@defpointwise("acosh")
-def _acosh(a):
-    return array_module(a).arccosh(a)
-
-
-@_acosh.defvjp
-def _acosh_vjp(ctx, g):
-    x = ctx.inputs[0]
-    return g * rsqrt(x * x - 1)
-
-
-@defpointwise("atanh")
-def _atanh(a):
-    return array_module(a).arctanh(a)
-
-
-@_atanh.defvjp
-def _atanh_vjp(ctx, g):
-    x = ctx.inputs[0]
-    return g / (1 - x * x)
-
-
-sinh = float_unary(_sinh, "sinh")
-cosh = float_unary(_cosh, "cosh")
-tanh = float_unary(_tanh, "tanh")
-asinh = float_unary(_asinh, "asinh", aliases=("arcsinh",))
-acosh = float_unary(_acosh, "acosh", aliases=("arccosh",))
-atanh = float_unary(_atanh, "atanh", aliases=("arctanh",))
-
+_sinh, sinh = unary_row("sinh", _xp("sinh"), lambda g, x: g * cosh(x))
+_cosh, cosh = unary_row("cosh", _xp("cosh"), lambda g, x: g * sinh(x))
+_tanh, tanh = unary_row("tanh", _xp("tanh"), lambda g, y: g * (1 - y * y), OUTPUT)
+_asinh, asinh = unary_row("asinh", _xp("arcsinh"), lambda g, x: g * rsqrt(x * x + 1),
+                          aliases=("arcsinh",))
+_acosh, acosh = unary_row("acosh", _xp("arccosh"), lambda g, x: g * rsqrt(x * x - 1),
+                          aliases=("arccosh",))
+_atanh, atanh = unary_row("atanh", _xp("arctanh"), lambda g, x: g / (1 - x * x),
+                          aliases=("arctanh",))
 
 # ---------------------------------------------------------------------- sigmoid, logit
-@defpointwise("sigmoid", save=(), save_output=True)
-def _sigmoid(a):
-    return elementwise.unary("sigmoid", a)
-
-
-@_sigmoid.defvjp
-def _sigmoid_vjp(ctx, g):
-    out = ctx.output
-    return g * out * (1 - out)
-
-
-sigmoid = float_unary(_sigmoid, "sigmoid")
+_sigmoid, sigmoid = unary_row("sigmoid", lambda a: elementwise.unary("sigmoid", a),
+                              lambda g, y: g * y * (1 - y), OUTPUT)
 
 
 @defpointwise("logit")
@@ -350,59 +142,24 @@ def _float(input):
 
 
 # ---------------------------------------------------------------------- error, gamma functions
-@defpointwise("erf")
-def _erf(a):
-    return special_module(a).erf(a)
-
-
-@_erf.defvjp
-def _erf_vjp(ctx, g):
-    x = ctx.inputs[0]
-    return g * exp(-(x * x)) * _TWO_OVER_SQRT_PI
-
-
-@defpointwise("erfc")
-def _erfc(a):
-    return special_module(a).erfc(a)
-
-
-@_erfc.defvjp
-def _erfc_vjp(ctx, g):
-    x = ctx.inputs[0]
-    return g * exp(-(x * x)) * -_TWO_OVER_SQRT_PI
-
-
-@defpointwise("erfinv", save=(), save_output=True)
-def _erfinv(a):
-    return special_module(a).erfinv(a)
-
-
-@_erfinv.defvjp
-def _erfinv_vjp(ctx, g):
-    out = ctx.output
-    return g * exp(out * out) * _HALF_SQRT_PI
-
-
-@defpointwise("lgamma")
-def _lgamma(a):
+def _lgamma_forward(a):
     # NOTE: scipy's gammaln(-inf) is -inf; C's lgamma (and PyTorch) give +inf there.
     xp = array_module(a)
     return xp.where(xp.isneginf(a), xp.inf, special_module(a).gammaln(a)).astype(a.dtype)
 
 
-@_lgamma.defvjp
-def _lgamma_vjp(ctx, g):
-    return g * digamma(ctx.inputs[0])
-
-
-@defpointwise("digamma")
-def _digamma(a):
-    return special_module(a).psi(a)
-
-
-@_digamma.defvjp
-def _digamma_vjp(ctx, g):
-    return g * _polygamma_fn(1, ctx.inputs[0])
+_erf, erf = unary_row("erf", lambda a: special_module(a).erf(a),
+                      lambda g, x: g * exp(-(x * x)) * _TWO_OVER_SQRT_PI, kernel="erf_vml_cpu")
+_erfc, erfc = unary_row("erfc", lambda a: special_module(a).erfc(a),
+                        lambda g, x: g * exp(-(x * x)) * -_TWO_OVER_SQRT_PI,
+                        kernel="erfc_vml_cpu")
+_erfinv, erfinv = unary_row("erfinv", lambda a: special_module(a).erfinv(a),
+                            lambda g, y: g * exp(y * y) * _HALF_SQRT_PI, OUTPUT,
+                            kernel="erfinv_vml_cpu")
+_lgamma, lgamma = unary_row("lgamma", _lgamma_forward, lambda g, x: g * digamma(x),
+                            kernel="lgamma_vml_cpu")
+_digamma, digamma = unary_row("digamma", lambda a: special_module(a).psi(a),
+                              lambda g, x: g * _polygamma_fn(1, x), kernel="digamma")
 
 
 @defpointwise("polygamma")
@@ -414,13 +171,6 @@ def _polygamma(a, n):
 @_polygamma.defvjp
 def _polygamma_vjp(ctx, g):
     return g * _polygamma_fn(ctx.params["n"] + 1, ctx.inputs[0])
-
-
-erf = float_unary(_erf, "erf", "erf_vml_cpu")
-erfc = float_unary(_erfc, "erfc", "erfc_vml_cpu")
-erfinv = float_unary(_erfinv, "erfinv", "erfinv_vml_cpu")
-lgamma = float_unary(_lgamma, "lgamma", "lgamma_vml_cpu")
-digamma = float_unary(_digamma, "digamma", "digamma")
 
 
 def _polygamma_fn(n, input, out=None):
@@ -459,28 +209,10 @@ def _sinc_vjp(ctx, g):
     return where(x == 0, 0.0, d) * g
 
 
-@defpointwise("deg2rad", node="Deg2RadBackward0", save=())
-def _deg2rad(a):
-    return a * _DEG
-
-
-@_deg2rad.defvjp
-def _deg2rad_vjp(ctx, g):
-    return g * _DEG
-
-
-@defpointwise("rad2deg", node="Rad2DegBackward0", save=())
-def _rad2deg(a):
-    return a * (1 / _DEG)
-
-
-@_rad2deg.defvjp
-def _rad2deg_vjp(ctx, g):
-    return g * (1 / _DEG)
-
-
 sinc = float_unary(_sinc, "sinc")
-deg2rad = float_unary(_deg2rad, "deg2rad",
-                      complex_error="deg2rad is not supported for complex tensors.")
-rad2deg = float_unary(_rad2deg, "rad2deg",
-                      complex_error="rad2deg is not supported for complex tensors.")
+_deg2rad, deg2rad = unary_row(
+    "deg2rad", lambda a: a * _DEG, lambda g, _: g * _DEG, NOTHING, node="Deg2RadBackward0",
+    complex_error="deg2rad is not supported for complex tensors.")
+_rad2deg, rad2deg = unary_row(
+    "rad2deg", lambda a: a * (1 / _DEG), lambda g, _: g * (1 / _DEG), NOTHING,
+    node="Rad2DegBackward0", complex_error="rad2deg is not supported for complex tensors.")
