@@ -196,7 +196,9 @@ def _size_args(name, size):
                             f"not {tname}")
     shape = []
     for pos, s in enumerate(size):
-        if not _is_int(s):
+        # (PyTorch type-checks the first element; the others only go through __index__,
+        # which a bool passes: randn(2, True) is randn(2, 1))
+        if not (_is_int(s) or pos and isinstance(s, builtins.bool)):
             raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
                             f"{pos + 1} with error \"type must be tuple of ints,but got "
                             f"{_type_name(s)}\"")
@@ -385,7 +387,16 @@ def complex(real, imag, *, out=None):
 
 
 def polar(abs, angle, *, out=None):
+    """abs * (cos(angle) + i sin(angle)), of two floating tensors of one dtype (no promotion,
+    as PyTorch's kernel)."""
     from .ops.registry import PUBLIC
+    floating = (dt.float16, dt.float32, dt.float64)
+    if abs.dtype not in floating or angle.dtype not in floating:
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{dt.type_name(abs.dtype)} and {dt.type_name(angle.dtype)}")
+    if abs.dtype is not angle.dtype:
+        raise RuntimeError(f"Expected object of scalar type {dt.type_name(abs.dtype)} but got "
+                           f"scalar type {dt.type_name(angle.dtype)} for second argument")
     return PUBLIC["_complex"](abs * PUBLIC["cos"](angle), abs * PUBLIC["sin"](angle))
 
 

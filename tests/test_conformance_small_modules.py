@@ -206,6 +206,11 @@ CREATION = {
     "asarray_requires_grad_int": lambda L: L.asarray([1.], requires_grad=1),
     "tensor_ok": lambda L: L.tensor([1, 2], dtype=L.float64, requires_grad=True),
     "asarray_requires_grad_none": lambda L: L.asarray([1.], requires_grad=None),
+    "polar_integers": lambda L: L.polar(L.tensor([1, 2]), L.tensor([1, 2])),
+    "polar_two_dtypes": lambda L: L.polar(L.tensor([1., 2.]), L.tensor([1., 2.]).double()),
+    "polar": lambda L: L.polar(L.tensor([1., 2.]), L.tensor([0.5, -1.])),
+    "randn_bool_size": lambda L: L.randn(2, True).shape,
+    "zeros_bool_first": lambda L: L.zeros(True, 2),
 }
 
 

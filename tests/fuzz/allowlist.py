@@ -94,7 +94,7 @@ _GROUPS = [
     (
         "mixed or integral dtypes torch's kernel refuses ('expected scalar type Half but found "
         "Int', 'kl_div: Integral inputs not supported', "
-        "'Index put requires the source and destination dtypes match', polar of integers, "
+        "'Index put requires the source and destination dtypes match', "
         "cross/layer_norm/addbmm/bmm operands of two dtypes); ember promotes or casts and "
         "computes (follow-up: addbmm/bmm live in ops/linalg and ops/matmul)",
         ('F.bilinear',
@@ -104,8 +104,7 @@ _GROUPS = [
          'op_db.bmm',
          'op_db.layer_norm',
          'op_db.setitem',
-         'op_db.searchsorted',
-         'torch.polar',)),
+         'op_db.searchsorted',)),
     (
         "shape edge cases: torch skips the dim check of an empty tensor (cummin), tiles an "
         "empty tensor by negative repeats, refuses to copy_ a 1-element tensor into a 0-d one, "
