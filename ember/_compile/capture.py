@@ -33,7 +33,10 @@ import numpy as np
 
 from .. import _random, _value_checks
 from .._tensor import Tensor
+from ..autograd import anomaly, graph
 from ..autograd.grad_mode import state as grad_state
+from ..autograd.node import AccumulateGrad, Node, get_accumulator
+from ..autograd.saved_hooks import PackedSaved
 from ..ops import registry
 from .guards import autocast_state
 
@@ -75,16 +78,18 @@ class Step:
     `params` are `Slot`s; `outs` are the slots the results fill (None for a non-tensor)."""
 
     __slots__ = ("kind", "fn", "args", "params", "dtype", "outs", "grad_enabled", "rename",
-                 "param_refs", "segment", "arrays", "fresh", "draws")
+                 "param_refs", "segment", "arrays", "fresh", "draws", "shared")
 
     def __init__(self, kind, fn, args, params, dtype, outs, grad_enabled, segment):
         self.kind, self.fn, self.args, self.params, self.dtype = kind, fn, args, params, dtype
         self.outs, self.grad_enabled, self.segment = outs, grad_enabled, segment
         self.rename = None
-        self.param_refs = None   # {param name: Slot} for params that are a tensor's array
+        self.param_refs = None   # {param name: (Slot, how)} for params made from a tensor's
+        #                          array (Recorder.array_source)
         self.arrays = None       # how `arrays=` followed from the inputs (array_recipe)
         self.fresh = None        # {param name: the value to copy afresh for each replay}
         self.draws = True        # the call drew random numbers (an op step: measured)
+        self.shared = None       # {param name: ("out" | "in", slot)} (Program._link_fresh)
 
     @property
     def name(self):
@@ -133,6 +138,14 @@ class Recorder:
         self.grad_enabled_at_entry = grad_state.enabled
         self.rng = None
         self.patches = []
+        self.lowering = False           # True while a backward is recorded as its steps
+        self.aliases = []               # tensors sharing a slot with another (slot_of)
+        self.backwards = [0, 0]         # backward calls recorded as steps, as one call
+        self.graph_calls = False        # a call that may use or change the graph (one under
+        #                                 grad mode with a tensor that requires grad, not
+        #                                 one of lowerable_calls)
+        self.lowerable_calls = {accumulate_grad, missing_gradient,   # (+ _patch_calls)
+                                Tensor.__dict__["detach"]}
 
     # ------------------------------------------------------------------ tensors and slots
     def bind(self, t, kind=None):
@@ -150,6 +163,14 @@ class Recorder:
         if slot is not None:
             return slot
         source = self.sources.get(id(t))
+        if source is None and self.lowering:
+            # (a node's saved output, which a VJP reads as a new Tensor over the array of
+            # the forward's result: that result's slot)
+            for slot, known in zip(self.slots.values(), self.tensors):
+                if known._data is t._data and known.dtype is t.dtype:
+                    self.slots[id(t)] = slot
+                    self.aliases.append(t)   # (its id stays its own while the capture runs)
+                    return slot
         if source is None:
             self.refuse(f"a tensor of shape {list(t.shape)} reached {self.current} made "
                         "outside the recorded calls")
@@ -231,11 +252,16 @@ class Recorder:
             step.arrays = self.array_recipe(op, inputs, arrays)
         refs = {}
         for key, value in params.items():
-            if hasattr(value, "shape"):
-                for slot, t in zip(self.slots.values(), self.tensors):
-                    if t._data is value:
-                        refs[key] = slot
-                        break
+            if _is_array(value):
+                ref = self.array_source(value)
+                if ref is not None:
+                    refs[key] = ref
+                    continue
+            elif not _holds_array(value) or self.filled_before(value):
+                continue
+            if self.lowering:
+                # (arrays a VJP computed or took from its node: a replay would reuse them)
+                self.refuse(f"{op.name} in backward took arrays that are not a tensor's")
         step.param_refs = refs or None
         # A list or dict param the forward filled (max_pool's `saved` indices, read by its
         # VJP) is state of this call: each replay starts from a fresh copy of its old value.
@@ -266,28 +292,121 @@ class Recorder:
                 return None
         return None if all(how is None for how in recipe) else recipe
 
+    def array_source(self, value):
+        """(slot, None) when an array param is a tensor's own array, (slot, (dtype, shape))
+        when it is that array reshaped or cast (an index flattened to int64), else None:
+        how the replay makes the param from the new values."""
+        for t in self.tensors:
+            if t._data is value:
+                return (self.slots[id(t)], None)
+        for t in self.tensors:
+            data = t._data
+            if data.size == value.size and data.__class__ is value.__class__:
+                derived = data.reshape(value.shape).astype(value.dtype, copy=False)
+                if np.array_equal(derived, value, equal_nan=True):
+                    return (self.slots[id(t)], (value.dtype, value.shape))
+        return None
+
+    def filled_before(self, value):
+        """Whether `value` is (an item of) a list or dict an earlier op step filled (its
+        `fresh` param): the replay hands the reader that step's new copy (Program)."""
+        for step in self.steps:
+            for key in step.fresh or ():
+                filled = step.params[key]
+                items = filled.values() if type(filled) is dict else filled
+                if value is filled or any(value is item for item in items):
+                    return True
+        return False
+
     def call(self, fn, args, kwargs):
         """A recorded entry point: run it, then record it as one step."""
         if self.passing():
             return fn(*args, **kwargs)
+        if fn is _BACKWARD:
+            if not self.lowering and _lowerable(*args, **kwargs):
+                return self.backward_as_steps(fn, args, kwargs)
+            self.backwards[1] += 1
         self.current = getattr(fn, "__name__", "a call")
         self.check_rng()
         args_t, kwargs_t = self.template(args), self.template(kwargs)
-        before = {key: vc.v for key, (vc, _) in self.counters.items()}
+        before = self.versions()
         enabled = grad_state.enabled
         self.depth += 1
         try:
             result = fn(*args, **kwargs)
         finally:
             self.depth -= 1
+        self.account(before)
+        self.add_call(fn, args_t, kwargs_t, enabled, result)
+        if enabled and fn not in self.lowerable_calls and \
+                _needs_grad((args, kwargs, result)):
+            self.graph_calls = True
+        return result
+
+    def versions(self):
+        return {key: vc.v for key, (vc, _) in self.counters.items()}
+
+    def account(self, before):
+        """The version bumps since `before` are the recorded call's (it makes them again)."""
         for key, v in before.items():
             moved = self.counters[key][0].v - v
             if moved:
                 self.explained[key] = self.explained.get(key, 0) + moved
+
+    def add_call(self, fn, args_t, kwargs_t, enabled, result):
         step = Step(CALL, fn, args_t, kwargs_t, None, None, enabled, len(self.breaks))
         step.outs = self.results(result)
         self.steps.append(step)
         self.mark_rng()
+
+    def backward_as_steps(self, fn, args, kwargs):
+        """`loss.backward()` recorded as what the engine does: the door calls of the VJPs
+        and each leaf's accumulation, as steps. A replay then records no graph in the
+        forward and walks no graph in the backward (see Program). When the engine did
+        something those steps would not repeat, the backward becomes one call step."""
+        self.current = "backward"
+        self.check_rng()
+        args_t, kwargs_t = self.template(args), self.template(kwargs)
+        before = self.versions()
+        enabled = grad_state.enabled
+        marks = (len(self.steps), len(self.tensors), len(self.breaks), dict(self.explained),
+                 dict(self.counters), self.refusals)
+        self.refusals, self.lowering = [], True
+        recorder = self
+
+        def accumulate(node, grad, create_graph):   # (AccumulateGrad.accumulate, recorded)
+            leaf = node._variable()
+            if leaf is not None:
+                recorder.call(accumulate_grad, (leaf, grad), {})
+
+        def fill_missing(node, grads):   # (Node.fill_missing: the zeros made by a step)
+            for nr, g in enumerate(grads):
+                if g is None:
+                    shape, dtype = node.out_meta[nr]
+                    grads[nr] = recorder.call(missing_gradient, (shape, dtype, node.device),
+                                              {})
+        self._patch(AccumulateGrad, "accumulate", accumulate)
+        self._patch(Node, "fill_missing", fill_missing)
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            for _ in range(2):
+                owner, name, original = self.patches.pop()
+                setattr(owner, name, original)
+            self.lowering = False
+            unrepeatable, self.refusals = self.refusals, marks[5]
+        if not unrepeatable and len(self.breaks) == marks[2]:
+            self.backwards[0] += 1
+            return result
+        del self.steps[marks[0]:], self.breaks[marks[2]:]
+        for t in self.tensors[marks[1]:]:
+            del self.slots[id(t)]
+        del self.tensors[marks[1]:], self.kinds[marks[1]:]
+        self.explained, self.counters = marks[3], marks[4]
+        self.account(before)
+        self.add_call(fn, args_t, kwargs_t, enabled, result)
+        self.backwards[1] += 1
+        self.graph_calls = True
         return result
 
     def unrecorded(self, fn, args, kwargs):
@@ -303,6 +422,8 @@ class Recorder:
             prop.fset(target, value)
             return
         self.current = name
+        if name == "requires_grad":
+            self.graph_calls = True
         step = Step(SETATTR, name, (self.template(target), self.template(value)), None, None,
                     [], grad_state.enabled, len(self.breaks))
         prop.fset(target, value)
@@ -354,6 +475,7 @@ class Recorder:
             recorded = self._recorded(fn)
             self._patch(ember, name, recorded)
             inner = getattr(fn, "__wrapped__", fn)   # (behind the argument checks)
+            self.lowerable_calls.update((fn, inner))
             home = sys.modules.get(getattr(inner, "__module__", None) or "")
             if home is not None and home is not ember and home.__dict__.get(name) is inner:
                 self._patch(home, name, self._recorded(inner))   # ember's own calls
@@ -365,6 +487,7 @@ class Recorder:
             self._patch(Tensor, name, self._recorded_property(Tensor.__dict__[name], name))
         self._patch(normalization, "_update_stats",
                     self._recorded(normalization._update_stats))
+        self.lowerable_calls.add(normalization._update_stats)
         # A module call with hooks is one recorded call: the hooks run again on replay.
         self._patch(hooks, "call_with_hooks", self._recorded(hooks.call_with_hooks))
         for base, names in ((Optimizer, ("step", "zero_grad")), (LRScheduler, ("step",)),
@@ -372,6 +495,7 @@ class Recorder:
             for cls in _subclasses(base):
                 for name in names:
                     if name in cls.__dict__:
+                        self.lowerable_calls.add(cls.__dict__[name])
                         self._patch(cls, name, self._recorded(cls.__dict__[name]))
 
     def _recorded_property(self, prop, name):
@@ -455,3 +579,55 @@ def _subclasses(cls):
         out.append(c)
         todo.extend(c.__subclasses__())
     return out
+
+
+def _needs_grad(obj):
+    """Whether a tensor that requires grad sits in `obj` (lists, tuples, dicts inside)."""
+    if isinstance(obj, Tensor):
+        return obj._requires_grad
+    if type(obj) in (list, tuple):
+        return any(map(_needs_grad, obj))
+    if type(obj) is dict:
+        return any(map(_needs_grad, obj.values()))
+    return False
+
+
+def _holds_array(value):
+    if type(value) in (list, tuple):
+        return any(_is_array(v) or _holds_array(v) for v in value)
+    if type(value) is dict:
+        return _holds_array(list(value.values()))
+    return False
+
+
+def _is_array(value):
+    return hasattr(value, "__array_interface__") or hasattr(value, "__cuda_array_interface__")
+
+
+_BACKWARD = Tensor.__dict__["backward"]
+_ACCUMULATE = AccumulateGrad.accumulate
+
+
+def accumulate_grad(leaf, grad):
+    """A leaf's gradient accumulation (`.grad` set or added to, its hooks), as a step."""
+    _ACCUMULATE(get_accumulator(leaf), grad, False)
+
+
+def missing_gradient(shape, dtype, device):
+    """The zeros standing for the gradient of an output nobody used, as a step."""
+    from .._creation import zeros
+    return zeros(shape, dtype=dtype, device=device)
+
+
+def _lowerable(tensor, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Whether `tensor.backward(...)` can be recorded as steps: a plain backward (the graph
+    freed after it, no `inputs=`, no double backward) through a graph without hooks, kept
+    gradients or saved-tensor hooks, outside anomaly mode and the profiler."""
+    if retain_graph or create_graph or inputs is not None or anomaly.enabled or \
+            graph.profiler is not None or tensor.grad_fn is None:
+        return False
+    for node in graph.topological_order([tensor.grad_fn]):
+        if node.pre_hooks or node.retains or node.hooks or \
+                isinstance(getattr(node, "inputs", None), PackedSaved):
+            return False
+    return True

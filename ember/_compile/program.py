@@ -9,6 +9,7 @@ entry point, under the grad mode the capture saw. Results are therefore eager's,
 import gc
 
 from ..autograd.grad_mode import state as grad_state
+from ..autograd.graph import topological_order
 from ..backends import cpu_kernels
 from ..ops import registry
 from .capture import CALL, OP, Slot
@@ -110,16 +111,45 @@ class Program:
                           if kind is not None and kind[0] == "const"]
         self.output = output
         self.size = len(kinds)
+        self.freed_outputs = _freed_outputs(recorder, output)
+        self.lowered = self.freed_outputs is not None
+        if self.lowered:   # (see _freed_outputs)
+            for step in self.steps:
+                if step.kind == OP:
+                    step.grad_enabled, step.rename = False, None
         self.steps = _live(self.steps, _slots_in(output))
-        code = [self._compile(step, recorder.grad_enabled_at_entry) for step in self.steps]
+        self._link_fresh()
+        code = [self._compile(step, recorder.grad_enabled_at_entry and not self.lowered)
+                for step in self.steps]
         # Each entry ends with the slots whose last reader it is: the replay drops them
         # there, so a tensor lives as long as it would in eager (not to the end of the call).
         dead = _last_uses(code, _slots_in(output))
         self.code = [entry + (tuple(d),) for entry, d in zip(code, dead)]
 
+    def _link_fresh(self):
+        """A list or dict param that one step fills (`fresh`: max_pool's saved indices, an
+        LSTM's stash) and a later step reads, whole or one item of it (its VJP's door call, in
+        a backward recorded as steps), gets a slot: the filling step puts each replay's
+        fresh copy there, the reader takes it (or its item) from there."""
+        filled = []   # (the capture's list or dict, its slot)
+        for step in self.steps:
+            if step.kind != OP:
+                continue
+            for key, value in step.params.items():
+                if key in (step.fresh or ()):
+                    continue
+                link = _find_filled(filled, value)
+                if link is not None:
+                    step.shared = dict(step.shared or {}, **{key: ("in",) + link})
+            for key in step.fresh or ():
+                filled.append((step.params[key], self.size))
+                step.shared = dict(step.shared or {}, **{key: ("out", self.size, None)})
+                self.size += 1
+
     def _compile(self, step, entry_mode):
         fast = (step.kind == OP and len(step.outs) == 1 and step.outs[0] is not None and
                 step.param_refs is None and step.fresh is None and step.rename is None and
+                step.shared is None and
                 step.arrays is None and
                 step.grad_enabled == entry_mode and _plain(step.args))
         if not fast:
@@ -150,6 +180,9 @@ class Program:
         collecting = gc.isenabled()
         if collecting:
             gc.disable()
+        entry_mode = grad_state.enabled
+        if self.lowered:
+            grad_state.enabled = False
         try:
             if dispatch is registry.python_dispatch:
                 for op, indices, params, dtype, out, dead in self.code:
@@ -162,10 +195,58 @@ class Program:
                         values[i] = None
             else:   # the same loop, compiled with the door (backends/csrc/dispatch.c)
                 cpu_kernels.compiled.replay(self.code, values, _run)
+            for slot, node_class, op, nr, meta in self.freed_outputs or ():
+                _attach_freed_node(values[slot], node_class, op, nr, meta)
             return _fill(self.output, values)
         finally:
+            grad_state.enabled = entry_mode
             if collecting:
                 gc.enable()
+
+
+def _find_filled(filled, value):
+    """(slot, None) when `value` is one of the `filled` lists or dicts, (slot, key) when it
+    is an item of one, else None."""
+    for container, slot in filled:
+        if value is container:
+            return (slot, None)
+        keys = container.keys() if type(container) is dict else range(len(container))
+        for k in keys:
+            if container[k] is value:
+                return (slot, k)
+    return None
+
+
+def _freed_outputs(recorder, output):
+    """When every backward of the record was recorded as steps (capture.py) and no call
+    under grad mode could have touched the graph, the forward's graph only ever served
+    those backwards: the replay runs every op without recording one. What the caller can
+    still see of it are the returned tensors with a graph node, whose graph that backward
+    freed: (slot, node class, op, output_nr, (in_meta, out_meta)) of each, to give the replayed
+    output an equal freed node (`backward()` through it raises eager's error; its
+    next_functions are empty). None when the program must record graphs: a returned
+    tensor's graph holds no freed node (a second backward would run in eager)."""
+    done_as_steps, done_as_calls = recorder.backwards
+    if not done_as_steps or done_as_calls or recorder.graph_calls:
+        return None
+    freed = []
+    for index in _slots_in(output):
+        t = recorder.tensors[index]
+        fn = t.grad_fn
+        if recorder.kinds[index] is None and fn is not None:
+            if not any(getattr(node, "freed", False) for node in topological_order([fn])):
+                return None
+            freed.append((index, type(fn), fn.op, t._output_nr, (fn.in_meta, fn.out_meta)))
+    return freed
+
+
+def _attach_freed_node(t, node_class, op, nr, meta):
+    node = node_class(op, None, None, (), meta[0])
+    node.out_meta = meta[1]
+    node.free()
+    t._requires_grad = True
+    t.grad_fn = node
+    t._output_nr = nr
 
 
 def _run(step, values):
@@ -177,12 +258,19 @@ def _run(step, values):
         args = _fill(step.args, values)
         if step.kind == OP:
             params = step.params
-            if step.param_refs or step.fresh:
+            if step.param_refs or step.fresh or step.shared:
                 params = dict(params)
-                for key, slot in (step.param_refs or {}).items():
-                    params[key] = values[slot.index]._data
+                for key, (slot, how) in (step.param_refs or {}).items():
+                    data = values[slot.index]._data
+                    params[key] = data if how is None else \
+                        data.reshape(how[1]).astype(how[0], copy=False)
                 for key, value in (step.fresh or {}).items():
                     params[key] = value.copy()
+                for key, (way, slot, item) in (step.shared or {}).items():
+                    if way == "out":
+                        values[slot] = params[key]
+                    else:
+                        params[key] = values[slot] if item is None else values[slot][item]
             arrays = None if step.arrays is None else _arrays(step.arrays, args)
             result = dispatch(step.fn, args, params, step.dtype, arrays)
             if step.rename is not None and result.__class__ is not tuple:
