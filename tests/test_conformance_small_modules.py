@@ -93,6 +93,15 @@ ACTIVATIONS = {
     "complex_scalar_real": lambda L: L.threshold_(L.ones(2).double(), np.complex128(3),
                                                   np.complex64(2)),
     "complex_threshold": lambda L: L.nn.functional.threshold(L.ones(2), 1.5 - 0.5j, 2),
+    "glu_halving_first": lambda L: L.nn.functional.glu(L.ones(3, dtype=L.int16)),
+    "glu_dim": lambda L: L.nn.functional.glu(L.ones(2, 3), 5),
+    "glu": lambda L: L.nn.functional.glu(L.tensor([[1., -2., 0.5, 3.]]), 1),
+    "threshold_bool": lambda L: L.nn.functional.threshold(L.ones(2, dtype=L.bool), 0, 1),
+    "hardshrink_dtype_first": lambda L: L.nn.functional.hardshrink(
+        L.ones(2, dtype=L.int16), 1.5 - 0.5j),
+    "softplus_real_complex": lambda L: L.nn.functional.softplus(
+        L.tensor([-1., 3.]).double(), threshold=np.complex128(2)),
+    "relu_inplace_not_tensor": lambda L: L.nn.functional.relu("x", inplace=True),
     "silu_complex_grad": lambda L: L.nn.functional.silu(
         L.ones(2, dtype=L.complex64, requires_grad=True)),
 }

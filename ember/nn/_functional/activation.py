@@ -81,11 +81,11 @@ def _real(value, dtype=None):
 
 
 def relu(input, inplace=False):
-    return input.relu_() if inplace else ember.relu(input)
+    return ember.relu_(input) if inplace else ember.relu(input)
 
 
 def relu_(input):
-    return input.relu_()
+    return ember.relu_(input)
 
 
 def relu6(input, inplace=False):
@@ -216,8 +216,9 @@ def hardswish(input, inplace=False):
 # NOTE: the comparisons below are written as PyTorch's kernels write them, so that a NaN
 # (every comparison false) comes out as PyTorch's does: kept by threshold and hardshrink,
 # NaN (x * 0) from softshrink.
-@_floating_kernel("hardshrink_cpu", first=lambda input, lambd=0.5: _real(lambd, input.dtype))
+@_floating_kernel("hardshrink_cpu")
 def hardshrink(input, lambd=0.5):
+    lambd = _real(lambd, input.dtype)
     inside = (input >= -lambd) & (input <= lambd)
     return name_node(ember.where(inside, ember.zeros_like(input), input),
                      "HardshrinkBackward0")
@@ -241,6 +242,8 @@ def tanhshrink(input):
 
 
 def threshold(input, threshold, value, inplace=False):
+    if input.dtype is ember.bool:   # (PyTorch's kernel has no bool loop; ember's where would)
+        raise not_implemented("threshold_cpu", input.dtype)
     threshold, value = _real(threshold, input.dtype), _real(value, input.dtype)
     out = ember.where(input <= threshold, ember.full_like(input, value), input)
     return _inplace(input, out) if inplace else name_node(out, "ThresholdBackward0")
@@ -254,6 +257,7 @@ def threshold_(input, threshold_value, value):
 def softplus(input, beta=1.0, threshold=20.0):
     # NOTE: above `threshold` (in units of beta*x) softplus is linear; below it log1p(exp)
     # is computed on clamped input so exp never overflows.
+    beta, threshold = _real(beta, input.dtype), _real(threshold, input.dtype)
     scaled = input * beta
     soft = ember.log1p(ember.exp(ember.clamp(scaled, max=threshold))) / beta
     return name_node(ember.where(scaled > threshold, input, soft), "SoftplusBackward0")
@@ -270,14 +274,21 @@ def logsigmoid(input):
     return name_node(out, "LogSigmoidBackward0")
 
 
-@_floating_kernel("glu_cpu")
-def glu(input, dim=-1):
+def _glu_halves(input, dim=-1):
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
+    nd = input.dim()
+    if not -nd <= dim < nd:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, "
+                         f"{nd - 1}], but got {dim})")
     n = input.shape[dim]
     if n % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension "
                            f"{dim % input.dim()} is size {n}")
+
+
+@_floating_kernel("glu_cpu", first=_glu_halves)
+def glu(input, dim=-1):
     a, b = ember.chunk(input, 2, dim)
     return name_node(a * ember.sigmoid(b), "GluBackward0")
 
