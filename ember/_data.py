@@ -91,7 +91,7 @@ def unconvertible(value, target):
     name = "torch.dtype" if isinstance(value, dt.dtype) else type(value).__name__
     if target is None:
         return RuntimeError(f"Could not infer dtype of {name}")
-    if target.category <= 1:
+    if target.category <= dt.INTEGER:
         return TypeError(f"'{name}' object cannot be interpreted as an integer")
     return TypeError(f"must be real number, not {name}")
 
@@ -194,7 +194,7 @@ def data_to_array(data, dtype):
     for d in found.dtypes:
         inferred = d if inferred is None else dt.promote_types(inferred, d)
     target = dtype or inferred or dt.get_default_dtype()
-    integral = target.category <= 1
+    integral = target.category <= dt.INTEGER
     if found.odd:
         _check_odd_leaves(found.odd, integral)
         data = _untensor(data)
@@ -228,7 +228,7 @@ def _checked_cast(a, target):
     kind = a.dtype.kind
     if target is dt.bool:
         return a.astype(np.bool_)
-    if target.category == 1:
+    if target.category == dt.INTEGER:
         if kind == "c":
             raise TypeError("'complex' object cannot be interpreted as an integer")
         if kind == "O" or (kind == "u" and a.dtype.itemsize == 8):
@@ -249,7 +249,7 @@ def _checked_cast(a, target):
         if kind in "iub":
             return a.astype(np.int64).astype(target.np)
         return a.astype(target.np)
-    if target.category == 2 and kind == "c":
+    if target.category == dt.FLOATING and kind == "c":
         raise TypeError("must be real number, not complex")
     if a.dtype == target.np:
         return a
@@ -271,10 +271,10 @@ def _cast(array, dtype):
     """A copy of `array` in `dtype` (wrapping as C casts do, no checks)."""
     if array.dtype == dtype.np:
         return np.array(array, copy=True)
-    if array.dtype.kind == "c" and dtype.category < 3:
+    if array.dtype.kind == "c" and dtype.category < dt.COMPLEX:
         array = array.real if dtype is not dt.bool else array != 0
     with np.errstate(all="ignore"):  # NOTE: -1 into uint8 wraps to 255, as in PyTorch
-        if dtype.category == 1 and array.dtype.kind in "iu":
+        if dtype.category == dt.INTEGER and array.dtype.kind in "iu":
             return array.astype(np.int64).astype(dtype.np)
         return array.astype(dtype.np)
 

@@ -17,7 +17,9 @@ __all__ = [
     "get_default_dtype", "set_default_dtype", "finfo", "iinfo",
 ]
 
-_BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
+# The categories, in promotion order: a dtype's `category` is one of them, so comparisons read
+# `d.category >= FLOATING` (floating or complex).
+BOOL, INTEGER, FLOATING, COMPLEX = 0, 1, 2, 3
 
 
 class dtype:
@@ -41,14 +43,14 @@ class dtype:
 
     @property
     def is_floating_point(self):
-        return self.category == _FLOAT
+        return self.category == FLOATING
 
     @property
     def is_complex(self):
-        return self.category == _COMPLEX
+        return self.category == COMPLEX
 
     def to_complex(self):
-        if self.category < _FLOAT:
+        if self.category < FLOATING:
             raise RuntimeError(f"Unknown Complex ScalarType for {_SCALAR_NAMES[self]}")
         # NOTE: PyTorch maps float16 to complex32, which ember lacks: complex64 stands in.
         return complex128 if self in (float64, complex128) else complex64
@@ -63,13 +65,13 @@ class dtype:
         return (_dtype_by_name, (self.name,))
 
 
-bool = dtype("bool", np.bool_, _BOOL, 0, "b8")
-uint8 = dtype("uint8", np.uint8, _INT, 1, "u8")
-int8 = dtype("int8", np.int8, _INT, 2, "i8")
-int16 = dtype("int16", np.int16, _INT, 3, "i16")
-int32 = dtype("int32", np.int32, _INT, 4, "i32")
-int64 = dtype("int64", np.int64, _INT, 5, "i64")
-float16 = dtype("float16", np.float16, _FLOAT, 6, "f16")
+bool = dtype("bool", np.bool_, BOOL, 0, "b8")
+uint8 = dtype("uint8", np.uint8, INTEGER, 1, "u8")
+int8 = dtype("int8", np.int8, INTEGER, 2, "i8")
+int16 = dtype("int16", np.int16, INTEGER, 3, "i16")
+int32 = dtype("int32", np.int32, INTEGER, 4, "i32")
+int64 = dtype("int64", np.int64, INTEGER, 5, "i64")
+float16 = dtype("float16", np.float16, FLOATING, 6, "f16")
 # NOTE: bfloat16's NumPy type comes from ml_dtypes, whose extension module takes 0.7 s to
 # import in some releases (0.7.0), more than the rest of `import ember`; so it is imported
 # when `bfloat16.np` is first read (_LazyNumpyType.__getattr__), not here. Every other attribute of
@@ -87,11 +89,11 @@ class _LazyNumpyType(dtype):
         raise AttributeError(f"'ember.dtype' object has no attribute '{attr}'")
 
 
-bfloat16 = _LazyNumpyType("bfloat16", None, _FLOAT, 7, "bf16", itemsize=2)
-float32 = dtype("float32", np.float32, _FLOAT, 8, "f32")
-float64 = dtype("float64", np.float64, _FLOAT, 9, "f64")
-complex64 = dtype("complex64", np.complex64, _COMPLEX, 10, "c64")
-complex128 = dtype("complex128", np.complex128, _COMPLEX, 11, "c128")
+bfloat16 = _LazyNumpyType("bfloat16", None, FLOATING, 7, "bf16", itemsize=2)
+float32 = dtype("float32", np.float32, FLOATING, 8, "f32")
+float64 = dtype("float64", np.float64, FLOATING, 9, "f64")
+complex64 = dtype("complex64", np.complex64, COMPLEX, 10, "c64")
+complex128 = dtype("complex128", np.complex128, COMPLEX, 11, "c128")
 
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
@@ -138,16 +140,16 @@ def _promote_pair(a, b):
         return a
     if a.category != b.category:
         hi, lo = (a, b) if a.category > b.category else (b, a)
-        if hi.category == _COMPLEX and lo is float64:
+        if hi.category == COMPLEX and lo is float64:
             return complex128
         return hi
-    if a.category == _INT:
+    if a.category == INTEGER:
         if uint8 in (a, b):
             other = b if a is uint8 else a
             # NOTE: uint8 with a signed type needs the next wider signed type to hold both.
             return int16 if other in (int8, int16) else other
         return a if a._rank > b._rank else b
-    if a.category == _FLOAT:
+    if a.category == FLOATING:
         if {a, b} == {float16, bfloat16}:
             return float32
         return a if a._rank > b._rank else b
@@ -214,13 +216,13 @@ def _combine(higher, lower):
         return lower
     if lower is None:
         return higher
-    if higher.category == _COMPLEX:
+    if higher.category == COMPLEX:
         return higher
-    if lower.category == _COMPLEX:
-        return higher.to_complex() if higher.category == _FLOAT else lower
-    if higher.category == _FLOAT:
+    if lower.category == COMPLEX:
+        return higher.to_complex() if higher.category == FLOATING else lower
+    if higher.category == FLOATING:
         return higher
-    if higher is bool or lower.category == _FLOAT:
+    if higher is bool or lower.category == FLOATING:
         return _PROMOTE[(higher, lower)]
     return higher
 
@@ -286,7 +288,7 @@ class finfo:
         if not isinstance(d, dtype):
             raise TypeError("finfo(): argument 'type' (position 1) must be ember.dtype, not "
                             f"{builtins.type(d).__name__}")
-        if d.category < _FLOAT:
+        if d.category < FLOATING:
             raise TypeError("ember.finfo() requires a floating point input type. Use "
                             "ember.iinfo to handle 'ember.finfo'")
         real = d.to_real()
@@ -335,7 +337,7 @@ class iinfo:
                             f"{builtins.type(type).__name__}")
         if type is bool:
             raise TypeError("ember.bool is not supported by ember.iinfo")
-        if type.category != _INT:
+        if type.category != INTEGER:
             raise TypeError("ember.iinfo() requires an integer input type. Use ember.finfo "
                             "to handle 'ember.iinfo'")
         info = np.iinfo(type.np)

@@ -33,7 +33,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         dtype = dt.get_default_dtype() if floats else dt.int64
     if dtype is dt.bool:
         raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
-    if dtype.category == 1 and step != 0 and builtins.int(step) == 0:
+    if dtype.category == dt.INTEGER and step != 0 and builtins.int(step) == 0:
         # NOTE: PyTorch casts the arguments to the integer dtype first (0.1 becomes 0).
         raise ValueError("step must be nonzero")
     if step == 0:
@@ -42,11 +42,11 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         raise RuntimeError(f"unsupported range: {start} -> {end}")
     if (end - start) * step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    if dtype.category == 1:
+    if dtype.category == dt.INTEGER:
         start, end, step = builtins.int(start), end, builtins.int(step)
     n = builtins.max(0, math.ceil((end - start) / step))
     # Values are start + i * step in double (int64 for integers), rounded once, as PyTorch's.
-    acc = np.float64 if dtype.category >= 2 else np.int64
+    acc = np.float64 if dtype.category >= dt.FLOATING else np.int64
     values = np.asarray(start, acc) + np.arange(n, dtype=acc) * np.asarray(step, acc)
     return _finish_out(values.astype(dtype.np), dtype, device, requires_grad, out)
 
@@ -84,7 +84,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         cplx = isinstance(start, (builtins.complex, np.complexfloating)) or \
             isinstance(end, (builtins.complex, np.complexfloating))
         dtype = dt.default_complex() if cplx else dt.get_default_dtype()
-    if dtype.category >= 2:
+    if dtype.category >= dt.FLOATING:
         compute = np.float32 if dtype in (dt.float16, dt.bfloat16) else dtype.np
     else:
         compute = np.float64
@@ -103,7 +103,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         else:
             values = np.where(i < half, s + step * i.astype(compute),
                               e - step * (steps - 1 - i).astype(compute))
-    if dtype.category == 1:
+    if dtype.category == dt.INTEGER:
         values = np.trunc(values)
     return _finish_out(values.astype(dtype.np), dtype, device, requires_grad, out)
 
@@ -134,6 +134,6 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     exps = linspace(start, end, steps, dtype=dt.float64)._data
     with np.errstate(over="ignore"):
         values = np.power(np.float64(base), exps)
-    if dtype.category == 1:
+    if dtype.category == dt.INTEGER:
         values = np.trunc(values)
     return _finish_out(values.astype(dtype.np), dtype, device, requires_grad, out)

@@ -2,6 +2,7 @@
 import builtins
 
 from . import _names
+from ._dtype import INTEGER
 
 
 class Size(tuple):
@@ -15,7 +16,7 @@ class Size(tuple):
             if type(s) is not builtins.int:
                 from ._tensor import Tensor
                 if isinstance(s, builtins.bool) or not hasattr(s, "__index__") or (
-                        isinstance(s, Tensor) and s.dtype.category != 1):
+                        isinstance(s, Tensor) and s.dtype.category != INTEGER):
                     raise TypeError(f"{_names.MODULE}.Size() takes an iterable of 'int' (item "
                                     f"{i} is '{type(s).__name__}')")
                 s = builtins.int(s.__index__())

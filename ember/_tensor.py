@@ -181,10 +181,10 @@ class Tensor:
         return -1 if self._device.type == "cpu" else (self._device.index or 0)
 
     def is_floating_point(self):
-        return self.dtype.category == 2
+        return self.dtype.category == dt.FLOATING
 
     def is_complex(self):
-        return self.dtype.category == 3
+        return self.dtype.category == dt.COMPLEX
 
     def is_signed(self):
         return self.dtype.is_signed
@@ -196,7 +196,7 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, flag):
-        if flag and self.dtype.category < 2 and self.grad_fn is None:
+        if flag and self.dtype.category < dt.FLOATING and self.grad_fn is None:
             # NOTE: PyTorch words this one differently from requires_grad_()'s
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
@@ -211,7 +211,7 @@ class Tensor:
                     "to use a computed variable in a subgraph that doesn't require "
                     "differentiation use var_no_grad = var.detach().")
             return self
-        if requires_grad and self.dtype.category < 2:
+        if requires_grad and self.dtype.category < dt.FLOATING:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = requires_grad
         return self
@@ -393,7 +393,7 @@ class Tensor:
         return builtins.bool(self.item())
 
     def __index__(self):
-        if self.dtype.category > 1 or self._data.size != 1:
+        if self.dtype.category > dt.INTEGER or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an "
                             "index")
         return builtins.int(self.item())

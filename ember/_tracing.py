@@ -12,6 +12,7 @@ a value already known). The run happens under enable_grad and floating graph inp
 replaced by non-leaf copies that require grad, so that every result has a producer node,
 even where the model writes into its input in place.
 """
+from ._dtype import FLOATING
 from ._tensor import Tensor
 from .autograd.grad_mode import enable_grad
 from .nn.modules import module as _module
@@ -213,7 +214,7 @@ class _Recorder:
 def _trackable(t):
     """A floating input stands in as a non-leaf copy that requires grad (see the module
     docstring); other inputs as they are."""
-    if t.dtype.category >= 2:
+    if t.dtype.category >= FLOATING:
         return t.detach().requires_grad_(True).clone()
     return t
 

@@ -4,6 +4,7 @@ lgamma as gammaln, sigmoid as expit, ...); the rest are registry entries in ops/
 and ops/special_polynomials.py. Loaded on first use of `ember.special`."""
 import math
 
+from ._dtype import FLOATING
 from ._tensor import Tensor  # noqa: F401  (torch.special re-exports it too)
 from .ops._elementwise import check_tensor, not_implemented
 from .ops.registry import PUBLIC
@@ -86,7 +87,7 @@ def ndtr(input, *, out=None):
 
 def round(input, *, decimals=0, out=None):
     check_tensor("special_round", input)
-    if input.dtype.category < 2:   # (torch.round takes integers; special.round does not)
+    if input.dtype.category < FLOATING:   # (torch.round takes integers; special.round does not)
         raise not_implemented("round_vml_cpu", input.dtype)
     return PUBLIC["round"](input, decimals=decimals, out=out)
 

@@ -214,7 +214,7 @@ def apply(op, inputs, arrays, dtype):
     arrays = [x._data.astype(f32) if isinstance(x, Tensor) and x.dtype is target
               and target is not dt.float32 else (x._data if isinstance(x, Tensor) else x)
               for x in inputs]
-    if dtype is not None and dtype.category == 2 and dtype is not dt.float64:
+    if dtype is not None and dtype.category == dt.FLOATING and dtype is not dt.float64:
         dtype = target
     elif dtype is None:
         dtype = target

@@ -1,6 +1,7 @@
 """The checks run at the registry's door for every op while the guard is on."""
 import numpy as np
 
+from .._dtype import INTEGER
 from .state import report_pitfall, state
 
 _INT_ARITHMETIC = {"add", "sub", "mul", "neg", "pow", "sum", "prod", "cumsum", "cumprod",
@@ -130,7 +131,7 @@ def check_inplace_cast(target, source, value=None):
     """Called where values are written into a tensor (the in-place protocol, copy_,
     __setitem__): float values truncated into an integer tensor."""
     src = source._host() if source is not None else np.asarray(value)
-    if src.dtype.kind == "f" and target.dtype.category == 1:
+    if src.dtype.kind == "f" and target.dtype.category == INTEGER:
         lossy = np.trunc(src) != src
         if lossy.any():
             pos, value = _example(src, lossy)

@@ -6,6 +6,7 @@ casts, concatenation) apply themselves to the tangents. An op missing here gets 
 the double-VJP trick on that one op (`double_vjp`), which equals the true JVP exactly.
 """
 from .. import _tensor as _T
+from .._dtype import FLOATING
 
 JVP_RULES = {}
 
@@ -103,8 +104,8 @@ def double_vjp(op, primals, tangents, params, dtype, arrays, inputs):
             values[i] = v
         out = dispatch(op, tuple(values), params, dtype, recast(op, values, arrays, inputs))
         outs = out if type(out) is tuple else (out,)
-        floating[:] = [o.dtype.category >= 2 for o in outs]
-        return tuple(o for o in outs if o.dtype.category >= 2)
+        floating[:] = [o.dtype.category >= FLOATING for o in outs]
+        return tuple(o for o in outs if o.dtype.category >= FLOATING)
     _, float_tangents = jvp(call, tuple(primals[i] for i in positions),
                             tuple(tangents[i] for i in positions))
     it = iter(float_tangents)

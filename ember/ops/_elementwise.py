@@ -57,7 +57,7 @@ CPP_NAMES = {dt.bool: "bool", dt.uint8: "unsigned char", dt.int8: "signed char",
 # ---------------------------------------------------------------------- dtypes
 def float_result(d):
     """Floating functions (exp, sin, ...) of integer or bool inputs give the default dtype."""
-    return d if d.category >= 2 else dt.get_default_dtype()
+    return d if d.category >= dt.FLOATING else dt.get_default_dtype()
 
 
 result_of = result_dtype  # promoted dtype of two operands, with fast paths

@@ -17,9 +17,9 @@ def result_dtype(a, b):
             if a.dtype is b.dtype:
                 return a.dtype
         elif type(b) is builtins.float:
-            if a.dtype.category >= 2:
+            if a.dtype.category >= dt.FLOATING:
                 return a.dtype
-        elif type(b) is builtins.int and a.dtype.category >= 1:
+        elif type(b) is builtins.int and a.dtype.category >= dt.INTEGER:
             return a.dtype
     return dt.result_type_of((number(a), number(b)))
 
@@ -75,7 +75,7 @@ def operand_array(x, compute):
         a = x._data
         return a if a.dtype == compute.np else a.astype(compute.np)
     x = number(x)
-    if compute.category == 1 and type(x) is builtins.int:
+    if compute.category == dt.INTEGER and type(x) is builtins.int:
         info = np.iinfo(compute.np)
         if not info.min <= x <= info.max:
             span = builtins.int(info.max) - builtins.int(info.min) + 1

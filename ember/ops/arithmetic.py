@@ -28,7 +28,7 @@ def binary(op, a, b, params=None, out=None, dtype=None):
             if b.__class__ in FAST_TYPES:
                 if b.dtype is d:
                     arrays, dtype = (a._data, b._data), d
-            elif (b.__class__ is float or b.__class__ is int) and d.category == 2:
+            elif (b.__class__ is float or b.__class__ is int) and d.category == dt.FLOATING:
                 arrays, dtype = (a._data, b), d
     if arrays is None:
         a, b = tensor_operands(a, b)
@@ -92,10 +92,10 @@ def _alpha_params(input, other, alpha):
     d = result_dtype(input, other)
     if isinstance(alpha, bool) and d is not dt.bool:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    if isinstance(alpha, float) and d.category < 2:
+    if isinstance(alpha, float) and d.category < dt.FLOATING:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
-    if isinstance(alpha, complex) and d.category < 3:
+    if isinstance(alpha, complex) and d.category < dt.COMPLEX:
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a "
                            "complex number.")
     if alpha == 1:
@@ -258,7 +258,7 @@ _div_trunc.defvjp(_zero_vjp)
 
 def _true_div_dtype(a, b):
     d = result_dtype(a, b)
-    return dt.get_default_dtype() if d.category < 2 else d
+    return dt.get_default_dtype() if d.category < dt.FLOATING else d
 
 
 @export(inplace=True, aliases=("divide",))
@@ -270,7 +270,7 @@ def div(input, other, *, rounding_mode=None, out=None):
         input, other = tensor_operands(input, other)
         if all(isinstance(x, Tensor) or is_number(x) for x in (input, other)):
             d = result_dtype(input, other)
-            if d is dt.bool or d.category == 3:   # (PyTorch has no kernel for these)
+            if d is dt.bool or d.category == dt.COMPLEX:   # (PyTorch has no kernel for these)
                 raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for "
                                           f"'{dt.type_name(d)}'")
         op = _div_floor if rounding_mode == "floor" else _div_trunc
@@ -332,7 +332,8 @@ def _addc(op, name, input, tensor1, tensor2, value, out):
             raise TypeError(f"{name}(): argument '{arg}' (position {k + 1}) must be Tensor, "
                             f"not {type(x).__name__}")
     d = result_type_of((input, tensor1, tensor2))
-    if op is _addcdiv and tensor1.dtype.category < 2 and tensor2.dtype.category < 2:
+    if op is _addcdiv and tensor1.dtype.category < dt.FLOATING and \
+            tensor2.dtype.category < dt.FLOATING:
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release "
             "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "

@@ -38,7 +38,7 @@ def _comparison(name, ufunc, aliases=(), ordered=True):
         if not isinstance(input, Tensor):
             check_tensor(name, input)
         promoted = result_of(input, other)
-        if ordered and promoted.category == 3:   # (complex numbers have no order)
+        if ordered and promoted.category == dt.COMPLEX:   # (complex numbers have no order)
             raise binary_not_implemented(f"{name}_cpu", promoted, input, other)
         if promoted in LOW:
             arrays = exact_operands((input, other), promoted)
@@ -125,7 +125,7 @@ def _classify(name, kernel, complex_error=None, complex_kind=RuntimeError):
         if input.layout is not Tensor.layout:   # (sparse: the values' test, or a refusal)
             from ..sparse.pointwise import sparse_pointwise
             return sparse_pointwise(name, input)
-        if complex_error is not None and input.dtype.category == 3:
+        if complex_error is not None and input.dtype.category == dt.COMPLEX:
             raise complex_kind(complex_error)
         return dispatch(op, (input,), EMPTY, dt.bool)
     return public(fn, name)
@@ -203,7 +203,7 @@ def _bitwise(name, kernel_name, kernel, allow_bool=True):
         if not isinstance(input, Tensor) and not isinstance(other, Tensor):
             check_tensor(name, input)
         result = result_of(input, other)
-        if result.category >= 2 or (result is dt.bool and not allow_bool):
+        if result.category >= dt.FLOATING or (result is dt.bool and not allow_bool):
             raise binary_not_implemented(kernel_name, result, input, other)
         return binary(op, input, other, result, result, out=out)
     return public(fn, name, inplace=True)
@@ -263,14 +263,14 @@ def _bitwise_not(a):
 @export(inplace=True)
 def bitwise_not(input, *, out=None):
     check_tensor("bitwise_not", input)
-    if input.dtype.category >= 2:
+    if input.dtype.category >= dt.FLOATING:
         raise not_implemented("bitwise_not_cpu", input.dtype)
     r = dispatch(_bitwise_not, (input,), EMPTY, input.dtype)
     return r if out is None else write_out(r, out)
 
 
 def _invert(self):
-    if self.dtype.category >= 2:
+    if self.dtype.category >= dt.FLOATING:
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
                         "tensors")
     return bitwise_not(self)
@@ -299,7 +299,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
         # (a Python complex is checked as PyTorch wraps it: a complex128 tensor)
         d = x.dtype if isinstance(x, Tensor) else \
             dt.complex128 if isinstance(x, complex) else dt.scalar_dtype(x)
-        if d.category in (0, 3):
+        if d.category in (dt.BOOL, dt.COMPLEX):
             raise RuntimeError(f"Unsupported input type encountered for isin(): "
                                f"{dt.type_name(d)}")
         if type(x) is int and not -2 ** 63 <= x < 2 ** 63:

@@ -38,7 +38,7 @@ def _view_as_complex_vjp(ctx, g):
 @export(method=False)
 def view_as_real(input):
     check_tensor("view_as_real", input)
-    if input.dtype.category != 3:
+    if input.dtype.category != dt.COMPLEX:
         raise RuntimeError("view_as_real is only supported for complex tensors")
     return dispatch(_view_as_real, (input,), _EMPTY, input.dtype.to_real())
 

@@ -154,7 +154,7 @@ def _cum_extreme_fn(name, op):
         # NOTE: PyTorch's kernel returns an empty input before it wraps dim: any dim goes.
         empty = input._data.size == 0 and input._data.ndim and isinstance(dim, int)
         dim = 0 if empty else _dim(input, dim)
-        if input.dtype.category == 3 and input._data.size and input._data.ndim:
+        if input.dtype.category == dt.COMPLEX and input._data.size and input._data.ndim:
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
                                       f"'{dt.type_name(input.dtype)}'")
         values, indices = dispatch(op, (input,), {"dim": dim}, input.dtype)
@@ -236,7 +236,7 @@ def _logcumsumexp_vjp(ctx, g):
 @export
 def logcumsumexp(input, dim, *, out=None):
     d = _dim(input, dim)   # (PyTorch wraps dim before it looks for a kernel)
-    if input.dtype.category < 2:
+    if input.dtype.category < dt.FLOATING:
         raise NotImplementedError("\"logcumsumexp_out_cpu\" not implemented for "
                                   f"'{dt.type_name(input.dtype)}'")
     r = dispatch(_logcumsumexp, (input,), {"dim": d}, input.dtype)

@@ -133,9 +133,9 @@ def norm_mode(norm, forward):
 def promote(x, require_complex=False):
     """The input cast to the dtype the transforms compute in (integers -> default float)."""
     d = x.dtype
-    if d.category == 3:
+    if d.category == dt.COMPLEX:
         return x
-    target = d if d.category == 2 else dt.get_default_dtype()
+    target = d if d.category == dt.FLOATING else dt.get_default_dtype()
     if target not in (dt.float32, dt.float64):
         raise RuntimeError(f"Unsupported dtype {dt.type_name(target)}")
     if require_complex:
@@ -220,7 +220,7 @@ def c2r_shape_and_dims(fname, x, s, dim):
 
 
 def _real_input(fname, x, kind="real"):
-    if x.dtype.category == 3:
+    if x.dtype.category == dt.COMPLEX:
         raise RuntimeError(f"{fname} expects a {kind} input tensor, but got "
                            f"{dt.type_name(x.dtype)}")
 
@@ -266,14 +266,14 @@ def _c2r_1d(input, n, dim, norm, forward):
 
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
     check_tensor("fft_fft", input)
-    if input.dtype.category == 3:
+    if input.dtype.category == dt.COMPLEX:
         return _done(_c2c_1d(input, n, dim, norm, True), out)
     return _done(_r2c_1d("fft", input, n, dim, norm, True, False), out)
 
 
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     check_tensor("fft_ifft", input)
-    if input.dtype.category == 3:
+    if input.dtype.category == dt.COMPLEX:
         return _done(_c2c_1d(input, n, dim, norm, False), out)
     return _done(_r2c_1d("ifft", input, n, dim, norm, False, False), out)
 
@@ -348,7 +348,7 @@ def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
     if not shape:
         raise RuntimeError("ihfftn must transform at least one axis")
     x = promote(input)
-    if x.dtype.category == 3:   # (the r2c kernel's own check, as PyTorch reaches it)
+    if x.dtype.category == dt.COMPLEX:   # (the r2c kernel's own check, as PyTorch reaches it)
         raise RuntimeError("Only supports floating-point dtypes, but found: "
                            f"{dt.type_name(x.dtype)}")
     x = resize(x, dims, shape)

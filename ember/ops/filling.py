@@ -4,6 +4,7 @@ tensor."""
 import warnings
 
 from .._data import check_fill
+from .._dtype import COMPLEX
 from .._scalars import type_name
 from .._tensor import Tensor
 from ..autograd.grad_mode import state
@@ -124,11 +125,11 @@ def copy_(self, src, non_blocking=False):
                         f"{type_name(src)}")
     if state.enabled and (self._requires_grad or src._requires_grad) or _func.depth:
         return apply_inplace(self, _copied, (src,), {})   # (under vmap: batched writes)
-    if src.dtype.category == 3 and self.dtype.category < 3:
+    if src.dtype.category == COMPLEX and self.dtype.category < COMPLEX:
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=2)
     a = _value_array(self, src)
-    if a.dtype.kind == "c" and self.dtype.category < 3:
+    if a.dtype.kind == "c" and self.dtype.category < COMPLEX:
         a = a.real
     try:
         self._data[...] = a

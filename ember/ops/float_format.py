@@ -32,7 +32,7 @@ def _frexp_vjp(ctx, g, g_exponent):
 def frexp(input, *, out=None):
     check_tensor("frexp", input)
     d = input.dtype
-    if d.category != 2:
+    if d.category != dt.FLOATING:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     a = operand_array(input, compute_dtype(d))   # exact: every float16 value is a float32 one
     r = return_types.frexp(dispatch(_frexp, (input,), {"d": d.np}, d, (a,)))
@@ -74,15 +74,15 @@ def ldexp(input, other, *, out=None):
     check_tensor("ldexp", input)
     check_tensor("ldexp", other, "other", 2)
     result = result_of(input, other)
-    if result.category < 2:
+    if result.category < dt.FLOATING:
         result = dt.get_default_dtype()
     compute = compute_dtype(result)
-    n = other._data if other.dtype.category < 2 else operand_array(other, compute)
+    n = other._data if other.dtype.category < dt.FLOATING else operand_array(other, compute)
     return _float_binary(_ldexp, input, other, result, (operand_array(input, compute), n), out)
 
 
 def _ldexp_(self, other):
-    if self.dtype.category < 2:
+    if self.dtype.category < dt.FLOATING:
         raise RuntimeError("ldexp can't be cast to the desired output type "
                            f"{dt.type_name(self.dtype)}")
     return apply_inplace(self, ldexp, (other,), {})
@@ -106,7 +106,7 @@ def nextafter(input, other, *, out=None):
     check_tensor("nextafter", input)
     check_tensor("nextafter", other, "other", 2)
     result = result_of(input, other)
-    if result.category != 2:
+    if result.category != dt.FLOATING:
         raise not_implemented("nextafter_cpu", result)
     # NOTE: the next float16/bfloat16 value must be found in that type, not in float32.
     arrays = (operand_array(input, result), operand_array(other, result))

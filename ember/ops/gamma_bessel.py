@@ -80,7 +80,7 @@ def _igamma_call(name, input, other):
             raise TypeError(f"{name}(): argument '{arg}' (position {pos + 1}) must be Tensor, "
                             f"not {type(v).__name__}")
     d = dt.result_type(input, other)
-    if d.category != 2:
+    if d.category != dt.FLOATING:
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'{dt.type_name(d)}\'')
     a, x = PUBLIC["broadcast_tensors"](cast(input, d), cast(other, d))
     return dispatch(_IGAMMA[name], (a, x), {"upper": name == "igammac"}, d)
@@ -102,7 +102,7 @@ def mvlgamma(input, p):
     lgamma = PUBLIC["lgamma"]
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    if input.dtype.category < 2:
+    if input.dtype.category < dt.FLOATING:
         input = cast(input, dt.get_default_dtype())
     # NOTE: PyTorch 2.13 no longer checks the domain x > (p - 1) / 2 (nan/inf there too)
     # log Gamma_p(x) = p(p-1)/4 log(pi) + sum_j lgamma(x - j/2), j = 0..p-1

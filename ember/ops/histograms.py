@@ -22,7 +22,7 @@ from .registry import dispatch, export
 @export
 def histc(input, bins=100, min=0, max=0, *, out=None):
     check_tensor("histc", input)
-    if input.dtype.category != 2:
+    if input.dtype.category != dt.FLOATING:
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
                                   f"'{dt.type_name(input.dtype)}'")
     if bins <= 0:
@@ -54,7 +54,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
 def bincount(input, weights=None, minlength=0):
     check_tensor("bincount", input)
     a = input._data
-    if input.dtype.category != 1:
+    if input.dtype.category != dt.INTEGER:
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for "
                                   f"'{dt.type_name(input.dtype)}'")
     xp = array_module(a)

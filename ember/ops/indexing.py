@@ -108,7 +108,7 @@ def scalar_for(dtype, value):
 
 
 def _value_array(self, value):
-    if _guard.enabled and self.dtype.category == 1:
+    if _guard.enabled and self.dtype.category == dt.INTEGER:
         from ..debug.checks import check_inplace_cast
         check_inplace_cast(self, value if isinstance(value, Tensor) else None, value)
     if isinstance(value, Tensor):

@@ -337,7 +337,7 @@ def vecdot(x, y, *, dim=-1, out=None):
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found "
                            f"x of type {dt.type_name(x.dtype)} and y of type "
                            f"{dt.type_name(y.dtype)} instead")
-    if x.dtype.category < 2:
+    if x.dtype.category < dt.FLOATING:
         raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as "
                            f"input. Got {dt.type_name(x.dtype)}")
     r = (conj(x) * y).sum(dim)

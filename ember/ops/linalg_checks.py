@@ -39,7 +39,7 @@ def check_matrix(name, A, square=True):
     if len(shape) < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     d = A.dtype
-    if d.category < 2:
+    if d.category < dt.FLOATING:
         if name in ("linalg.eigh", "linalg.solve_triangular"):
             raise NotImplementedError(f'"{_KERNEL[name]}" not implemented for '
                                       f"'{dt.type_name(d)}'")
@@ -126,5 +126,5 @@ def check_linear_solve(name, b, A, rank_messages):
 
 def check_lapack_dtype(kernel, A):
     """PyTorch's LAPACK kernels exist for float32/64 and complex64/128 only."""
-    if A.dtype.category < 2 or A.dtype.itemsize < 4:
+    if A.dtype.category < dt.FLOATING or A.dtype.itemsize < 4:
         raise not_implemented(kernel, A.dtype)

@@ -16,7 +16,7 @@ GeqrfOut = return_type("geqrf_out", ("a", "tau"))
 
 
 def _check_lapack_dtype(kernel, x):
-    if x.dtype.category < 2 or x.dtype in (dt.float16, dt.bfloat16):
+    if x.dtype.category < dt.FLOATING or x.dtype in (dt.float16, dt.bfloat16):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{dt.type_name(x.dtype)}'")
 
 

@@ -30,7 +30,7 @@ def _check_square(name, A, kernel):
     if shape[-1] != shape[-2]:
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
                            f"{shape[-2]} by {shape[-1]} matrices")
-    if A.dtype.category < 2:
+    if A.dtype.category < dt.FLOATING:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{dt.type_name(A.dtype)}")
     if A.dtype in (dt.float16, dt.bfloat16):
@@ -118,7 +118,7 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     check_tensor("linalg_ldl_solve", B, "B", 3)
     name = "torch.linalg.ldl_solve"
     _check_square(name, LD, "ldl_solve_kernel_cpu")
-    if pivots.dtype.category != 1:
+    if pivots.dtype.category != dt.INTEGER:
         raise RuntimeError(f"{name}: Expected pivots to be integers. Got "
                            f"{dt.type_name(pivots.dtype)}")
     if B._data.ndim < 2:

@@ -39,7 +39,7 @@ def check_lu_input(name, A, arg="A"):
         label = "torch.lu_factor" if name != "linalg.lu" else name
         raise RuntimeError(f"{label}: Expected tensor with 2 or more dimensions. Got size: "
                            f"{list(shape)} instead")
-    if A.dtype.category < 2 or A.dtype in (dt.float16, dt.bfloat16):
+    if A.dtype.category < dt.FLOATING or A.dtype in (dt.float16, dt.bfloat16):
         raise NotImplementedError(f"\"lu_cpu\" not implemented for '{dt.type_name(A.dtype)}'")
 
 
@@ -323,7 +323,7 @@ def _check_lu_solve(LU, pivots, B, left):
     check_tensor("linalg_lu_solve", LU, "LU")
     check_tensor("linalg_lu_solve", pivots, "pivots", 2)
     check_tensor("linalg_lu_solve", B, "B", 3)
-    if LU.dtype.category < 2:
+    if LU.dtype.category < dt.FLOATING:
         raise RuntimeError(f"torch.linalg.lu_solve: Expected a floating point or complex "
                            f"tensor as input. Got {dt.type_name(LU.dtype)}")
     if LU._data.ndim < 2:

@@ -67,16 +67,16 @@ def _vector_norm_vjp(ctx, g):
 
 def _norm_input(name, x, dtype):
     """`x` in the dtype= a norm computes in, after PyTorch's checks of the pair."""
-    if x.dtype.category < 2:
+    if x.dtype.category < dt.FLOATING:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
                            f"Got {dt.type_name(x.dtype)}")
     if dtype is None:
         return x
-    complex_input = x.dtype.category == 3
-    if dtype.category < 2:
+    complex_input = x.dtype.category == dt.COMPLEX
+    if dtype.category < dt.FLOATING:
         raise RuntimeError(f"{name}: dtype should be floating point or complex, but got "
                            f"{dt.type_name(dtype)}")
-    if complex_input != (dtype.category == 3):
+    if complex_input != (dtype.category == dt.COMPLEX):
         raise RuntimeError(f"{name}: dtype should be {'complex' if complex_input else 'real'} "
                            f"for {'complex' if complex_input else 'real'} inputs, but got "
                            f"{dt.type_name(dtype)}")
@@ -124,7 +124,7 @@ def dist(input, other, p=2):
     check_tensor("dist", other, "other", 2)
     p = number_arg("dist", "p", p)
     result = result_of(input, other)
-    if result.category < 2:
+    if result.category < dt.FLOATING:
         raise RuntimeError("norm(): input dtype should be either floating point or complex. "
                            f"Got {dt.type_name(result)} instead.")
     return vector_norm(input - other, p)

@@ -2,6 +2,7 @@
 and identities like a tensor, the conjugate transpose, triangle masks, diagonals and their
 adjoint diag_embed, block embedding and extraction, and |x|**q with sign(x)*|x|**q. Each
 differentiable primitive's VJP is its adjoint, so the linalg gradients differentiate again."""
+from .._dtype import COMPLEX
 from .._tensor import _wrap
 from ..backends import array_module
 from ._dims import wrap_dim
@@ -34,7 +35,7 @@ def mh(x):
 
 
 def conj(x):
-    if x.dtype.category != 3:
+    if x.dtype.category != COMPLEX:
         return x
     fn = PUBLIC.get("conj")
     return fn(x) if fn is not None else dispatch(_conj, (x,))

@@ -130,7 +130,7 @@ def vander(x, *, N=None):
         N = shape[-1] if shape else 1
     if N <= 1:
         raise RuntimeError("N must be greater than 1.")
-    if d.category == 1:
+    if d.category == dt.INTEGER:
         x = x.to(dt.int64)    # integer powers in int64, as PyTorch's
     first = ones(shape + (1,), dtype=x.dtype, device=x.device)
     powers = cumprod(x.unsqueeze(-1).expand(*shape, N - 1), -1)

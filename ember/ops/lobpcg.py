@@ -100,7 +100,7 @@ def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, lar
     """(E, X): the k eigenvalues and eigenvectors of A (largest first by default)."""
     A, B = _symmetrised_checked(A, B)
     # (PyTorch's tolerance table knows float32 and float64, where non-floats compute)
-    work = A.dtype if A.dtype.category == 2 else dt.float32
+    work = A.dtype if A.dtype.category == dt.FLOATING else dt.float32
     if tol is None:
         tol = {dt.float32: 1.2e-07, dt.float64: 2.23e-16}[work] ** 0.5
     rows = A.shape[-1]

@@ -26,7 +26,7 @@ def _range_basis(A, q, niter, M):
     n = A.shape[-1]
     # NOTE: one sketch shared by every matrix of a batch, as PyTorch draws it, in A's dtype
     # if that is a floating or complex one, else float32 (and A's matmul with it then fails)
-    dtype = A.dtype if A.dtype.category == 3 or A.dtype in (
+    dtype = A.dtype if A.dtype.category == dt.COMPLEX or A.dtype in (
         dt.float16, dt.float32, dt.float64) else dt.float32
     R = randn(n, operator.index(q), dtype=dtype, device=A.device)
     AH = A.mH

@@ -115,7 +115,7 @@ def trace(input):
                            f"{input._data.ndim}")
     if input.dtype is dt.bool:
         raise NotImplementedError("\"trace\" not implemented for 'Bool'")
-    result = dt.int64 if input.dtype.category == 1 else input.dtype
+    result = dt.int64 if input.dtype.category == dt.INTEGER else input.dtype
     return dispatch(_trace, (input,), {"acc": compute_dtype(result).np}, result)
 
 

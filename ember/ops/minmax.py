@@ -123,7 +123,7 @@ def _max_min(name, all_op, dim_op):
         if isinstance(dim, Tensor):  # max(a, b): the elementwise binary form
             return PUBLIC["maximum" if name == "max" else "minimum"](input, dim, out=out)
         check_tensor(name, input)
-        complex_input = input.dtype.category == 3
+        complex_input = input.dtype.category == dt.COMPLEX
         if dim is None:
             if input._data.size == 0:
                 raise _no_dim_error(name)
@@ -161,7 +161,7 @@ def _amax_amin(name, op):
         if a.size == 0 and (dim is None or (isinstance(dim, (tuple, list)) and not dim)):
             raise _no_dim_error(name)
         _check_nonempty(name, input, dims)
-        if input.dtype.category == 3:
+        if input.dtype.category == dt.COMPLEX:
             raise not_implemented(f"{name[1:]}_values_cpu", input.dtype)
         r = dispatch(op, (input,), {"dims": dims, "keepdim": keepdim}, input.dtype)
         return r if out is None else write_out(r, out)
@@ -202,7 +202,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
         d = wrap_dim(dim, a.ndim)
         dims = (d,) if a.ndim else ()
         _check_nonempty("aminmax", input, dims, sep="")
-    if input.dtype.category == 3:
+    if input.dtype.category == dt.COMPLEX:
         raise not_implemented("aminmax_cpu", input.dtype)
     lo, hi = dispatch(_aminmax, (input,), {"dims": dims, "keepdim": keepdim}, input.dtype)
     hi.dtype = input.dtype

@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from .._dtype import FLOATING
 from .._tensor import _wrap
 from ..autograd.grad_mode import state
 from ..backends import array_module
@@ -225,6 +226,6 @@ def gelu(input, approximate="none"):
     """F.gelu as one op."""
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    if input.dtype.category != 2:
+    if input.dtype.category != FLOATING:
         raise not_implemented("GeluKernelImpl", input.dtype)
     return dispatch(_gelu, (input,), {"approximate": approximate, "stash": []})

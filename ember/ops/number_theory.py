@@ -2,6 +2,7 @@
 minimum (Euclid's loop with C's truncating remainder) and its widening for narrow types."""
 import numpy as np
 
+from .._dtype import INTEGER
 from ..backends import array_module
 from ._elementwise import (binary, binary_not_implemented, check_tensor, defpointwise,
                            result_of)
@@ -49,7 +50,7 @@ def _integer_binary(op, name, input, other, out):
     check_tensor(name, input)
     check_tensor(name, other, "other", 2)
     result = result_of(input, other)
-    if result.category != 1:
+    if result.category != INTEGER:
         raise binary_not_implemented(f"{name}_cpu", result, input, other)
     return binary(op, input, other, result, out=out)
 

@@ -87,7 +87,7 @@ def _remainder_rs_vjp(ctx, g):
 
 def _integer_op(op, kernel, input, other, out, scalar_self=None):
     result = result_of(input, other)
-    if result is dt.bool or result.category == 3:
+    if result is dt.bool or result.category == dt.COMPLEX:
         raise binary_not_implemented(kernel, result, input, other)
     if isinstance(other, Tensor):
         chosen = op[0] if isinstance(input, Tensor) else scalar_self
@@ -196,9 +196,9 @@ def pow(input, exponent, *, out=None):
         result = _pow_dtype(input, exponent)
         if isinstance(exponent, Tensor):
             return binary(_pow, input, exponent, result, out=out)
-        if result.category == 1 and exponent < 0:
+        if result.category == dt.INTEGER and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        if result.category == 1 and type(exponent) is int:
+        if result.category == dt.INTEGER and type(exponent) is int:
             info = dt.iinfo(result)
             if not info.min <= exponent <= info.max:
                 if result is dt.int64:
@@ -225,8 +225,8 @@ def float_power(input, exponent, *, out=None):
     input, exponent = tensor_operands(input, exponent)
     if not isinstance(input, Tensor):
         check_tensor("float_power", exponent, "exponent", 2)
-    complex_ = any((isinstance(x, Tensor) and x.dtype.category == 3) or isinstance(x, complex)
-                   for x in (input, exponent))
+    complex_ = any((isinstance(x, Tensor) and x.dtype.category == dt.COMPLEX) or
+                   isinstance(x, complex) for x in (input, exponent))
     target = dt.complex128 if complex_ else dt.float64
     input = input.to(target) if isinstance(input, Tensor) else input
     exponent = exponent.to(target) if isinstance(exponent, Tensor) else exponent
@@ -248,8 +248,8 @@ def _float_power_(self, exponent):
 
 
 def _float_power_dtype(input, exponent):
-    complex_ = input.dtype.category == 3 or isinstance(exponent, complex) or (
-        isinstance(exponent, Tensor) and exponent.dtype.category == 3)
+    complex_ = input.dtype.category == dt.COMPLEX or isinstance(exponent, complex) or (
+        isinstance(exponent, Tensor) and exponent.dtype.category == dt.COMPLEX)
     return dt.complex128 if complex_ else dt.float64
 
 
@@ -265,7 +265,8 @@ def _float_binary(op, name, input, other, out, kernel=None, complex_ok=False):
     if not isinstance(other, Tensor):
         raise not_tensor(name, other, "other", 2)
     result = result_of(input, other)
-    if kernel is not None and result.category < 2 or result.category == 3 and not complex_ok:
+    if kernel is not None and result.category < dt.FLOATING or \
+            result.category == dt.COMPLEX and not complex_ok:
         raise binary_not_implemented(kernel or name + "_cpu", result, input, other)
     return binary(op, input, other, float_result(result), out=out)
 
@@ -390,7 +391,7 @@ def xlogy(input, other, *, out=None):
         check_tensor("xlogy", other, "other", 2)
         op = _xlogy_scalar_self
     result = result_of(input, other)
-    if result.category == 3:
+    if result.category == dt.COMPLEX:
         raise not_implemented("xlogy_cpu", result)
     return binary(op, input, other, float_result(result), out=out)
 
@@ -415,7 +416,7 @@ def _copysign_vjp(ctx, g):
 def copysign(input, other, *, out=None):
     check_tensor("copysign", input)
     result = result_of(input, other)
-    if result.category == 3:
+    if result.category == dt.COMPLEX:
         raise not_implemented("copysign_cpu", result)
     return binary(_copysign, input, other, float_result(result), out=out)
 
@@ -438,7 +439,7 @@ def heaviside(input, values, *, out=None):
         raise not_tensor("heaviside", values, "values", 2)
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
-    if input.dtype.category == 3:
+    if input.dtype.category == dt.COMPLEX:
         raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     return binary(_heaviside, input, values, input.dtype, input.dtype, out=out)
 

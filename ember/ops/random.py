@@ -66,7 +66,7 @@ def _not_implemented(kernel, dtype):
 
 
 def _check_float(self, kernel):
-    if self.dtype.category != 2:
+    if self.dtype.category != dt.FLOATING:
         raise _not_implemented(kernel, self.dtype)
 
 
@@ -153,7 +153,7 @@ def _real_parts(self):
 
 def uniform_(self, from_=0, to=1, *, generator=None, **kwargs):
     from_ = kwargs.pop("from", from_)
-    if self.dtype.category == 3:   # (PyTorch fills the real view, parts interleaved)
+    if self.dtype.category == dt.COMPLEX:   # (PyTorch fills the real view, parts interleaved)
         parts = _real_parts(self)
         uniform_(parts, from_, to, generator=generator)
         return _commit(self, parts._data.view(self.dtype.np))
@@ -184,11 +184,11 @@ def _check_std(std):
 
 def normal_(self, mean=0, std=1, *, generator=None):
     _check_std(std)
-    if self.dtype.category == 3:   # (std / sqrt(2) each part, so |z| has the given spread)
+    if self.dtype.category == dt.COMPLEX:   # (std / sqrt(2) each part, so |z| has the given spread)
         parts = _real_parts(self)
         normal_(parts, mean, std / math.sqrt(2), generator=generator)
         return _commit(self, parts._data.view(self.dtype.np))
-    if self.dtype.category != 2:
+    if self.dtype.category != dt.FLOATING:
         raise _not_implemented("normal_kernel_cpu", self.dtype)
     gen = _gen(generator, self._device)
     return _fill(self, lambda out: _normal_values(gen, self, mean, std, out))
@@ -196,7 +196,7 @@ def normal_(self, mean=0, std=1, *, generator=None):
 
 # ---------------------------------------------------------------------- other samplers
 def exponential_(self, lambd=1, *, generator=None):
-    if self.dtype.category != 2:
+    if self.dtype.category != dt.FLOATING:
         raise RuntimeError("Exponential distribution is a continuous probability distribution."
                            f" dtype must be a floating point but you specified "
                            f"{dt.type_name(self.dtype)}")
@@ -229,7 +229,7 @@ _C_TYPES = {dt.uint8: "unsigned char", dt.int8: "signed char", dt.int16: "short 
 
 
 def cauchy_(self, median=0, sigma=1, *, generator=None):
-    if self.dtype.category != 2:
+    if self.dtype.category != dt.FLOATING:
         raise RuntimeError("Cauchy distribution is a continuous probability distribution. "
                            f"dtype must be a floating point but you specified "
                            f"{_C_TYPES[self.dtype]}")
@@ -251,9 +251,9 @@ def _bernoulli_tensor(self, p, generator):
         return self
     # (PyTorch's kernel dispatches on self's dtype, then on p's: no complex self, no
     # integral p)
-    if self.dtype.category == 3:
+    if self.dtype.category == dt.COMPLEX:
         raise _not_implemented("bernoulli_tensor_cpu_self_", self.dtype)
-    if p.dtype.category != 2:
+    if p.dtype.category != dt.FLOATING:
         raise _not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
     pa = p._host()
     if pa.size and not ((pa >= 0) & (pa <= 1)).all():
@@ -291,7 +291,7 @@ _FLOAT_DIGITS = {dt.float16: 11, dt.bfloat16: 8, dt.float32: 24, dt.float64: 53}
 
 
 def _random_bounds(dtype):
-    if dtype.category == 2:
+    if dtype.category == dt.FLOATING:
         d = _FLOAT_DIGITS[dtype]
         return -(1 << d), 1 << d
     if dtype is dt.bool:
@@ -304,7 +304,7 @@ def _check_in_range(value, what, dtype):
     lo, hi = _random_bounds(dtype)
     if lo <= value <= hi:
         return
-    if dtype.category == 2:
+    if dtype.category == dt.FLOATING:
         name = {dt.float16: "half", dt.bfloat16: "bfloat16", dt.float32: "float",
                 dt.float64: "double"}[dtype]
         d = _FLOAT_DIGITS[dtype]
@@ -324,7 +324,7 @@ def random_(self, *args, generator=None, **kwargs):
     gen = _gen(generator, self._device)
     dtype = self.dtype
     n = self._data.size
-    if dtype.category == 3:
+    if dtype.category == dt.COMPLEX:
         raise _not_implemented("random_", dtype)
     if not args:
         if dtype is dt.bool:
@@ -332,7 +332,7 @@ def random_(self, *args, generator=None, **kwargs):
         if dtype in (dt.int64, dt.float64):
             mod = (1 << 63) if dtype is dt.int64 else (1 << 53) + 1
             return _commit(self, (gen.random_uint64(n) % np.uint64(mod)).astype(dtype.np))
-        if dtype.category == 2:
+        if dtype.category == dt.FLOATING:
             mod = (1 << _FLOAT_DIGITS[dtype]) + 1
         else:
             mod = int(np.iinfo(dtype.np).max) + 1
@@ -388,7 +388,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     if input.dim() not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if input.dtype.category != 2:
+    if input.dtype.category != dt.FLOATING:
         raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
                            f"{dt.type_name(input.dtype)}")
     if num_samples <= 0:

@@ -53,7 +53,7 @@ def sum_dtype(input, dtype):
     """Integer and bool sums accumulate in int64, as PyTorch's."""
     if dtype is not None:
         return dtype
-    return dt.int64 if input.dtype.category < 2 else input.dtype
+    return dt.int64 if input.dtype.category < dt.FLOATING else input.dtype
 
 
 def _check_input(name, input):
@@ -109,7 +109,7 @@ def _nansum_vjp(ctx, g):
 @export
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     _check_input("nansum", input)
-    if input.dtype.category < 2 and (dtype is None or dtype.category < 2):
+    if input.dtype.category < dt.FLOATING and (dtype is None or dtype.category < dt.FLOATING):
         return sum(input, dim, keepdim, dtype=dtype, out=out)
     dims = dims_of(dim, input._data.ndim)
     if input.dtype.is_complex:   # (after the dims, as torch checks them)
@@ -146,7 +146,7 @@ def _mean_vjp(ctx, g):
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     _check_input("mean", input)
     result = dtype or input.dtype
-    if result.category < 2:
+    if result.category < dt.FLOATING:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating "
             f"point or complex dtype. Got: {dt.type_name(result)}")
@@ -181,10 +181,10 @@ def _nanmean_vjp(ctx, g):
 @export
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     _check_input("nanmean", input)
-    if input.dtype.category < 2:
+    if input.dtype.category < dt.FLOATING:
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {dt.type_name(input.dtype)}")
-    if dtype is not None and dtype.category < 2:
+    if dtype is not None and dtype.category < dt.FLOATING:
         raise RuntimeError("nanmean(): could not infer output dtype. Optional dtype must be "
                            f"either a floating point or complex dtype. Got: "
                            f"{dt.type_name(dtype)}")
@@ -283,7 +283,7 @@ def _logsumexp_vjp(ctx, g):
 @export
 def logsumexp(input, dim, keepdim=False, *, out=None):
     _check_input("logsumexp", input)
-    if input.dtype.category < 2:
+    if input.dtype.category < dt.FLOATING:
         input = input.to(dt.get_default_dtype())
     dims = dims_of(dim, input._data.ndim)
     compute = compute_dtype(input.dtype)

@@ -8,6 +8,7 @@ graph node; optional instruments (the pitfall guard, anomaly mode) hook in there
 import numpy as np
 
 from .. import backends
+from .._dtype import COMPLEX, FLOATING
 from .._scalars import type_name
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import get_accumulator
@@ -228,7 +229,7 @@ def dispatch(op, inputs, params=_EMPTY, dtype=None, arrays=None):
             base = inputs[0]
             result._vc = base._vc
             result._base = base if base._base is None else base._base
-        if needs_grad and state.enabled and result.dtype.category >= 2:
+        if needs_grad and state.enabled and result.dtype.category >= FLOATING:
             node = _record(op, inputs, params, (result,), device)
             if op.view:
                 node.view_version = result._vc.v
@@ -330,7 +331,7 @@ def _record(op, inputs, params, results, device):
         if op.save_output:
             version = r._vc
             node._out = ((r._data,), (r.dtype,), version, version.v)  # (see save_output)
-        if r.dtype.category == 3 and not op.conj_ready:
+        if r.dtype.category == COMPLEX and not op.conj_ready:
             node.conj_around = True
         r._requires_grad = True
         r.grad_fn = node
@@ -340,10 +341,10 @@ def _record(op, inputs, params, results, device):
         if op.save_output:
             node.save_output([r._data for r in results], [r.dtype for r in results],
                              results[0]._vc)
-        if not op.conj_ready and any(r.dtype.category == 3 for r in results):
+        if not op.conj_ready and any(r.dtype.category == COMPLEX for r in results):
             node.conj_around = True
         for nr, r in enumerate(results):
-            if r.dtype.category >= 2:
+            if r.dtype.category >= FLOATING:
                 r._requires_grad = True
                 r.grad_fn = node
                 r._output_nr = nr

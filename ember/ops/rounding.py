@@ -24,7 +24,7 @@ def same_dtype_unary(op, name, kernel, aliases=(), allow_bool=False, complex_err
         d = input.dtype
         if d is dt.bool and not allow_bool:
             raise not_implemented(kernel, d)
-        if d.category == 3 and complex_error is not None:
+        if d.category == dt.COMPLEX and complex_error is not None:
             raise NotImplementedError(complex_error)
         return unary(op, input, d, out)
     return public(fn, name, inplace=True, aliases=aliases)
@@ -80,7 +80,7 @@ def _abs_fn(input, *, out=None):
     d = input.dtype
     if d is dt.bool:
         raise not_implemented("abs_cpu", d)
-    return unary(_abs, input, d.to_real() if d.category == 3 else d, out)
+    return unary(_abs, input, d.to_real() if d.category == dt.COMPLEX else d, out)
 
 
 abs = public(_abs_fn, "abs", inplace=True, aliases=("absolute",))
@@ -93,7 +93,7 @@ def _abs_inplace(name):
     def inplace(self):
         # NOTE: |z| is real; PyTorch refuses to store it back into a complex tensor rather
         # than keep a zero imaginary part.
-        if isinstance(self, Tensor) and self.dtype.category == 3:
+        if isinstance(self, Tensor) and self.dtype.category == dt.COMPLEX:
             raise RuntimeError("In-place abs is not supported for complex tensors.")
         return generic(self)
     inplace.__name__ = name
@@ -110,7 +110,7 @@ sign = same_dtype_unary(_sign, "sign", "sign", allow_bool=True, complex_error=(
 
 def _sgn_fn(input, *, out=None):
     check_tensor("sgn", input)
-    return unary(_sign if input.dtype.category < 3 else _sgn, input, input.dtype, out)
+    return unary(_sign if input.dtype.category < dt.COMPLEX else _sgn, input, input.dtype, out)
 
 
 sgn = public(_sgn_fn, "sgn", inplace=True)
@@ -162,11 +162,11 @@ trunc = same_dtype_unary(_trunc, "trunc", "trunc_vml_cpu", aliases=("fix",),
 def round(input, *, decimals=0, out=None):
     check_tensor("round", input)
     d = input.dtype
-    if d is dt.bool or d.category == 3:
+    if d is dt.bool or d.category == dt.COMPLEX:
         raise not_implemented("round_vml_cpu", d)
     if decimals == 0:
         return unary(_round, input, d, out)
-    if d.category < 2:
+    if d.category < dt.FLOATING:
         raise not_implemented("round_cpu", d)
     return unary(_round_decimals, input, d, out, {"decimals": int(decimals)})
 
@@ -184,7 +184,7 @@ def _frac_vjp(ctx, g):
 def _frac_fn(input, *, out=None):
     check_tensor("frac", input)
     d = input.dtype
-    if d.category != 2:
+    if d.category != dt.FLOATING:
         raise not_implemented("frac_cpu", d)
     return unary(_frac, input, d, out)
 
@@ -216,7 +216,7 @@ def _nan_to_num_vjp(ctx, g):
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     check_tensor("nan_to_num", input)
     d = input.dtype
-    if d.category < 2:
+    if d.category < dt.FLOATING:
         r = input.clone()
         return r if out is None else _write(r, out)
     # NOTE: the defaults are the limits of the result dtype, not of the float32 the
@@ -248,7 +248,7 @@ def _conj_vjp(ctx, g):
 def conj(input):
     """Real tensors are returned as they are (PyTorch returns a view without copying)."""
     check_tensor("conj", input)
-    if input.dtype.category < 3:
+    if input.dtype.category < dt.COMPLEX:
         return input
     return dispatch(_conj, (input,), {}, input.dtype)
 
@@ -290,14 +290,14 @@ def _imag_vjp(ctx, g):
 
 def real(input):
     check_tensor("real", input)
-    if input.dtype.category < 3:
+    if input.dtype.category < dt.COMPLEX:
         return input
     return dispatch(_real, (input,), {}, input.dtype.to_real())
 
 
 def imag(input):
     check_tensor("imag", input)
-    if input.dtype.category < 3:
+    if input.dtype.category < dt.COMPLEX:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     return dispatch(_imag, (input,), {}, input.dtype.to_real())
 
@@ -355,7 +355,7 @@ def _angle(a):
 @_angle.defvjp
 def _angle_vjp(ctx, g):
     z = ctx.inputs[0]
-    if z.dtype.category < 3:
+    if z.dtype.category < dt.COMPLEX:
         from .._creation import zeros_like
         return zeros_like(g)  # real inputs: angle is piecewise constant
     # d angle = (x dy - y dx) / |z|^2, so PyTorch's gradient is g * i z / |z|^2 (0 at z = 0)
@@ -367,4 +367,4 @@ def _angle_vjp(ctx, g):
 def angle(input, *, out=None):
     check_tensor("angle", input)
     d = input.dtype
-    return unary(_angle, input, d.to_real() if d.category == 3 else float_result(d), out)
+    return unary(_angle, input, d.to_real() if d.category == dt.COMPLEX else float_result(d), out)

@@ -22,7 +22,7 @@ def _extremum(op, name, input, other, out):
     if not isinstance(other, Tensor):
         raise not_tensor(name, other, "other", 2)
     result = result_of(input, other)
-    if result.category == 3:
+    if result.category == dt.COMPLEX:
         raise RuntimeError(f"{name} not implemented for complex tensors.")
     return binary(op, input, other, result, result, out=out)
 
@@ -177,7 +177,7 @@ def lerp(input, end, weight, *, out=None):
     if tensor_weight and weight.dtype is not d and weight._data.ndim:
         raise RuntimeError(f"expected dtype {CPP_NAMES[d]} for `weight` but got dtype "
                            f"{CPP_NAMES[weight.dtype]}")
-    if d.category < 2:
+    if d.category < dt.FLOATING:
         raise not_implemented("lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar",
                               d)
     compute = compute_dtype(d)
@@ -256,7 +256,7 @@ def _clamp(name, input, min, max, out):
     check_tensor(name, input)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if input.dtype.category == 3:
+    if input.dtype.category == dt.COMPLEX:
         raise NotImplementedError("clamp is not supported for complex types")
     lo_tensor, hi_tensor = isinstance(min, Tensor), isinstance(max, Tensor)
     if (lo_tensor and not (hi_tensor or max is None)) or \
@@ -268,12 +268,12 @@ def _clamp(name, input, min, max, out):
     if type(min) in _SAME_DTYPE_BOUNDS[d.category] and \
             type(max) in _SAME_DTYPE_BOUNDS[d.category]:
         result = d  # the common case: bounds that cannot change the dtype
-    elif d.category == 2 and not (lo_tensor or hi_tensor):
+    elif d.category == dt.FLOATING and not (lo_tensor or hi_tensor):
         # PyTorch: Number bounds never promote a floating input; each is read as a double
         result, min, max = d, _real_bound(name, min), _real_bound(name, max)
     else:
         result = result_type_of((input, min, max))
-        if result.category == 3:
+        if result.category == dt.COMPLEX:
             raise NotImplementedError("clamp is not supported for complex types")
     if result is dt.bool and not ((min is None) != (max is None) and (lo_tensor or hi_tensor)):
         # (PyTorch's bool kernels: only clamp with one tensor bound)
@@ -337,6 +337,6 @@ def relu(input):
     d = input.dtype
     if d is dt.bool:
         raise RuntimeError("Boolean inputs not supported for relu")
-    if d.category == 3:
+    if d.category == dt.COMPLEX:
         raise NotImplementedError("clamp is not supported for complex types")
     return unary(_relu, input, d)

@@ -390,7 +390,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         return reshape(clone(expanded), shape[:d] + (shape[d] * repeats,) + shape[d + 1:])
     size = input._data.shape[d] if input._data.ndim else 1
     r = repeats._data.reshape(-1)
-    if repeats.dtype.category != 1:
+    if repeats.dtype.category != dt.INTEGER:
         raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for "
                                   f"'{dt.type_name(repeats.dtype)}'")
     if r.shape[0] != size and r.shape[0] != 1:

@@ -4,6 +4,7 @@ ember ops make double backward work. The array work is backends/softmax.py's.
 
 Each op saves its output, not its input: both gradients are functions of the output alone.
 """
+from .._dtype import FLOATING
 from .._tensor import Tensor
 from ..backends import softmax as kernels
 from ..backends.special import quiet
@@ -81,7 +82,7 @@ def _checked(name, input, dim):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
     dim = wrap_dim(dim, input.dim())
-    if input.dtype.category != 2 and input.numel():   # (torch runs no kernel on nothing)
+    if input.dtype.category != FLOATING and input.numel():   # (torch runs no kernel on nothing)
         last = input.dim() == 0 or dim == input.dim() - 1
         raise not_implemented(f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl",
                               input.dtype)
@@ -91,7 +92,7 @@ def _checked(name, input, dim):
 def softmax(input, dim):
     """softmax over `dim` as one op (float dtypes; float16/bfloat16 computed in float32)."""
     dim = _checked("softmax", input, dim)
-    if not input.numel() and input.dtype.category != 2:   # no kernel for it, nothing to do
+    if not input.numel() and input.dtype.category != FLOATING:   # no kernel for it, nothing to do
         return input.clone()
     return dispatch(_softmax, (input,), {"dim": dim})
 
@@ -99,6 +100,6 @@ def softmax(input, dim):
 def log_softmax(input, dim):
     """log_softmax over `dim` as one op."""
     dim = _checked("log_softmax", input, dim)
-    if not input.numel() and input.dtype.category != 2:   # no kernel for it, nothing to do
+    if not input.numel() and input.dtype.category != FLOATING:   # no kernel for it, nothing to do
         return input.clone()
     return dispatch(_log_softmax, (input,), {"dim": dim})

@@ -140,7 +140,7 @@ def _unique_args(fname, input, dim, **flags):
         if type(value) is not bool:
             raise TypeError(f"{fname}(): argument '{name}' must be bool, not "
                             f"{type_name(value)}")
-    if input.dtype.category == 3:
+    if input.dtype.category == dt.COMPLEX:
         raise not_implemented("unique" if fname != "unique_dim" else fname, input.dtype)
     if dim is None:
         return None

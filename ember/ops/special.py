@@ -10,6 +10,7 @@ NotImplementedError, as they do for complex input.
 """
 import math
 
+from .._dtype import COMPLEX
 from .._tensor import Tensor
 from ..backends import array_module
 from ..backends.special import special_module
@@ -26,7 +27,7 @@ def special_unary(op, fname, kernel, input, out=None, half=True, differentiable=
     """Run a unary special function with PyTorch's operand checks and dtype rules."""
     check_tensor(fname, input)
     d = input.dtype
-    if d.category == 3 or (not half and d in LOW):
+    if d.category == COMPLEX or (not half and d in LOW):
         raise not_implemented(kernel, d)
     if not differentiable:   # PyTorch records no node: the result never requires grad
         input = input.detach()
@@ -61,7 +62,7 @@ def special_binary(op, fname, kernel, input, other, out=None, half=True, differe
     """The binary form: Tensor-Tensor, Tensor-number or number-Tensor, as PyTorch takes."""
     check_overloads(fname, input, other, names)
     d = result_of(input, other)
-    if d.category == 3 or (not half and d in LOW):
+    if d.category == COMPLEX or (not half and d in LOW):
         raise not_implemented(kernel, d)
     if not differentiable:
         input = input.detach() if isinstance(input, Tensor) else input

@@ -27,9 +27,9 @@ def _frequencies(name, k, n, d, out, dtype, device, requires_grad):
     from .._creation import tensor
     dtype = dtype if dtype is not None else (out.dtype if out is not None else
                                              dt.get_default_dtype())
-    if dtype.category == 3:   # (PyTorch fills with arange, which has no complex kernel)
+    if dtype.category == dt.COMPLEX:   # (PyTorch fills with arange, which has no complex kernel)
         raise NotImplementedError(f"\"arange_cpu\" not implemented for '{dt.type_name(dtype)}'")
-    if dtype.category != 2:
+    if dtype.category != dt.FLOATING:
         raise RuntimeError(f"{name} requires a floating point or complex dtype")
     # NOTE: PyTorch multiplies the arange by 1/(n*d) rounded to the tensor's dtype (then
     # computes in float32 for float16/bfloat16), not divides by n*d: the last bit follows.
@@ -135,8 +135,8 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
               f"return_complex={_opt(return_complex)}, "
               f"align_to_window={_opt(align_to_window)}) : ")
     if return_complex is None:
-        return_complex = input.dtype.category == 3 or (window is not None and
-                                                       window.dtype.category == 3)
+        return_complex = input.dtype.category == dt.COMPLEX or (window is not None and
+                                                       window.dtype.category == dt.COMPLEX)
         if not return_complex:
             raise RuntimeError("stft requires the return_complex parameter be given for real "
                                "inputs, and will further require that return_complex=True in "
@@ -147,7 +147,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
                    "return_complex=False will raise an error.\nNote: you can still call "
                    "torch.view_as_real on the complex output to recover the old return "
                    "format.")
-    if input.dtype.category < 2:
+    if input.dtype.category < dt.FLOATING:
         raise RuntimeError(prefix + "expected a tensor of floating point or complex values")
     if input.dim() not in (1, 2):
         raise RuntimeError(prefix + "expected a 1D or 2D tensor")
@@ -175,7 +175,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         frames = x.unfold(-1, n_fft, hop)
         if window is not None or win < n_fft:
             frames = frames * _full_window(window, win, n_fft, x)
-    complex_fft = frames.dtype.category == 3
+    complex_fft = frames.dtype.category == dt.COMPLEX
     sided = not complex_fft if onesided is None else onesided
     mode = BY_ROOT_N if normalized else NONE
     if frames.dtype in (dt.float16, dt.bfloat16):   # (the native kernel's own check)
@@ -214,7 +214,7 @@ def _full_window(window, win, n_fft, like):
 def _overlap_add(frames, length, hop):
     """Sum of (channel, n_frames, n_fft) frames placed hop apart: (channel, length)."""
     from ..nn.functional import fold
-    if frames.dtype.category == 3:
+    if frames.dtype.category == dt.COMPLEX:
         from .rounding import complex_from_parts
         return complex_from_parts(_overlap_add(frames.real, length, hop),
                        _overlap_add(frames.imag, length, hop))
@@ -239,7 +239,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
               f"win_length={win}, window={_window_text(window)}, center={int(center)}, "
               f"normalized={int(normalized)}, onesided={_opt(onesided)}, "
               f"length={_opt(length)}, return_complex={int(return_complex)}) ")
-    if input.dtype.category != 3:
+    if input.dtype.category != dt.COMPLEX:
         raise RuntimeError("istft requires a complex-valued input tensor matching the output "
                            "from stft with return_complex=True.")
     if input.numel() == 0:
@@ -275,7 +275,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
             raise RuntimeError("Cannot have onesided output if window or input is complex")
         x = fft_c2c(x, (2,), mode, False)
     else:
-        if window is not None and window.dtype.category == 3:
+        if window is not None and window.dtype.category == dt.COMPLEX:
             raise RuntimeError("Complex windows are incompatible with return_complex=False")
         if not sided:
             x = x.narrow(-1, 0, n_fft // 2 + 1)

@@ -44,7 +44,7 @@ def _var_args(name, input, dim, unbiased, correction):
                         "(Tensor, unbiased=bool, correction=int), but expected one of:\n"
                         f" * (Tensor input, tuple of ints dim = None, *, Number correction = "
                         "None, bool keepdim = False)")
-    if input.dtype.category < 2:
+    if input.dtype.category < dt.FLOATING:
         raise RuntimeError("std and var only support floating point and complex dtypes")
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
@@ -227,7 +227,7 @@ def _check_pick_dtype(name, input, kernel):
     """PyTorch's median and kthvalue kernels have no bool or complex loop, mode's no complex
     one."""
     d = input.dtype
-    if d.category == 3 or (d is dt.bool and name != "mode"):
+    if d.category == dt.COMPLEX or (d is dt.bool and name != "mode"):
         raise not_implemented(kernel, d)
 
 
@@ -441,10 +441,10 @@ def corrcoef(input):
     if c._data.ndim == 0:
         return c / c   # nan for a covariance of nan, inf or 0; else 1
     d = c.diagonal()
-    stddev = (d.real if d.dtype.category == 3 else d).sqrt()
+    stddev = (d.real if d.dtype.category == dt.COMPLEX else d).sqrt()
     c = c / stddev.view(-1, 1)
     c = c / stddev.view(1, -1)
     # Rounding can leave values just outside [-1, 1]: clipped, as NumPy and PyTorch do.
-    if c.dtype.category == 3:
+    if c.dtype.category == dt.COMPLEX:
         return complex_from_parts(c.real.clip(-1, 1), c.imag.clip(-1, 1))
     return c.clip(-1, 1)

@@ -33,12 +33,12 @@ def float_unary(op, name, kernel=None, aliases=(), complex_error=None):
         if not isinstance(input, Tensor):
             check_tensor(name, input)
         d = input.dtype
-        if d.category == 3:
+        if d.category == dt.COMPLEX:
             if complex_error is not None:
                 raise RuntimeError(complex_error)
             if kernel is not None:
                 raise not_implemented(kernel, d)
-        return unary(op, input, d if d.category >= 2 else dt.get_default_dtype(), out)
+        return unary(op, input, d if d.category >= dt.FLOATING else dt.get_default_dtype(), out)
     return public(fn, name, inplace=True, aliases=aliases)
 
 
@@ -130,7 +130,7 @@ def _logit_vjp(ctx, g):
 @export(inplace=True)
 def logit(input, eps=None, *, out=None):
     check_tensor("logit", input)
-    if input.dtype.category == 3:
+    if input.dtype.category == dt.COMPLEX:
         raise not_implemented("logit_cpu", input.dtype)
     params = {} if eps is None else {"eps": float(eps)}
     return unary(_logit, input, _float(input), out, params)
@@ -138,7 +138,7 @@ def logit(input, eps=None, *, out=None):
 
 def _float(input):
     d = input.dtype
-    return d if d.category >= 2 else dt.get_default_dtype()
+    return d if d.category >= dt.FLOATING else dt.get_default_dtype()
 
 
 # ---------------------------------------------------------------------- error, gamma functions
@@ -175,7 +175,7 @@ def _polygamma_vjp(ctx, g):
 
 def _polygamma_fn(n, input, out=None):
     check_tensor("polygamma", input, "input", 2)
-    if input.dtype.category == 3:
+    if input.dtype.category == dt.COMPLEX:
         raise not_implemented("polygamma", input.dtype)
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")

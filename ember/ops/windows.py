@@ -34,7 +34,7 @@ def _window(name, window_length, periodic, dtype, device, requires_grad, values)
                         f"{_type_name(periodic)}")
     dtype = dt.get_default_dtype() if dtype is None else dtype
     device = placement(device)
-    if dtype.category < 2:
+    if dtype.category < dt.FLOATING:
         raise RuntimeError(f"{name} expects floating point dtypes, got: "
                            f"{_window_options(dtype, device)}")
     if n < 0:
@@ -42,7 +42,7 @@ def _window(name, window_length, periodic, dtype, device, requires_grad, values)
                            f"window_length={n}")
     if n <= 1:
         return _finish(np.ones(n, dtype.np), dtype, device, requires_grad)
-    if dtype.category == 3:
+    if dtype.category == dt.COMPLEX:
         raise not_implemented("arange_cpu", dtype)
     if dtype in (dt.float16, dt.bfloat16):
         def r(x):

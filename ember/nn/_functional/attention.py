@@ -30,7 +30,7 @@ def _check_sdpa(query, key, value, attn_mask):
                            f"{CPP_NAMES[key.dtype]} and value.dtype: {CPP_NAMES[value.dtype]} "
                            "instead.")
     if attn_mask is not None and attn_mask.dtype is not dt.bool and \
-            attn_mask.dtype.category != 2 and attn_mask.dtype != query.dtype:
+            attn_mask.dtype.category != dt.FLOATING and attn_mask.dtype != query.dtype:
         raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query "
                            f"dtype, but got attn_mask.dtype: {CPP_NAMES[attn_mask.dtype]} and "
                            f" query.dtype: {CPP_NAMES[query.dtype]} instead.")
@@ -130,7 +130,7 @@ def canonical_mask(mask, mask_name, other_type, other_name, target_type, check_o
     """A bool mask (True = masked out) as an additive float mask; float masks pass through."""
     if mask is None:
         return None
-    if mask.dtype is not dt.bool and mask.dtype.category != 2:
+    if mask.dtype is not dt.bool and mask.dtype.category != dt.FLOATING:
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and mask.dtype != other_type:
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. "
