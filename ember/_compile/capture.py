@@ -6,9 +6,11 @@ What is recorded, in order:
   records the same graph eager records and `backward()` runs eager's engine;
 - every call of an entry point that changes state or makes a tensor out of nothing, as one
   "call" step: in-place Tensor methods, tensor factories (`zeros`, `randn`, `empty_like`...),
-  `detach`, `backward`, optimizers' `step`/`zero_grad`, BatchNorm's running statistics, a
-  module call that runs hooks (so the hooks run again on replay). The door calls inside
-  such a call are not recorded: replaying the call makes them again.
+  `detach`, optimizers' `step`/`zero_grad`, BatchNorm's running statistics, a module call
+  that runs hooks (so the hooks run again on replay); the list is entry_points.py's. The door
+  calls inside such a call are not recorded: replaying the call makes them again;
+- `backward()`, as the steps of what the engine does (backward_steps.py), or else as one
+  call.
 
 The record is only replayed when it is provably the whole story. The capture refuses it when:
 - a tensor reaches a recorded call that was neither an input, a parameter or buffer of a
@@ -25,7 +27,6 @@ The record is only replayed when it is provably the whole story. The capture ref
 A refused record leaves the function running eagerly for that input signature, with the
 reasons kept for `ember._dynamo.explain`.
 """
-import builtins
 import threading
 import traceback
 
@@ -33,31 +34,14 @@ import numpy as np
 
 from .. import _random, _value_checks
 from .._tensor import Tensor
-from ..autograd import anomaly, graph
 from ..autograd.grad_mode import state as grad_state
-from ..autograd.node import AccumulateGrad, Node, get_accumulator
-from ..autograd.saved_hooks import PackedSaved
 from ..ops import registry
+from . import backward_steps, entry_points
+from .entry_points import DATA_DEPENDENT
 from .guards import autocast_state
 
 OP, CALL, SETATTR = "op", "call", "setattr"
 
-# Ops whose result shape depends on the values of their inputs (a graph break in PyTorch).
-DATA_DEPENDENT = ("nonzero", "argwhere", "masked_select", "unique", "unique_consecutive",
-                  "bincount")
-# Tensor factories of the public namespace, recorded as calls.
-FACTORIES = ("tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
-             "empty_strided", "eye", "arange", "range", "linspace", "logspace",
-             "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint",
-             "randperm", "rand_like", "randn_like", "randint_like", "normal", "bernoulli",
-             "multinomial", "poisson", "scalar_tensor", "tril_indices", "triu_indices")
-# Tensor methods recorded as calls besides the in-place ones (names ending in "_").
-TENSOR_CALLS = ("detach", "backward", "retain_grad", "register_hook", "new_tensor",
-                "new_zeros", "new_ones", "new_full", "new_empty", "new_empty_strided",
-                "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
-                "__ifloordiv__", "__imod__", "__ipow__", "__iand__", "__ior__", "__ixor__",
-                "__ilshift__", "__irshift__", "__imatmul__")
-TENSOR_PROPERTIES = ("data", "grad", "requires_grad")
 
 
 active = None   # the Recorder of the capture running now (for ember._dynamo.graph_break)
@@ -144,7 +128,8 @@ class Recorder:
         self.graph_calls = False        # a call that may use or change the graph (one under
         #                                 grad mode with a tensor that requires grad, not
         #                                 one of lowerable_calls)
-        self.lowerable_calls = {accumulate_grad, missing_gradient,   # (+ _patch_calls)
+        self.lowerable_calls = {backward_steps.accumulate_grad,   # (+ patch_calls)
+                                backward_steps.missing_gradient,
                                 Tensor.__dict__["detach"]}
 
     # ------------------------------------------------------------------ tensors and slots
@@ -322,9 +307,9 @@ class Recorder:
         """A recorded entry point: run it, then record it as one step."""
         if self.passing():
             return fn(*args, **kwargs)
-        if fn is _BACKWARD:
-            if not self.lowering and _lowerable(*args, **kwargs):
-                return self.backward_as_steps(fn, args, kwargs)
+        if fn is backward_steps.BACKWARD:
+            if not self.lowering and backward_steps.lowerable(*args, **kwargs):
+                return backward_steps.record(self, fn, args, kwargs)
             self.backwards[1] += 1
         self.current = getattr(fn, "__name__", "a call")
         self.check_rng()
@@ -359,56 +344,6 @@ class Recorder:
         self.steps.append(step)
         self.mark_rng()
 
-    def backward_as_steps(self, fn, args, kwargs):
-        """`loss.backward()` recorded as what the engine does: the door calls of the VJPs
-        and each leaf's accumulation, as steps. A replay then records no graph in the
-        forward and walks no graph in the backward (see Program). When the engine did
-        something those steps would not repeat, the backward becomes one call step."""
-        self.current = "backward"
-        self.check_rng()
-        args_t, kwargs_t = self.template(args), self.template(kwargs)
-        before = self.versions()
-        enabled = grad_state.enabled
-        marks = (len(self.steps), len(self.tensors), len(self.breaks), dict(self.explained),
-                 dict(self.counters), self.refusals)
-        self.refusals, self.lowering = [], True
-        recorder = self
-
-        def accumulate(node, grad, create_graph):   # (AccumulateGrad.accumulate, recorded)
-            leaf = node._variable()
-            if leaf is not None:
-                recorder.call(accumulate_grad, (leaf, grad), {})
-
-        def fill_missing(node, grads):   # (Node.fill_missing: the zeros made by a step)
-            for nr, g in enumerate(grads):
-                if g is None:
-                    shape, dtype = node.out_meta[nr]
-                    grads[nr] = recorder.call(missing_gradient, (shape, dtype, node.device),
-                                              {})
-        self._patch(AccumulateGrad, "accumulate", accumulate)
-        self._patch(Node, "fill_missing", fill_missing)
-        try:
-            result = fn(*args, **kwargs)
-        finally:
-            for _ in range(2):
-                owner, name, original = self.patches.pop()
-                setattr(owner, name, original)
-            self.lowering = False
-            unrepeatable, self.refusals = self.refusals, marks[5]
-        if not unrepeatable and len(self.breaks) == marks[2]:
-            self.backwards[0] += 1
-            return result
-        del self.steps[marks[0]:], self.breaks[marks[2]:]
-        for t in self.tensors[marks[1]:]:
-            del self.slots[id(t)]
-        del self.tensors[marks[1]:], self.kinds[marks[1]:]
-        self.explained, self.counters = marks[3], marks[4]
-        self.account(before)
-        self.add_call(fn, args_t, kwargs_t, enabled, result)
-        self.backwards[1] += 1
-        self.graph_calls = True
-        return result
-
     def unrecorded(self, fn, args, kwargs):
         """Run `fn` without recording it (see ember/_value_checks.py)."""
         self.depth += 1
@@ -437,8 +372,8 @@ class Recorder:
         self.mark_rng()
         registry.profiler = self
         registry.instruments.append(_hand_to_python_door)
-        self._patch_calls()
-        self._patch_breaks()
+        entry_points.patch_calls(self)
+        entry_points.patch_breaks(self)
 
     def uninstall(self):
         global active
@@ -450,91 +385,15 @@ class Recorder:
         registry.instruments.remove(_hand_to_python_door)
         registry.profiler = None
 
-    def _patch(self, owner, name, replacement):
+    def patch(self, owner, name, replacement):
         self.patches.append((owner, name, owner.__dict__[name]))
         setattr(owner, name, replacement)
 
-    def _recorded(self, fn):
+    def recorded(self, fn):
         def recorded(*args, **kwargs):
             return self.call(fn, args, kwargs)
         recorded.__name__ = getattr(fn, "__name__", "recorded")
         return recorded
-
-    def _patch_calls(self):
-        import ember
-        from ..nn._functional import normalization
-        from ..nn.modules import hooks
-        from ..nn.modules.module import Module
-        from ..optim.lr_scheduler import LRScheduler
-        from ..optim.optimizer import Optimizer
-        import sys
-        for name in FACTORIES:
-            fn = ember.__dict__.get(name)
-            if fn is None:
-                continue
-            recorded = self._recorded(fn)
-            self._patch(ember, name, recorded)
-            inner = getattr(fn, "__wrapped__", fn)   # (behind the argument checks)
-            self.lowerable_calls.update((fn, inner))
-            home = sys.modules.get(getattr(inner, "__module__", None) or "")
-            if home is not None and home is not ember and home.__dict__.get(name) is inner:
-                self._patch(home, name, self._recorded(inner))   # ember's own calls
-        for name, fn in list(Tensor.__dict__.items()):
-            if callable(fn) and (name in TENSOR_CALLS or
-                                 (name.endswith("_") and not name.startswith("_"))):
-                self._patch(Tensor, name, self._recorded(fn))
-        for name in TENSOR_PROPERTIES:
-            self._patch(Tensor, name, self._recorded_property(Tensor.__dict__[name], name))
-        self._patch(normalization, "_update_stats",
-                    self._recorded(normalization._update_stats))
-        self.lowerable_calls.add(normalization._update_stats)
-        # A module call with hooks is one recorded call: the hooks run again on replay.
-        self._patch(hooks, "call_with_hooks", self._recorded(hooks.call_with_hooks))
-        for base, names in ((Optimizer, ("step", "zero_grad")), (LRScheduler, ("step",)),
-                            (Module, ("zero_grad",))):
-            for cls in _subclasses(base):
-                for name in names:
-                    if name in cls.__dict__:
-                        self.lowerable_calls.add(cls.__dict__[name])
-                        self._patch(cls, name, self._recorded(cls.__dict__[name]))
-
-    def _recorded_property(self, prop, name):
-        recorder = self
-        getter = self._recorded(prop.fget) if name == "data" else prop.fget
-
-        def setter(target, value):
-            recorder.setattr(prop, name, target, value)
-        return property(getter, setter, prop.fdel, prop.__doc__)
-
-    def _patch_breaks(self):
-        import ember
-        recorder = self
-
-        def breaking(fn, name):
-            def run(*args, **kwargs):
-                if not recorder.passing():
-                    recorder.graph_break(f"dynamic shape operator: {name}")
-                return fn(*args, **kwargs)
-            return run
-        for name in DATA_DEPENDENT:
-            for owner in (ember, Tensor):
-                if name in owner.__dict__:
-                    self._patch(owner, name, breaking(owner.__dict__[name], name))
-        host = Tensor.__dict__["_host"]
-
-        def _host(t):
-            if not recorder.passing():
-                recorder.graph_break("a tensor's value was read in Python (item, tolist, bool, "
-                                 "numpy or printing)")
-            return host(t)
-        self._patch(Tensor, "_host", _host)
-        original_print = builtins.print
-
-        def print_(*args, **kwargs):
-            if not recorder.passing():
-                recorder.graph_break("print")
-            return original_print(*args, **kwargs)
-        self._patch(builtins, "print", print_)
 
     # ------------------------------------------------------------------ after the run
     def finish(self, output):
@@ -566,21 +425,6 @@ def _changed(before, after):
     return any(a is not b for a, b in pairs)
 
 
-def _has_mask(key):
-    """An indexing key holding a boolean array (its result's shape depends on values)."""
-    parts = key if isinstance(key, tuple) else (key,)
-    return any(getattr(getattr(p, "dtype", None), "kind", None) == "b" for p in parts)
-
-
-def _subclasses(cls):
-    out, todo = [], [cls]
-    while todo:
-        c = todo.pop()
-        out.append(c)
-        todo.extend(c.__subclasses__())
-    return out
-
-
 def _needs_grad(obj):
     """Whether a tensor that requires grad sits in `obj` (lists, tuples, dicts inside)."""
     if isinstance(obj, Tensor):
@@ -590,6 +434,12 @@ def _needs_grad(obj):
     if type(obj) is dict:
         return any(map(_needs_grad, obj.values()))
     return False
+
+
+def _has_mask(key):
+    """An indexing key holding a boolean array (its result's shape depends on values)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return any(getattr(getattr(p, "dtype", None), "kind", None) == "b" for p in parts)
 
 
 def _holds_array(value):
@@ -602,32 +452,3 @@ def _holds_array(value):
 
 def _is_array(value):
     return hasattr(value, "__array_interface__") or hasattr(value, "__cuda_array_interface__")
-
-
-_BACKWARD = Tensor.__dict__["backward"]
-_ACCUMULATE = AccumulateGrad.accumulate
-
-
-def accumulate_grad(leaf, grad):
-    """A leaf's gradient accumulation (`.grad` set or added to, its hooks), as a step."""
-    _ACCUMULATE(get_accumulator(leaf), grad, False)
-
-
-def missing_gradient(shape, dtype, device):
-    """The zeros standing for the gradient of an output nobody used, as a step."""
-    from .._creation import zeros
-    return zeros(shape, dtype=dtype, device=device)
-
-
-def _lowerable(tensor, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-    """Whether `tensor.backward(...)` can be recorded as steps: a plain backward (the graph
-    freed after it, no `inputs=`, no double backward) through a graph without hooks, kept
-    gradients or saved-tensor hooks, outside anomaly mode and the profiler."""
-    if retain_graph or create_graph or inputs is not None or anomaly.enabled or \
-            graph.profiler is not None or tensor.grad_fn is None:
-        return False
-    for node in graph.topological_order([tensor.grad_fn]):
-        if node.pre_hooks or node.retains or node.hooks or \
-                isinstance(getattr(node, "inputs", None), PackedSaved):
-            return False
-    return True

@@ -1,0 +1,96 @@
+"""`loss.backward()` inside a compiled function, recorded as steps (capture.py's Recorder
+hands it here).
+
+What the engine does is recorded as what it is made of: the door calls of the VJPs, each
+leaf's accumulation into `.grad` and the zeros standing for unused outputs' gradients. A
+program whose every backward was recorded so replays with no graph recorded in the forward
+and no engine walk in the backward (program.py). A backward that would run what the steps
+cannot repeat stays one call to the engine: one with hooks, `retain_graph`,
+`create_graph`, `inputs=`, saved-tensor hooks, anomaly mode or the profiler (checked before
+it runs), or one whose VJPs made tensors or arrays outside the door (found while it runs:
+the steps recorded meanwhile are dropped and the call recorded in their place).
+"""
+from ..autograd import anomaly, graph
+from ..autograd.grad_mode import state as grad_state
+from ..autograd.node import AccumulateGrad, Node, get_accumulator
+from ..autograd.saved_hooks import PackedSaved
+from .._tensor import Tensor
+
+BACKWARD = Tensor.__dict__["backward"]
+_ACCUMULATE = AccumulateGrad.accumulate
+
+
+def lowerable(tensor, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Whether `tensor.backward(...)` can be recorded as steps: a plain backward (the graph
+    freed after it, no `inputs=`, no double backward) through a graph without hooks, kept
+    gradients or saved-tensor hooks, outside anomaly mode and the profiler."""
+    if retain_graph or create_graph or inputs is not None or anomaly.enabled or \
+            graph.profiler is not None or tensor.grad_fn is None:
+        return False
+    for node in graph.topological_order([tensor.grad_fn]):
+        if node.pre_hooks or node.retains or node.hooks or \
+                isinstance(getattr(node, "inputs", None), PackedSaved):
+            return False
+    return True
+
+
+def record(recorder, fn, args, kwargs):
+    """`loss.backward()` recorded as what the engine does: the door calls of the VJPs
+    and each leaf's accumulation, as steps. A replay then records no graph in the
+    forward and walks no graph in the backward (see Program). When the engine did
+    something those steps would not repeat, the backward becomes one call step."""
+    recorder.current = "backward"
+    recorder.check_rng()
+    args_t, kwargs_t = recorder.template(args), recorder.template(kwargs)
+    before = recorder.versions()
+    enabled = grad_state.enabled
+    marks = (len(recorder.steps), len(recorder.tensors), len(recorder.breaks),
+             dict(recorder.explained), dict(recorder.counters), recorder.refusals,
+             len(recorder.aliases))
+    recorder.refusals, recorder.lowering = [], True
+
+    def accumulate(node, grad, create_graph):   # (AccumulateGrad.accumulate, recorded)
+        leaf = node._variable()
+        if leaf is not None:
+            recorder.call(accumulate_grad, (leaf, grad), {})
+
+    def fill_missing(node, grads):   # (Node.fill_missing: the zeros made by a step)
+        for nr, g in enumerate(grads):
+            if g is None:
+                shape, dtype = node.out_meta[nr]
+                grads[nr] = recorder.call(missing_gradient, (shape, dtype, node.device),
+                                          {})
+    recorder.patch(AccumulateGrad, "accumulate", accumulate)
+    recorder.patch(Node, "fill_missing", fill_missing)
+    try:
+        result = fn(*args, **kwargs)
+    finally:
+        for _ in range(2):
+            owner, name, original = recorder.patches.pop()
+            setattr(owner, name, original)
+        recorder.lowering = False
+        unrepeatable, recorder.refusals = recorder.refusals, marks[5]
+    if not unrepeatable and len(recorder.breaks) == marks[2]:
+        recorder.backwards[0] += 1
+        return result
+    del recorder.steps[marks[0]:], recorder.breaks[marks[2]:]
+    for t in recorder.tensors[marks[1]:] + recorder.aliases[marks[6]:]:
+        del recorder.slots[id(t)]
+    del recorder.tensors[marks[1]:], recorder.kinds[marks[1]:], recorder.aliases[marks[6]:]
+    recorder.explained, recorder.counters = marks[3], marks[4]
+    recorder.account(before)
+    recorder.add_call(fn, args_t, kwargs_t, enabled, result)
+    recorder.backwards[1] += 1
+    recorder.graph_calls = True
+    return result
+
+
+def accumulate_grad(leaf, grad):
+    """A leaf's gradient accumulation (`.grad` set or added to, its hooks), as a step."""
+    _ACCUMULATE(get_accumulator(leaf), grad, False)
+
+
+def missing_gradient(shape, dtype, device):
+    """The zeros standing for the gradient of an output nobody used, as a step."""
+    from .._creation import zeros
+    return zeros(shape, dtype=dtype, device=device)
