@@ -202,12 +202,13 @@ def hspmm(mat1, mat2):
 def sampled_addmm(input, mat1, mat2, *, beta=1.0, alpha=1.0, out=None):
     """torch.sparse.sampled_addmm: beta * input + alpha * (mat1 @ mat2), computed only at the
     entries of the CSR matrix `input` (a CSR result on its pattern)."""
+    from .compressed import valid
     from .csr import _coo_indices, make_csr
     if input.layout is not _constants.sparse_csr:
         raise RuntimeError(f"sampled_addmm: Expected self to be sparse CSR, got {input.layout}")
     if out is not None:
         raise NotImplementedError("ember does not support out= for sparse.sampled_addmm")
-    rows, cols = _coo_indices(input._compressed._data, input._plain._data)._data
+    rows, cols = _coo_indices(valid(input)._compressed._data, input._plain._data)._data
     product = mat1 @ mat2
     picked = product[_wrap(rows, dt.int64, input._device), _wrap(cols, dt.int64,
                                                                   input._device)]
