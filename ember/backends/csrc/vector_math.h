@@ -29,10 +29,13 @@ static inline float ek_f32_from_bits(uint32_t b) { float f; memcpy(&f, &b, 4); r
 /* exp(x) in float, within 1 ulp (measured), branch-free (Cephes' polynomial on a 2^n range
    split). The whole range of results, subnormal ones included: 2^n is applied as two factors,
    each a normal float, so that a normal result is exact scaling and a subnormal one rounds
-   once; past ln(FLT_MAX) the product overflows to inf, below -104 it is 0. nan for nan. */
+   once; past ln(FLT_MAX) the product overflows to inf, below -104 it is 0. nan for nan.
+   NOTE: below -104 the lane computes exp(0) and is then set to 0: computed from -104, its
+   product is a subnormal, and each vector with one costs a microcode assist on Intel CPUs
+   (a causal softmax, half its inputs -inf, ran 4x slower). */
 static inline float ek_expf(float x) {
     const float in = x;
-    x = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
+    x = x < -104.0f ? 0.0f : (x > 89.0f ? 89.0f : x);
     /* round x / ln 2 to an integer by the 1.5 * 2^23 trick (vectorises without roundps) */
     float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
     float r = fmaf(n, -0.693359375f, x);
@@ -46,7 +49,7 @@ static inline float ek_expf(float x) {
     const int32_t whole = (int32_t)n, half = whole >> 1;   /* n in [-150, 128] */
     p *= ek_f32_from_bits((uint32_t)(half + 127) << 23);
     p *= ek_f32_from_bits((uint32_t)(whole - half + 127) << 23);
-    return in != in ? in : p;
+    return in != in ? in : (in < -104.0f ? 0.0f : p);
 }
 
 static inline double ek_f64_from_bits(uint64_t b) { double f; memcpy(&f, &b, 8); return f; }
@@ -56,10 +59,10 @@ static inline uint64_t ek_f64_bits(double f) { uint64_t b; memcpy(&b, &f, 8); re
    which keeps a loop scalar: 5 ns each): x = n ln 2 + r with |r| <= ln(2) / 2 (ln 2 in two
    parts, fdlibm's), exp(r) by its Taylor series to degree 13 (truncation below 0.03 ulp),
    2^n applied as two factors built from bits, as ek_expf does: subnormal results included,
-   inf past ln(DBL_MAX), 0 below -746. nan for nan. */
+   inf past ln(DBL_MAX), 0 below -746 (computed from 0: see ek_expf). nan for nan. */
 static inline double ek_exp(double x) {
     const double in = x;
-    x = x < -746.0 ? -746.0 : (x > 710.0 ? 710.0 : x);
+    x = x < -746.0 ? 0.0 : (x > 710.0 ? 710.0 : x);   /* (below -746: 0, as in ek_expf) */
     /* x / ln 2 rounded to an integer n by adding 1.5 * 2^52: n is then the low bits of the
        sum's mantissa, read below without a float-to-integer conversion (none in AVX2) */
     const double big = 6755399441055744.0;
@@ -87,7 +90,7 @@ static inline double ek_exp(double x) {
     const uint64_t h_bits = ek_f64_bits(halved);
     p *= ek_f64_from_bits((h_bits + 1023) << 52);
     p *= ek_f64_from_bits((ek_f64_bits(shifted) - h_bits + 1023) << 52);
-    return in != in ? in : p;
+    return in != in ? in : (in < -746.0 ? 0.0 : p);
 }
 
 static inline uint32_t ek_f32_bits(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
