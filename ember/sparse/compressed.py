@@ -18,7 +18,8 @@ from ..backends import array_module
 from ._no_elements import NoElements
 from ._printing import sparse_repr
 
-__all__ = ["SparseCompressedTensor", "make_compressed", "validate", "LAYOUT_NAMES"]
+__all__ = ["SparseCompressedTensor", "make_compressed", "valid", "validate", "dimensions",
+           "LAYOUT_NAMES"]
 
 ROW_LAYOUTS = (C.sparse_csr, C.sparse_bsr)
 BLOCK_LAYOUTS = (C.sparse_bsr, C.sparse_bsc)
@@ -165,6 +166,24 @@ def valid(t):
     return t
 
 
+def dimensions(compressed, plain, values, layout):
+    """(batch, block, dense) dimensionalities of a compressed tensor's components, checked
+    as PyTorch checks them (also when it infers the size)."""
+    cname, pname = index_names(layout)
+    batch = compressed.dim() - 1
+    block = 2 if layout in BLOCK_LAYOUTS else 0
+    if batch < 0:
+        raise RuntimeError(f"{cname} must have dimensionality >= 1 but got {compressed.dim()}")
+    if compressed.dim() != plain.dim():
+        raise RuntimeError(f"{cname} and {pname} dimensionalities must be equal but got "
+                           f"{compressed.dim()} and {plain.dim()}, respectively")
+    dense = values.dim() - batch - block - 1
+    if dense < 0:
+        raise RuntimeError(f"values must have dimensionality > sum of batch and block "
+                           f"dimensionalities (={batch} + {block}) but got {values.dim()}")
+    return batch, block, dense
+
+
 def validate(compressed, plain, values, size, layout):
     """PyTorch's invariants of a sparse compressed tensor, checked in its order with its
     messages: dimensionalities, shapes, index dtypes, then the index values."""
@@ -174,17 +193,7 @@ def validate(compressed, plain, values, size, layout):
         if part.layout is not C.strided:
             raise RuntimeError(f"expected {name} to be a strided tensor but got "
                                f"{part.layout} tensor")
-    batch = compressed.dim() - 1
-    block = 2 if layout in BLOCK_LAYOUTS else 0
-    dense = values.dim() - batch - block - 1
-    if batch < 0:
-        raise RuntimeError(f"{cname} must have dimensionality >= 1 but got {compressed.dim()}")
-    if compressed.dim() != plain.dim():
-        raise RuntimeError(f"{cname} and {pname} dimensionalities must be equal but got "
-                           f"{compressed.dim()} and {plain.dim()}, respectively")
-    if dense < 0:
-        raise RuntimeError(f"values must have dimensionality > sum of batch and block "
-                           f"dimensionalities (={batch} + {block}) but got {values.dim()}")
+    batch, block, dense = dimensions(compressed, plain, values, layout)
     if len(size) != batch + 2 + dense:
         raise RuntimeError(f"tensor dimensionality must be sum of batch, base, and dense "
                            f"dimensionalities (={batch} + 2 + {dense}) but got {len(size)}")

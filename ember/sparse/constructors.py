@@ -13,7 +13,8 @@ from .._signatures import Parser, checked
 from .._tensor import Tensor, _wrap
 from ..backends import array_module
 from .compressed import (BLOCK_LAYOUTS, COMPRESSED_LAYOUTS, LAYOUT_NAMES, ROW_LAYOUTS,
-                         SparseCompressedTensor, index_names, make_compressed, validate)
+                         SparseCompressedTensor, dimensions, index_names, make_compressed,
+                         validate)
 
 __all__ = ["sparse_compressed_tensor", "sparse_csr_tensor", "sparse_csc_tensor",
            "sparse_bsr_tensor", "sparse_bsc_tensor", "dense_to_compressed", "to_compressed"]
@@ -51,18 +52,7 @@ def _index_tensor(indices, device):
 def _estimate_size(compressed, plain, values, layout):
     """The size PyTorch infers when none is given: the compressed dimension from the
     compressed indices' length, the plain one from the largest plain index."""
-    cname, pname = index_names(layout)
-    batch = compressed.dim() - 1
-    block = 2 if layout in BLOCK_LAYOUTS else 0
-    if batch < 0:
-        raise RuntimeError(f"{cname} must have dimensionality >= 1 but got {compressed.dim()}")
-    if compressed.dim() != plain.dim():
-        raise RuntimeError(f"{cname} and {pname} dimensionalities must be equal but got "
-                           f"{compressed.dim()} and {plain.dim()}, respectively")
-    dense = values.dim() - batch - block - 1
-    if dense < 0:
-        raise RuntimeError(f"values must have dimensionality > sum of batch and block "
-                           f"dimensionalities (={batch} + {block}) but got {values.dim()}")
+    batch, block, _ = dimensions(compressed, plain, values, layout)
     shape = tuple(values.shape)
     blocksize = (max(1, shape[batch + 1]), max(1, shape[batch + 2])) if block else (1, 1)
     ncompressed = max(compressed.shape[-1] - 1, 0)
