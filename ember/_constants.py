@@ -95,16 +95,17 @@ def _limited(name, category, itemsize, signed):
     return d
 
 
-_INT, _FLOAT, _COMPLEX = 1, 2, 3
+_INT, _FLOAT, _COMPLEX = dt.INTEGER, dt.FLOATING, dt.COMPLEX
+_BITS = dt.BOOL   # (the bits types are in bool's category: no arithmetic, no promotion)
 LIMITED_DTYPES = {}
 for _name, _cat, _size, _signed in (
         [("uint16", _INT, 2, False), ("uint32", _INT, 4, False), ("uint64", _INT, 8, False),
          ("complex32", _COMPLEX, 4, True), ("float8_e4m3fn", _FLOAT, 1, True),
          ("float8_e4m3fnuz", _FLOAT, 1, True), ("float8_e5m2", _FLOAT, 1, True),
          ("float8_e5m2fnuz", _FLOAT, 1, True), ("float8_e8m0fnu", _FLOAT, 1, False),
-         ("float4_e2m1fn_x2", _FLOAT, 1, True), ("bits1x8", 0, 1, False),
-         ("bits2x4", 0, 1, False), ("bits4x2", 0, 1, False), ("bits8", 0, 1, False),
-         ("bits16", 0, 2, False), ("qint8", _INT, 1, True), ("quint8", _INT, 1, False),
+         ("float4_e2m1fn_x2", _FLOAT, 1, True), ("bits1x8", _BITS, 1, False),
+         ("bits2x4", _BITS, 1, False), ("bits4x2", _BITS, 1, False), ("bits8", _BITS, 1, False),
+         ("bits16", _BITS, 2, False), ("qint8", _INT, 1, True), ("quint8", _INT, 1, False),
          ("qint32", _INT, 4, True), ("quint4x2", _INT, 1, False),
          ("quint2x4", _INT, 1, False)]
         + [(f"uint{i}", _INT, 1, False) for i in range(1, 8)]

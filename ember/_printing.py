@@ -152,13 +152,13 @@ def _tensor_str(tensor, indent):
         host = host.astype(np.float32)
     flat = host.reshape(-1)
     category = tensor.dtype.category
-    if category == 3:
+    if category == dt.COMPLEX:
         real, real_width = _float_strings(flat.real)
         imag, imag_width = _float_strings(flat.imag)
         strings = [_join_complex(r, i) for r, i in zip(real, imag)]
         element_len = real_width + imag_width + 3
     else:
-        if category == 2:
+        if category == dt.FLOATING:
             strings, width = _float_strings(flat)
         else:
             strings = [str(v) for v in flat.tolist()]

@@ -385,7 +385,7 @@ def _check_weights(name, w, n, integral):
     if w._data.ndim > 1:
         raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got "
                            f"{name} with {w._data.ndim} dimensions")
-    if w.dtype.category != (1 if integral else 2):
+    if w.dtype.category != (dt.INTEGER if integral else dt.FLOATING):
         kind = "integral" if integral else "floating point"
         raise RuntimeError(f"cov(): expected {name} to have {kind} dtype but got {name} with "
                            f"{dt.type_name(w.dtype)} dtype")
