@@ -22,6 +22,22 @@ def _make_divisible(v, divisor, min_value=None):
     return new_v
 
 
+def init_conv_norm_linear(model, init_linear):
+    """torchvision's initialisation of the MobileNet and EfficientNet families, module by
+    module: convolutions kaiming-normal (fan_out) with a zero bias, norm layers ones and
+    zeros, each Linear through `init_linear(m)`."""
+    for m in model.modules():
+        if isinstance(m, nn.Conv2d):
+            nn.init.kaiming_normal_(m.weight, mode="fan_out")
+            if m.bias is not None:
+                nn.init.zeros_(m.bias)
+        elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
+            nn.init.ones_(m.weight)
+            nn.init.zeros_(m.bias)
+        elif isinstance(m, nn.Linear):
+            init_linear(m)
+
+
 def _ovewrite_named_param(kwargs, param, new_value):
     if param in kwargs:
         if kwargs[param] != new_value:

@@ -10,9 +10,15 @@ from ... import nn
 from ._api import WeightsEnum, register_model
 from ._layers import Conv2dNormActivation, SqueezeExcitation, StochasticDepth
 from ._utils import (_imagenet, _load_weights, _make_divisible, _ovewrite_named_param,
-                     handle_legacy_interface)
+                     handle_legacy_interface, init_conv_norm_linear)
 
 __all__ = ["EfficientNet", "EfficientNet_B0_Weights", "efficientnet_b0"]
+
+
+def _init_linear(m):
+    init_range = 1.0 / math.sqrt(m.out_features)
+    nn.init.uniform_(m.weight, -init_range, init_range)
+    nn.init.zeros_(m.bias)
 
 
 class _MBConvConfig:
@@ -119,18 +125,7 @@ class EfficientNet(nn.Module):
         self.avgpool = nn.AdaptiveAvgPool2d(1)
         self.classifier = nn.Sequential(nn.Dropout(p=dropout, inplace=True),
                                         nn.Linear(last_out, num_classes))
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
-                init_range = 1.0 / math.sqrt(m.out_features)
-                nn.init.uniform_(m.weight, -init_range, init_range)
-                nn.init.zeros_(m.bias)
+        init_conv_norm_linear(self, _init_linear)
 
     def _forward_impl(self, x):
         x = self.avgpool(self.features(x))

@@ -6,9 +6,14 @@ from ... import nn
 from ._api import WeightsEnum, register_model
 from ._layers import Conv2dNormActivation
 from ._utils import (_imagenet, _load_weights, _make_divisible, _ovewrite_named_param,
-                     handle_legacy_interface)
+                     handle_legacy_interface, init_conv_norm_linear)
 
 __all__ = ["MobileNetV2", "MobileNet_V2_Weights", "mobilenet_v2"]
+
+
+def _init_linear(m):
+    nn.init.normal_(m.weight, 0, 0.01)
+    nn.init.zeros_(m.bias)
 
 
 class InvertedResidual(nn.Module):
@@ -70,17 +75,7 @@ class MobileNetV2(nn.Module):
         self.features = nn.Sequential(*features)
         self.classifier = nn.Sequential(nn.Dropout(p=dropout),
                                         nn.Linear(self.last_channel, num_classes))
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
-                nn.init.normal_(m.weight, 0, 0.01)
-                nn.init.zeros_(m.bias)
+        init_conv_norm_linear(self, _init_linear)
 
     def _forward_impl(self, x):
         x = nn.functional.adaptive_avg_pool2d(self.features(x), (1, 1))

@@ -8,10 +8,15 @@ from ... import nn
 from ._api import WeightsEnum, register_model
 from ._layers import Conv2dNormActivation, SqueezeExcitation
 from ._utils import (_imagenet, _load_weights, _make_divisible, _ovewrite_named_param,
-                     handle_legacy_interface)
+                     handle_legacy_interface, init_conv_norm_linear)
 
 __all__ = ["MobileNetV3", "MobileNet_V3_Large_Weights", "MobileNet_V3_Small_Weights",
            "mobilenet_v3_large", "mobilenet_v3_small"]
+
+
+def _init_linear(m):
+    nn.init.normal_(m.weight, 0, 0.01)
+    nn.init.zeros_(m.bias)
 
 
 class InvertedResidualConfig:
@@ -94,17 +99,7 @@ class MobileNetV3(nn.Module):
         self.classifier = nn.Sequential(
             nn.Linear(last_out, last_channel), nn.Hardswish(inplace=True),
             nn.Dropout(p=dropout, inplace=True), nn.Linear(last_channel, num_classes))
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
-                nn.init.normal_(m.weight, 0, 0.01)
-                nn.init.zeros_(m.bias)
+        init_conv_norm_linear(self, _init_linear)
 
     def _forward_impl(self, x):
         x = self.avgpool(self.features(x))
