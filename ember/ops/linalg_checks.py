@@ -58,6 +58,17 @@ def check_matrix(name, A, square=True):
                            f"{shape[-2]} by {shape[-1]} matrices")
 
 
+def square_check(name, A):
+    """PyTorch's squareCheckInputs: a (batch of) square matrix; returns A's shape."""
+    shape = A._data.shape
+    if len(shape) < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if shape[-1] != shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
+                           f"{shape[-2]} by {shape[-1]} matrices")
+    return shape
+
+
 def batch_prefix(a, index):
     return f"(Batch element {index}): " if a.ndim > 2 else ""
 

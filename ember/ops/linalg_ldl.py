@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from . import _lapack
+from .linalg_checks import square_check
 from .linalg_primitives import return_type
 from .linalg_lu import write_exact
 from .registry import check_tensor, defop, dispatch
@@ -24,12 +25,7 @@ def _routine(kind, dtype, hermitian):
 
 
 def _check_square(name, A, kernel):
-    shape = A._data.shape
-    if len(shape) < 2:
-        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
-    if shape[-1] != shape[-2]:
-        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
-                           f"{shape[-2]} by {shape[-1]} matrices")
+    square_check(name, A)
     if A.dtype.category < dt.FLOATING:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{dt.type_name(A.dtype)}")

@@ -12,7 +12,7 @@ from ._dims import reduce_dims, wrap_dim
 from ._elementwise import LOW, result_of
 from . import linalg_decomp as dec
 from . import linalg_spectral as spec
-from .linalg_checks import check_lapack_dtype
+from .linalg_checks import check_lapack_dtype, square_check
 from .linalg_primitives import abs_pow, const, eye_like, return_type, sgn_pow
 from .linalg_solve import cholesky_solve, triangular_solve
 from .matmul import matmul
@@ -234,17 +234,6 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None)
     cut = spec._cutoff(xp, s, atol, rtol, a.shape)
     r = _wrap(xp.sum(s > cut, axis=-1).astype(xp.int64), dt.int64, A._device)
     return r if out is None else write_out(r, out)
-
-
-def square_check(name, A):
-    """PyTorch's squareCheckInputs: a (batch of) square matrix; returns A's shape."""
-    shape = A._data.shape
-    if len(shape) < 2:
-        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
-    if shape[-1] != shape[-2]:
-        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
-                           f"{shape[-2]} by {shape[-1]} matrices")
-    return shape
 
 
 def matrix_power(A, n, *, out=None):
