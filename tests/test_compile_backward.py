@@ -10,6 +10,7 @@ import pytest
 import ember
 from checks import assert_close, to_torch, torch_to_numpy
 from op_db import all_ops
+from test_compile import MODELS, _run_steps
 
 nn = ember.nn
 
@@ -137,11 +138,10 @@ def test_most_of_the_op_table_backward_is_recorded_as_steps(torch_mod):
     assert share > 0.65, sorted(k for k, v in lowered.items() if not v)
 
 
-@pytest.mark.parametrize("name", ["lenet", "lstm", "mlp_dropout_sgd", "tanh_mlp_adam"])
+@pytest.mark.parametrize("name", sorted(MODELS))
 def test_training_steps_replay_without_a_graph(name):
-    """The models of test_compile's bit-for-bit training test whose backward is recorded as
-    steps (that test compares their 20 steps with eager's)."""
-    from test_compile import _run_steps
+    """Every model of test_compile's bit-for-bit training test (which compares its 20 steps
+    with eager's) has its backward recorded as steps."""
     run, _, _ = _run_steps(name, compiled=True, steps=2)
     assert _program(run).lowered
 

@@ -148,7 +148,7 @@ class CompiledFunction:
         logs.recompile(name, key, list(self.entries))
         sources = sources_of(self.fn, roots)
         state = python_state(self.fn)
-        recorder = Recorder(sources, self.fullgraph)
+        recorder = Recorder(sources, self.fullgraph, roots)
         for i, t in enumerate(tensors):
             if id(t) not in recorder.slots:
                 recorder.bind(t, ("input", i))

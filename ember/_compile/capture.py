@@ -105,8 +105,9 @@ def user_stack():
 class Recorder:
     """The state of one capture: install() it, run the function, uninstall()."""
 
-    def __init__(self, sources, fullgraph):
-        self.sources = sources          # id(tensor) -> (how to find it, tensor) at capture
+    def __init__(self, sources, fullgraph, roots=()):
+        self.sources = sources          # id(tensor) -> how to find it again (guards.py)
+        self.roots = roots              # the modules whose state the guards check
         self.fullgraph = fullgraph
         self.steps = []
         self.slots = {}                 # id(tensor) -> Slot
@@ -284,6 +285,10 @@ class Recorder:
         for t in self.tensors:
             if t._data is value:
                 return (self.slots[id(t)], None)
+        for m in self.roots:   # (a buffer's array, such as a causal mask, read as a param)
+            for t in list(m.parameters()) + list(m.buffers()):
+                if t._data is value:
+                    return (self.slot_of(t), None)
         for t in self.tensors:
             data = t._data
             if data.size == value.size and data.__class__ is value.__class__:

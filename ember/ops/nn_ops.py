@@ -6,32 +6,22 @@ saves its outputs, and PyTorch checks a saved output's version; putting a statis
 means an in-place op on `y` (`ReLU(inplace=True)` after a BatchNorm) stays legal, as in
 PyTorch, whose norm backward never reads the output.
 
-Each norm VJP has two bodies with the same formula: a fused array kernel used by a plain
-`backward()` (grad mode off; layer norm's is backends/normalization.py's), and the ember-op
-version used under `create_graph=True`, so double backward differentiates it like any other
-VJP.
+Each norm VJP has two bodies with the same formula: a fused kernel (backends/normalization.py,
+called through the door as its own op) used by a plain `backward()` (grad mode off), and the
+ember-op version used under `create_graph=True`, so double backward differentiates it like
+any other VJP.
 """
 import math
 
 import numpy as np
 
 from .._dtype import FLOATING
-from .._tensor import _wrap
 from ..autograd.grad_mode import state
 from ..backends import array_module
-from ..backends import activations, normalization
+from ..backends import activations, normalization, reduction
 from ..backends.special import quiet
 from ._elementwise import not_implemented
 from .registry import defop, dispatch
-
-def _tensor(array, like):
-    return _wrap(array, _dtype_of(array), like.device)
-
-
-def _dtype_of(array):
-    from .._dtype import from_numpy_dtype
-    return from_numpy_dtype(array.dtype)
-
 
 # ---------------------------------------------------------------------- layer norm
 @defop("native_layer_norm", node="NativeLayerNormBackward0", save=(0, 1), save_output=True,
@@ -68,14 +58,33 @@ def _layer_norm_vjp(ctx, gmean, grstd, gy):
     if state.enabled:
         return _layer_norm_vjp_ops(ctx, x, w, mean, rstd, gmean, grstd, gy, nd)
     saved = ctx.params.get("saved")
-    edges = ctx.edges
-    dx, dw, db = normalization.layer_norm_backward(
-        gy._data, x._data, None if w is None else w._data, mean._data, rstd._data,
-        gmean._data, grstd._data, saved[0] if saved else None,
-        (edges[0] is not None, w is not None and edges[1] is not None,
-         len(edges) > 2 and edges[2] is not None), x.shape[x.dim() - nd:])
-    return (None if dx is None else _tensor(dx, x), None if dw is None else _tensor(dw, x),
-            None if db is None else _tensor(db, x))
+    needs = _needs(ctx.edges, w)
+    grads = dispatch(_layer_norm_backward, (gy, x, w, mean, rstd, gmean, grstd),
+                     {"xhat": saved[0] if saved else None, "needs": needs,
+                      "param_shape": x.shape[x.dim() - nd:]})
+    return _needed(grads, needs)
+
+
+@defop("native_layer_norm_backward", num_outputs=3)
+def _layer_norm_backward(gy, x, w, mean, rstd, gmean, grstd, xhat, needs, param_shape):
+    """The fused kernel of a plain backward, as an op (its door call is what a backward
+    recorded by ember.compile replays); an empty array stands for a gradient not needed."""
+    return _or_empty(normalization.layer_norm_backward(gy, x, w, mean, rstd, gmean, grstd,
+                                                       xhat, needs, param_shape), x)
+
+
+def _needs(edges, w):
+    """Which of (dx, dw, db) a norm's VJP must compute."""
+    return (edges[0] is not None, w is not None and edges[1] is not None,
+            len(edges) > 2 and edges[2] is not None)
+
+
+def _or_empty(grads, x):
+    return tuple(array_module(x).empty(0, x.dtype) if g is None else g for g in grads)
+
+
+def _needed(grads, needs):
+    return tuple(g if need else None for g, need in zip(grads, needs))
 
 
 def _layer_norm_vjp_ops(ctx, x, w, mean, rstd, gmean, grstd, gy, nd):
@@ -114,14 +123,17 @@ def _batch_norm_vjp(ctx, gmean, gvar, gy):
     mean, var, _ = ctx.outputs
     if state.enabled:
         return _batch_norm_vjp_ops(ctx, x, w, mean, var, gmean, gvar, gy, eps)
-    edges = ctx.edges
-    dx, dw, db = normalization.batch_norm_backward(
-        gy._data, x._data, None if w is None else w._data, mean._data, var._data, eps,
-        gmean._data, gvar._data,
-        (edges[0] is not None, w is not None and edges[1] is not None,
-         len(edges) > 2 and edges[2] is not None))
-    return (None if dx is None else _tensor(dx, x), None if dw is None else _tensor(dw, x),
-            None if db is None else _tensor(db, x))
+    needs = _needs(ctx.edges, w)
+    grads = dispatch(_batch_norm_backward, (gy, x, w, mean, var, gmean, gvar),
+                     {"eps": eps, "needs": needs})
+    return _needed(grads, needs)
+
+
+@defop("native_batch_norm_backward", num_outputs=3)
+def _batch_norm_backward(gy, x, w, mean, var, gmean, gvar, eps, needs):
+    """The fused kernel of a plain backward, as an op (see _layer_norm_backward)."""
+    return _or_empty(normalization.batch_norm_backward(gy, x, w, mean, var, eps, gmean, gvar,
+                                                       needs), x)
 
 
 def _batch_norm_vjp_ops(ctx, x, w, mean, var, gmean, gvar, gy, eps):
@@ -155,13 +167,18 @@ def _embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False):
 @_embedding.defvjp
 def _embedding_vjp(ctx, g):
     """Rows of g summed into their weight rows; the padding row gets nothing; with
-    scale_grad_by_freq each row's gradient is divided by its index's count in the batch."""
+    scale_grad_by_freq each row's gradient is divided by its index's count in the batch.
+    A plain backward sums the rows in one kernel (PyTorch's embedding_dense_backward);
+    create_graph and scale_grad_by_freq take the same sums in ember ops."""
     import ember
     indices = ctx.inputs[1]
     rows, dim = ctx.in_meta[0][0]
+    padding_idx = ctx.params.get("padding_idx", -1)
+    if not state.enabled and not ctx.params.get("scale_grad_by_freq", False):
+        return dispatch(_embedding_dense_backward, (g, indices),
+                        {"rows": rows, "padding_idx": padding_idx}), None
     flat = indices.reshape(-1)
     g2 = g.reshape(-1, dim)
-    padding_idx = ctx.params.get("padding_idx", -1)
     if ctx.params.get("scale_grad_by_freq", False):
         counts = ember.bincount(flat, minlength=rows)
         g2 = g2 / counts.index_select(0, flat).to(g2.dtype).unsqueeze(1)
@@ -170,6 +187,12 @@ def _embedding_vjp(ctx, g):
         g2 = g2 * keep
     grad = ember.zeros((rows, dim), dtype=g.dtype, device=g.device)
     return grad.index_add(0, flat, g2), None
+
+
+@defop("embedding_dense_backward")
+def _embedding_dense_backward(g, indices, rows, padding_idx):
+    return reduction.index_row_sum(g.reshape(-1, g.shape[-1]), indices.reshape(-1), rows,
+                                   padding_idx)
 
 
 # ---------------------------------------------------------------------- GELU
