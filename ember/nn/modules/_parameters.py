@@ -1,21 +1,17 @@
-"""The affine weight and bias of the normalisation layers (batch, instance, layer and group
-norm): registered in PyTorch's order, None where the layer is not affine (the bias alone with
-bias=False), and reset to ones and zeros."""
+"""Registering a layer's weight and bias as PyTorch's layers do, and the norm layers' reset of
+their affine parameters to ones and zeros."""
 from .. import init
 
 
-def register_affine(module, affine, bias, new_parameter):
-    """Give `module` its weight and bias, each made by `new_parameter()` (a Parameter, or an
-    UninitializedParameter for the lazy layers)."""
-    if affine:
-        module.weight = new_parameter()
-        if bias:
-            module.bias = new_parameter()
+def set_parameters(module, **parameters):
+    """Register each of `parameters` on `module`, in order: a Parameter is set, None is
+    registered as an absent parameter (PyTorch's `register_parameter(name, None)`, so the
+    attribute reads None and state_dict skips it)."""
+    for name, p in parameters.items():
+        if p is None:
+            module.register_parameter(name, None)
         else:
-            module.register_parameter("bias", None)
-    else:
-        module.register_parameter("weight", None)
-        module.register_parameter("bias", None)
+            setattr(module, name, p)
 
 
 def reset_affine(module, affine):

@@ -4,7 +4,7 @@ from ... import _dtype as dt
 from ..._creation import empty, ones, tensor, zeros
 from .._functional.normalization import batch_norm
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
-from ._affine import register_affine, reset_affine
+from ._parameters import reset_affine, set_parameters
 from .lazy import LazyModuleMixin
 from .module import Module
 
@@ -26,7 +26,8 @@ class _NormBase(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         kw = {"device": device, "dtype": dtype}
-        register_affine(self, affine, bias, lambda: Parameter(empty(num_features, **kw)))
+        set_parameters(self, weight=Parameter(empty(num_features, **kw)) if affine else None,
+                       bias=Parameter(empty(num_features, **kw)) if affine and bias else None)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, **kw))
             self.register_buffer("running_var", ones(num_features, **kw))
@@ -112,7 +113,8 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
         self.num_features = 0
         self.eps, self.momentum = eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        register_affine(self, affine, bias, lambda: UninitializedParameter(dtype=dtype))
+        set_parameters(self, weight=UninitializedParameter(dtype=dtype) if affine else None,
+                       bias=UninitializedParameter(dtype=dtype) if affine and bias else None)
         if track_running_stats:
             self.register_buffer("running_mean", UninitializedBuffer(dtype=dtype))
             self.register_buffer("running_var", UninitializedBuffer(dtype=dtype))

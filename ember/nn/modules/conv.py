@@ -6,6 +6,7 @@ from ..._creation import empty
 from .. import init
 from .._functional import conv as F
 from ..parameter import Parameter, UninitializedParameter
+from ._parameters import set_parameters
 from .lazy import LazyModuleMixin
 from .module import Module
 
@@ -61,11 +62,9 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups) + kernel_size
         else:
             shape = (out_channels, in_channels // groups) + kernel_size
-        self.weight = Parameter(empty(shape, device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        kw = {"device": device, "dtype": dtype}
+        set_parameters(self, weight=Parameter(empty(shape, **kw)),
+                       bias=Parameter(empty(out_channels, **kw)) if bias else None)
         self.reset_parameters()
 
     def reset_parameters(self):

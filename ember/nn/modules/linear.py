@@ -6,6 +6,7 @@ from ..._creation import empty
 from .. import init
 from .._functional.linear import bilinear, linear
 from ..parameter import Parameter, UninitializedParameter
+from ._parameters import set_parameters
 from .lazy import LazyModuleMixin
 from .module import Module
 
@@ -27,12 +28,9 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(empty((out_features, in_features), device=device,
-                                      dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        kw = {"device": device, "dtype": dtype}
+        set_parameters(self, weight=Parameter(empty((out_features, in_features), **kw)),
+                       bias=Parameter(empty(out_features, **kw)) if bias else None)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -56,12 +54,10 @@ class Bilinear(Module):
         super().__init__()
         self.in1_features, self.in2_features = in1_features, in2_features
         self.out_features = out_features
-        self.weight = Parameter(empty((out_features, in1_features, in2_features),
-                                      device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        kw = {"device": device, "dtype": dtype}
+        set_parameters(
+            self, weight=Parameter(empty((out_features, in1_features, in2_features), **kw)),
+            bias=Parameter(empty(out_features, **kw)) if bias else None)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -87,11 +83,8 @@ class LazyLinear(LazyModuleMixin, Linear):
         Module.__init__(self)
         self.in_features = 0
         self.out_features = out_features
-        self.weight = UninitializedParameter(dtype=dtype)
-        if bias:
-            self.bias = UninitializedParameter(dtype=dtype)
-        else:
-            self.register_parameter("bias", None)
+        set_parameters(self, weight=UninitializedParameter(dtype=dtype),
+                       bias=UninitializedParameter(dtype=dtype) if bias else None)
         self._lazy_dtype = dtype or dt.get_default_dtype()
 
     def reset_parameters(self):

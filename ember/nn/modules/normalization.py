@@ -6,7 +6,7 @@ from .. import init
 from .._functional.normalization import (_cross_map_lrn2d, group_norm, layer_norm,
                                          local_response_norm, rms_norm)
 from ..parameter import Parameter
-from ._affine import register_affine, reset_affine
+from ._parameters import reset_affine, set_parameters
 from .module import Module
 
 __all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "CrossMapLRN2d"]
@@ -26,8 +26,9 @@ class LayerNorm(Module):
         self.normalized_shape = _shape_tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        register_affine(self, elementwise_affine, bias, lambda: Parameter(
-            empty(self.normalized_shape, device=device, dtype=dtype)))
+        shape, kw = self.normalized_shape, {"device": device, "dtype": dtype}
+        set_parameters(self, weight=Parameter(empty(shape, **kw)) if elementwise_affine else None,
+                       bias=Parameter(empty(shape, **kw)) if elementwise_affine and bias else None)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -52,8 +53,9 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        register_affine(self, affine, bias, lambda: Parameter(
-            empty(num_channels, device=device, dtype=dtype)))
+        kw = {"device": device, "dtype": dtype}
+        set_parameters(self, weight=Parameter(empty(num_channels, **kw)) if affine else None,
+                       bias=Parameter(empty(num_channels, **kw)) if affine and bias else None)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -74,10 +76,8 @@ class RMSNorm(Module):
         self.normalized_shape = _shape_tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
-        else:
-            self.register_parameter("weight", None)
+        set_parameters(self, weight=Parameter(empty(self.normalized_shape, device=device,
+                                                    dtype=dtype)) if elementwise_affine else None)
         self.reset_parameters()
 
     def reset_parameters(self):
