@@ -227,6 +227,51 @@ def test_lstm_layer_matches_numpy_reference(reverse, steps, batch, n, monkeypatc
         np.testing.assert_allclose(fast, slow, rtol=2e-5, atol=2e-5 * (1 + np.abs(slow).max()))
 
 
+# ---------------------------------------------------------------------- embedding gradient
+@needs_build
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n,rows,dim,skip", [(0, 3, 4, -1), (7, 5, 3, 2), (3000, 64, 128, 0)])
+def test_index_row_sum_matches_numpy_reference(dtype, n, rows, dim, skip, monkeypatch):
+    from ember.backends import reduction
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((n, dim)).astype(dtype)
+    index = rng.integers(0, rows, n)
+
+    def run(threads):
+        before = ember.get_num_threads()
+        try:
+            ember.set_num_threads(threads)
+            return reduction.index_row_sum(x, index, rows, skip)
+        finally:
+            ember.set_num_threads(before)
+    one, two = run(1), run(2)     # (3000 x 128 rows: split between the two threads)
+    monkeypatch.setattr(reduction, "compiled", None)
+    ref = run(1)
+    # each row's sum in the order of its occurrences on both paths: the same bits
+    np.testing.assert_array_equal(one, two)
+    np.testing.assert_array_equal(one, ref)
+    assert one.dtype == ref.dtype == x.dtype and one.shape == (rows, dim)
+    monkeypatch.setattr(reduction, "compiled", cpu_kernels.compiled)
+    with pytest.raises(IndexError, match=f"index {rows} is out of bounds"):
+        reduction.index_row_sum(np.ones((2, dim), dtype), np.array([0, rows]), rows, skip)
+
+
+def test_embedding_gradient_matches_torch(torch_mod):
+    rng = np.random.default_rng(5)
+    weight = rng.standard_normal((50, 16)).astype(np.float32)
+    index = rng.integers(0, 50, (32, 40))
+    grad = rng.standard_normal((32, 40, 16)).astype(np.float32)
+    for padding_idx in (None, 7):
+        w = ember.tensor(weight, requires_grad=True)
+        ember.nn.functional.embedding(ember.tensor(index), w, padding_idx).backward(
+            ember.tensor(grad))
+        tw = torch_mod.tensor(weight, requires_grad=True)
+        torch_mod.nn.functional.embedding(torch_mod.tensor(index), tw, padding_idx).backward(
+            torch_mod.tensor(grad))
+        # both add each row's gradients in the order they come
+        np.testing.assert_array_equal(w.grad.numpy(), tw.grad.numpy())
+
+
 # ---------------------------------------------------------------------- softmax
 def _reference(module, fn, monkeypatch):
     """fn() with the compiled kernels, then on the NumPy reference of `module`."""

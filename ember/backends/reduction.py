@@ -1,4 +1,5 @@
-"""Reductions behind named functions: `sum` and `mean` of an array, over some of its dims.
+"""Reductions behind named functions: `sum` and `mean` of an array, over some of its dims, and
+`index_row_sum`, rows summed into the rows their indices name (an embedding's gradient).
 
 A sum over every element of a large contiguous float32 or float64 array runs compiled
 (csrc/reduction.c): spread over the thread team, its additions in an order fixed by the
@@ -6,11 +7,13 @@ array's length alone, so the bits are the same at every thread count and on ever
 differ from NumPy's pairwise sum in the last places; both accumulate in the array's type, as
 PyTorch does). Everything else (sums over some dims, small arrays, other dtypes or
 accumulation types, CuPy, no build, EMBER_KERNELS=numpy) is NumPy's, the reference.
+`index_row_sum` adds each output row's rows in the order they come, on both paths (the same
+bits, at every thread count: threads own output rows).
 """
 import numpy as np
 
-from . import array_module
-from .cpu_kernels import compiled
+from . import array_module, numpy_backend
+from .cpu_kernels import compiled, note_fallback
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # Elements from which the compiled sum beats NumPy's on one thread (measured: 64K float32
@@ -46,3 +49,24 @@ def mean(a, dims=None, keepdim=False, acc=None):
     if _whole(a, dims, acc):
         return _shaped(compiled.sum(a) / a.size, a, keepdim)
     return array_module(a).mean(a, axis=dims, keepdims=keepdim, dtype=acc)
+
+
+def index_row_sum(x, index, rows, skip=-1):
+    """A (rows, D) array: row i of `x` (n, D) added to row index[i] (integers in [0, rows)),
+    for i = 0, 1, ... in turn, from zeros; rows whose index is `skip` are left out (an
+    embedding's padding row)."""
+    if compiled is not None and type(x) is np.ndarray and x.dtype in _FLOATS and \
+            type(index) is np.ndarray:
+        out = np.empty((rows,) + x.shape[1:], x.dtype)
+        compiled.index_row_sum(np.ascontiguousarray(x), np.ascontiguousarray(index, np.int64),
+                               out, skip, rows, out[0].size if rows else 0)
+        return out
+    note_fallback()
+    if skip >= 0:
+        keep = index != skip
+        x, index = x[keep], index[keep]
+    out = array_module(x).zeros((rows,) + x.shape[1:], x.dtype)
+    if type(out) is np.ndarray:
+        np.add.at(out, index, x)   # (in turn: numpy_backend.scatter_add's sort sums pairwise)
+        return out
+    return numpy_backend.scatter_add(out, index, x)

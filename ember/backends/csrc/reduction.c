@@ -1,5 +1,5 @@
 /* The sum of a large float array, spread over the thread team, with the same bits at every
-   thread count and on every CPU.
+   thread count and on every CPU; and rows summed by index (an embedding's gradient).
 
    The order of the additions is fixed by the array's length alone: blocks of SUM_BLOCK
    elements, each summed over EK_LANES lanes (lane k takes elements k, k + EK_LANES, ...) and
@@ -10,6 +10,7 @@
 #include "ember_kernels.h"   /* first: it includes Python.h */
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "vector_math.h"
 
@@ -59,6 +60,39 @@ PAIRWISE(double, pairwise_f64)
 SUM(float, sum_f32, block_sum_f32, pairwise_f32, SUM_PARALLEL_MIN)
 SUM(double, sum_f64, block_sum_f64, pairwise_f64, SUM_PARALLEL_MIN / 2)
 
+/* ------------------------------------------------------------------ rows summed by index */
+/* out (R, dim) = 0, then row i of x (n, dim) added to row index[i] of out, for i = 0, 1, ...
+   in turn (rows whose index is `skip` left out): each output row's sum runs in the order of
+   its occurrences, as PyTorch's embedding backward adds them, so the thread count (threads
+   own ranges of output rows, each scanning every index) never changes a bit. */
+EK_INLINE void add_row_f32(float *restrict out, const float *restrict x, int64_t dim) {
+    for (int64_t j = 0; j < dim; j++) out[j] += x[j];
+}
+
+EK_INLINE void add_row_f64(double *restrict out, const double *restrict x, int64_t dim) {
+    for (int64_t j = 0; j < dim; j++) out[j] += x[j];
+}
+
+/* elements of x from which a team pays (each thread reads every index) */
+#define ROWS_PARALLEL_MIN (1 << 18)
+
+#define INDEX_ROW_SUM(T, NAME, ADD_ROW)                                                     \
+    EK_CLONES static void NAME(const T *x, const int64_t *index, int64_t n, int64_t dim,     \
+                               T *out, int64_t rows, int64_t skip) {                         \
+        const int parts = n * dim >= ROWS_PARALLEL_MIN ? ek_num_threads() : 1;              \
+        _Pragma("omp parallel for schedule(static, 1) num_threads(parts) if (parts > 1)")   \
+        for (int part = 0; part < parts; part++) {                                          \
+            const int64_t lo = rows * part / parts, hi = rows * (part + 1) / parts;         \
+            memset(out + lo * dim, 0, (size_t)((hi - lo) * dim) * sizeof(T));               \
+            for (int64_t i = 0; i < n; i++) {                                               \
+                const int64_t k = index[i];                                                 \
+                if (k >= lo && k < hi && k != skip) ADD_ROW(out + k * dim, x + i * dim, dim); \
+            }                                                                               \
+        }                                                                                   \
+    }
+INDEX_ROW_SUM(float, index_row_sum_f32, add_row_f32)
+INDEX_ROW_SUM(double, index_row_sum_f64, add_row_f64)
+
 /* ------------------------------------------------------------------ Python wrappers */
 /* sum(a) -> float: the sum of a float32 or float64 array's elements, in its own type. */
 static PyObject *py_sum(PyObject *self, PyObject *arg) {
@@ -79,8 +113,60 @@ static PyObject *py_sum(PyObject *self, PyObject *arg) {
     return PyFloat_FromDouble(s);
 }
 
+/* index_row_sum(x, index, out, skip): out (R, dim) = the rows of x (n, dim) summed into the
+   rows `index` (n int64 values in [0, R)) names, rows whose index is `skip` left out. */
+static PyObject *py_index_row_sum(PyObject *self, PyObject *args) {
+    PyObject *xo, *io, *oo;
+    long long skip;
+    Py_ssize_t rows, dim;
+    if (!PyArg_ParseTuple(args, "OOOLnn", &xo, &io, &oo, &skip, &rows, &dim)) return NULL;
+    Py_buffer x, out, index;
+    char kind, out_kind;
+    if (ek_float_buffer(xo, &x, &kind, 0) < 0) return NULL;
+    if (ek_float_buffer(oo, &out, &out_kind, 1) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(io, &index, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&x);
+        PyBuffer_Release(&out);
+        return NULL;
+    }
+    const int64_t n = index.len / 8;
+    const char f = index.format ? index.format[0] : 'B';
+    const int ok = kind == out_kind && index.itemsize == 8 && (f == 'q' || f == 'l') &&
+                   x.len == n * dim * x.itemsize && out.len == rows * dim * out.itemsize;
+    int bad = 0;   /* an index out of range, then its value */
+    int64_t value = 0;
+    for (int64_t i = 0; ok && i < n && !bad; i++) {
+        value = ((const int64_t *)index.buf)[i];
+        bad = value < 0 || value >= rows;
+    }
+    if (ok && !bad) {
+        if (kind == 'f') index_row_sum_f32(x.buf, index.buf, n, dim, out.buf, rows, skip);
+        else index_row_sum_f64(x.buf, index.buf, n, dim, out.buf, rows, skip);
+    }
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    PyBuffer_Release(&index);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "index_row_sum: (n, dim) and (R, dim) arrays of one "
+                                          "float dtype and n int64 indices expected");
+        return NULL;
+    }
+    if (bad) {
+        PyErr_Format(PyExc_IndexError, "index %lld is out of bounds for %lld rows",
+                     (long long)value, (long long)rows);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 PyMethodDef ek_reduction_methods[] = {
     {"sum", py_sum, METH_O,
      "sum(a): the sum of a float32 or float64 array, in its own type (a fixed order of "
      "additions: the same bits at any thread count)"},
+    {"index_row_sum", py_index_row_sum, METH_VARARGS,
+     "index_row_sum(x, index, out, skip, R, dim): out (R, dim) = rows of x summed into the "
+     "rows index names"},
     {NULL, NULL, 0, NULL}};
