@@ -70,7 +70,7 @@ ELEMENTWISE = (
     "remainder_scalar remainder_scalar_self round round_decimals rsqrt sgn sigmoid sign "
     "signbit sin sinc sinh special_i1 sqrt sub tan tanh threshold_backward trunc where xlogy "
     "xlogy_scalar_other xlogy_scalar_self add addcdiv addcmul _to_copy _exp _log _abs_pow "
-    "linalg_abs_pow linalg_sgn_pow linalg_conj fill fill_scalar zero"
+    "linalg_abs_pow linalg_sgn_pow fill fill_scalar zero"
 ).split()
 
 

@@ -13,8 +13,8 @@ from .._tensor import Tensor, write_out
 from ..backends import array_module
 from ._dims import size_at, wrap_dim
 from .matmul import addmm_fused, bmm, mm, mv
-from .linalg_primitives import conj
 from .registry import check_elements, check_tensor, defop, dispatch, export
+from .rounding import conj
 
 
 # ---------------------------------------------------------------------- products

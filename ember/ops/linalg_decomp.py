@@ -10,11 +10,12 @@ from .._tensor import _wrap
 from ..backends import array_module, numpy_backend
 from .linalg_checks import (LinAlgError, batch_prefix, check_matrix, first_zero_pivot,
                             info_zeros, linalg_error, singular_error)
-from .linalg_primitives import (conj, const, diag_matrix, diagonal, embed, extract, eye_like, mh,
+from .linalg_primitives import (const, diag_matrix, diagonal, embed, extract, eye_like, mh,
                                 return_type, tril)
 from .linalg_solve import solve_triangular_matrix
 from .matmul import matmul
 from .registry import defop, dispatch
+from .rounding import conj
 
 
 # ---------------------------------------------------------------------- inv

@@ -2,11 +2,11 @@
 and identities like a tensor, the conjugate transpose, triangle masks, diagonals and their
 adjoint diag_embed, block embedding and extraction, and |x|**q with sign(x)*|x|**q. Each
 differentiable primitive's VJP is its adjoint, so the linalg gradients differentiate again."""
-from .._dtype import COMPLEX
 from .._tensor import _wrap
 from ..backends import array_module
 from ._dims import wrap_dim
-from .registry import PUBLIC, defop, dispatch
+from .registry import defop, dispatch
+from .rounding import conj
 
 
 # ---------------------------------------------------------------------- named tuples
@@ -32,23 +32,6 @@ def eye_like(x, n):
 def mh(x):
     """The conjugate transpose of the last two dims (the transpose for real dtypes)."""
     return conj(x.mT)
-
-
-def conj(x):
-    if x.dtype.category != COMPLEX:
-        return x
-    fn = PUBLIC.get("conj")
-    return fn(x) if fn is not None else dispatch(_conj, (x,))
-
-
-@defop("linalg_conj", node="ConjBackward0", save=())
-def _conj(a):
-    return array_module(a).conj(a)
-
-
-@_conj.defvjp
-def _conj_vjp(ctx, g):
-    return conj(g)
 
 
 def tri_mask(x, n, m, k=0, upper=False):
