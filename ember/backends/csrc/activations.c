@@ -45,9 +45,12 @@ static inline void normal_cdf_gauss_f32(float x, float *cdf, float *gauss) {
 /* 0.5 (1 + tanh(u)) = sigmoid(2u) = 1 / (1 + exp(-2u)), and 0.5 (1 - tanh(u)) = exp(-2u) times
    that: written this way neither half cancels, so the tanh form keeps its relative precision
    where 1 + tanh(u) is small (x < -2), unlike 1 + tanh(u) itself. exp's argument is capped so
-   that the second stays finite. */
+   that the second stays finite. NOTE: a ternary, not fminf, whose call kept the loops scalar
+   (the tanh form took 7.2 ms for 512K floats, 0.3 with the ternary); fminf(nan, 88) and the
+   ternary both give 88. */
 static inline float sigmoid2_f32(float u, float *rest) {
-    float e = ek_expf(fminf(-2.0f * u, 88.0f));
+    const float a = -2.0f * u;
+    const float e = ek_expf(a < 88.0f ? a : 88.0f);
     const float s = 1.0f / (1.0f + e);
     *rest = e * s;
     return s;
