@@ -95,6 +95,8 @@ ACTIVATIONS = {
     "complex_threshold": lambda L: L.nn.functional.threshold(L.ones(2), 1.5 - 0.5j, 2),
     "glu_halving_first": lambda L: L.nn.functional.glu(L.ones(3, dtype=L.int16)),
     "glu_dim": lambda L: L.nn.functional.glu(L.ones(2, 3), 5),
+    "glu_not_tensor": lambda L: L.nn.functional.glu(3),
+    "glu_tensor_dim": lambda L: L.nn.functional.glu(L.ones(2, 4), L.ones(2)),
     "glu": lambda L: L.nn.functional.glu(L.tensor([[1., -2., 0.5, 3.]]), 1),
     "threshold_bool": lambda L: L.nn.functional.threshold(L.ones(2, dtype=L.bool), 0, 1),
     "hardshrink_dtype_first": lambda L: L.nn.functional.hardshrink(

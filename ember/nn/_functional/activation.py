@@ -274,21 +274,28 @@ def logsigmoid(input):
     return name_node(out, "LogSigmoidBackward0")
 
 
-def _glu_halves(input, dim=-1):
+def glu(input, dim=-1):
+    """The halves of dim `dim`: a * sigmoid(b). PyTorch checks the halving (and a non-tensor
+    input fails on its .dim()) before its kernel's dtype check."""
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
+    if isinstance(dim, (bool, ember.Tensor)) or not isinstance(dim, (int, np.integer)):
+        from ..._scalars import type_name
+        raise TypeError(f"glu(): argument 'dim' (position 2) must be int, not "
+                        f"{type_name(dim)}")
     nd = input.dim()
     if not -nd <= dim < nd:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, "
                          f"{nd - 1}], but got {dim})")
     n = input.shape[dim]
     if n % 2:
-        raise RuntimeError(f"Halving dimension must be even, but dimension "
-                           f"{dim % input.dim()} is size {n}")
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim % nd} is size "
+                           f"{n}")
+    return _glu_kernel(input, dim)
 
 
-@_floating_kernel("glu_cpu", first=_glu_halves)
-def glu(input, dim=-1):
+@_floating_kernel("glu_cpu")
+def _glu_kernel(input, dim):
     a, b = ember.chunk(input, 2, dim)
     return name_node(a * ember.sigmoid(b), "GluBackward0")
 
