@@ -2,8 +2,8 @@
 
 from .. import _creation
 from ..backends.optimizers import adam_moments as moments
-from ..backends.optimizers import adam_step
-from .optimizer import Optimizer, check_adam_options, param_steps
+from ..backends.optimizers import adam_steps
+from .optimizer import Optimizer, check_adam_options, mark_updated, step_arrays
 
 __all__ = ["Adam", "AdamW", "adam"]
 
@@ -78,10 +78,12 @@ def adam_moments(w, g, state, beta1, beta2, lr, weight_decay, decoupled_weight_d
 
 def adam(params, grads, states, *, amsgrad, beta1, beta2, lr, weight_decay, eps, maximize,
          decoupled_weight_decay):
-    """The Adam kernel on arrays: PyTorch's single-tensor algorithm, one pass per parameter
-    (backends/optimizers.adam_step)."""
-    for w, g, state, step in param_steps(params, grads, states, maximize):
-        adam_step(w, g, state["exp_avg"]._data, state["exp_avg_sq"]._data,
-                  state["max_exp_avg_sq"]._data if amsgrad else None, beta1=beta1,
-                  beta2=beta2, lr=lr, weight_decay=weight_decay, eps=eps, step=step,
-                  decoupled=decoupled_weight_decay, amsgrad=amsgrad)
+    """The Adam kernel on arrays: PyTorch's single-tensor algorithm, one pass per parameter,
+    all the group's parameters in one call (backends/optimizers.adam_steps)."""
+    ws, gs, steps = step_arrays(params, grads, states, maximize)
+    adam_steps(ws, gs, [s["exp_avg"]._data for s in states],
+               [s["exp_avg_sq"]._data for s in states],
+               [s["max_exp_avg_sq"]._data for s in states] if amsgrad else None,
+               beta1=beta1, beta2=beta2, lr=lr, weight_decay=weight_decay, eps=eps,
+               steps=steps, decoupled=decoupled_weight_decay, amsgrad=amsgrad)
+    mark_updated(params, states)

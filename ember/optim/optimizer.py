@@ -276,17 +276,35 @@ def grads_of(group):
 
 def param_steps(params, grads, states, maximize, weight_decay=0):
     """What every built-in kernel does around its update, per parameter: yields the weights'
-    array, the gradient's (negated under `maximize`, plus `weight_decay` times the weights),
-    the state and its step count (counted first); then marks the parameter and its state
-    changed, through autograd.graph.increment_version."""
+    array, the gradient's (see step_arrays), the state and its step count; then marks the
+    parameters and their states changed."""
+    ws, gs, steps = step_arrays(params, grads, states, maximize, weight_decay)
+    yield from zip(ws, gs, states, steps)
+    mark_updated(params, states)
+
+
+def step_arrays(params, grads, states, maximize, weight_decay=0):
+    """The weights' arrays, the gradients' (negated under `maximize`, plus `weight_decay`
+    times the weights) and each state's step count, counted first (a kernel over all the
+    parameters at once takes these lists; call mark_updated after it)."""
+    ws, gs, steps = [], [], []
     for p, g_t, state in zip(params, grads, states):
         w, g = p._data, g_t._data
         if maximize:
             g = -g
         if weight_decay != 0:
             g = g + weight_decay * w
-        state["step"]._data += 1
-        yield w, g, state, float(state["step"]._data)
+        count = state["step"]._data
+        count += 1
+        ws.append(w)
+        gs.append(g)
+        steps.append(float(count))
+    return ws, gs, steps
+
+
+def mark_updated(params, states):
+    """The parameters and their states changed in place (autograd.graph.increment_version)."""
+    for p, state in zip(params, states):
         increment_version((p, *state.values()))
 
 

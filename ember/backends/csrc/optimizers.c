@@ -130,6 +130,27 @@ typedef struct {
 ADAM_STEP(adam_step_f32, float, sqrtf)
 ADAM_STEP(adam_step_f64, double, sqrt)
 
+/* One parameter's step on its five arrays (max_exp_avg_sq may be None); -1 with an
+   exception set when an array is not what the kernel takes. */
+static int adam_one(PyObject **objs, adam_options o) {
+    Py_buffer v[5];
+    char kind;
+    if (ek_float_args(objs, v, "wrwwO", &kind) < 0) return -1;
+    const int64_t n = v[0].len / v[0].itemsize;
+    if (ek_check_size(&v[1], n, "adam_step grad") < 0 ||
+        ek_check_size(&v[2], n, "adam_step exp_avg") < 0 ||
+        ek_check_size(&v[3], n, "adam_step exp_avg_sq") < 0 ||
+        ek_check_size(&v[4], n, "adam_step max_exp_avg_sq") < 0) {
+        ek_release_args(v, 5);
+        return -1;
+    }
+    o.amsgrad = o.amsgrad && v[4].obj != NULL;
+    if (kind == 'f') adam_step_f32(v[0].buf, v[1].buf, v[2].buf, v[3].buf, v[4].buf, n, o);
+    else adam_step_f64(v[0].buf, v[1].buf, v[2].buf, v[3].buf, v[4].buf, n, o);
+    ek_release_args(v, 5);
+    return 0;
+}
+
 /* adam_step(w, g, exp_avg, exp_avg_sq, max_exp_avg_sq_or_None, beta1, beta2, lr,
    weight_decay, eps, step, decoupled, amsgrad) */
 static PyObject *py_adam_step(PyObject *self, PyObject *args) {
@@ -139,21 +160,41 @@ static PyObject *py_adam_step(PyObject *self, PyObject *args) {
                           &objs[4], &o.beta1, &o.beta2, &o.lr, &o.weight_decay, &o.eps,
                           &o.step, &o.decoupled, &o.amsgrad))
         return NULL;
-    Py_buffer v[5];
-    char kind;
-    if (ek_float_args(objs, v, "wrwwO", &kind) < 0) return NULL;
-    const int64_t n = v[0].len / v[0].itemsize;
-    if (ek_check_size(&v[1], n, "adam_step grad") < 0 ||
-        ek_check_size(&v[2], n, "adam_step exp_avg") < 0 ||
-        ek_check_size(&v[3], n, "adam_step exp_avg_sq") < 0 ||
-        ek_check_size(&v[4], n, "adam_step max_exp_avg_sq") < 0) {
-        ek_release_args(v, 5);
+    if (adam_one(objs, o) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* adam_steps(ws, gs, exp_avgs, exp_avg_sqs, max_exp_avg_sqs_or_None, beta1, beta2, lr,
+   weight_decay, eps, steps, decoupled, amsgrad): adam_step over lists of parameters (PyTorch's
+   foreach form: one call from Python per parameter group), each with its own step count. */
+static PyObject *py_adam_steps(PyObject *self, PyObject *args) {
+    PyObject *lists[5], *steps;
+    adam_options o;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!OdddddO!pp", &PyList_Type, &lists[0], &PyList_Type,
+                          &lists[1], &PyList_Type, &lists[2], &PyList_Type, &lists[3],
+                          &lists[4], &o.beta1, &o.beta2, &o.lr, &o.weight_decay, &o.eps,
+                          &PyList_Type, &steps, &o.decoupled, &o.amsgrad))
+        return NULL;
+    const Py_ssize_t count = PyList_GET_SIZE(lists[0]);
+    for (int k = 1; k < 5; k++) {
+        if (k == 4 && lists[4] == Py_None) continue;
+        if (!PyList_Check(lists[k]) || PyList_GET_SIZE(lists[k]) != count) {
+            PyErr_SetString(PyExc_ValueError, "adam_steps: lists of different lengths");
+            return NULL;
+        }
+    }
+    if (PyList_GET_SIZE(steps) != count) {
+        PyErr_SetString(PyExc_ValueError, "adam_steps: one step count per parameter");
         return NULL;
     }
-    o.amsgrad = o.amsgrad && v[4].obj != NULL;
-    if (kind == 'f') adam_step_f32(v[0].buf, v[1].buf, v[2].buf, v[3].buf, v[4].buf, n, o);
-    else adam_step_f64(v[0].buf, v[1].buf, v[2].buf, v[3].buf, v[4].buf, n, o);
-    ek_release_args(v, 5);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *objs[5];
+        for (int k = 0; k < 5; k++)
+            objs[k] = k == 4 && lists[4] == Py_None ? Py_None : PyList_GET_ITEM(lists[k], i);
+        o.step = PyFloat_AsDouble(PyList_GET_ITEM(steps, i));
+        if (o.step == -1.0 && PyErr_Occurred()) return NULL;
+        if (adam_one(objs, o) < 0) return NULL;
+    }
     Py_RETURN_NONE;
 }
 
@@ -161,6 +202,9 @@ PyMethodDef ek_optimizer_methods[] = {
     {"adam_step", py_adam_step, METH_VARARGS,
      "adam_step(w, g, exp_avg, exp_avg_sq, max_sq, beta1, beta2, lr, weight_decay, eps, "
      "step, decoupled, amsgrad): one parameter's Adam update in place"},
+    {"adam_steps", py_adam_steps, METH_VARARGS,
+     "adam_steps(ws, gs, exp_avgs, exp_avg_sqs, max_sqs, beta1, beta2, lr, weight_decay, "
+     "eps, steps, decoupled, amsgrad): adam_step over lists of parameters"},
     {"sgd_step", py_sgd_step, METH_VARARGS,
      "sgd_step(w, g, buf, momentum, dampening, lr, weight_decay, nesterov, maximize, first): "
      "one parameter's SGD update in place (buf None without momentum)"},
