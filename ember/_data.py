@@ -312,14 +312,14 @@ def check_fill(value, dtype, numel):
         return builtins.bool(value)
     cat = dtype.category
     if isinstance(value, builtins.complex):
-        if cat == 3:
+        if cat == dt.COMPLEX:
             if dtype is dt.complex64 and (_over_f32(value.real) or _over_f32(value.imag)):
                 raise _fill_overflow(dtype)
             return value
         if value.imag != 0:
             raise _fill_overflow(dtype)
         value = value.real
-    if cat == 1:
+    if cat == dt.INTEGER:
         info = np.iinfo(dtype.np)
         if isinstance(value, builtins.float):
             if not math.isfinite(value) or not info.min <= value <= info.max:
@@ -333,7 +333,7 @@ def check_fill(value, dtype, numel):
     limit = _FLOAT_MAX.get(dtype)
     if limit is not None and _over(value, limit):
         raise _fill_overflow(dtype)
-    return builtins.float(value) if cat == 2 else value
+    return builtins.float(value) if cat == dt.FLOATING else value
 
 
 def _over(v, limit):

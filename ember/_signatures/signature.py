@@ -11,11 +11,11 @@ import builtins
 
 import numpy as np
 
+from .._dtype import INTEGER
 from .._scalars import type_name
 
 _NUMPY_INT = np.integer
 _NUMPY_NUMBER = (np.number, np.bool_)
-_INTEGER_CATEGORY = 1
 
 
 def _tensor_class():
@@ -42,7 +42,7 @@ def _is_int(v):
 
 
 def _integral(t):
-    return t.dtype.category == _INTEGER_CATEGORY
+    return t.dtype.category == INTEGER
 
 
 def _is_sym_int(v):

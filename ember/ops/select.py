@@ -239,8 +239,9 @@ for _name, _scalar_node, _tensor_node in (("clamp", "ClampBackward1", "ClampBack
 
 
 # Python bound types that leave the result dtype alone, by the input's category.
-_SAME_DTYPE_BOUNDS = {0: (type(None),), 1: (type(None), int), 2: (type(None), int, float),
-                      3: (type(None), int, float, complex)}
+_SAME_DTYPE_BOUNDS = {dt.BOOL: (type(None),), dt.INTEGER: (type(None), int),
+                      dt.FLOATING: (type(None), int, float),
+                      dt.COMPLEX: (type(None), int, float, complex)}
 
 
 def _real_bound(name, bound):
