@@ -11,4 +11,8 @@ EXEMPT = {
     # their deprecation warnings name the caller's line (stacklevel=2, tested): a checking
     # frame between would take the attribution
     "torch.lu", "torch.lu_solve", "Tensor.lu", "Tensor.lu_solve",
+    # torch's Python wrappers read their arguments before the builtin's parser sees them
+    # (input.size(), input.is_cuda: AttributeError, IndexError); nn/_functional's unpooling
+    # and pooling follow those steps and check with the builtin's parser themselves
+    "F.max_unpool2d", "F.max_unpool3d", "F.max_pool3d_with_indices",
 }

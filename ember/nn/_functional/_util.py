@@ -10,10 +10,29 @@ def reduction_of(size_average, reduce, reduction):
         return reduction
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
-    result = ("mean" if size_average else "sum") if reduce else "none"
+    # (torch's order of truth tests: size_average first)
+    result = "mean" if size_average and reduce else "sum" if reduce else "none"
     warnings.warn("size_average and reduce args will be deprecated, please use "
                   f"reduction='{result}' instead.", UserWarning, stacklevel=3)
     return result
+
+
+REDUCTIONS = ("none", "mean", "sum")   # by torch's reduction enum
+
+
+def reduction_enum(reduction):
+    """torch's _Reduction.get_enum: what its Python losses hand their builtins."""
+    if reduction == "none":
+        return 0
+    if reduction == "mean":
+        return 1
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' "
+                      "instead.", UserWarning, stacklevel=3)
+        return 1
+    if reduction == "sum":
+        return 2
+    raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
 def reduce_loss(loss, reduction):

@@ -6,11 +6,14 @@ PyTorch's loss is itself a composite (l1_loss, kl_div, the weighted forms) so is
 import math
 
 import ember
+from ..._dtype import type_name
+from ..._signatures import Parser
 from ...amp import autocast_mode as _amp
+from ...autograd.grad_mode import state
 from ...ops import loss_ops
 from ...ops.registry import name_node
 
-from ._util import check_same_size, reduce_loss, reduction_of
+from ._util import REDUCTIONS, check_same_size, reduce_loss, reduction_enum, reduction_of
 from .activation import log_softmax, logsigmoid
 
 __all__ = ["mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
@@ -18,27 +21,91 @@ __all__ = ["mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_ent
            "ctc_loss"]
 
 
+# ---------------------------------------------------------------------- pointwise losses
+# NOTE: torch's mse/l1/huber/smooth_l1 are Python wrappers, reproduced step by step: compare
+# target.size() with input.size() (a non-tensor fails there, in Python), read the legacy
+# size_average/reduce, broadcast, then either the weighted composite or the C builtin, whose
+# reduction is first turned into its enum (ValueError) and whose kernel pools a promoted dtype.
+def _compare_sizes(input, target):
+    if target.size() != input.size():
+        check_same_size(input, target, None)
+
+
+def _weighted(loss, weight, reduction, mean):
+    """The weighted composites' reduction; `mean` of the weighted loss."""
+    weighted = loss * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return ember.sum(weighted)
+    if reduction == "mean":
+        return mean(weighted)
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     "'sum'.")
+
+
+def _check_weight(weight, input):
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+
+
+def _kernel_dtype(input, target, kernel, into_input=False):
+    """The dtype a pointwise loss kernel computes in: the promoted one, which must be
+    floating; `into_input`: the result is written into the input's dtype (huber_loss)."""
+    common = ember.promote_types(input.dtype, target.dtype)
+    if into_input and not ember.can_cast(common, input.dtype):
+        raise RuntimeError(f"result type {type_name(common)} can't be cast to the desired "
+                           f"output type {type_name(input.dtype)}")
+    if not common.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(common)}\'')
+    return common
+
+
+_MSE = Parser("mse_loss", ("Tensor input, Tensor target, int reduction = 1",))
+_L1 = Parser("l1_loss", ("Tensor input, Tensor target, int reduction = 1",))
+_HUBER = Parser("huber_loss", ("Tensor input, Tensor target, int reduction = 1, "
+                               "float delta = 1.0",))
+_SMOOTH_L1 = Parser("smooth_l1_loss", ("Tensor input, Tensor target, int reduction = 1, "
+                                       "float beta = 1.0",))
+
+
+def _l1(input, target, reduction):
+    """The builtin l1_loss: a composite of sub, abs and the reduction."""
+    _L1.check((input, target, reduction), {})
+    loss = ember.abs(input - target)
+    return reduce_loss(loss, REDUCTIONS[reduction])
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if _amp.active:  # autocast runs losses in float32
         input, target = _amp.autocast_args("fp32", input, target)
-    reduction = reduction_of(size_average, reduce, reduction)
-    check_same_size(input, target, "mse_loss")
-    diff = input - target
-    loss = diff * diff
+    _compare_sizes(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = reduction_of(size_average, reduce, reduction)
+    x, y = ember.broadcast_tensors(input, target)
     if weight is not None:   # (PyTorch's weighted form is a composite: no named node)
-        return reduce_loss(loss * weight, reduction)
-    return name_node(reduce_loss(loss, reduction), "MseLossBackward0")
+        _check_weight(weight, input)
+        return _weighted(ember.pow(x - y, 2), weight, reduction,
+                         lambda w: ember.sum(w) / ember.sum(weight))
+    enum = reduction_enum(reduction)
+    _MSE.check((x, y, enum), {})
+    common = _kernel_dtype(x, y, "mse_cpu")
+    diff = x.to(common) - y.to(common)
+    return name_node(reduce_loss(diff * diff, REDUCTIONS[enum]), "MseLossBackward0")
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if _amp.active:  # autocast runs losses in float32
         input, target = _amp.autocast_args("fp32", input, target)
-    reduction = reduction_of(size_average, reduce, reduction)
-    check_same_size(input, target, "l1_loss")
-    loss = ember.abs(input - target)
+    _compare_sizes(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = reduction_of(size_average, reduce, reduction)
+    x, y = ember.broadcast_tensors(input, target)
     if weight is not None:
-        loss = loss * weight
-    return reduce_loss(loss, reduction)
+        _check_weight(weight, input)
+        return _weighted(ember.abs(x - y), weight, reduction,
+                         lambda w: ember.sum(w) / ember.sum(weight))
+    return _l1(x, y, reduction_enum(reduction))
 
 
 def _check_targets(input, target, class_dim):
@@ -148,11 +215,20 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          reduction="mean"):
     if _amp.active:  # autocast runs losses in float32
         input, target = _amp.autocast_args("fp32", input, target)
-    reduction = reduction_of(size_average, reduce, reduction)
-    if target.shape != input.shape:
+    enum = reduction_enum(reduction_of(size_average, reduce, reduction))
+    if target.size() != input.size():
         raise ValueError(f"Using a target size ({_torch_size(target)}) that is different to "
                          f"the input size ({_torch_size(input)}) is deprecated. Please ensure "
                          "they have the same size.")
+    if weight is not None:
+        weight = weight.expand(ember.broadcast_shapes(target.size(), weight.size()))
+    _BCE.check((input, target, weight, enum), {})
+    if target.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {type_name(target.dtype)} but expected "
+                           f"{type_name(input.dtype)}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError('"binary_cross_entropy" not implemented for '
+                                  f"'{type_name(input.dtype)}'")
     if input.numel() and (float(input.detach().min()) < 0 or
                           float(input.detach().max()) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -160,9 +236,22 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     log_p = ember.clamp(ember.log(input), min=-100)
     log_q = ember.clamp(ember.log(1 - input), min=-100)
     loss = -(target * log_p + (1 - target) * log_q)
-    if weight is not None:
-        loss = loss * weight
-    return name_node(reduce_loss(loss, reduction), "BinaryCrossEntropyBackward0")
+    if weight is not None:   # (into the loss, in place: its dtype stays)
+        common = ember.result_type(loss, weight)
+        if not ember.can_cast(common, loss.dtype):
+            raise RuntimeError(f"result type {type_name(common)} can't be cast to the desired "
+                               f"output type {type_name(loss.dtype)}")
+        loss = (loss * weight).to(loss.dtype)
+    return name_node(reduce_loss(loss, REDUCTIONS[enum]), "BinaryCrossEntropyBackward0")
+
+
+_BCE = Parser("binary_cross_entropy", ("Tensor input, Tensor target, Tensor? weight = None, "
+                                       "int reduction = 1",))
+
+
+_BCE_LOGITS = Parser("binary_cross_entropy_with_logits", (
+    "Tensor input, Tensor target, Tensor? weight = None, Tensor? pos_weight = None, "
+    "int reduction = 1",))
 
 
 def _torch_size(t):
@@ -173,41 +262,68 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                      reduce=None, reduction="mean", pos_weight=None):
     if _amp.active:  # autocast runs losses in float32
         input, target = _amp.autocast_args("fp32", input, target)
-    reduction = reduction_of(size_average, reduce, reduction)
-    if target.shape != input.shape:
+    enum = reduction_enum(reduction_of(size_average, reduce, reduction))
+    if not target.size() == input.size():
         raise ValueError(f"Target size ({_torch_size(target)}) must be the same as input size "
                          f"({_torch_size(input)})")
-    # NOTE: written with log-sigmoid so large |logits| stay finite.
+    _BCE_LOGITS.check((input, target, weight, pos_weight, enum), {})
+    if pos_weight is not None and state.enabled and pos_weight.requires_grad:
+        raise RuntimeError("The function 'binary_cross_entropy_with_logits' is not "
+                           "differentiable with respect to argument 'pos_weight'. This input "
+                           "cannot have requires_grad True.")
+    # NOTE: torch's kernel step by step, in place on fresh tensors (so its casting and
+    # broadcasting errors are the in-place ops'): (1 - t) x - w_p log(sigmoid(x)), with
+    # w_p = 1 + (pos_weight - 1) t.
+    log_sigmoid = logsigmoid(input).clone()
     if pos_weight is not None:
-        loss = -(pos_weight * target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
-    else:
-        loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+        log_sigmoid.mul_((pos_weight - 1).mul(target).add_(1))
+    loss = (1 - target).mul_(input).sub_(log_sigmoid)
     if weight is not None:
-        loss = loss * weight
-    return name_node(reduce_loss(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0")
+        loss.mul_(weight)
+    return name_node(reduce_loss(loss, REDUCTIONS[enum]),
+                     "BinaryCrossEntropyWithLogitsBackward0")
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if _amp.active:  # autocast runs losses in float32
         input, target = _amp.autocast_args("fp32", input, target)
-    check_same_size(input, target, "huber_loss")
-    diff = ember.abs(input - target)
+    _compare_sizes(input, target)
+    x, y = ember.broadcast_tensors(input, target)
+    if weight is None:
+        return _huber(x, y, reduction_enum(reduction), delta)
+    _check_weight(weight, input)   # (PyTorch's weighted form is a composite: no named node)
+    return _weighted(_huber(x, y, 0, delta), weight, reduction, lambda w: w.mean())
+
+
+def _huber(input, target, reduction, delta):
+    """The builtin huber_loss: computed in the promoted dtype, written in the input's."""
+    _HUBER.check((input, target, reduction, delta), {})
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    common = _kernel_dtype(input, target, "huber_cpu", into_input=True)
+    diff = ember.abs(input.to(common) - target.to(common))
     loss = ember.where(diff < delta, 0.5 * diff * diff, delta * (diff - 0.5 * delta))
-    if weight is not None:   # (PyTorch's weighted form is a composite: no named node)
-        return reduce_loss(loss * weight, reduction)
-    return name_node(reduce_loss(loss, reduction), "HuberLossBackward0")
+    loss = loss.to(input.dtype)
+    return name_node(reduce_loss(loss, REDUCTIONS[reduction]), "HuberLossBackward0")
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     if _amp.active:  # autocast runs losses in float32
         input, target = _amp.autocast_args("fp32", input, target)
-    reduction = reduction_of(size_average, reduce, reduction)
-    check_same_size(input, target, "smooth_l1_loss")
-    diff = ember.abs(input - target)
-    if beta == 0:
-        return reduce_loss(diff, reduction)
+    _compare_sizes(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = reduction_of(size_average, reduce, reduction)
+    input, target = ember.broadcast_tensors(input, target)
+    if beta == 0.0:
+        return _l1(input, target, reduction_enum(reduction))
+    enum = reduction_enum(reduction)
+    _SMOOTH_L1.check((input, target, enum, beta), {})
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    common = _kernel_dtype(input, target, "smooth_l1_cpu")
+    diff = ember.abs(input.to(common) - target.to(common))
     loss = ember.where(diff < beta, 0.5 * diff * diff / beta, diff - 0.5 * beta)
-    return name_node(reduce_loss(loss, reduction), "SmoothL1LossBackward0")
+    return name_node(reduce_loss(loss, REDUCTIONS[enum]), "SmoothL1LossBackward0")
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):

@@ -4,10 +4,13 @@ log-sum-exp with a finite floor for CTC."""
 import math
 
 import ember
+from ..._dtype import type_name
+from ..._signatures import Parser
+from ...autograd.grad_mode import state
 from ...ops.registry import name_node
 
-from ._util import reduce_loss, reduction_of
-from .activation import logsigmoid, softplus
+from ._util import REDUCTIONS, reduce_loss, reduction_enum, reduction_of
+from .activation import logsigmoid
 from .distance import pairwise_distance
 
 __all__ = ["poisson_nll_loss", "gaussian_nll_loss", "margin_ranking_loss",
@@ -39,26 +42,28 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
-    if isinstance(var, (int, float)):
+    # NOTE: torch's checks, in its order and kinds: only a Python float var is a number
+    # (an int goes through torch.any(var < 0), whose parser refuses a bool).
+    if isinstance(var, float):
         if var < 0:
             raise ValueError("var has negative entry/entries")
         var = var * ember.ones_like(input)
-    elif bool((var < 0).any()):
+    elif ember.any(var < 0):
         raise ValueError("var has negative entry/entries")
-    if var.shape != input.shape:
-        if tuple(input.shape[:-1]) == tuple(var.shape):
-            var = var.unsqueeze(-1)
-        elif input.dim() == var.dim() and sum(
-                y for x, y in zip(input.shape, var.shape) if x != y) == 1:
+    if var.size() != input.size():
+        if input.size()[:-1] == var.size():
+            var = ember.unsqueeze(var, -1)
+        elif input.ndim == var.ndim and sum(
+                y for x, y in zip(input.size(), var.size()) if x != y) == 1:
             pass  # heteroscedastic: one dim of size 1 broadcasts
         else:
             raise ValueError("var is of incorrect size")
-    if reduction not in ("none", "mean", "sum"):
+    if reduction != "none" and reduction != "mean" and reduction != "sum":
         raise ValueError(reduction + " is not valid")
     # NOTE: PyTorch clamps var in place under no_grad: the value is floored at eps but the
     # gradient passes as if it were not (straight through).
     v = var.detach()
-    var = var + (v.clamp(min=eps) - v)
+    var = var + (v.clone().clamp_(min=eps) - v)
     loss = 0.5 * (ember.log(var) + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
@@ -87,12 +92,18 @@ def _tsize(t):
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
-    reduction = reduction_of(size_average, reduce, reduction)
-    _check_reduction(reduction)
+    enum = reduction_enum(reduction_of(size_average, reduce, reduction))
+    _HINGE.check((input, target, margin, enum), {})
+    # NOTE: torch's kernel fills the margin in the input's dtype (an integer input truncates
+    # it) and keeps that dtype throughout.
     zeros = ember.zeros_like(input)
-    hinge = ember.where(target != 1, (margin - input).clamp_min(0), zeros)
-    loss = hinge + ember.where(target != -1, input, zeros)
-    return reduce_loss(loss, reduction)
+    hinge = (ember.full_like(input, float(margin)) - input).clamp_min(0)
+    loss = ember.where(target != 1, hinge, zeros) + ember.where(target != -1, input, zeros)
+    return reduce_loss(loss, REDUCTIONS[enum])
+
+
+_HINGE = Parser("hinge_embedding_loss", ("Tensor input, Tensor target, float margin = 1.0, "
+                                         "int reduction = 1",))
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
@@ -121,10 +132,11 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
 
 
 def _check_triplet_dims(a, p, n):
-    if not (a.dim() == p.dim() == n.dim()):
+    a, p, n = a.ndim, p.ndim, n.ndim   # (as torch reads them: NumPy scalars have them too)
+    if not (a == p == n):
         raise RuntimeError("The anchor, positive, and negative tensors are expected to have the "
-                           f"same number of dimensions, but got: anchor {a.dim()}D, positive "
-                           f"{p.dim()}D, and negative {n.dim()}D inputs")
+                           f"same number of dimensions, but got: anchor {a}D, positive {p}D, "
+                           f"and negative {n}D inputs")
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
@@ -141,9 +153,9 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
                                       margin=1.0, swap=False, reduction="mean"):
+    _check_reduction(reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
-    _check_reduction(reduction)
     _check_triplet_dims(anchor, positive, negative)
     dist = distance_function if distance_function is not None else pairwise_distance
     d_pos = dist(anchor, positive)
@@ -194,29 +206,43 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     if weight is not None:
         loss = loss * weight
     class_dim = input.dim() - 1
-    loss = loss.sum(class_dim) / input.shape[class_dim]
-    _check_reduction(reduction)
+    loss = loss.sum(class_dim) / input.size(class_dim)
+    if reduction not in REDUCTIONS:
+        raise ValueError(reduction + " is not valid")
     return reduce_loss(loss, reduction)
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
                       reduce=None, reduction="mean"):
-    reduction = reduction_of(size_average, reduce, reduction)
-    _check_reduction(reduction)
-    if p not in (1, 2):
+    enum = reduction_enum(reduction_of(size_average, reduce, reduction))
+    if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
+    _MULTI_MARGIN.check((input, target, p, margin, weight, enum), {})
     x = input.reshape(1, -1) if input.dim() <= 1 else input
     if input.dim() > 2 or x.shape[1] == 0:
         raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch "
                            f"size, but got: {_size(input)}")
     n, c = x.shape
     y = target.reshape(-1)
-    if y.numel() != n:
-        raise RuntimeError(f"inconsistent target size, expected {n} but got {_size(target)}")
+    if target.dim() > 1 or target.numel() != n:
+        raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to "
+                           f"the number of input samples (batch size). Expected target size "
+                           f"[{n}], but got {_size(target)}. Input has shape {_size(input)}.")
+    if weight is not None and weight.numel() != c:
+        raise RuntimeError(f"inconsistent weight size, expected {c} but got {_size(weight)}")
+    if input.numel() and input.dtype not in (ember.float32, ember.float64):
+        raise NotImplementedError('"multi_margin_loss_cpu_kernel" not implemented for '
+                                  f"'{type_name(input.dtype)}'")
+    for t, expected in ((target, ember.int64), (weight, input.dtype)):
+        if t is not None and t.dtype is not expected and n:
+            raise RuntimeError(f"expected scalar type {type_name(expected)} but found "
+                               f"{type_name(t.dtype)}")
     if y.numel() and (int(y.max()) >= c or int(y.min()) < 0):
         raise RuntimeError("target out of range")
+    if not n:   # (nothing is gathered: torch never looks at the target's dtype)
+        y = y.to(ember.int64)
     picked = x.gather(1, y.unsqueeze(1))
     hinge = (margin - picked + x).clamp_min(0)
     if p == 2:
@@ -228,12 +254,32 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     loss = (hinge * not_target).sum(1) / c
     if input.dim() <= 1:
         loss = loss.reshape(())
-    return name_node(reduce_loss(loss, reduction), "MultiMarginLossBackward0")
+    return name_node(reduce_loss(loss, REDUCTIONS[enum]), "MultiMarginLossBackward0")
+
+
+_MULTI_MARGIN = Parser("multi_margin_loss", ("Tensor input, Tensor target, Number p = 1, "
+                                             "Number margin = 1, Tensor? weight = None, "
+                                             "int reduction = 1",))
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    reduction = reduction_of(size_average, reduce, reduction)
-    _check_reduction(reduction)
-    return name_node(reduce_loss(softplus(-target * input), reduction),
-                     "SoftMarginLossBackward0")
+    enum = reduction_enum(reduction_of(size_average, reduce, reduction))
+    _SOFT_MARGIN.check((input, target, enum), {})
+    if state.enabled and target.requires_grad:
+        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect "
+                           "to argument 'target'. This input cannot have requires_grad True.")
+    # NOTE: torch's kernel, in place into a copy of -input: log1p(exp(-input * target)) in
+    # the input's shape and dtype (so its casting and broadcasting errors are the in-place
+    # ops'), not the stabler softplus.
+    loss = ember.neg(input)
+    loss.mul_(target)
+    loss.exp_()
+    loss.log1p_()
+    if loss.dtype.is_complex and state.enabled and (input.requires_grad or
+                                                    target.requires_grad):
+        raise RuntimeError("soft_margin_loss does not support automatic differentiation for "
+                           "outputs with complex dtype.")
+    return name_node(reduce_loss(loss, REDUCTIONS[enum]), "SoftMarginLossBackward0")
 
+
+_SOFT_MARGIN = Parser("soft_margin_loss", ("Tensor input, Tensor target, int reduction = 1",))

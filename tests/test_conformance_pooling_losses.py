@@ -1,0 +1,217 @@
+"""Pooling and loss calls on which the differential fuzzer (tests/fuzz) found ember and torch
+disagreeing, one or more per cause: each runs on torch and on ember, which must raise the same
+exception with the same message, or return the same dtypes, shapes and values."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import ember
+
+torch = pytest.importorskip("torch")
+
+
+def _outcome(lib, call):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = call(lib)
+    except Exception as exc:   # the exception's builtin kind and its message are compared
+        kind = next(c.__name__ for c in type(exc).__mro__ if c.__module__ == "builtins")
+        return ("raise", kind, str(exc).replace("torch.", "").replace("ember.", ""))
+    outs = out if isinstance(out, tuple) else (out,)
+    return ("ok",) + tuple((str(o.dtype).split(".")[-1], tuple(o.shape),
+                            np.asarray(o.detach().to(lib.complex128).tolist()).round(5).tolist())
+                           for o in outs)
+
+
+def _t(lib, shape, dtype="float32", grad=False):
+    n = int(np.prod(shape))
+    t = lib.tensor(np.linspace(-2, 3, n).reshape(shape)).to(getattr(lib, dtype))
+    return t.requires_grad_() if grad else t
+
+
+def _F(lib):
+    return lib.nn.functional
+
+
+def _idx(lib, shape):
+    return lib.zeros(shape, dtype=lib.int64)
+
+
+POOLING = {
+    # max_poolNd: torch's parser checks every argument's type before the kernel looks at the
+    # input's rank; return_indices is read for its truth value first
+    "max_pool2d str kernel": lambda L: _F(L).max_pool2d(_t(L, (4,)), "none"),
+    "max_pool1d bool ceil_mode": lambda L: _F(L).max_pool1d(_t(L, (0,)), (), ceil_mode=None),
+    "max_pool3d None input": lambda L: _F(L).max_pool3d(None, 2, return_indices=True),
+    "max_pool2d tensor kernel element": lambda L: _F(L).max_pool2d(
+        _t(L, (2, 4, 4)), [_t(L, (3, 1)), _t(L, (3,))]),
+    "max_pool2d tensor return_indices": lambda L: _F(L).max_pool2d(
+        _t(L, (1, 4, 4)), 2, return_indices=_t(L, (2,))),
+    # then the list lengths, the rank, the padding rules and the values, in torch's order
+    "max_pool2d three kernel sizes": lambda L: _F(L).max_pool2d(_t(L, (1, 2, 4, 4)), (1, 2, 3)),
+    "max_pool2d three dilations": lambda L: _F(L).max_pool2d(_t(L, (1, 2, 4, 4)), 2, 1, 1,
+                                                             (1, 2, 3)),
+    "max_pool2d negative kernel": lambda L: _F(L).max_pool2d(_t(L, (1, 2, 4, 4)), -1),
+    "max_pool3d negative kernel": lambda L: _F(L).max_pool3d(_t(L, (1, 2, 4, 4)), -2),
+    "max_pool2d negative stride": lambda L: _F(L).max_pool2d(_t(L, (1, 2, 4)), 2, -1),
+    "max_pool2d empty channel": lambda L: _F(L).max_pool2d(_t(L, (1, 0, 4, 4)), 2),
+    "max_pool3d empty depth": lambda L: _F(L).max_pool3d(_t(L, (1, 2, 0, 4)), 2),
+    "max_pool2d bool": lambda L: _F(L).max_pool2d(_t(L, (1, 2, 4, 4), "bool"), 2),
+    "max_pool2d int16": lambda L: _F(L).max_pool2d(_t(L, (1, 2, 4, 4), "int16"), 2),
+    "max_pool1d two kernel sizes": lambda L: _F(L).max_pool1d(_t(L, (1, 2, 4)), (2, 2)),
+    "max_pool1d indices two kernel sizes": lambda L: _F(L).max_pool1d(
+        _t(L, (0, 3)), (1, 2, 2), return_indices=True),
+    "max_pool1d empty channel": lambda L: _F(L).max_pool1d(_t(L, (2, 0, 3)), 2),
+    "max_pool1d padding over half": lambda L: _F(L).max_pool1d(_t(L, (2, 4)), 2, 1, 2),
+    "max_pool1d int16": lambda L: _F(L).max_pool1d(_t(L, (2, 4), "int16"), 2),
+    "max_pool1d values": lambda L: _F(L).max_pool1d(_t(L, (2, 3, 7)), 3, 2, 1,
+                                                    return_indices=True),
+    # avg_poolNd: the same order; avg_pool2d reads the channel count (IndexError) first
+    "avg_pool2d 2-d input": lambda L: _F(L).avg_pool2d(_t(L, (3, 4)), 2),
+    "avg_pool2d empty batch of 3-d": lambda L: _F(L).avg_pool2d(_t(L, (0, 3, 4)), 2),
+    "avg_pool3d smaller than kernel": lambda L: _F(L).avg_pool3d(_t(L, (2, 2, 2, 2)), 9),
+    "avg_pool1d four kernel sizes": lambda L: _F(L).avg_pool1d(_t(L, (4, 4, 4)), (1, 2, 3, 4)),
+    "avg_pool1d empty batch": lambda L: _F(L).avg_pool1d(_t(L, (0, 3)), 2),
+    "avg_pool2d int8": lambda L: _F(L).avg_pool2d(_t(L, (1, 2, 4, 4), "int8"), 2),
+    "avg_pool3d float16": lambda L: _F(L).avg_pool3d(_t(L, (1, 2, 4, 4, 4), "float16"), 2),
+    "avg_pool2d values": lambda L: _F(L).avg_pool2d(_t(L, (1, 2, 5, 5)), 3, 2, 1, True, False),
+    # adaptive pooling: the Python wrappers fill None sizes (len(), ValueError) before the
+    # builtins; avg takes the mean for a 1x1 output before any rank check
+    "adaptive_avg_pool2d short input": lambda L: _F(L).adaptive_avg_pool2d(_t(L, (3,)), (2, 2)),
+    "adaptive_max_pool2d None size": lambda L: _F(L).adaptive_max_pool2d(_t(L, (2, 3, 3)),
+                                                                         None),
+    "adaptive_max_pool2d dtype size": lambda L: _F(L).adaptive_max_pool2d(_t(L, (3, 3)),
+                                                                          L.uint8),
+    "adaptive_avg_pool2d 1x1 of 5-d": lambda L: _F(L).adaptive_avg_pool2d(
+        _t(L, (1, 2, 3, 4, 4)), 1),
+    "adaptive_avg_pool3d negative": lambda L: _F(L).adaptive_avg_pool3d(
+        _t(L, (1, 2, 4, 4, 4)), -1),
+    "adaptive_max_pool2d negative": lambda L: _F(L).adaptive_max_pool2d(_t(L, (1, 2, 4, 4)),
+                                                                        -1),
+    "adaptive_max_pool1d two sizes": lambda L: _F(L).adaptive_max_pool1d(_t(L, (2, 4)),
+                                                                         (1, 2)),
+    "adaptive_max_pool1d empty": lambda L: _F(L).adaptive_max_pool1d(_t(L, (2, 0)), 1),
+    "adaptive_avg_pool1d int": lambda L: _F(L).adaptive_avg_pool1d(_t(L, (2, 4), "int32"), 1),
+    "adaptive_max_pool2d int": lambda L: _F(L).adaptive_max_pool2d(_t(L, (1, 2, 4, 4),
+                                                                      "int32"), 2),
+    "adaptive_avg_pool2d zero size": lambda L: _F(L).adaptive_avg_pool2d(_t(L, (1, 2, 4, 4)),
+                                                                         (0, 2)),
+    "adaptive_max_pool3d values": lambda L: _F(L).adaptive_max_pool3d(
+        _t(L, (1, 2, 5, 4, 3)), (2, 3, 2), return_indices=True),
+    "adaptive_avg_pool2d values": lambda L: _F(L).adaptive_avg_pool2d(_t(L, (2, 5, 7)),
+                                                                      (3, None)),
+    "adaptive_avg_pool1d inf stays in its windows": lambda L: _F(L).adaptive_avg_pool1d(
+        L.tensor([[math.inf, 1.0, 2.0, -math.inf, 3.0]]), 3),
+    "adaptive_max_pool1d empty output": lambda L: _F(L).adaptive_max_pool1d(_t(L, (0, 3)), 3,
+                                                                            True),
+    "max_unpool3d zero stride": lambda L: _F(L).max_unpool3d(_t(L, (1, 2, 2, 2, 2)),
+                                                             _idx(L, (1, 2, 2, 2, 2)), 2, 0),
+    "max_unpool2d list indices": lambda L: _F(L).max_unpool2d(_t(L, (1, 2, 2, 2)), [1], 2),
+    "max_unpool3d None input": lambda L: _F(L).max_unpool3d(None, _idx(L, (1,)), 2),
+    "max_pool3d_with_indices None input": lambda L: _F(L).max_pool3d_with_indices(None, 2),
+    # lp_poolNd: torch's Python wrappers (unpacking the kernel size, input.pow)
+    "lp_pool2d one kernel size": lambda L: _F(L).lp_pool2d(_t(L, (1, 2, 4, 4)), 2, (2,)),
+    "lp_pool3d None kernel": lambda L: _F(L).lp_pool3d(_t(L, (0,), grad=True), 2., None),
+    "lp_pool2d int input": lambda L: _F(L).lp_pool2d(-1, 2., None),
+    "lp_pool1d tuple kernel": lambda L: _F(L).lp_pool1d(_t(L, (2, 4)), 2., ()),
+    "lp_pool2d inf norm": lambda L: _F(L).lp_pool2d(_t(L, (1, 2, 4, 4)), math.inf, 2),
+    "lp_pool1d values": lambda L: _F(L).lp_pool1d(_t(L, (2, 3, 6)).abs(), 3., 2),
+    # max_unpool1d: its Python size computation, then max_unpool2d's checks
+    "max_unpool1d short kernel": lambda L: _F(L).max_unpool1d(_t(L, (3,)), (), (3,),
+                                                              padding=()),
+    "max_unpool1d float indices": lambda L: _F(L).max_unpool1d(_t(L, (1, 2, 4)),
+                                                               _t(L, (1, 2, 4)), 2),
+    "max_unpool1d numpy stride": lambda L: _F(L).max_unpool1d(_t(L, (2, 3)), (),
+                                                              np.float32(2.0)),
+    "max_unpool1d negative size": lambda L: _F(L).max_unpool1d(_t(L, (1, 2, 4)),
+                                                               _idx(L, (1, 2, 4)), -2),
+    "max_unpool1d bad index": lambda L: _F(L).max_unpool1d(_t(L, (1, 2, 4)),
+                                                           _idx(L, (1, 2, 4)) + 9, 2),
+    "max_unpool1d bool": lambda L: _F(L).max_unpool1d(_t(L, (1, 2, 4), "bool"),
+                                                      _idx(L, (1, 2, 4)), 2),
+    "max_unpool1d values": lambda L: _F(L).max_unpool1d(
+        *_F(L).max_pool1d(_t(L, (1, 2, 8)), 2, return_indices=True), 2, output_size=[9]),
+}
+
+LOSSES = {
+    # mse/l1/huber/smooth_l1: target.size() first, then the legacy reduction, broadcasting,
+    # the weight's size and the reduction's enum; the kernels compute in the promoted dtype
+    "mse_loss dtype target": lambda L: _F(L).mse_loss(_t(L, (3, 1)), L.bool,
+                                                      reduce=_t(L, (1, 3))),
+    "smooth_l1_loss numpy target": lambda L: _F(L).smooth_l1_loss(_t(L, (0, 3)),
+                                                                  np.float64(0.0)),
+    "l1_loss weight size": lambda L: _F(L).l1_loss(_t(L, (3, 1)), _t(L, (3, 1), "uint8"),
+                                                   weight=_t(L, (4,))),
+    "huber_loss None reduction": lambda L: _F(L).huber_loss(_t(L, (3, 1)), _t(L, (1,)), None),
+    "huber_loss into the input's dtype": lambda L: _F(L).huber_loss(_t(L, (2, 3), "float16"),
+                                                                    _t(L, (2, 3), "float64")),
+    "huber_loss cannot cast": lambda L: _F(L).huber_loss(_t(L, (3, 3), "int16"),
+                                                         _t(L, (1,), "float64"), "sum"),
+    "mse_loss promoted": lambda L: _F(L).mse_loss(_t(L, (2, 3), "bool"), _t(L, (), "float16")),
+    "mse_loss int": lambda L: _F(L).mse_loss(_t(L, (3,), "int16"), _t(L, (3,), "int64")),
+    "smooth_l1_loss complex beta": lambda L: _F(L).smooth_l1_loss(_t(L, (3,)), _t(L, (3,)),
+                                                                  beta=1.5 - 0.5j),
+    "smooth_l1_loss values": lambda L: _F(L).smooth_l1_loss(_t(L, (2, 3)), _t(L, (3,)) * 2,
+                                                            beta=0.5, reduction="none"),
+    "mse_loss weighted mean": lambda L: _F(L).mse_loss(_t(L, (2, 3)), _t(L, (2, 3)).flip(0),
+                                                       weight=_t(L, (2, 3)).abs()),
+    # binary_cross_entropy: the reduction's enum, the sizes, then the kernel's dtype checks
+    "binary_cross_entropy dtypes": lambda L: _F(L).binary_cross_entropy(
+        _t(L, (0, 3), "int16"), _t(L, (0, 3), "int64"), reduction="none"),
+    "binary_cross_entropy bad reduction": lambda L: _F(L).binary_cross_entropy(
+        L.int64, _t(L, (0,)), reduction="bogus"),
+    "binary_cross_entropy_with_logits numpy target": lambda L:
+        _F(L).binary_cross_entropy_with_logits(_t(L, (3,)), np.float64(3.0)),
+    # hinge_embedding_loss fills its margin in the input's dtype
+    "hinge_embedding_loss int": lambda L: _F(L).hinge_embedding_loss(
+        _t(L, (4,), "int32"), _t(L, (4,), "int64"), 1.5, reduction="none"),
+    "hinge_embedding_loss int mean": lambda L: _F(L).hinge_embedding_loss(
+        _t(L, (3,), "int8"), _t(L, (3,))),
+    "hinge_embedding_loss complex margin": lambda L: _F(L).hinge_embedding_loss(
+        _t(L, (3,)), _t(L, (3,)), 1.5 - 0.5j),
+    # soft_margin_loss: torch's in-place kernel (its casting and broadcasting errors)
+    "soft_margin_loss int": lambda L: _F(L).soft_margin_loss(_t(L, (3, 1), "int32"),
+                                                             _t(L, (), "int32")),
+    "soft_margin_loss broadcast": lambda L: _F(L).soft_margin_loss(_t(L, ()), _t(L, (1, 3))),
+    "soft_margin_loss complex": lambda L: _F(L).soft_margin_loss(_t(L, (3, 3), "complex64"),
+                                                                 _t(L, (1,), "bfloat16")),
+    "soft_margin_loss target grad": lambda L: _F(L).soft_margin_loss(_t(L, (2, 3)),
+                                                                     _t(L, (2, 3), grad=True)),
+    "soft_margin_loss int input": lambda L: _F(L).soft_margin_loss(4, _t(L, (2, 3))),
+    # multi_margin_loss, gaussian_nll_loss, triplet_margin_with_distance_loss
+    "multi_margin_loss None margin": lambda L: _F(L).multi_margin_loss(
+        _t(L, ()), _t(L, (3,)), margin=None),
+    "multi_margin_loss str target": lambda L: _F(L).multi_margin_loss(_t(L, (1, 3)), "none"),
+    "multi_margin_loss 2-d target": lambda L: _F(L).multi_margin_loss(
+        _t(L, (2, 3)), _idx(L, (2, 1))),
+    "multi_margin_loss half": lambda L: _F(L).multi_margin_loss(_t(L, (2, 3), "float16"),
+                                                                _idx(L, (2,))),
+    "multi_margin_loss weight dtype": lambda L: _F(L).multi_margin_loss(
+        _t(L, (2, 3)), _idx(L, (2,)), weight=_t(L, (3,), "float64")),
+    "binary_cross_entropy_with_logits cannot cast": lambda L:
+        _F(L).binary_cross_entropy_with_logits(_t(L, (4,), "float64"), _t(L, (4,), "int8")),
+    "binary_cross_entropy_with_logits pos_weight values": lambda L:
+        _F(L).binary_cross_entropy_with_logits(_t(L, (2, 3)), _t(L, (2, 3)).sigmoid(),
+                                               pos_weight=_t(L, (3,)).abs()),
+    "gaussian_nll_loss int16 var": lambda L: _F(L).gaussian_nll_loss(
+        _t(L, (1,), "float64"), _t(L, (1,), "float64"), _t(L, (), "int16"), eps=0.0),
+    "l1_loss weight of the unbroadcast input": lambda L: _F(L).l1_loss(
+        _t(L, (3,), "int64"), _t(L, (3, 3), "float64"), weight=_t(L, (3,))),
+    "gaussian_nll_loss int var": lambda L: _F(L).gaussian_nll_loss(_t(L, (3,)), _t(L, (3,)), 1),
+    "triplet_margin_with_distance_loss reduction first": lambda L:
+        _F(L).triplet_margin_with_distance_loss(_t(L, (2, 3)), _t(L, (2, 3)), _t(L, (2, 3)),
+                                                margin=1.5 - 0.5j, reduction="bogus"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POOLING))
+def test_pooling_agrees_with_torch(name):
+    assert _outcome(ember, POOLING[name]) == _outcome(torch, POOLING[name])
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_loss_agrees_with_torch(name):
+    assert _outcome(ember, LOSSES[name]) == _outcome(torch, LOSSES[name])
