@@ -196,3 +196,19 @@ def test_hooks_keep_the_engine():
         assert _compiled(compiled).replays == 2 and not _program(compiled).lowered
         np.testing.assert_array_equal(w.grad.numpy(), np.full(3, 3.0))
     assert len(seen) == 3
+
+
+def test_explain_says_how_a_replay_differentiates():
+    model = nn.Linear(3, 1)
+
+    def plain(x):
+        model(x).sum().backward()
+
+    def retained(x):
+        model(x).sum().backward(retain_graph=True)
+    x = ember.ones(2, 3)
+    assert ember._dynamo.explain(plain)(x).backward == [
+        "recorded as steps: the replay records no graph"]
+    report = ember._dynamo.explain(retained)(x)
+    assert report.backward[1] == "backward with retain_graph, create_graph or inputs="
+    assert "the replay records graphs for autograd's engine" in str(report)

@@ -20,18 +20,24 @@ BACKWARD = Tensor.__dict__["backward"]
 _ACCUMULATE = AccumulateGrad.accumulate
 
 
-def lowerable(tensor, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-    """Whether `tensor.backward(...)` can be recorded as steps: a plain backward (the graph
-    freed after it, no `inputs=`, no double backward) through a graph without hooks, kept
-    gradients or saved-tensor hooks, outside anomaly mode and the profiler."""
-    if retain_graph or create_graph or inputs is not None or anomaly.enabled or \
-            graph.profiler is not None or tensor.grad_fn is None:
-        return False
+def engine_reason(tensor, gradient=None, retain_graph=None, create_graph=False,
+                  inputs=None):
+    """Why `tensor.backward(...)` cannot be recorded as steps, or None when it can: a plain
+    backward (the graph freed after it, no `inputs=`, no double backward) through a graph
+    without hooks, kept gradients or saved-tensor hooks, outside anomaly mode and the
+    profiler."""
+    if retain_graph or create_graph or inputs is not None:
+        return "backward with retain_graph, create_graph or inputs="
+    if anomaly.enabled or graph.profiler is not None:
+        return "backward under anomaly mode or the profiler"
+    if tensor.grad_fn is None:
+        return "backward of a tensor without a graph"
     for node in graph.topological_order([tensor.grad_fn]):
-        if node.pre_hooks or node.retains or node.hooks or \
-                isinstance(getattr(node, "inputs", None), PackedSaved):
-            return False
-    return True
+        if node.pre_hooks or node.retains or node.hooks:
+            return "backward through a graph with hooks or retain_grad"
+        if isinstance(getattr(node, "inputs", None), PackedSaved):
+            return "backward through values saved under saved_tensors_hooks"
+    return None
 
 
 def record(recorder, fn, args, kwargs):
@@ -71,7 +77,7 @@ def record(recorder, fn, args, kwargs):
         recorder.lowering = False
         unrepeatable, recorder.refusals = recorder.refusals, marks[5]
     if not unrepeatable and len(recorder.breaks) == marks[2]:
-        recorder.backwards[0] += 1
+        recorder.backwards += 1
         return result
     del recorder.steps[marks[0]:], recorder.breaks[marks[2]:]
     for t in recorder.tensors[marks[1]:] + recorder.aliases[marks[6]:]:
@@ -80,8 +86,7 @@ def record(recorder, fn, args, kwargs):
     recorder.explained, recorder.counters = marks[3], marks[4]
     recorder.account(before)
     recorder.add_call(fn, args_t, kwargs_t, enabled, result)
-    recorder.backwards[1] += 1
-    recorder.graph_calls = True
+    recorder.engine_reasons.extend(unrepeatable or ["a graph break inside backward"])
     return result
 
 

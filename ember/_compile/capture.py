@@ -125,10 +125,10 @@ class Recorder:
         self.patches = []
         self.lowering = False           # True while a backward is recorded as its steps
         self.aliases = []               # tensors sharing a slot with another (slot_of)
-        self.backwards = [0, 0]         # backward calls recorded as steps, as one call
-        self.graph_calls = False        # a call that may use or change the graph (one under
-        #                                 grad mode with a tensor that requires grad, not
-        #                                 one of lowerable_calls)
+        self.backwards = 0              # backward calls recorded as steps
+        self.engine_reasons = []        # why the replay must record graphs and run the
+        #                                 engine (a backward as one call, a call under grad
+        #                                 mode that may use or change the graph)
         self.lowerable_calls = {backward_steps.accumulate_grad,   # (+ patch_calls)
                                 backward_steps.missing_gradient,
                                 Tensor.__dict__["detach"]}
@@ -312,10 +312,11 @@ class Recorder:
         """A recorded entry point: run it, then record it as one step."""
         if self.passing():
             return fn(*args, **kwargs)
-        if fn is backward_steps.BACKWARD:
-            if not self.lowering and backward_steps.lowerable(*args, **kwargs):
+        if fn is backward_steps.BACKWARD and not self.lowering:
+            why = backward_steps.engine_reason(*args, **kwargs)
+            if why is None:
                 return backward_steps.record(self, fn, args, kwargs)
-            self.backwards[1] += 1
+            self.engine_reasons.append(why)
         self.current = getattr(fn, "__name__", "a call")
         self.check_rng()
         args_t, kwargs_t = self.template(args), self.template(kwargs)
@@ -329,8 +330,9 @@ class Recorder:
         self.account(before)
         self.add_call(fn, args_t, kwargs_t, enabled, result)
         if enabled and fn not in self.lowerable_calls and \
-                _needs_grad((args, kwargs, result)):
-            self.graph_calls = True
+                fn is not backward_steps.BACKWARD and _needs_grad((args, kwargs, result)):
+            self.engine_reasons.append(f"{self.current} under grad mode on a tensor that "
+                                       "requires grad")
         return result
 
     def versions(self):
@@ -363,7 +365,7 @@ class Recorder:
             return
         self.current = name
         if name == "requires_grad":
-            self.graph_calls = True
+            self.engine_reasons.append("requires_grad set inside the function")
         step = Step(SETATTR, name, (self.template(target), self.template(value)), None, None,
                     [], grad_state.enabled, len(self.breaks))
         prop.fset(target, value)

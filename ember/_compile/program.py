@@ -111,7 +111,7 @@ class Program:
                           if kind is not None and kind[0] == "const"]
         self.output = output
         self.size = len(kinds)
-        self.freed_outputs = _freed_outputs(recorder, output)
+        self.freed_outputs, self.engine_reasons = _freed_outputs(recorder, output)
         self.lowered = self.freed_outputs is not None
         if self.lowered:   # (see _freed_outputs)
             for step in self.steps:
@@ -225,19 +225,19 @@ def _freed_outputs(recorder, output):
     freed: (slot, node class, op, output_nr, (in_meta, out_meta)) of each, to give the replayed
     output an equal freed node (`backward()` through it raises eager's error; its
     next_functions are empty). None when the program must record graphs: a returned
-    tensor's graph holds no freed node (a second backward would run in eager)."""
-    done_as_steps, done_as_calls = recorder.backwards
-    if not done_as_steps or done_as_calls or recorder.graph_calls:
-        return None
+    tensor's graph holds no freed node (a second backward would run in eager). Second: the
+    reasons the replay records graphs (for explain)."""
+    if not recorder.backwards or recorder.engine_reasons:
+        return None, recorder.engine_reasons
     freed = []
     for index in _slots_in(output):
         t = recorder.tensors[index]
         fn = t.grad_fn
         if recorder.kinds[index] is None and fn is not None:
             if not any(getattr(node, "freed", False) for node in topological_order([fn])):
-                return None
+                return None, ["a returned tensor's graph can be differentiated again"]
             freed.append((index, type(fn), fn.op, t._output_nr, (fn.in_meta, fn.out_meta)))
-    return freed
+    return freed, []
 
 
 def _attach_freed_node(t, node_class, op, nr, meta):

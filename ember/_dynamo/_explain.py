@@ -30,7 +30,8 @@ class Graph:
 
 class ExplainOutput:
     def __init__(self, graphs, graph_count, graph_break_count, break_reasons, op_count,
-                 ops_per_graph=None, out_guards=None, compile_times=None, refusals=()):
+                 ops_per_graph=None, out_guards=None, compile_times=None, refusals=(),
+                 backward=None):
         self.graphs = graphs
         self.graph_count = graph_count
         self.graph_break_count = graph_break_count
@@ -40,6 +41,7 @@ class ExplainOutput:
         self.out_guards = out_guards
         self.compile_times = compile_times
         self.refusals = list(refusals)   # ember's own: why the record would run eagerly
+        self.backward = backward         # ember's own: how a replay differentiates (below)
 
     def __str__(self):
         lines = [f"Graph Count: {self.graph_count}",
@@ -55,6 +57,9 @@ class ExplainOutput:
         lines.append("Out Guards:")
         for i, guard in enumerate(self.out_guards or (), 1):
             lines += [f"  Guard {i}:", f"    {guard}"]
+        if self.backward:
+            lines.append("Backward:")
+            lines += [f"  {line}" for line in self.backward]
         if self.refusals:
             lines.append("Runs eagerly because:")
             lines += [f"  {reason}" for reason in self.refusals]
@@ -87,4 +92,17 @@ def explain(fn, *args, **kwargs):
     return ExplainOutput([Graph(ops) for ops in ops_per_graph], len(ops_per_graph),
                          len(entry.breaks), reasons, sum(map(len, ops_per_graph)),
                          ops_per_graph, list(_GUARDS),
-                         f"capture took {entry.capture_seconds:.4f} s", entry.reasons)
+                         f"capture took {entry.capture_seconds:.4f} s", entry.reasons,
+                         _backward(entry.program))
+
+
+def _backward(program):
+    """How a replay of `program` differentiates: its backward recorded as steps (no graph
+    recorded), or autograd's engine and why; None without a program or a graph."""
+    if program is None:
+        return None
+    if program.lowered:
+        return ["recorded as steps: the replay records no graph"]
+    if program.engine_reasons:
+        return ["the replay records graphs for autograd's engine:"] + program.engine_reasons
+    return None
