@@ -115,8 +115,8 @@ class TypedStorage:
 
 def untyped_storage(self):
     """Tensor.untyped_storage(): the bytes of the memory block `self` views."""
-    from .ops.strided import _storage
-    flat, _ = _storage(self)
+    from .ops.strided import storage_of
+    flat, _ = storage_of(self)
     return UntypedStorage._of(flat, self._device)
 
 

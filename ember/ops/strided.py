@@ -11,10 +11,11 @@ from ..autograd.grad_mode import state
 from ..backends import array_module
 from ._dims import size_list
 from .registry import METHODS, defop, dispatch, export
+from .view_inplace import _scatter
 from .views import shape_arg
 
 
-def _storage(t):
+def storage_of(t):
     """`t`'s whole storage as a flat array of t's dtype, and t's offset into it."""
     a = base = t._data
     while getattr(base, "base", None) is not None and (
@@ -32,7 +33,7 @@ def _storage(t):
     return flat, t.storage_offset()
 
 
-def _strided(flat, size, stride, offset):
+def strided_view(flat, size, stride, offset):
     item = flat.itemsize
     strides = [s * item for s in stride]
     if isinstance(flat, np.ndarray):
@@ -47,7 +48,7 @@ def _span(size, stride):
     return 1 + sum((n - 1) * s for n, s in zip(size, stride))
 
 
-def _check_geometry(size, stride, offset, itemsize, storage_items):
+def check_geometry(size, stride, offset, itemsize, storage_items):
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
     if any(s < 0 for s in size):
@@ -86,7 +87,7 @@ def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_g
     buffer = self.new_empty((0 if 0 in size else _span(size, stride),), dtype=dtype,
                             device=device)
     out = buffer   # (its dtype and device; the array becomes the strided one)
-    out._data = _strided(buffer._data, size, stride, 0)
+    out._data = strided_view(buffer._data, size, stride, 0)
     if requires_grad:
         out.requires_grad_()
     return out
@@ -97,7 +98,7 @@ METHODS["new_empty_strided"] = new_empty_strided
 
 @defop("as_strided_view", node="AsStridedBackward0", save=(), view=True)
 def _as_strided(a, flat, size, stride, offset, idx):
-    return _strided(flat, size, stride, offset)
+    return strided_view(flat, size, stride, offset)
 
 
 @_as_strided.defvjp
@@ -105,7 +106,6 @@ def _as_strided_vjp(ctx, g):
     # NOTE: `idx` holds each output element's C-order position in the input, or the input's
     # numel for memory the input does not cover: that extra slot is cut off (PyTorch drops
     # those gradients too); overlapping outputs add up in the scatter.
-    from .view_inplace import _scatter
     shape = ctx.in_meta[0][0]
     n = math.prod(shape)
     full = dispatch(_scatter, (g,), {"idx": ctx.params["idx"], "shape": (n + 1,)})
@@ -117,17 +117,17 @@ def _input_positions(t, flat, base, size, stride, offset):
     n = t._data.size
     lin = xp.full(flat.size, n, dtype=xp.int64)
     item = t._data.itemsize
-    mine = _strided(lin, t._data.shape, [s // item for s in t._data.strides], base)
+    mine = strided_view(lin, t._data.shape, [s // item for s in t._data.strides], base)
     mine[...] = xp.arange(n, dtype=xp.int64).reshape(t._data.shape)
-    return _strided(lin, size, stride, offset).copy()
+    return strided_view(lin, size, stride, offset).copy()
 
 
 @export
 def as_strided(input, size, stride, storage_offset=None):
     size, stride = shape_arg((size,)), shape_arg((stride,))
-    flat, base = _storage(input)
+    flat, base = storage_of(input)
     offset = base if storage_offset is None else storage_offset
-    _check_geometry(size, stride, offset, input._data.itemsize, flat.size)
+    check_geometry(size, stride, offset, input._data.itemsize, flat.size)
     idx = None
     if state.enabled and input._requires_grad:
         idx = _input_positions(input, flat, base, size, stride, offset)
@@ -146,9 +146,9 @@ def resize_(self, *sizes, memory_format=None):
     if any(s < 0 for s in size):
         raise RuntimeError("numel: integer multiplication overflow")
     n = math.prod(size)
-    flat, offset = _storage(self)
+    flat, offset = storage_of(self)
     if offset + n <= flat.size:
-        self._data = _strided(flat, size, _contiguous_strides(size), offset)
+        self._data = strided_view(flat, size, _contiguous_strides(size), offset)
     else:
         xp = array_module(flat)
         grown = xp.zeros(n, dtype=flat.dtype)   # (PyTorch leaves the new elements unset)

@@ -12,7 +12,7 @@ from .._constants import channels_last, channels_last_3d, contiguous_format
 from .._tensor import Tensor, _contiguous_strides
 from ..autograd.grad_mode import state
 from .registry import METHODS, PUBLIC, check_tensor, defop, dispatch, export
-from .strided import _check_geometry, _strided
+from .strided import check_geometry, strided_view
 from .views import shape_arg
 
 
@@ -94,8 +94,8 @@ def set_(self, *args, **kwargs):
         flat = raw._bytes[:raw.nbytes() - raw.nbytes() % item].view(self.dtype.np)
         size = (flat.size - storage_offset,) if size is None else shape_arg((size,))
         stride = _contiguous_strides(size) if stride is None else shape_arg((stride,))
-        _check_geometry(size, stride, storage_offset, item, flat.size)
-        self._data = _strided(flat, size, stride, storage_offset)
+        check_geometry(size, stride, storage_offset, item, flat.size)
+        self._data = strided_view(flat, size, stride, storage_offset)
     self._vc.v += 1
     return self
 
@@ -115,7 +115,7 @@ def as_strided_(self, size, stride, storage_offset=None):
 @defop("as_strided_scatter", save=())
 def _as_strided_scatter(a, src, size, stride, offset):
     out = a.copy()   # (C-contiguous: the geometry reads the input as a fresh dense storage)
-    _strided(out.reshape(-1), size, stride, offset)[...] = src
+    strided_view(out.reshape(-1), size, stride, offset)[...] = src
     return out
 
 
@@ -137,7 +137,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     check_tensor("as_strided_scatter", src, "src", 2)
     size, stride = shape_arg((size,)), shape_arg((stride,))
     offset = 0 if storage_offset is None else storage_offset
-    _check_geometry(size, stride, offset, input._data.itemsize, input._data.size)
+    check_geometry(size, stride, offset, input._data.itemsize, input._data.size)
     if tuple(src._data.shape) != size:
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(src._data.shape)}, slice size = {list(size)}")
