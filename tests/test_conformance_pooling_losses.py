@@ -201,10 +201,62 @@ LOSSES = {
     "l1_loss weight of the unbroadcast input": lambda L: _F(L).l1_loss(
         _t(L, (3,), "int64"), _t(L, (3, 3), "float64"), weight=_t(L, (3,))),
     "gaussian_nll_loss int var": lambda L: _F(L).gaussian_nll_loss(_t(L, (3,)), _t(L, (3,)), 1),
+    # linear_cross_entropy's own checks, then cross_entropy's reduction enum before its parser
+    "linear_cross_entropy 4-d input": lambda L: _F(L).linear_cross_entropy(
+        _t(L, (1, 1, 1, 2)), L.int32, _t(L, (4,))),
+    "linear_cross_entropy bias shape": lambda L: _F(L).linear_cross_entropy(
+        _t(L, (2, 3)), _t(L, (4, 3)), _idx(L, (2,)), linear_bias=_t(L, (3,))),
+    "linear_cross_entropy options": lambda L: _F(L).linear_cross_entropy(
+        _t(L, (2, 3)), _t(L, (4, 3)), _idx(L, (2,)), options=[]),
+    "linear_cross_entropy tensor reduction": lambda L: _F(L).linear_cross_entropy(
+        _t(L, (3,)), _t(L, (2, 3)), _t(L, (1,)), reduction=_t(L, (0,)), label_smoothing=1),
+    "linear_cross_entropy values": lambda L: _F(L).linear_cross_entropy(
+        _t(L, (2, 3)), _t(L, (4, 2, 3)), _idx(L, (2, 2)), linear_bias=_t(L, (4, 2)),
+        label_smoothing=0.25),
     "triplet_margin_with_distance_loss reduction first": lambda L:
         _F(L).triplet_margin_with_distance_loss(_t(L, (2, 3)), _t(L, (2, 3)), _t(L, (2, 3)),
                                                 margin=1.5 - 0.5j, reduction="bogus"),
 }
+
+
+def _scaling(L):
+    return _F(L).ScalingType.TensorWise
+
+
+MATMULS = {
+    # grouped_mm: the builtin's parser first; the scaled products: torch's wrappers read the
+    # recipes' enum values, then the builtins' parser and checks (no float8 in ember: a
+    # non-empty product's scaling configuration is invalid, an empty one is zeros)
+    "grouped_mm complex bias": lambda L: _F(L).grouped_mm(_t(L, (3,), "int16"), _t(L, (0, 3)),
+                                                          bias=np.complex64(3)),
+    "scaled_mm no enum": lambda L: _F(L).scaled_mm(_t(L, (2, 3)), _t(L, (3, 2)), _t(L, ()), 0,
+                                                   _t(L, ()), 0),
+    "scaled_mm list scales": lambda L: _F(L).scaled_mm(
+        _t(L, (2, 3)), _t(L, (3, 2)), 1.5, _scaling(L), _t(L, ()), _scaling(L)),
+    "scaled_mm vector": lambda L: _F(L).scaled_mm(_t(L, (3,)), _t(L, (3, 2)), _t(L, ()),
+                                                  _scaling(L), _t(L, ()), _scaling(L)),
+    "scaled_mm shapes": lambda L: _F(L).scaled_mm(_t(L, (2, 3)), _t(L, (4, 2)), _t(L, ()),
+                                                  _scaling(L), _t(L, ()), _scaling(L)),
+    "scaled_mm float32": lambda L: _F(L).scaled_mm(_t(L, (16, 16)), _t(L, (16, 16)),
+                                                   _t(L, ()), _scaling(L), _t(L, ()),
+                                                   _scaling(L)),
+    "scaled_mm empty": lambda L: _F(L).scaled_mm(_t(L, (0, 16)), _t(L, (3, 4)), _t(L, ()),
+                                                 _scaling(L), _t(L, ()), _scaling(L),
+                                                 output_dtype=L.float32),
+    "scaled_grouped_mm": lambda L: _F(L).scaled_grouped_mm(
+        _t(L, (2, 16, 16)), _t(L, (2, 16, 16)), _t(L, ()), _scaling(L), _t(L, ()),
+        _scaling(L)),
+}
+
+
+def _kind(outcome):
+    """NotImplementedError's message names the backend's dispatcher: its kind is compared."""
+    return outcome[:2] if outcome[:2] == ("raise", "NotImplementedError") else outcome
+
+
+@pytest.mark.parametrize("name", sorted(MATMULS))
+def test_scaled_and_grouped_matmuls_agree_with_torch(name):
+    assert _kind(_outcome(ember, MATMULS[name])) == _kind(_outcome(torch, MATMULS[name]))
 
 
 @pytest.mark.parametrize("name", sorted(POOLING))

@@ -122,14 +122,12 @@ _GROUPS = [
          'torch.arange',)),
     (
         "features ember does not have, refused with an error saying so: complex32 (chalf is "
-        "complex64), uint64 results (hash_tensor), MKL-DNN tensors, float8 scaled matmuls, "
+        "complex64), uint64 results (hash_tensor), MKL-DNN tensors, "
         "DLPack capsules of other libraries",
         ('Tensor.chalf',
          'Tensor.hash_tensor',
          'torch.hash_tensor',
          'Tensor.to_mkldnn',
-         'F.scaled_mm',
-         'F.scaled_grouped_mm',
          'torch.from_dlpack',)),
     (
         "torch internals called with garbage: their Python code fails by accident ('Tensor' "

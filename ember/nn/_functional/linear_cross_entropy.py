@@ -6,6 +6,7 @@ options: PyTorch's chunked path gives the same values (it only bounds memory), a
 LinearCrossEntropyOptions is accepted so that code written for it runs."""
 import dataclasses
 import math
+import warnings
 
 from ... import _dtype as dt
 from .loss import cross_entropy
@@ -47,13 +48,53 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
                          options=None):
     """cross_entropy(logits, target, ...) with logits[n, c, d1..dK] = input[n] .
     linear_weight[c, d1..dK] (+ linear_bias[c, d1..dK]); `input` is (in_features,) or
-    (N, in_features)."""
+    (N, in_features). PyTorch's checks, in its order."""
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError("expected linear_weight with dimensionality at least 2, got "
+                           f"{linear_weight.dim()}")
+    batches, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError("expected equal input and linear_weight last dimensions "
+                           f"(in_features), got {in_features} and {linear_weight.shape[-1]}, "
+                           "respectively")
     class_shape = tuple(linear_weight.shape[:-1])        # (C, d1, ..., dK)
-    flat = linear_weight.reshape(math.prod(class_shape), linear_weight.shape[-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != class_shape:
+        raise RuntimeError(f"expected linear_bias shape {class_shape}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if len(class_shape) > 1 and not batches:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape "
+                           f"{tuple(linear_weight.shape)} requires batched input, (N, "
+                           f"{in_features}), got unbatched input with shape "
+                           f"{tuple(input.shape)}")
+    if target.shape == batches + class_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains "
+                           "probabilities")
+    if options is not None:
+        _check_options(options, class_shape[1:], reduction, label_smoothing, target,
+                       linear_bias)
+    flat = linear_weight.reshape(math.prod(class_shape), in_features)
     logits = input.matmul(flat.T)
     if linear_bias is not None:
         logits = logits + linear_bias.reshape(-1)
-    logits = logits.reshape(tuple(input.shape[:-1]) + class_shape)
+    logits = logits.reshape(batches + class_shape)
     return cross_entropy(logits, target, weight=weight,
                          ignore_index=-100 if ignore_index is None else ignore_index,
                          reduction=reduction, label_smoothing=label_smoothing)
+
+
+def _check_options(options, out_features, reduction, label_smoothing, target, linear_bias):
+    """PyTorch's warning when `options` cannot apply, and its use of them when they can (an
+    object that is no LinearCrossEntropyOptions fails there)."""
+    if (out_features or reduction not in {"mean", "sum", "none"} or label_smoothing != 0.0
+            or target.dtype != dt.int64):
+        bias = tuple(linear_bias.shape) if linear_bias is not None else None
+        warnings.warn("linear_cross_entropy: ``options`` ignored; chunked path needs "
+                      "reduction in {'mean','sum','none'}, label_smoothing == 0, target.dtype "
+                      f"== int64, out_features == (). Got reduction={reduction!r}, "
+                      f"label_smoothing={label_smoothing}, target.dtype={target.dtype}, "
+                      f"out_features={tuple(out_features)}, tracing=False, "
+                      f"linear_bias.shape={bias}.", UserWarning, stacklevel=3)
+    elif not isinstance(options, LinearCrossEntropyOptions):
+        raise AttributeError(f"'{type(options).__name__}' object has no attribute '_adjust'")

@@ -172,7 +172,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if _amp.active:  # autocast runs losses in float32
         input, target = _amp.autocast_args("fp32", input, target)
     """log_softmax + nll_loss over class indices, or against class probabilities."""
-    reduction = reduction_of(size_average, reduce, reduction)
+    enum = reduction_enum(reduction_of(size_average, reduce, reduction))
+    _CROSS_ENTROPY.check((input, target, weight, enum, ignore_index, label_smoothing), {})
+    reduction = REDUCTIONS[enum]
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
                            f"{label_smoothing}")
@@ -209,6 +211,11 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     else:
         smooth = reduce_loss(smooth, reduction)
     return (1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)
+
+
+_CROSS_ENTROPY = Parser("cross_entropy_loss", ("Tensor input, Tensor target, Tensor? weight = "
+                                               "None, int reduction = 1, SymInt ignore_index = "
+                                               "-100, float label_smoothing = 0.0",))
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
