@@ -11,7 +11,7 @@ from ._elementwise import defpointwise
 from .conversion import cast
 from .registry import PUBLIC, defop, dispatch, export
 from .select import where
-from .unary import float_unary
+from .unary import unary_row
 
 
 def tiny_safe(x):
@@ -23,19 +23,9 @@ def tiny_safe(x):
 
 
 # ---------------------------------------------------------------------- i0 (and i1 for its VJP)
-@defpointwise("i0")
-def _i0(a):
-    return special_module(a).i0(a)
-
-
 @defpointwise("special_i1", node="SpecialI1Backward0", save_output=True)
 def _i1(a):
     return special_module(a).i1(a)
-
-
-@_i0.defvjp
-def _i0_vjp(ctx, g):
-    return g * dispatch(_i1, (ctx.inputs[0],))
 
 
 @_i1.defvjp
@@ -47,7 +37,8 @@ def _i1_vjp(ctx, g):
     return g * where(not_tiny, i0(safe) - ctx.output / safe, 0.5)
 
 
-i0 = float_unary(_i0, "i0", "i0_vml_cpu")
+_i0, i0 = unary_row("i0", lambda a: special_module(a).i0(a),
+                    lambda g, x: g * dispatch(_i1, (x,)), kernel="i0_vml_cpu")
 
 
 # ---------------------------------------------------------------------- igamma, igammac
