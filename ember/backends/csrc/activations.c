@@ -14,7 +14,9 @@
 
 #define EK_PARALLEL_MIN 32768   /* elements; below this one thread is faster */
 
-/* Phi(x) and exp(-x^2 / 2) in float (see backends/normal_cdf.py for the fit). */
+/* Phi(x) and exp(-x^2 / 2) in float (see backends/normal_cdf.py for the fit). Past
+   |x| = 13.19, where exp(-x^2 / 2) leaves the normal floats, both are 0 (ek_expf_normal):
+   GELU and its slope are below FLT_MIN there either way. */
 static inline void normal_cdf_gauss_f32(float x, float *cdf, float *gauss) {
     float a = fabsf(x);
     a = a < 20.0f ? a : 20.0f;           /* beyond it both results are exactly 0 or 1 */
@@ -32,7 +34,7 @@ static inline void normal_cdf_gauss_f32(float x, float *cdf, float *gauss) {
     /* x^2 = hi + lo exactly; exp(-(hi + lo)/2) = exp(-hi/2) (1 - lo/2) to float precision */
     const float hi = a * a;
     const float lo = fmaf(a, a, -hi);
-    const float g = ek_expf(-0.5f * hi) * fmaf(-0.5f, lo, 1.0f);
+    const float g = ek_expf_normal(-0.5f * hi) * fmaf(-0.5f, lo, 1.0f);
     const float left = 0.5f * tail * g;                     /* Phi(-|x|) */
     *cdf = x < 0.0f ? left : 1.0f - left;
     *gauss = g;
@@ -44,13 +46,11 @@ static inline void normal_cdf_gauss_f32(float x, float *cdf, float *gauss) {
 
 /* 0.5 (1 + tanh(u)) = sigmoid(2u) = 1 / (1 + exp(-2u)), and 0.5 (1 - tanh(u)) = exp(-2u) times
    that: written this way neither half cancels, so the tanh form keeps its relative precision
-   where 1 + tanh(u) is small (x < -2), unlike 1 + tanh(u) itself. exp's argument is capped so
-   that the second stays finite. NOTE: a ternary, not fminf, whose call kept the loops scalar
-   (the tanh form took 7.2 ms for 512K floats, 0.3 with the ternary); fminf(nan, 88) and the
-   ternary both give 88. */
+   where 1 + tanh(u) is small (x < -2), unlike 1 + tanh(u) itself. exp's argument is capped
+   (ek_expf_normal, at 88, as the NumPy path's) so that the second stays finite. NOTE: not
+   with fminf, whose call kept the loops scalar (the tanh form took 7.2 ms for 512K floats). */
 static inline float sigmoid2_f32(float u, float *rest) {
-    const float a = -2.0f * u;
-    const float e = ek_expf(a < 88.0f ? a : 88.0f);
+    const float e = ek_expf_normal(-2.0f * u);
     const float s = 1.0f / (1.0f + e);
     *rest = e * s;
     return s;

@@ -16,7 +16,8 @@
 #include <stdatomic.h>
 #include <string.h>
 
-static inline float sigmoid_f32(float x) { return 1.0f / (1.0f + ek_expf(-x)); }
+/* (ek_expf_normal: below x = -88 the sigmoid is about 6e-39 rather than 0) */
+static inline float sigmoid_f32(float x) { return 1.0f / (1.0f + ek_expf_normal(-x)); }
 
 /* tanh(x) = -expm1(-2|x|) / (2 + expm1(-2|x|)), sign restored: expm1 by its Taylor series
    near 0 (where exp(y) - 1 would cancel) and from exp elsewhere, so tanh keeps its relative
@@ -30,7 +31,7 @@ static inline float tanh_f32(float x) {
     s = fmaf(s, y, 1.0f / 6.0f);
     s = fmaf(s, y, 0.5f);
     s = fmaf(s * y, y, y);
-    const float m = y > -0.35f ? s : ek_expf(y) - 1.0f;
+    const float m = y > -0.35f ? s : ek_expf_normal(y) - 1.0f;
     const float t = -m / (2.0f + m);
     return copysignf(t, x);
 }
@@ -170,7 +171,7 @@ static void step_barrier_wait(step_barrier *bar, int size) {
     }
     for (int spins = 0; atomic_load_explicit(&bar->phase, memory_order_acquire) == phase;
          spins++) {
-        if (spins >= 256) {
+        if (spins >= 64) {
             sched_yield();
         } else {
 #if defined(__x86_64__) || defined(__i386__)

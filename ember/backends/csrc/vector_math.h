@@ -52,6 +52,28 @@ static inline float ek_expf(float x) {
     return in != in ? in : (in < -104.0f ? 0.0f : p);
 }
 
+/* exp(x) for callers to whom results below FLT_MIN or near overflow do not matter (GELU's
+   Gaussian factor, a sigmoid's 1 + exp(-x)): 0 below -87, and x capped at 88 (exp(88) ~
+   1.7e38), so that every result computed is a normal float and 2^n one factor built from
+   bits; ek_expf's bits in [-87, 88], with fewer vector instructions (exp-heavy loops are
+   bound by them: GELU 390 -> 330 us for 512K floats). nan stays nan (through the
+   arithmetic). */
+static inline float ek_expf_normal(float x) {
+    const float in = x;
+    x = x < -87.0f ? 0.0f : (x > 88.0f ? 88.0f : x);
+    const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+    float r = fmaf(n, -0.693359375f, x);
+    r = fmaf(n, 2.12194440e-4f, r);
+    float p = fmaf(1.9875691500e-4f, r, 1.3981999507e-3f);
+    p = fmaf(p, r, 8.3334519073e-3f);
+    p = fmaf(p, r, 4.1665795894e-2f);
+    p = fmaf(p, r, 1.6666665459e-1f);
+    p = fmaf(p, r, 5.0000001201e-1f);
+    p = fmaf(p, r * r, r) + 1.0f;
+    p *= ek_f32_from_bits((uint32_t)((int32_t)n + 127) << 23);   /* n in [-125, 127] */
+    return in < -87.0f ? 0.0f : p;
+}
+
 static inline double ek_f64_from_bits(uint64_t b) { double f; memcpy(&f, &b, 8); return f; }
 static inline uint64_t ek_f64_bits(double f) { uint64_t b; memcpy(&b, &f, 8); return b; }
 
