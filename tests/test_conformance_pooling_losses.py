@@ -119,6 +119,18 @@ POOLING = {
     "lp_pool1d tuple kernel": lambda L: _F(L).lp_pool1d(_t(L, (2, 4)), 2., ()),
     "lp_pool2d inf norm": lambda L: _F(L).lp_pool2d(_t(L, (1, 2, 4, 4)), math.inf, 2),
     "lp_pool1d values": lambda L: _F(L).lp_pool1d(_t(L, (2, 3, 6)).abs(), 3., 2),
+    # fractional_max_poolNd: torch's wrapper, then its builtin's parser and length checks
+    "fractional_max_pool2d tensor samples dtype": lambda L: _F(L).fractional_max_pool2d(
+        _t(L, (1, 1, 1, 2)), [-2, -2], _t(L, (1, 1, 1, 2), "complex64")),
+    "fractional_max_pool2d one kernel size": lambda L: _F(L).fractional_max_pool2d(
+        _t(L, (1, 2, 8, 8)), [2], 4),
+    "fractional_max_pool3d bool samples": lambda L: _F(L).fractional_max_pool3d_with_indices(
+        _t(L, (3, 3)), 3, (3,), _random_samples=[]),
+    "fractional_max_pool2d negative size": lambda L: _F(L).fractional_max_pool2d(
+        _t(L, (1, 2, 8, 8)), 2, -1, _random_samples=L.zeros(1, 2, 2)),
+    "fractional_max_pool2d values": lambda L: _F(L).fractional_max_pool2d(
+        _t(L, (1, 2, 8, 8)), 2, (4, 3), _random_samples=L.full((1, 2, 2), 0.25),
+        return_indices=True),
     # max_unpool1d: its Python size computation, then max_unpool2d's checks
     "max_unpool1d short kernel": lambda L: _F(L).max_unpool1d(_t(L, (3,)), (), (3,),
                                                               padding=()),

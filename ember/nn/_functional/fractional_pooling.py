@@ -4,7 +4,9 @@ so a seeded call gives PyTorch's windows), and PyTorch's checks. The op is in
 ember/ops/fractional_pooling.py."""
 import ember
 from ... import _dtype as dt
+from ..._signatures import Parser
 from ...ops.fractional_pooling import fractional_max_pool
+from ._pool_args import int_list, ntuple, refuse_none
 from .dispatch_helpers import boolean_dispatch
 
 __all__ = ["fractional_max_pool2d", "fractional_max_pool3d",
@@ -14,29 +16,36 @@ _NAMES = {2: ("fractional_max_pool2d", ("height", "width")),
           3: ("fractional_max_pool3d_out", ("time", "height", "width"))}
 
 
-def _ntuple(v, n):
-    if isinstance(v, (int, float)):
-        return (v,) * n
-    v = tuple(v)
-    return v * n if len(v) == 1 else v
+_PARSERS = {nd: Parser(f"fractional_max_pool{nd}d", (
+    "Tensor input, int or tuple of ints kernel_size, int or tuple of ints output_size, "
+    "Tensor random_samples",)) for nd in (2, 3)}
 
 
 def _pool(input, kernel_size, output_size, output_ratio, samples, nd):
+    """torch's Python wrapper (the output size from the ratio, the random samples), then its
+    builtin's parser and checks, in their order."""
     public = f"fractional_max_pool{nd}d"
     if output_size is None and output_ratio is None:
         raise ValueError(f"{public} requires specifying either an output_size or an "
                          "output_ratio")
     if output_size is None:
-        if nd == 2 and len(output_ratio) > 2:   # (PyTorch's TypeError for a plain float)
+        if nd == 2 and len(output_ratio) > 2:
             raise ValueError("fractional_max_pool2d requires output_ratio to either be a "
                              "single Int or tuple of Ints.")
-        ratio = _ntuple(output_ratio, nd)
+        ratio = ntuple(output_ratio, nd)
         output_size = [int(input.size(k - nd) * ratio[k]) for k in range(nd)]
     if samples is None:
         batch = 1 if input.dim() == nd + 1 else input.size(0)
         samples = ember.rand(batch, input.size(-nd - 1), nd, dtype=input.dtype,
                              device=input.device)
-    kernel, out_shape = _ntuple(kernel_size, nd), _ntuple(output_size, nd)
+    _PARSERS[nd].check((input, kernel_size, output_size, samples), {})
+    refuse_none(public, kernel_size=kernel_size, output_size=output_size)
+    kernel, out_shape = int_list(kernel_size, nd), int_list(output_size, nd)
+    three = " three" if nd == 3 else ""
+    for arg, v in (("kernel_size", kernel), ("output_size", out_shape)):
+        if len(v) != nd:
+            raise RuntimeError(f"{public}: {arg} must either be a single Int or tuple of{three} "
+                               "Ints")
     name, dim_names = _NAMES[nd]
     if input.dim() not in (nd + 1, nd + 2):
         raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: "
@@ -70,6 +79,10 @@ def _pool(input, kernel_size, output_size, output_ratio, samples, nd):
         if out_shape[k] + kernel[k] - 1 > limit:
             raise RuntimeError(f"{name}(): pool {dim_names[k]} {kernel[k]} too large relative "
                                f"to input {dim_names[k]} {spatial[k]}")
+    bad = next((o for o in out_shape if o < 0), None)
+    if bad is not None:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: "
+                           f"{list(batched.shape[:2]) + list(out_shape)}")
     return fractional_max_pool(input, kernel, out_shape, samples)
 
 
