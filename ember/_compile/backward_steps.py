@@ -91,8 +91,11 @@ def record(recorder, fn, args, kwargs):
 
 
 def accumulate_grad(leaf, grad):
-    """A leaf's gradient accumulation (`.grad` set or added to, its hooks), as a step."""
+    """A leaf's gradient accumulation (`.grad` set or added to, its hooks), as a step. Its
+    result is the leaf's `.grad`, so code reading it later (gradient clipping) reads the
+    step's result."""
     _ACCUMULATE(get_accumulator(leaf), grad, False)
+    return leaf._grad
 
 
 def missing_gradient(shape, dtype, device):

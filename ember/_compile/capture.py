@@ -152,9 +152,9 @@ class Recorder:
         if source is None and self.lowering:
             # (a node's saved output, which a VJP reads as a new Tensor over the array of
             # the forward's result: that result's slot)
-            for slot, known in zip(self.slots.values(), self.tensors):
+            for known in self.tensors:
                 if known._data is t._data and known.dtype is t.dtype:
-                    self.slots[id(t)] = slot
+                    slot = self.slots[id(t)] = self.slots[id(known)]
                     self.aliases.append(t)   # (its id stays its own while the capture runs)
                     return slot
         if source is None:
