@@ -155,7 +155,7 @@ static void hidden_grad_matmul(sgemm_t sgemm, const float *d, const float *w_hh,
    this step's h, or of its gate gradients). NOTE: a spinning barrier, not OpenMP's: under the
    passive wait policy ember sets (cpu_kernels.py) libgomp's barrier sleeps at once, and a
    futex wake-up per step is about as long as a step's work; the threads arrive within a
-   microsecond of each other. Past a few hundred spins a waiter yields its core (another
+   microsecond of each other. Past 64 spins (a few microseconds) a waiter yields its core (another
    process may hold the core the other thread needs). */
 typedef struct {
     atomic_int arrived, phase;

@@ -16,6 +16,7 @@
 #define EK_PARALLEL_MIN EK_PARALLEL_MIN_F32
 #define SUF(name) name##_f32
 #define EXP ek_expf
+#define EXP_SUM ek_expf_normal
 #define LOG logf
 #define LANES_SUM ek_lanes_sum_f32
 #define LANES_MAX ek_lanes_max_f32
@@ -25,6 +26,7 @@
 #undef EK_PARALLEL_MIN
 #undef SUF
 #undef EXP
+#undef EXP_SUM
 #undef LOG
 #undef LANES_SUM
 #undef LANES_MAX
@@ -34,6 +36,7 @@
 #define EK_PARALLEL_MIN EK_PARALLEL_MIN_F64
 #define SUF(name) name##_f64
 #define EXP ek_exp
+#define EXP_SUM ek_exp
 #define LOG log
 #define LANES_SUM ek_lanes_sum_f64
 #define LANES_MAX ek_lanes_max_f64
@@ -43,6 +46,7 @@
 #undef EK_PARALLEL_MIN
 #undef SUF
 #undef EXP
+#undef EXP_SUM
 #undef LOG
 #undef LANES_SUM
 #undef LANES_MAX

@@ -1,5 +1,6 @@
 /* The softmax kernels for one float type, included by softmax.c once per type with
-   T (float or double), SUF(name) (name_f32, name_f64), EXP, LOG, LANES_SUM, LANES_MAX and
+   T (float or double), SUF(name) (name_f32, name_f64), EXP, EXP_SUM (an exp whose results
+   below the smallest normal may be 0), LOG, LANES_SUM, LANES_MAX and
    ROUND(v, reduced) (v rounded to float16 or bfloat16 for the tensors of those types, which
    run through float) defined.
 
@@ -23,7 +24,8 @@ EK_INLINE T SUF(row_max)(const T *restrict x, int64_t n) {
 }
 
 /* sum of exp(x - m) over a row, each exp stored to e (when not NULL: log_softmax has no use
-   for them, and a store stream less is faster) */
+   for them, and a store stream less is faster). Unstored, the exps take EXP_SUM: the sum is at
+   least 1 (the maximum's term), so terms below the smallest normal never change it. */
 EK_INLINE T SUF(row_exp_sum)(const T *restrict x, T *restrict e, int64_t n, T m) {
     T acc[EK_LANES] = {0};
     int64_t i = 0;
@@ -42,9 +44,9 @@ EK_INLINE T SUF(row_exp_sum)(const T *restrict x, T *restrict e, int64_t n, T m)
     } else {
         for (; i + EK_LANES <= n; i += EK_LANES)
             EK_LANE_LOOP
-            for (int k = 0; k < EK_LANES; k++) acc[k] += EXP(x[i + k] - m);
+            for (int k = 0; k < EK_LANES; k++) acc[k] += EXP_SUM(x[i + k] - m);
         EK_LANE_LOOP
-        for (int k = 0; i + k < n; k++) acc[k] += EXP(x[i + k] - m);
+        for (int k = 0; i + k < n; k++) acc[k] += EXP_SUM(x[i + k] - m);
     }
     return LANES_SUM(acc);
 }
