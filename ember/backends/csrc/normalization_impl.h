@@ -48,7 +48,7 @@ EK_INLINE void SUF(layer_norm_row)(const T *restrict x, const T *restrict w,
 EK_CLONES static void SUF(layer_norm)(const T *restrict x, const T *restrict w,
                                       const T *restrict b, T *restrict y, T *restrict mean,
                                       T *restrict rstd, int64_t m, int64_t n, T eps) {
-#pragma omp parallel for schedule(static) if (m * n >= EK_PARALLEL_MIN) \
+#pragma omp parallel for schedule(static) if (m * n >= LN_PARALLEL_MIN) \
     num_threads(ek_num_threads())
     for (int64_t i = 0; i < m; i++)
         SUF(layer_norm_row)(x + i * n, w, b, y + i * n, mean + i, rstd + i, n, eps);
@@ -121,7 +121,7 @@ EK_CLONES static int SUF(layer_norm_backward)(const T *restrict g, const T *rest
         part = calloc((size_t)blocks * 2 * (size_t)n, sizeof(T));
         if (!part) return -1;
     }
-#pragma omp parallel for schedule(static) if (m * n >= EK_PARALLEL_MIN) \
+#pragma omp parallel for schedule(static) if (m * n >= LN_PARALLEL_MIN) \
     num_threads(ek_num_threads())
     for (int64_t blk = 0; blk < blocks; blk++) {
         T *pw = part ? part + (size_t)blk * 2 * (size_t)n : NULL, *pb = pw ? pw + n : NULL;
