@@ -213,6 +213,29 @@ LOSSES = {
     "l1_loss weight of the unbroadcast input": lambda L: _F(L).l1_loss(
         _t(L, (3,), "int64"), _t(L, (3, 3), "float64"), weight=_t(L, (3,))),
     "gaussian_nll_loss int var": lambda L: _F(L).gaussian_nll_loss(_t(L, (3,)), _t(L, (3,)), 1),
+    # the losses that were behind the signature tables' parser: torch's Python wrappers turn
+    # the reduction into its enum (ValueError, ambiguous tensors) before the builtin's parser
+    "cross_entropy bad reduction first": lambda L: _F(L).cross_entropy(
+        _t(L, (3,)), _t(L, (0, 3)), ignore_index=_t(L, (1,)), reduction=_t(L, (1, 3))),
+    "cross_entropy weight size": lambda L: _F(L).cross_entropy(
+        _t(L, (1, 3)), _idx(L, (1,)) + 3, _t(L, (2, 3, 4), "int64"), reduce=np.float64(1.0)),
+    "nll_loss target dtype first": lambda L: _F(L).nll_loss(_t(L, (3,)), _t(L, (3,))),
+    "nll_loss long input": lambda L: _F(L).nll_loss(_t(L, (2, 3), "int64"), _idx(L, (2,)) + 5),
+    "nll_loss 1-d target size": lambda L: _F(L).nll_loss(_t(L, (3,)), _idx(L, (3,))),
+    "cosine_embedding_loss bad reduction": lambda L: _F(L).cosine_embedding_loss(
+        _t(L, (2, 3), "int64"), -1, _t(L, (4,)), reduction="bogus"),
+    "poisson_nll_loss bad reduction": lambda L: _F(L).poisson_nll_loss(
+        _t(L, (3,)), None, reduction="bogus"),
+    "triplet_margin_loss margin": lambda L: _F(L).triplet_margin_loss(
+        _t(L, (2, 3)), _t(L, (2, 3)), "x", margin=0),
+    "multilabel_margin_loss str input": lambda L: _F(L).multilabel_margin_loss(
+        "mean", _idx(L, (3,)), reduction="sum"),
+    "ctc_loss float lengths": lambda L: _F(L).ctc_loss(
+        _t(L, (3,), "complex64"), _t(L, (1,), "uint8"), _t(L, (3, 3)), _t(L, (2, 3), "bool")),
+    "ctc_loss 1-d log_probs": lambda L: _F(L).ctc_loss(_t(L, (3,)), _idx(L, (2, 3)), [1, 2],
+                                                       [1, 2]),
+    "margin_ranking_loss dims before types": lambda L: _F(L).margin_ranking_loss(
+        _t(L, (3,)), _t(L, (2, 3)), _t(L, (3,)), margin=1.5 - 0.5j),
     # linear_cross_entropy's own checks, then cross_entropy's reduction enum before its parser
     "linear_cross_entropy 4-d input": lambda L: _F(L).linear_cross_entropy(
         _t(L, (1, 1, 1, 2)), L.int32, _t(L, (4,))),

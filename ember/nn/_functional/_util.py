@@ -20,6 +20,14 @@ def reduction_of(size_average, reduce, reduction):
 REDUCTIONS = ("none", "mean", "sum")   # by torch's reduction enum
 
 
+def builtin_parser(name):
+    """The argument parser of torch.<name>: the builtin a torch Python loss hands its
+    arguments to, after turning its reduction into the enum."""
+    from ..._signatures import Parser
+    from ..._signatures.table_torch import FUNCTIONS
+    return Parser(name, FUNCTIONS[name])
+
+
 def reduction_enum(reduction):
     """torch's _Reduction.get_enum: what its Python losses hand their builtins."""
     if reduction == "none":

@@ -6,14 +6,15 @@ PyTorch's loss is itself a composite (l1_loss, kl_div, the weighted forms) so is
 import math
 
 import ember
-from ..._dtype import type_name
+from ..._dtype import INTEGER, type_name
 from ..._signatures import Parser
 from ...amp import autocast_mode as _amp
 from ...autograd.grad_mode import state
 from ...ops import loss_ops
 from ...ops.registry import name_node
 
-from ._util import REDUCTIONS, check_same_size, reduce_loss, reduction_enum, reduction_of
+from ._util import (REDUCTIONS, builtin_parser, check_same_size, reduce_loss, reduction_enum,
+                    reduction_of)
 from .activation import log_softmax, logsigmoid
 
 __all__ = ["mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
@@ -108,8 +109,9 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _l1(x, y, reduction_enum(reduction))
 
 
-def _check_targets(input, target, class_dim):
-    """PyTorch's nll_loss shape and dtype checks; returns an out-of-range class, if any."""
+def _check_targets(input, target, class_dim, weight):
+    """PyTorch's nll_loss shape and dtype checks, in its order; returns an out-of-range
+    class, if any."""
     nd, td = input.dim(), target.dim()
     if nd < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {nd})")
@@ -119,9 +121,6 @@ def _check_targets(input, target, class_dim):
     if nd <= 2:
         if td > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        if nd == 1 and td == 1 and target.shape[0] != 1:
-            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
-                             f"{target.shape[0]}")
     elif nd == 4:  # PyTorch's nll_loss2d path words these differently
         if td != 3:
             raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
@@ -134,8 +133,19 @@ def _check_targets(input, target, class_dim):
                            f"got {list(target.shape)}")
     if target.dtype not in (ember.int64, ember.uint8):
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
-                           f"{ember._dtype.type_name(target.dtype)}")
+                           f"{type_name(target.dtype)}")
+    if nd == 1 and td == 1 and target.shape[0] != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                         f"{target.shape[0]}")
     n_classes = input.shape[class_dim]
+    if weight is not None and weight.numel() != n_classes:
+        raise RuntimeError(f"weight tensor should be defined either for all {n_classes} "
+                           "classes or no classes but got weight tensor of shape: "
+                           f"{list(weight.shape)}")
+    if not input.dtype.is_floating_point:
+        kernel = "nll_loss_out_frame" if nd <= 2 else "nll_loss2d_forward_out_frame"
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{type_name(input.dtype)}'")
     if target.numel():
         # (on the array: two recorded ember reductions cost more than the loss itself)
         lo, hi = int(target._data.min()), int(target._data.max())
@@ -150,12 +160,18 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if _amp.active:  # autocast runs losses in float32
         input, target = _amp.autocast_args("fp32", input, target)
     """Negative log likelihood of `target` classes under log-probabilities `input`."""
-    reduction = reduction_of(size_average, reduce, reduction)
+    enum = reduction_enum(reduction_of(size_average, reduce, reduction))
+    _NLL.check((input, target, weight, enum, ignore_index), {})
+    reduction = REDUCTIONS[enum]
     class_dim = 0 if input.dim() == 1 else 1
-    bad = _check_targets(input, target, class_dim)
+    bad = _check_targets(input, target, class_dim, weight)
     if bad is not None and (bad != ignore_index):
         raise IndexError(f"Target {bad} is out of bounds.")
     return loss_ops.nll_loss(input, target, weight, reduction, ignore_index)
+
+
+_NLL = Parser("nll_loss_nd", ("Tensor input, Tensor target, Tensor? weight = None, int "
+                              "reduction = 1, SymInt ignore_index = -100",))
 
 
 def _weighted_mean(total, weight_sum):
@@ -361,11 +377,21 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 
     NOTE: log(0) is a large finite negative number, not -inf, so that every log-sum-exp and
     its gradient stay finite; totals below half of it are impossible alignments (inf)."""
-    _check_reduction(reduction)
-    unbatched = log_probs.dim() == 2
+    enum = reduction_enum(reduction)
+    _CTC.check((log_probs, targets, input_lengths, target_lengths, blank, enum,
+                zero_infinity), {})
+    reduction = REDUCTIONS[enum]
+    for name, lengths in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
+        if isinstance(lengths, ember.Tensor) and lengths.dtype.category != INTEGER:
+            raise RuntimeError(f"{name} must be integral")
+    unbatched = log_probs.dim() != 3
     if unbatched:
         log_probs = log_probs.unsqueeze(1)
         targets = targets.unsqueeze(0)
+    if log_probs.dim() != 3:
+        raise RuntimeError(f"Expected 3-dimensional tensor, but got {log_probs.dim()}-dimensional "
+                           "tensor for argument #1 'log_probs' (while checking arguments for "
+                           "ctc_loss_allocate_outputs)")
     t_max, n, c = log_probs.shape
     in_len = _lengths(input_lengths, n, "input_lengths")
     tg_len = _lengths(target_lengths, n, "target_lengths")
@@ -412,9 +438,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     return loss.squeeze(0) if unbatched else loss
 
 
-def _check_reduction(reduction):
-    if reduction not in ("none", "mean", "sum"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+_CTC = builtin_parser("ctc_loss")
 
 
 def _lengths(lengths, n, name):

@@ -9,7 +9,7 @@ from ..._signatures import Parser
 from ...autograd.grad_mode import state
 from ...ops.registry import name_node
 
-from ._util import REDUCTIONS, reduce_loss, reduction_enum, reduction_of
+from ._util import REDUCTIONS, builtin_parser, reduce_loss, reduction_enum, reduction_of
 from .activation import logsigmoid
 from .distance import pairwise_distance
 
@@ -19,15 +19,12 @@ __all__ = ["poisson_nll_loss", "gaussian_nll_loss", "margin_ranking_loss",
            "multilabel_soft_margin_loss", "multi_margin_loss", "soft_margin_loss"]
 
 
-def _check_reduction(reduction):
-    if reduction not in ("none", "mean", "sum"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-
-
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
                      reduce=None, reduction="mean"):
     reduction = reduction_of(size_average, reduce, reduction)
-    _check_reduction(reduction)
+    if reduction != "none" and reduction != "mean" and reduction != "sum":
+        raise ValueError(reduction + " is not a valid value for reduction")
+    _POISSON.check((input, target, log_input, full, eps, reduction_enum(reduction)), {})
     if log_input:
         loss = ember.exp(input) - target * input
     else:
@@ -76,12 +73,13 @@ def _size(t):
 
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                         reduction="mean"):
-    reduction = reduction_of(size_average, reduce, reduction)
-    _check_reduction(reduction)
+    enum = reduction_enum(reduction_of(size_average, reduce, reduction))
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension "
                            f"but got sizes: input1: {_tsize(input1)}, input2: "
                            f"{_tsize(input2)}, target: {_tsize(target)} ")
+    _MARGIN_RANKING.check((input1, input2, target, margin, enum), {})
+    reduction = REDUCTIONS[enum]
     loss = (-target * (input1 - input2) + margin).clamp_min(0)
     return reduce_loss(loss, reduction)
 
@@ -102,14 +100,18 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return reduce_loss(loss, REDUCTIONS[enum])
 
 
-_HINGE = Parser("hinge_embedding_loss", ("Tensor input, Tensor target, float margin = 1.0, "
-                                         "int reduction = 1",))
+_POISSON = builtin_parser("poisson_nll_loss")
+_MARGIN_RANKING = builtin_parser("margin_ranking_loss")
+_HINGE = builtin_parser("hinge_embedding_loss")
+_COSINE_EMBEDDING = builtin_parser("cosine_embedding_loss")
+_TRIPLET = builtin_parser("triplet_margin_loss")
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                           reduction="mean"):
-    reduction = reduction_of(size_average, reduce, reduction)
-    _check_reduction(reduction)
+    enum = reduction_enum(reduction_of(size_average, reduce, reduction))
+    _COSINE_EMBEDDING.check((input1, input2, target, margin, enum), {})
+    reduction = REDUCTIONS[enum]
     tdim = target.dim()
     if tdim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
@@ -141,8 +143,11 @@ def _check_triplet_dims(a, p, n):
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
                         size_average=None, reduce=None, reduction="mean"):
-    reduction = reduction_of(size_average, reduce, reduction)
-    _check_reduction(reduction)
+    enum = reduction_enum(reduction_of(size_average, reduce, reduction))
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _TRIPLET.check((anchor, positive, negative, margin, p, eps, swap, enum), {})
+    reduction = REDUCTIONS[enum]
     _check_triplet_dims(anchor, positive, negative)
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
@@ -153,7 +158,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
                                       margin=1.0, swap=False, reduction="mean"):
-    _check_reduction(reduction)
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
     _check_triplet_dims(anchor, positive, negative)
@@ -163,6 +169,10 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     if swap:
         d_neg = ember.minimum(d_neg, dist(positive, negative))
     return reduce_loss((margin + d_pos - d_neg).clamp_min(0), reduction)
+
+
+_MULTILABEL_MARGIN = Parser("multilabel_margin_loss", ("Tensor input, Tensor target, int "
+                                                       "reduction = 1",))
 
 
 def _batched(input, target, name):
@@ -176,8 +186,9 @@ def _batched(input, target, name):
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    reduction = reduction_of(size_average, reduce, reduction)
-    _check_reduction(reduction)
+    enum = reduction_enum(reduction_of(size_average, reduce, reduction))
+    _MULTILABEL_MARGIN.check((input, target, enum), {})
+    reduction = REDUCTIONS[enum]
     x, y = _batched(input, target, "multilabel_margin_loss")
     if y.shape != x.shape:
         raise RuntimeError(f"inconsistent target size: {_size(target)} for input of size: "
