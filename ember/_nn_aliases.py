@@ -36,7 +36,7 @@ def _tensor_hardshrink(self, lambd=0.5):
 SAME_AS_FUNCTIONAL = ("conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d",
                       "conv_transpose2d",
                       "conv_transpose3d", "max_pool1d", "max_pool2d", "max_pool3d",
-                      "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
+                      "avg_pool1d", "adaptive_avg_pool1d",
                       "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "cosine_similarity",
                       "pairwise_distance", "pdist", "prelu", "selu", "celu", "rrelu",
                       "threshold", "hardshrink", "embedding", "layer_norm", "group_norm",
@@ -50,6 +50,9 @@ def install(namespace):
     namespace["softmax"] = softmax
     namespace["log_softmax"] = log_softmax
     namespace["dropout"] = dropout
+    # torch.adaptive_max_pool1d is the builtin F.adaptive_max_pool1d_with_indices calls: it
+    # returns (values, indices)
+    namespace.setdefault("adaptive_max_pool1d", F.adaptive_max_pool1d_with_indices)
     for name in SAME_AS_FUNCTIONAL:
         if name not in namespace and hasattr(F, name):
             namespace[name] = getattr(F, name)

@@ -101,6 +101,14 @@ POOLING = {
                                                                          (0, 2)),
     "adaptive_max_pool3d values": lambda L: _F(L).adaptive_max_pool3d(
         _t(L, (1, 2, 5, 4, 3)), (2, 3, 2), return_indices=True),
+    "torch.adaptive_max_pool1d returns the indices": lambda L: L.adaptive_max_pool1d(
+        _t(L, (3, 5)), 2),
+    "one-element integer tensor as kernel_size": lambda L: _F(L).max_pool2d(
+        _t(L, (1, 1, 4, 4)), L.tensor([2], dtype=L.int16)),
+    "bool tensor as output_size": lambda L: _F(L).adaptive_avg_pool2d(_t(L, (1, 3, 3)),
+                                                                      L.tensor(True)),
+    "adaptive_avg_pool3d long empty output": lambda L: _F(L).adaptive_avg_pool3d(
+        _t(L, (1, 1, 1, 2), "int64"), [2, 1, 0]),
     "adaptive_avg_pool2d values": lambda L: _F(L).adaptive_avg_pool2d(_t(L, (2, 5, 7)),
                                                                       (3, None)),
     "adaptive_avg_pool1d inf stays in its windows": lambda L: _F(L).adaptive_avg_pool1d(

@@ -92,7 +92,9 @@ def _size_element(i, e):
 
 
 def _is_int_or_size(v):
-    return _is_int(v) or _is_size(v)
+    """NOTE: an int list of a fixed size (kernel_size, stride) takes one int for all its
+    entries, or a one-element tensor of an integer or bool dtype (read through __index__)."""
+    return _is_sym_int(v) or _is_size(v)
 
 
 def _is_floats(v):

@@ -33,15 +33,6 @@ NOT_FUZZED = {
 # target name -> why its disagreements are accepted.
 _GROUPS = [
     (
-        "pooling: torch's argument parser takes a one-element integer or bool tensor for an "
-        "int list (kernel_size=tensor([2]), output_size=tensor(True)); the signature tables "
-        "(_signatures/signature.py) refuse it with the parser's TypeError (reported)",
-        ('F.adaptive_avg_pool1d',
-         'F.adaptive_max_pool1d',
-         'F.adaptive_max_pool1d_with_indices',
-         'F.adaptive_max_pool3d',
-         'torch.avg_pool1d',)),
-    (
         "multilabel_soft_margin_loss: its log-sigmoid runs in the input's float32/bfloat16 and "
         "differs from torch's kernel by an ulp (nn/_functional/activation); a float64 or "
         "complex target promotes the loss, which is then compared at the wider dtype's "

@@ -91,9 +91,11 @@ def _adaptive_avg(input, output_size, nd):
     _non_batch_check(input, nd, name)
     spatial = tuple(input.shape[-nd:])
     lead = tuple(input.shape[:-nd])
-    if 0 in lead + out:   # (an empty output: torch never runs the kernel)
+    empty = 0 in lead + out   # (then the 2-d kernel never runs; the 3-d one checks the dtype)
+    if not empty or nd == 3:
+        _dtype_check(input, nd, name)
+    if empty:
         return zeros(lead + out, dtype=input.dtype, device=input.device)
-    _dtype_check(input, nd, name)
     if all(n % o == 0 for n, o in zip(spatial, out)):
         # Equal windows: a reshape and one mean (global pooling is the common case).
         shape = lead
