@@ -164,23 +164,27 @@ def xavier_normal_(tensor, gain=1.0, generator=None):
     return normal_(tensor, 0.0, std, generator)
 
 
-def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+def _kaiming_std(tensor, a, mode, nonlinearity):
+    """He's standard deviation for `tensor`, or None for a zero-element one (a no-op, which
+    PyTorch warns of)."""
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op")
-        return tensor
+        return None
     fan = _calculate_correct_fan(tensor, mode)
-    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    return calculate_gain(nonlinearity, a) / math.sqrt(fan)
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    std = _kaiming_std(tensor, a, mode, nonlinearity)
+    if std is None:
+        return tensor
     bound = math.sqrt(3.0) * std  # NOTE: PyTorch's rounding order, for bit-equal draws
     return uniform_(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op")
-        return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
-    return normal_(tensor, 0, std, generator)
+    std = _kaiming_std(tensor, a, mode, nonlinearity)
+    return tensor if std is None else normal_(tensor, 0, std, generator)
 
 
 def orthogonal_(tensor, gain=1, generator=None):

@@ -271,6 +271,10 @@ def _channels_check(img, allowed=(1, 3)):
 
 
 def _colour(pil_fn, np_fn, img, factor, name):
+    """A colour adjustment by a non-negative `factor`: `pil_fn` on a PIL image, `np_fn` on a
+    tensor's array (of one or three channels)."""
+    if _is_tensor(img):
+        _channels_check(img)
     if factor < 0:
         raise ValueError(f"{name} ({factor}) is not non-negative.")
     if _is_pil_image(img):
@@ -280,15 +284,11 @@ def _colour(pil_fn, np_fn, img, factor, name):
 
 
 def adjust_brightness(img, brightness_factor):
-    if _is_tensor(img):
-        _channels_check(img)
     return _colour(fp.adjust_brightness, lambda a, f: ft.blend(a, np.zeros_like(a), f), img,
                    brightness_factor, "brightness_factor")
 
 
 def adjust_contrast(img, contrast_factor):
-    if _is_tensor(img):
-        _channels_check(img)
     return _colour(fp.adjust_contrast, ft.adjust_contrast, img, contrast_factor,
                    "contrast_factor")
 
@@ -296,7 +296,7 @@ def adjust_contrast(img, contrast_factor):
 def adjust_saturation(img, saturation_factor):
     if _is_tensor(img):
         _channels_check(img)
-        if img.shape[-3] == 1:
+        if img.shape[-3] == 1:   # (a grayscale image has no saturation to change)
             return img
 
     def np_fn(a, f):
@@ -305,8 +305,6 @@ def adjust_saturation(img, saturation_factor):
 
 
 def adjust_sharpness(img, sharpness_factor):
-    if _is_tensor(img):
-        _channels_check(img)
     return _colour(fp.adjust_sharpness, ft.adjust_sharpness, img, sharpness_factor,
                    "sharpness_factor")
 
