@@ -244,6 +244,13 @@ LOSSES = {
                                                        [1, 2]),
     "margin_ranking_loss dims before types": lambda L: _F(L).margin_ranking_loss(
         _t(L, (3,)), _t(L, (2, 3)), _t(L, (3,)), margin=1.5 - 0.5j),
+    "kl_div complex": lambda L: _F(L).kl_div(_t(L, (), "int32"), _t(L, (2, 1, 3), "complex64")),
+    "kl_div integral": lambda L: _F(L).kl_div(_t(L, (1, 3)), _t(L, (0, 3), "int64"),
+                                              _t(L, (1,))),
+    "kl_div legacy tensor": lambda L: _F(L).kl_div(L.float64, _t(L, (3,)),
+                                                   reduce=_t(L, (4,), "int16")),
+    "kl_div batchmean": lambda L: _F(L).kl_div(_t(L, (2, 3)), _t(L, (2, 3)).abs(),
+                                               reduction="batchmean"),
     # linear_cross_entropy's own checks, then cross_entropy's reduction enum before its parser
     "linear_cross_entropy 4-d input": lambda L: _F(L).linear_cross_entropy(
         _t(L, (1, 1, 1, 2)), L.int32, _t(L, (4,))),

@@ -4,6 +4,7 @@ Where PyTorch computes a loss as one op of its own, the composite's result carri
 node name (MseLossBackward0, BinaryCrossEntropyBackward0, ...: registry.name_node); where
 PyTorch's loss is itself a composite (l1_loss, kl_div, the weighted forms) so is the graph."""
 import math
+import warnings
 
 import ember
 from ..._dtype import INTEGER, type_name
@@ -352,21 +353,32 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     if _amp.active:  # autocast runs losses in float32
         input, target = _amp.autocast_args("fp32", input, target)
-    reduction = reduction_of(size_average, reduce, reduction)
+    if size_average is not None or reduce is not None:
+        enum = reduction_enum(reduction_of(size_average, reduce, reduction))
+    else:
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and "
+                          "the support size.'batchmean' divides only by the batch size, and "
+                          "aligns with the KL div math definition.'mean' will be changed to "
+                          "behave the same as 'batchmean' in the next major release.",
+                          UserWarning, stacklevel=2)
+        enum = reduction_enum("sum" if reduction == "batchmean" else reduction)
+    _KL_DIV.check((input, target, enum), {"log_target": log_target})
+    if input.dtype.is_complex or target.dtype.is_complex:
+        raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = ember.exp(target) * (target - input)
     else:
         loss = ember.xlogy(target, target) - target * input
-    if reduction == "batchmean":
-        return loss.sum() / (input.shape[0] if input.dim() else 1)
-    if reduction == "mean":
-        import warnings
-        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
-                      "support size.'batchmean' divides only by the batch size, and aligns "
-                      "with the KL div math definition.'mean' will be changed to behave the "
-                      "same as 'batchmean' in the next major release.", UserWarning,
-                      stacklevel=2)
-    return reduce_loss(loss, reduction)
+    reduced = reduce_loss(loss, REDUCTIONS[enum])
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.size()[0]
+    return reduced
+
+
+_KL_DIV = builtin_parser("kl_div")
 
 
 # ---------------------------------------------------------------------- CTC
