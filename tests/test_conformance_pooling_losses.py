@@ -251,6 +251,19 @@ LOSSES = {
                                                    reduce=_t(L, (4,), "int16")),
     "kl_div batchmean": lambda L: _F(L).kl_div(_t(L, (2, 3)), _t(L, (2, 3)).abs(),
                                                reduction="batchmean"),
+    # torch.<loss>: the builtins, an enum reduction (none by default, as torch reads it)
+    "torch.kl_div default": lambda L: L.kl_div(_t(L, (2, 3)), _t(L, (2, 3)).abs()),
+    "torch.kl_div sum": lambda L: L.kl_div(_t(L, (2, 3)), _t(L, (2, 3)).abs(), 2),
+    "torch.hinge_embedding_loss broadcast": lambda L: L.hinge_embedding_loss(
+        _t(L, (3, 1)), _t(L, (4,))),
+    "torch.binary_cross_entropy_with_logits broadcast": lambda L:
+        L.binary_cross_entropy_with_logits(_t(L, (3, 4)), _t(L, (4,))),
+    "torch.binary_cross_entropy_with_logits mean": lambda L:
+        L.binary_cross_entropy_with_logits(_t(L, (3, 4)), _t(L, (3, 4)).sigmoid(), None,
+                                           None, 1),
+    "binary_cross_entropy_with_logits weight grad": lambda L:
+        _F(L).binary_cross_entropy_with_logits(_t(L, (3,)), _t(L, (3,)),
+                                               _t(L, (3,), grad=True)),
     # linear_cross_entropy's own checks, then cross_entropy's reduction enum before its parser
     "linear_cross_entropy 4-d input": lambda L: _F(L).linear_cross_entropy(
         _t(L, (1, 1, 1, 2)), L.int32, _t(L, (4,))),

@@ -17,7 +17,9 @@ def reduction_of(size_average, reduce, reduction):
     return result
 
 
-REDUCTIONS = ("none", "mean", "sum")   # by torch's reduction enum
+def reduction_name(enum):
+    """torch's apply_loss_reduction: 1 is a mean, 2 a sum, any other enum no reduction."""
+    return "mean" if enum == 1 else "sum" if enum == 2 else "none"
 
 
 def builtin_parser(name):

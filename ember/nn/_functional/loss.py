@@ -14,8 +14,8 @@ from ...autograd.grad_mode import state
 from ...ops import loss_ops
 from ...ops.registry import name_node
 
-from ._util import (REDUCTIONS, builtin_parser, check_same_size, reduce_loss, reduction_enum,
-                    reduction_of)
+from ._util import (builtin_parser, check_same_size, reduce_loss, reduction_enum,
+                    reduction_name, reduction_of)
 from .activation import log_softmax, logsigmoid
 
 __all__ = ["mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
@@ -75,7 +75,7 @@ def _l1(input, target, reduction):
     """The builtin l1_loss: a composite of sub, abs and the reduction."""
     _L1.check((input, target, reduction), {})
     loss = ember.abs(input - target)
-    return reduce_loss(loss, REDUCTIONS[reduction])
+    return reduce_loss(loss, reduction_name(reduction))
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -93,7 +93,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _MSE.check((x, y, enum), {})
     common = _kernel_dtype(x, y, "mse_cpu")
     diff = x.to(common) - y.to(common)
-    return name_node(reduce_loss(diff * diff, REDUCTIONS[enum]), "MseLossBackward0")
+    return name_node(reduce_loss(diff * diff, reduction_name(enum)), "MseLossBackward0")
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -163,7 +163,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """Negative log likelihood of `target` classes under log-probabilities `input`."""
     enum = reduction_enum(reduction_of(size_average, reduce, reduction))
     _NLL.check((input, target, weight, enum, ignore_index), {})
-    reduction = REDUCTIONS[enum]
+    reduction = reduction_name(enum)
     class_dim = 0 if input.dim() == 1 else 1
     bad = _check_targets(input, target, class_dim, weight)
     if bad is not None and (bad != ignore_index):
@@ -191,7 +191,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     """log_softmax + nll_loss over class indices, or against class probabilities."""
     enum = reduction_enum(reduction_of(size_average, reduce, reduction))
     _CROSS_ENTROPY.check((input, target, weight, enum, ignore_index, label_smoothing), {})
-    reduction = REDUCTIONS[enum]
+    reduction = reduction_name(enum)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
                            f"{label_smoothing}")
@@ -266,7 +266,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
             raise RuntimeError(f"result type {type_name(common)} can't be cast to the desired "
                                f"output type {type_name(loss.dtype)}")
         loss = (loss * weight).to(loss.dtype)
-    return name_node(reduce_loss(loss, REDUCTIONS[enum]), "BinaryCrossEntropyBackward0")
+    return name_node(reduce_loss(loss, reduction_name(enum)), "BinaryCrossEntropyBackward0")
 
 
 _BCE = Parser("binary_cross_entropy", ("Tensor input, Tensor target, Tensor? weight = None, "
@@ -290,11 +290,19 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if not target.size() == input.size():
         raise ValueError(f"Target size ({_torch_size(target)}) must be the same as input size "
                          f"({_torch_size(input)})")
+    return _bce_with_logits(input, target, weight, pos_weight, enum)
+
+
+def _bce_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
+    """torch.binary_cross_entropy_with_logits, the builtin (no size check: the target
+    broadcasts as its in-place kernel allows)."""
+    enum = reduction
     _BCE_LOGITS.check((input, target, weight, pos_weight, enum), {})
-    if pos_weight is not None and state.enabled and pos_weight.requires_grad:
-        raise RuntimeError("The function 'binary_cross_entropy_with_logits' is not "
-                           "differentiable with respect to argument 'pos_weight'. This input "
-                           "cannot have requires_grad True.")
+    for name, t in (("weight", weight), ("pos_weight", pos_weight)):
+        if t is not None and state.enabled and t.requires_grad:
+            raise RuntimeError("The function 'binary_cross_entropy_with_logits' is not "
+                               f"differentiable with respect to argument '{name}'. This input "
+                               "cannot have requires_grad True.")
     # NOTE: torch's kernel step by step, in place on fresh tensors (so its casting and
     # broadcasting errors are the in-place ops'): (1 - t) x - w_p log(sigmoid(x)), with
     # w_p = 1 + (pos_weight - 1) t.
@@ -304,7 +312,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     loss = (1 - target).mul_(input).sub_(log_sigmoid)
     if weight is not None:
         loss.mul_(weight)
-    return name_node(reduce_loss(loss, REDUCTIONS[enum]),
+    return name_node(reduce_loss(loss, reduction_name(enum)),
                      "BinaryCrossEntropyWithLogitsBackward0")
 
 
@@ -328,7 +336,7 @@ def _huber(input, target, reduction, delta):
     diff = ember.abs(input.to(common) - target.to(common))
     loss = ember.where(diff < delta, 0.5 * diff * diff, delta * (diff - 0.5 * delta))
     loss = loss.to(input.dtype)
-    return name_node(reduce_loss(loss, REDUCTIONS[reduction]), "HuberLossBackward0")
+    return name_node(reduce_loss(loss, reduction_name(reduction)), "HuberLossBackward0")
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
@@ -347,7 +355,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     common = _kernel_dtype(input, target, "smooth_l1_cpu")
     diff = ember.abs(input.to(common) - target.to(common))
     loss = ember.where(diff < beta, 0.5 * diff * diff / beta, diff - 0.5 * beta)
-    return name_node(reduce_loss(loss, REDUCTIONS[enum]), "SmoothL1LossBackward0")
+    return name_node(reduce_loss(loss, reduction_name(enum)), "SmoothL1LossBackward0")
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
@@ -363,7 +371,15 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                           "behave the same as 'batchmean' in the next major release.",
                           UserWarning, stacklevel=2)
         enum = reduction_enum("sum" if reduction == "batchmean" else reduction)
-    _KL_DIV.check((input, target, enum), {"log_target": log_target})
+    reduced = _kl_div(input, target, enum, log_target=log_target)
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.size()[0]
+    return reduced
+
+
+def _kl_div(input, target, reduction=0, *, log_target=False):
+    """torch.kl_div, the builtin."""
+    _KL_DIV.check((input, target, reduction), {"log_target": log_target})
     if input.dtype.is_complex or target.dtype.is_complex:
         raise RuntimeError("kl_div: Complex inputs not supported.")
     if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
@@ -372,13 +388,13 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         loss = ember.exp(target) * (target - input)
     else:
         loss = ember.xlogy(target, target) - target * input
-    reduced = reduce_loss(loss, REDUCTIONS[enum])
-    if reduction == "batchmean" and input.dim() != 0:
-        reduced = reduced / input.size()[0]
-    return reduced
+    return reduce_loss(loss, reduction_name(reduction))
 
 
 _KL_DIV = builtin_parser("kl_div")
+# torch.<name>: the builtins the Python losses hand their arguments to (an enum reduction,
+# none by default, as torch's parser reads the builtins' `Mean` default)
+BUILTINS = {"kl_div": _kl_div, "binary_cross_entropy_with_logits": _bce_with_logits}
 
 
 # ---------------------------------------------------------------------- CTC
@@ -392,7 +408,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     enum = reduction_enum(reduction)
     _CTC.check((log_probs, targets, input_lengths, target_lengths, blank, enum,
                 zero_infinity), {})
-    reduction = REDUCTIONS[enum]
+    reduction = reduction_name(enum)
     for name, lengths in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
         if isinstance(lengths, ember.Tensor) and lengths.dtype.category != INTEGER:
             raise RuntimeError(f"{name} must be integral")

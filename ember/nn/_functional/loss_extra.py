@@ -9,7 +9,8 @@ from ..._signatures import Parser
 from ...autograd.grad_mode import state
 from ...ops.registry import name_node
 
-from ._util import REDUCTIONS, builtin_parser, reduce_loss, reduction_enum, reduction_of
+from ._util import (builtin_parser, reduce_loss, reduction_enum, reduction_name,
+                    reduction_of)
 from .activation import logsigmoid
 from .distance import pairwise_distance
 
@@ -79,7 +80,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
                            f"but got sizes: input1: {_tsize(input1)}, input2: "
                            f"{_tsize(input2)}, target: {_tsize(target)} ")
     _MARGIN_RANKING.check((input1, input2, target, margin, enum), {})
-    reduction = REDUCTIONS[enum]
+    reduction = reduction_name(enum)
     loss = (-target * (input1 - input2) + margin).clamp_min(0)
     return reduce_loss(loss, reduction)
 
@@ -90,14 +91,19 @@ def _tsize(t):
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
-    enum = reduction_enum(reduction_of(size_average, reduce, reduction))
-    _HINGE.check((input, target, margin, enum), {})
+    return _hinge_embedding(input, target, margin,
+                            reduction_enum(reduction_of(size_average, reduce, reduction)))
+
+
+def _hinge_embedding(input, target, margin=1.0, reduction=0):
+    """torch.hinge_embedding_loss, the builtin."""
+    _HINGE.check((input, target, margin, reduction), {})
     # NOTE: torch's kernel fills the margin in the input's dtype (an integer input truncates
     # it) and keeps that dtype throughout.
     zeros = ember.zeros_like(input)
     hinge = (ember.full_like(input, float(margin)) - input).clamp_min(0)
     loss = ember.where(target != 1, hinge, zeros) + ember.where(target != -1, input, zeros)
-    return reduce_loss(loss, REDUCTIONS[enum])
+    return reduce_loss(loss, reduction_name(reduction))
 
 
 _POISSON = builtin_parser("poisson_nll_loss")
@@ -105,13 +111,14 @@ _MARGIN_RANKING = builtin_parser("margin_ranking_loss")
 _HINGE = builtin_parser("hinge_embedding_loss")
 _COSINE_EMBEDDING = builtin_parser("cosine_embedding_loss")
 _TRIPLET = builtin_parser("triplet_margin_loss")
+BUILTINS = {"hinge_embedding_loss": _hinge_embedding}   # (see loss.BUILTINS)
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                           reduction="mean"):
     enum = reduction_enum(reduction_of(size_average, reduce, reduction))
     _COSINE_EMBEDDING.check((input1, input2, target, margin, enum), {})
-    reduction = REDUCTIONS[enum]
+    reduction = reduction_name(enum)
     tdim = target.dim()
     if tdim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
@@ -147,7 +154,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
     _TRIPLET.check((anchor, positive, negative, margin, p, eps, swap, enum), {})
-    reduction = REDUCTIONS[enum]
+    reduction = reduction_name(enum)
     _check_triplet_dims(anchor, positive, negative)
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
@@ -188,7 +195,7 @@ def _batched(input, target, name):
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     enum = reduction_enum(reduction_of(size_average, reduce, reduction))
     _MULTILABEL_MARGIN.check((input, target, enum), {})
-    reduction = REDUCTIONS[enum]
+    reduction = reduction_name(enum)
     x, y = _batched(input, target, "multilabel_margin_loss")
     if y.shape != x.shape:
         raise RuntimeError(f"inconsistent target size: {_size(target)} for input of size: "
@@ -218,7 +225,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
         loss = loss * weight
     class_dim = input.dim() - 1
     loss = loss.sum(class_dim) / input.size(class_dim)
-    if reduction not in REDUCTIONS:
+    if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
     return reduce_loss(loss, reduction)
 
@@ -265,7 +272,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     loss = (hinge * not_target).sum(1) / c
     if input.dim() <= 1:
         loss = loss.reshape(())
-    return name_node(reduce_loss(loss, REDUCTIONS[enum]), "MultiMarginLossBackward0")
+    return name_node(reduce_loss(loss, reduction_name(enum)), "MultiMarginLossBackward0")
 
 
 _MULTI_MARGIN = Parser("multi_margin_loss", ("Tensor input, Tensor target, Number p = 1, "
@@ -290,7 +297,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
                                                     target.requires_grad):
         raise RuntimeError("soft_margin_loss does not support automatic differentiation for "
                            "outputs with complex dtype.")
-    return name_node(reduce_loss(loss, REDUCTIONS[enum]), "SoftMarginLossBackward0")
+    return name_node(reduce_loss(loss, reduction_name(enum)), "SoftMarginLossBackward0")
 
 
 _SOFT_MARGIN = Parser("soft_margin_loss", ("Tensor input, Tensor target, int reduction = 1",))
