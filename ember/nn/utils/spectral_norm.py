@@ -5,6 +5,7 @@ import ember
 from ...autograd.grad_mode import no_grad
 from .._functional.normalization import normalize
 from ..parameter import Parameter, UninitializedParameter
+from .weight_norm import remove_norm_hook
 
 __all__ = ["SpectralNorm", "spectral_norm", "remove_spectral_norm"]
 
@@ -89,9 +90,4 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 
 
 def remove_spectral_norm(module, name="weight"):
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    return remove_norm_hook(module, name, SpectralNorm, "spectral_norm")

@@ -57,10 +57,16 @@ def weight_norm(module, name="weight", dim=0):
     return module
 
 
-def remove_weight_norm(module, name="weight"):
+def remove_norm_hook(module, name, hook_class, what):
+    """Take off `module`'s forward pre-hook of `hook_class` for parameter `name`, leaving the
+    parameter as the hook last computed it (remove_weight_norm, remove_spectral_norm)."""
     for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
+        if isinstance(hook, hook_class) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[k]
             return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    raise ValueError(f"{what} of '{name}' not found in {module}")
+
+
+def remove_weight_norm(module, name="weight"):
+    return remove_norm_hook(module, name, WeightNorm, "weight_norm")
