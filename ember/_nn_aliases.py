@@ -41,8 +41,7 @@ SAME_AS_FUNCTIONAL = ("conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1
                       "pairwise_distance", "pdist", "prelu", "selu", "celu", "rrelu",
                       "threshold", "hardshrink", "embedding", "layer_norm", "group_norm",
                       "instance_norm", "alpha_dropout", "feature_alpha_dropout", "bilinear",
-                      "pixel_shuffle", "ctc_loss", "poisson_nll_loss",
-                      "cosine_embedding_loss", "margin_ranking_loss", "triplet_margin_loss")
+                      "pixel_shuffle")
 
 
 def install(namespace):
@@ -52,8 +51,8 @@ def install(namespace):
     # torch.adaptive_max_pool1d is the builtin F.adaptive_max_pool1d_with_indices calls: it
     # returns (values, indices)
     namespace.setdefault("adaptive_max_pool1d", F.adaptive_max_pool1d_with_indices)
-    # torch.kl_div, torch.binary_cross_entropy_with_logits, torch.hinge_embedding_loss: the
-    # builtins their F forms call (an enum reduction, none by default)
+    # torch.<loss> (kl_div, hinge_embedding_loss, ...): the builtins their F forms call (an
+    # enum reduction, none by default)
     from .nn._functional import loss, loss_extra
     for name, fn in {**loss.BUILTINS, **loss_extra.BUILTINS}.items():
         namespace.setdefault(name, fn)

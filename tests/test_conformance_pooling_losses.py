@@ -261,6 +261,18 @@ LOSSES = {
     "torch.binary_cross_entropy_with_logits mean": lambda L:
         L.binary_cross_entropy_with_logits(_t(L, (3, 4)), _t(L, (3, 4)).sigmoid(), None,
                                            None, 1),
+    "torch.triplet_margin_loss zero margin": lambda L: L.triplet_margin_loss(
+        _t(L, (1, 3)), _t(L, (2, 1, 3)), _t(L, (4,)), 0.0, 1),
+    "torch.cosine_embedding_loss default": lambda L: L.cosine_embedding_loss(
+        _t(L, (2, 3)), _t(L, (2, 3)).flip(1), L.tensor([1.0, -1.0])),
+    "torch.margin_ranking_loss default": lambda L: L.margin_ranking_loss(
+        _t(L, (3,)), _t(L, (3,)).flip(0), L.tensor([1.0, -1.0, 1.0])),
+    "torch.poisson_nll_loss": lambda L: L.poisson_nll_loss(_t(L, (3,)), _t(L, (3,)).abs(),
+                                                           True, True, 1e-8, 2),
+    "torch.ctc_loss default": lambda L: L.ctc_loss(
+        _t(L, (5, 2, 4)).log_softmax(2), _idx(L, (2, 3)) + 1, [5, 5], [3, 2]),
+    "margin_ranking_loss numpy target": lambda L: _F(L).margin_ranking_loss(
+        _t(L, (4,)), _t(L, (2, 4)), np.float64(1.0)),
     "binary_cross_entropy_with_logits weight grad": lambda L:
         _F(L).binary_cross_entropy_with_logits(_t(L, (3,)), _t(L, (3,)),
                                                _t(L, (3,), grad=True)),

@@ -392,9 +392,6 @@ def _kl_div(input, target, reduction=0, *, log_target=False):
 
 
 _KL_DIV = builtin_parser("kl_div")
-# torch.<name>: the builtins the Python losses hand their arguments to (an enum reduction,
-# none by default, as torch's parser reads the builtins' `Mean` default)
-BUILTINS = {"kl_div": _kl_div, "binary_cross_entropy_with_logits": _bce_with_logits}
 
 
 # ---------------------------------------------------------------------- CTC
@@ -405,10 +402,16 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 
     NOTE: log(0) is a large finite negative number, not -inf, so that every log-sum-exp and
     its gradient stay finite; totals below half of it are impossible alignments (inf)."""
-    enum = reduction_enum(reduction)
-    _CTC.check((log_probs, targets, input_lengths, target_lengths, blank, enum,
+    return _ctc(log_probs, targets, input_lengths, target_lengths, blank,
+                reduction_enum(reduction), zero_infinity)
+
+
+def _ctc(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0,
+         zero_infinity=False):
+    """torch.ctc_loss, the builtin."""
+    _CTC.check((log_probs, targets, input_lengths, target_lengths, blank, reduction,
                 zero_infinity), {})
-    reduction = reduction_name(enum)
+    reduction = reduction_name(reduction)
     for name, lengths in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
         if isinstance(lengths, ember.Tensor) and lengths.dtype.category != INTEGER:
             raise RuntimeError(f"{name} must be integral")
@@ -494,3 +497,9 @@ def _padded_targets(targets, tg_len, n):
     if targets.numel() == 0:
         return ember.zeros((n, s_max), dtype=ember.int64)
     return targets[idx.clamp(0, targets.numel() - 1)]
+
+
+# torch.<name>: the builtins the Python losses hand their arguments to (an enum reduction,
+# none by default, as torch's parser reads the builtins' `Mean` default)
+BUILTINS = {"kl_div": _kl_div, "binary_cross_entropy_with_logits": _bce_with_logits,
+            "ctc_loss": _ctc}

@@ -25,7 +25,12 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     reduction = reduction_of(size_average, reduce, reduction)
     if reduction != "none" and reduction != "mean" and reduction != "sum":
         raise ValueError(reduction + " is not a valid value for reduction")
-    _POISSON.check((input, target, log_input, full, eps, reduction_enum(reduction)), {})
+    return _poisson_nll(input, target, log_input, full, eps, reduction_enum(reduction))
+
+
+def _poisson_nll(input, target, log_input, full, eps, reduction):
+    """torch.poisson_nll_loss, the builtin."""
+    _POISSON.check((input, target, log_input, full, eps, reduction), {})
     if log_input:
         loss = ember.exp(input) - target * input
     else:
@@ -36,7 +41,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
         safe = ember.where(big, target, ember.ones_like(target))
         stirling = safe * ember.log(safe) - safe + 0.5 * ember.log(2 * math.pi * safe)
         loss = loss + ember.where(big, stirling, ember.zeros_like(stirling))
-    return reduce_loss(loss, reduction)
+    return reduce_loss(loss, reduction_name(reduction))
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
@@ -79,14 +84,19 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
         raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension "
                            f"but got sizes: input1: {_tsize(input1)}, input2: "
                            f"{_tsize(input2)}, target: {_tsize(target)} ")
-    _MARGIN_RANKING.check((input1, input2, target, margin, enum), {})
-    reduction = reduction_name(enum)
+    return _margin_ranking(input1, input2, target, margin, enum)
+
+
+def _margin_ranking(input1, input2, target, margin=0.0, reduction=0):
+    """torch.margin_ranking_loss, the builtin."""
+    _MARGIN_RANKING.check((input1, input2, target, margin, reduction), {})
     loss = (-target * (input1 - input2) + margin).clamp_min(0)
-    return reduce_loss(loss, reduction)
+    return reduce_loss(loss, reduction_name(reduction))
 
 
 def _tsize(t):
-    return "torch.Size(" + _size(t) + ")"
+    """torch's f"{t.size()}" (t.size(), as it reads it: a NumPy scalar's size is no method)."""
+    return "torch.Size([" + ", ".join(map(str, t.size())) + "])"
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
@@ -111,14 +121,17 @@ _MARGIN_RANKING = builtin_parser("margin_ranking_loss")
 _HINGE = builtin_parser("hinge_embedding_loss")
 _COSINE_EMBEDDING = builtin_parser("cosine_embedding_loss")
 _TRIPLET = builtin_parser("triplet_margin_loss")
-BUILTINS = {"hinge_embedding_loss": _hinge_embedding}   # (see loss.BUILTINS)
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                           reduction="mean"):
-    enum = reduction_enum(reduction_of(size_average, reduce, reduction))
-    _COSINE_EMBEDDING.check((input1, input2, target, margin, enum), {})
-    reduction = reduction_name(enum)
+    return _cosine_embedding(input1, input2, target, margin,
+                             reduction_enum(reduction_of(size_average, reduce, reduction)))
+
+
+def _cosine_embedding(input1, input2, target, margin=0.0, reduction=0):
+    """torch.cosine_embedding_loss, the builtin."""
+    _COSINE_EMBEDDING.check((input1, input2, target, margin, reduction), {})
     tdim = target.dim()
     if tdim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
@@ -137,7 +150,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     zeros = ember.zeros_like(cos)
     loss = (ember.where(target == 1, 1 - cos, zeros) +
             ember.where(target == -1, (cos - margin).clamp_min(0), zeros))
-    return reduce_loss(loss, reduction)
+    return reduce_loss(loss, reduction_name(reduction))
 
 
 def _check_triplet_dims(a, p, n):
@@ -153,14 +166,19 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     enum = reduction_enum(reduction_of(size_average, reduce, reduction))
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
-    _TRIPLET.check((anchor, positive, negative, margin, p, eps, swap, enum), {})
-    reduction = reduction_name(enum)
+    return _triplet_margin(anchor, positive, negative, margin, p, eps, swap, enum)
+
+
+def _triplet_margin(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                    reduction=0):
+    """torch.triplet_margin_loss, the builtin."""
+    _TRIPLET.check((anchor, positive, negative, margin, p, eps, swap, reduction), {})
     _check_triplet_dims(anchor, positive, negative)
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         d_neg = ember.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
-    return reduce_loss((margin + d_pos - d_neg).clamp_min(0), reduction)
+    return reduce_loss((margin + d_pos - d_neg).clamp_min(0), reduction_name(reduction))
 
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
@@ -301,3 +319,9 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 
 
 _SOFT_MARGIN = Parser("soft_margin_loss", ("Tensor input, Tensor target, int reduction = 1",))
+
+
+BUILTINS = {   # (see loss.BUILTINS)
+    "hinge_embedding_loss": _hinge_embedding, "poisson_nll_loss": _poisson_nll,
+    "margin_ranking_loss": _margin_ranking, "cosine_embedding_loss": _cosine_embedding,
+    "triplet_margin_loss": _triplet_margin}
