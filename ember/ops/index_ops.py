@@ -141,14 +141,17 @@ def _index_copy(a, src, index, dim):
     return out
 
 
+def _overwritten_input_grad(ctx, g):
+    """The input's gradient through an op that overwrites the indexed slices: `g` with those
+    slices zeroed (None when the input needs none)."""
+    return dispatch(_index_fill, (g, 0), ctx.params) if ctx.edges[0] is not None else None
+
+
 @_index_copy.defvjp
 def _index_copy_vjp(ctx, g):
-    p = ctx.params
-    ga = gs = None
-    if ctx.edges[0] is not None:
-        ga = dispatch(_index_fill, (g, 0), p)
+    ga, gs = _overwritten_input_grad(ctx, g), None
     if ctx.edges[1] is not None:
-        gs = dispatch(_index_select, (g,), p).reshape(ctx.in_meta[0][1])
+        gs = dispatch(_index_select, (g,), ctx.params).reshape(ctx.in_meta[0][1])
     return ga, gs
 
 
@@ -204,13 +207,10 @@ def _index_fill(a, value, index, dim):
 
 @_index_fill.defvjp
 def _index_fill_vjp(ctx, g):
-    p = ctx.params
-    ga = gv = None
-    if ctx.edges[0] is not None:
-        ga = dispatch(_index_fill, (g, 0), p)
+    ga, gv = _overwritten_input_grad(ctx, g), None
     if ctx.edges[1] is not None:
         # NOTE: summed over the filled positions once each, however often an index repeats.
-        gv = (g - dispatch(_index_fill, (g, 0), p)).sum()
+        gv = (g - dispatch(_index_fill, (g, 0), ctx.params)).sum()
     return ga, gv
 
 
