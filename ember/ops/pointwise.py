@@ -364,23 +364,23 @@ _xlogy_scalar_other = defpointwise("xlogy_scalar_other", node="XlogyBackward2",
                                    save=(0,))(_xlogy_kernel)
 
 
-def _xlogy_vjp(ctx, g):
-    x, y = ctx.inputs
-    gx = gy = None
-    if ctx.edges[0] is not None:
-        # PyTorch: g*log(y), except 0 where x == 0 and y <= 0 (where log(y) is not finite).
-        gx = xlogy(g, y)
-        if isinstance(y, Tensor):
-            gx = where((x == 0) & (y <= 0), 0.0, gx)
-        elif y <= 0:
-            gx = where(x == 0, 0.0, gx)
-    if ctx.edges[1] is not None:
-        gy = g * x / y
-    return gx, gy
-
-
-for _op in (_xlogy, _xlogy_scalar_self, _xlogy_scalar_other):
-    _op.defvjp(_xlogy_vjp)
+def x_log_vjp(function, shift):
+    """The VJP of x * log(y + shift), `function` itself (xlogy: shift 0; xlog1py: 1)."""
+    def vjp(ctx, g):
+        x, y = ctx.inputs
+        gx = gy = None
+        if ctx.edges[0] is not None:
+            # PyTorch: g*log(y + shift), except 0 where x == 0 and y + shift <= 0 (where the
+            # log is not finite).
+            gx = function(g, y)
+            if isinstance(y, Tensor):
+                gx = where((x == 0) & (y <= -shift), 0.0, gx)
+            elif y <= -shift:
+                gx = where(x == 0, 0.0, gx)
+        if ctx.edges[1] is not None:
+            gy = g * x / (y + shift if shift else y)
+        return gx, gy
+    return vjp
 
 
 @export(inplace=True)
@@ -394,6 +394,10 @@ def xlogy(input, other, *, out=None):
     if result.category == dt.COMPLEX:
         raise not_implemented("xlogy_cpu", result)
     return binary(op, input, other, float_result(result), out=out)
+
+
+for _op in (_xlogy, _xlogy_scalar_self, _xlogy_scalar_other):
+    _op.defvjp(x_log_vjp(xlogy, 0))
 
 
 @defpointwise("copysign", save_output=True)

@@ -17,6 +17,7 @@ from ..backends.special import special_module
 from ._elementwise import (LOW, NUMBER_TYPES, binary, check_tensor, defpointwise,
                            float_result, not_implemented, result_of, unary)
 from .gamma_bessel import _i1, tiny_safe
+from .pointwise import x_log_vjp
 from .select import where
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
@@ -145,21 +146,6 @@ def _xlog1py(x, y):
     return xp.where((x == 0) & ~xp.isnan(y), 0, x * xp.log1p(y))
 
 
-@_xlog1py.defvjp
-def _xlog1py_vjp(ctx, g):
-    x, y = ctx.inputs
-    gx = gy = None
-    if ctx.edges[0] is not None:
-        gx = xlog1py(g, y)
-        if isinstance(y, Tensor):
-            gx = where((x == 0) & (y <= -1), 0.0, gx)
-        elif y <= -1:
-            gx = where(x == 0, 0.0, gx)
-    if ctx.edges[1] is not None:
-        gy = g * x / (y + 1)
-    return gx, gy
-
-
 @defpointwise("special_zeta", node="SpecialZetaBackward0")
 def _zeta(x, q):
     return special_module(x, q).zeta(x, q)
@@ -175,6 +161,9 @@ def _zeta_vjp(ctx, g):
 
 def xlog1py(input, other, *, out=None):
     return special_binary(_xlog1py, "special_xlog1py", "xlog1py_cpu", input, other, out)
+
+
+_xlog1py.defvjp(x_log_vjp(xlog1py, 1))
 
 
 def zeta(input, other, *, out=None):
