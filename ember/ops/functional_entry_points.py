@@ -209,22 +209,22 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
                             _PADDING[padding_mode], align_corners)
 
 
-def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
-    check_tensor("grid_sampler_2d", input)
-    if input.dim() != 4:
-        raise RuntimeError(f"grid_sampler(): expected 4D input and grid with same number of "
-                           f"dimensions, but got input with sizes {list(input.shape)} and "
-                           f"grid with sizes {list(grid.shape)}")
-    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+def _grid_sampler_of_rank(spatial):
+    """grid_sampler_2d / grid_sampler_3d: grid_sampler for inputs of `spatial` + 2 dims."""
+    name = f"grid_sampler_{spatial}d"
+
+    def fn(input, grid, interpolation_mode, padding_mode, align_corners):
+        check_tensor(name, input)
+        if input.dim() != spatial + 2:
+            raise RuntimeError(f"grid_sampler(): expected {spatial + 2}D input and grid with "
+                               f"same number of dimensions, but got input with sizes "
+                               f"{list(input.shape)} and grid with sizes {list(grid.shape)}")
+        return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
 
 
-def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
-    check_tensor("grid_sampler_3d", input)
-    if input.dim() != 5:
-        raise RuntimeError(f"grid_sampler(): expected 5D input and grid with same number of "
-                           f"dimensions, but got input with sizes {list(input.shape)} and "
-                           f"grid with sizes {list(grid.shape)}")
-    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+grid_sampler_2d, grid_sampler_3d = _grid_sampler_of_rank(2), _grid_sampler_of_rank(3)
 
 
 def affine_grid_generator(theta, size, align_corners):
