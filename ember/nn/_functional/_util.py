@@ -58,12 +58,36 @@ def reduce_loss(loss, reduction):
 def check_same_size(input, target, name):
     if target.shape != input.shape:
         warnings.warn(
-            f"Using a target size ({_size(target)}) that is different to the input size "
-            f"({_size(input)}). This will likely lead to incorrect results due to "
+            f"Using a target size ({torch_size(target)}) that is different to the input size "
+            f"({torch_size(input)}). This will likely lead to incorrect results due to "
             "broadcasting. Please ensure they have the same size.", UserWarning, stacklevel=3)
 
 
-def _size(t):
+def torch_size(t):
+    """How torch prints t.size()."""
     return "torch.Size([" + ", ".join(map(str, t.shape)) + "])"
 
 
+def compare_sizes(input, target):
+    """torch's wrappers compare target.size() with input.size() (a non-tensor fails there) and
+    warn when they differ."""
+    if target.size() != input.size():
+        check_same_size(input, target, None)
+
+
+def weighted_reduction(loss, weight, reduction, mean):
+    """The weighted composites' reduction; `mean` of the weighted loss."""
+    weighted = loss * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return weighted.sum()
+    if reduction == "mean":
+        return mean(weighted)
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     "'sum'.")
+
+
+def check_weight(weight, input):
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")

@@ -50,19 +50,8 @@ def _pool(input, kernel_size, output_size, output_ratio, samples, nd):
     if input.dim() not in (nd + 1, nd + 2):
         raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: "
                            f"{list(input.shape)}")
-    unbatched = input.dim() == nd + 1
-    batched = input.unsqueeze(0) if unbatched else input
-    if samples.dtype is not input.dtype:
-        raise RuntimeError("Expect _random_samples to have the same dtype as input")
-    if samples.dim() != 3:
-        raise RuntimeError(f"Expect _random samples to be 3D tensor, got: {samples.dim()}D")
-    if samples.size(2) != nd:
-        raise RuntimeError(f"Expect _random_samples.size(2) equals to {nd}; got "
-                           f"{samples.size(2)}.")
-    if samples.size(0) < batched.size(0):
-        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
-    if samples.size(1) != batched.size(1):
-        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    batched = input.unsqueeze(0) if input.dim() == nd + 1 else input
+    _check_samples(samples, batched, input.dtype, nd)
     for k in range(1, input.dim()):
         if input.size(k) == 0:
             raise RuntimeError(f"{name.replace('_out', '')}(): Expected input to have non-zero "
@@ -84,6 +73,22 @@ def _pool(input, kernel_size, output_size, output_ratio, samples, nd):
         raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: "
                            f"{list(batched.shape[:2]) + list(out_shape)}")
     return fractional_max_pool(input, kernel, out_shape, samples)
+
+
+def _check_samples(samples, batched, dtype, nd):
+    """The random samples: one per (batch, channel) plane and spatial dim, in the input's
+    dtype."""
+    if samples.dtype is not dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if samples.dim() != 3:
+        raise RuntimeError(f"Expect _random samples to be 3D tensor, got: {samples.dim()}D")
+    if samples.size(2) != nd:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {nd}; got "
+                           f"{samples.size(2)}.")
+    if samples.size(0) < batched.size(0):
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if samples.size(1) != batched.size(1):
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
 
 
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None,

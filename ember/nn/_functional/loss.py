@@ -14,8 +14,8 @@ from ...autograd.grad_mode import state
 from ...ops import loss_ops
 from ...ops.registry import name_node
 
-from ._util import (builtin_parser, check_same_size, reduce_loss, reduction_enum,
-                    reduction_name, reduction_of)
+from ._util import (builtin_parser, check_weight, compare_sizes, reduce_loss, reduction_enum,
+                    reduction_name, reduction_of, torch_size, weighted_reduction)
 from .activation import log_softmax, logsigmoid
 
 __all__ = ["mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
@@ -28,29 +28,6 @@ __all__ = ["mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_ent
 # target.size() with input.size() (a non-tensor fails there, in Python), read the legacy
 # size_average/reduce, broadcast, then either the weighted composite or the C builtin, whose
 # reduction is first turned into its enum (ValueError) and whose kernel pools a promoted dtype.
-def _compare_sizes(input, target):
-    if target.size() != input.size():
-        check_same_size(input, target, None)
-
-
-def _weighted(loss, weight, reduction, mean):
-    """The weighted composites' reduction; `mean` of the weighted loss."""
-    weighted = loss * weight
-    if reduction == "none":
-        return weighted
-    if reduction == "sum":
-        return ember.sum(weighted)
-    if reduction == "mean":
-        return mean(weighted)
-    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
-                     "'sum'.")
-
-
-def _check_weight(weight, input):
-    if weight.size() != input.size():
-        raise ValueError("Weights and input must have the same size.")
-
-
 def _kernel_dtype(input, target, kernel, into_input=False):
     """The dtype a pointwise loss kernel computes in: the promoted one, which must be
     floating; `into_input`: the result is written into the input's dtype (huber_loss)."""
@@ -81,13 +58,13 @@ def _l1(input, target, reduction):
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if _amp.active:  # autocast runs losses in float32
         input, target = _amp.autocast_args("fp32", input, target)
-    _compare_sizes(input, target)
+    compare_sizes(input, target)
     if size_average is not None or reduce is not None:
         reduction = reduction_of(size_average, reduce, reduction)
     x, y = ember.broadcast_tensors(input, target)
     if weight is not None:   # (PyTorch's weighted form is a composite: no named node)
-        _check_weight(weight, input)
-        return _weighted(ember.pow(x - y, 2), weight, reduction,
+        check_weight(weight, input)
+        return weighted_reduction(ember.pow(x - y, 2), weight, reduction,
                          lambda w: ember.sum(w) / ember.sum(weight))
     enum = reduction_enum(reduction)
     _MSE.check((x, y, enum), {})
@@ -99,13 +76,13 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if _amp.active:  # autocast runs losses in float32
         input, target = _amp.autocast_args("fp32", input, target)
-    _compare_sizes(input, target)
+    compare_sizes(input, target)
     if size_average is not None or reduce is not None:
         reduction = reduction_of(size_average, reduce, reduction)
     x, y = ember.broadcast_tensors(input, target)
     if weight is not None:
-        _check_weight(weight, input)
-        return _weighted(ember.abs(x - y), weight, reduction,
+        check_weight(weight, input)
+        return weighted_reduction(ember.abs(x - y), weight, reduction,
                          lambda w: ember.sum(w) / ember.sum(weight))
     return _l1(x, y, reduction_enum(reduction))
 
@@ -241,8 +218,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         input, target = _amp.autocast_args("fp32", input, target)
     enum = reduction_enum(reduction_of(size_average, reduce, reduction))
     if target.size() != input.size():
-        raise ValueError(f"Using a target size ({_torch_size(target)}) that is different to "
-                         f"the input size ({_torch_size(input)}) is deprecated. Please ensure "
+        raise ValueError(f"Using a target size ({torch_size(target)}) that is different to "
+                         f"the input size ({torch_size(input)}) is deprecated. Please ensure "
                          "they have the same size.")
     if weight is not None:
         weight = weight.expand(ember.broadcast_shapes(target.size(), weight.size()))
@@ -278,18 +255,14 @@ _BCE_LOGITS = Parser("binary_cross_entropy_with_logits", (
     "int reduction = 1",))
 
 
-def _torch_size(t):
-    return "torch.Size([" + ", ".join(map(str, t.shape)) + "])"
-
-
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
     if _amp.active:  # autocast runs losses in float32
         input, target = _amp.autocast_args("fp32", input, target)
     enum = reduction_enum(reduction_of(size_average, reduce, reduction))
     if not target.size() == input.size():
-        raise ValueError(f"Target size ({_torch_size(target)}) must be the same as input size "
-                         f"({_torch_size(input)})")
+        raise ValueError(f"Target size ({torch_size(target)}) must be the same as input size "
+                         f"({torch_size(input)})")
     return _bce_with_logits(input, target, weight, pos_weight, enum)
 
 
@@ -319,12 +292,12 @@ def _bce_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if _amp.active:  # autocast runs losses in float32
         input, target = _amp.autocast_args("fp32", input, target)
-    _compare_sizes(input, target)
+    compare_sizes(input, target)
     x, y = ember.broadcast_tensors(input, target)
     if weight is None:
         return _huber(x, y, reduction_enum(reduction), delta)
-    _check_weight(weight, input)   # (PyTorch's weighted form is a composite: no named node)
-    return _weighted(_huber(x, y, 0, delta), weight, reduction, lambda w: w.mean())
+    check_weight(weight, input)   # (PyTorch's weighted form is a composite: no named node)
+    return weighted_reduction(_huber(x, y, 0, delta), weight, reduction, lambda w: w.mean())
 
 
 def _huber(input, target, reduction, delta):
@@ -342,7 +315,7 @@ def _huber(input, target, reduction, delta):
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     if _amp.active:  # autocast runs losses in float32
         input, target = _amp.autocast_args("fp32", input, target)
-    _compare_sizes(input, target)
+    compare_sizes(input, target)
     if size_average is not None or reduce is not None:
         reduction = reduction_of(size_average, reduce, reduction)
     input, target = ember.broadcast_tensors(input, target)
@@ -412,17 +385,8 @@ def _ctc(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0
     _CTC.check((log_probs, targets, input_lengths, target_lengths, blank, reduction,
                 zero_infinity), {})
     reduction = reduction_name(reduction)
-    for name, lengths in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
-        if isinstance(lengths, ember.Tensor) and lengths.dtype.category != INTEGER:
-            raise RuntimeError(f"{name} must be integral")
     unbatched = log_probs.dim() != 3
-    if unbatched:
-        log_probs = log_probs.unsqueeze(1)
-        targets = targets.unsqueeze(0)
-    if log_probs.dim() != 3:
-        raise RuntimeError(f"Expected 3-dimensional tensor, but got {log_probs.dim()}-dimensional "
-                           "tensor for argument #1 'log_probs' (while checking arguments for "
-                           "ctc_loss_allocate_outputs)")
+    log_probs, targets = _batched(log_probs, targets, input_lengths, target_lengths, unbatched)
     t_max, n, c = log_probs.shape
     in_len = _lengths(input_lengths, n, "input_lengths")
     tg_len = _lengths(target_lengths, n, "target_lengths")
@@ -470,6 +434,21 @@ def _ctc(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0
 
 
 _CTC = builtin_parser("ctc_loss")
+
+
+def _batched(log_probs, targets, input_lengths, target_lengths, unbatched):
+    """torch's first checks (integral lengths, then 3-d log-probabilities once an unbatched
+    input has its batch dim); log_probs and targets batched."""
+    for name, lengths in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
+        if isinstance(lengths, ember.Tensor) and lengths.dtype.category != INTEGER:
+            raise RuntimeError(f"{name} must be integral")
+    if unbatched:
+        log_probs, targets = log_probs.unsqueeze(1), targets.unsqueeze(0)
+    if log_probs.dim() != 3:
+        raise RuntimeError(f"Expected 3-dimensional tensor, but got {log_probs.dim()}-dimensional "
+                           "tensor for argument #1 'log_probs' (while checking arguments for "
+                           "ctc_loss_allocate_outputs)")
+    return log_probs, targets
 
 
 def _lengths(lengths, n, name):
