@@ -105,15 +105,14 @@ def adam_step(w, g, exp_avg, exp_avg_sq, max_exp_avg_sq, *, beta1, beta2, lr, we
 def adam_steps(ws, gs, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, *, beta1, beta2, lr,
                weight_decay, eps, steps, decoupled, amsgrad):
     """adam_step over lists of parameters, each with its own step count: one compiled call
-    when every parameter's arrays can take the kernel (PyTorch's foreach form, without the
-    per-parameter Python), else one adam_step each."""
-    maxima = max_exp_avg_sqs if amsgrad else [None] * len(ws)
-    if compiled is not None and all(
-            _takes(*arrays) for arrays in zip(ws, gs, exp_avgs, exp_avg_sqs)) and \
-            (not amsgrad or all(_takes(w, m) for w, m in zip(ws, maxima))):
-        compiled.adam_steps(ws, gs, exp_avgs, exp_avg_sqs, max_exp_avg_sqs if amsgrad else None,
-                            beta1, beta2, lr, weight_decay, eps, steps, decoupled, amsgrad)
+    (PyTorch's foreach form, without the per-parameter Python), which checks every
+    parameter's arrays first and declines, writing nothing, when one cannot take the
+    kernel; then one adam_step each."""
+    if compiled is not None and compiled.adam_steps(
+            ws, gs, exp_avgs, exp_avg_sqs, max_exp_avg_sqs if amsgrad else None, beta1, beta2,
+            lr, weight_decay, eps, steps, decoupled, amsgrad):
         return
+    maxima = max_exp_avg_sqs if amsgrad else [None] * len(ws)
     for w, g, m, v, vmax, step in zip(ws, gs, exp_avgs, exp_avg_sqs, maxima, steps):
         adam_step(w, g, m, v, vmax, beta1=beta1, beta2=beta2, lr=lr,
                   weight_decay=weight_decay, eps=eps, step=step, decoupled=decoupled,

@@ -130,25 +130,26 @@ typedef struct {
 ADAM_STEP(adam_step_f32, float, sqrtf)
 ADAM_STEP(adam_step_f64, double, sqrt)
 
-/* One parameter's step on its five arrays (max_exp_avg_sq may be None); -1 with an
-   exception set when an array is not what the kernel takes. */
-static int adam_one(PyObject **objs, adam_options o) {
-    Py_buffer v[5];
-    char kind;
-    if (ek_float_args(objs, v, "wrwwO", &kind) < 0) return -1;
-    const int64_t n = v[0].len / v[0].itemsize;
-    if (ek_check_size(&v[1], n, "adam_step grad") < 0 ||
-        ek_check_size(&v[2], n, "adam_step exp_avg") < 0 ||
-        ek_check_size(&v[3], n, "adam_step exp_avg_sq") < 0 ||
-        ek_check_size(&v[4], n, "adam_step max_exp_avg_sq") < 0) {
+/* One parameter's five arrays (max_exp_avg_sq may be None) as buffers, with their kind and
+   length; -1 with an exception set and nothing held when they are not what the kernel
+   takes (C-contiguous float32 or float64 arrays of one dtype and one length). */
+static int adam_args(PyObject **objs, Py_buffer *v, char *kind, int64_t *n) {
+    if (ek_float_args(objs, v, "wrwwO", kind) < 0) return -1;
+    *n = v[0].len / v[0].itemsize;
+    if (ek_check_size(&v[1], *n, "adam_step grad") < 0 ||
+        ek_check_size(&v[2], *n, "adam_step exp_avg") < 0 ||
+        ek_check_size(&v[3], *n, "adam_step exp_avg_sq") < 0 ||
+        ek_check_size(&v[4], *n, "adam_step max_exp_avg_sq") < 0) {
         ek_release_args(v, 5);
         return -1;
     }
+    return 0;
+}
+
+static void adam_run(Py_buffer *v, char kind, int64_t n, adam_options o) {
     o.amsgrad = o.amsgrad && v[4].obj != NULL;
     if (kind == 'f') adam_step_f32(v[0].buf, v[1].buf, v[2].buf, v[3].buf, v[4].buf, n, o);
     else adam_step_f64(v[0].buf, v[1].buf, v[2].buf, v[3].buf, v[4].buf, n, o);
-    ek_release_args(v, 5);
-    return 0;
 }
 
 /* adam_step(w, g, exp_avg, exp_avg_sq, max_exp_avg_sq_or_None, beta1, beta2, lr,
@@ -160,13 +161,20 @@ static PyObject *py_adam_step(PyObject *self, PyObject *args) {
                           &objs[4], &o.beta1, &o.beta2, &o.lr, &o.weight_decay, &o.eps,
                           &o.step, &o.decoupled, &o.amsgrad))
         return NULL;
-    if (adam_one(objs, o) < 0) return NULL;
+    Py_buffer v[5];
+    char kind;
+    int64_t n;
+    if (adam_args(objs, v, &kind, &n) < 0) return NULL;
+    adam_run(v, kind, n, o);
+    ek_release_args(v, 5);
     Py_RETURN_NONE;
 }
 
 /* adam_steps(ws, gs, exp_avgs, exp_avg_sqs, max_exp_avg_sqs_or_None, beta1, beta2, lr,
    weight_decay, eps, steps, decoupled, amsgrad): adam_step over lists of parameters (PyTorch's
-   foreach form: one call from Python per parameter group), each with its own step count. */
+   foreach form: one call from Python per parameter group), each with its own step count.
+   Every parameter's arrays are checked before any is written: False (nothing done) when one
+   cannot take the kernel, so the caller can take the reference path for all of them. */
 static PyObject *py_adam_steps(PyObject *self, PyObject *args) {
     PyObject *lists[5], *steps;
     adam_options o;
@@ -187,15 +195,39 @@ static PyObject *py_adam_steps(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "adam_steps: one step count per parameter");
         return NULL;
     }
-    for (Py_ssize_t i = 0; i < count; i++) {
+    Py_buffer *views = PyMem_Calloc(count ? count * 5 : 1, sizeof(Py_buffer));
+    char *kinds = PyMem_Malloc(count ? count : 1);
+    int64_t *sizes = PyMem_Malloc((count ? count : 1) * sizeof(int64_t));
+    if (!views || !kinds || !sizes) {
+        PyMem_Free(views); PyMem_Free(kinds); PyMem_Free(sizes);
+        return PyErr_NoMemory();
+    }
+    Py_ssize_t held = 0;
+    int takes = 1;
+    for (; held < count; held++) {
         PyObject *objs[5];
         for (int k = 0; k < 5; k++)
-            objs[k] = k == 4 && lists[4] == Py_None ? Py_None : PyList_GET_ITEM(lists[k], i);
-        o.step = PyFloat_AsDouble(PyList_GET_ITEM(steps, i));
-        if (o.step == -1.0 && PyErr_Occurred()) return NULL;
-        if (adam_one(objs, o) < 0) return NULL;
+            objs[k] = k == 4 && lists[4] == Py_None ? Py_None
+                                                    : PyList_GET_ITEM(lists[k], held);
+        if (adam_args(objs, &views[held * 5], &kinds[held], &sizes[held]) < 0) {
+            PyErr_Clear();
+            takes = 0;
+            break;
+        }
     }
-    Py_RETURN_NONE;
+    PyObject *result = takes ? Py_True : Py_False;
+    for (Py_ssize_t i = 0; takes && i < count; i++) {
+        o.step = PyFloat_AsDouble(PyList_GET_ITEM(steps, i));
+        if (o.step == -1.0 && PyErr_Occurred()) {
+            result = NULL;
+            break;
+        }
+        adam_run(&views[i * 5], kinds[i], sizes[i], o);
+    }
+    for (Py_ssize_t i = 0; i < held; i++) ek_release_args(&views[i * 5], 5);
+    PyMem_Free(views); PyMem_Free(kinds); PyMem_Free(sizes);
+    Py_XINCREF(result);
+    return result;
 }
 
 PyMethodDef ek_optimizer_methods[] = {
@@ -204,7 +236,8 @@ PyMethodDef ek_optimizer_methods[] = {
      "step, decoupled, amsgrad): one parameter's Adam update in place"},
     {"adam_steps", py_adam_steps, METH_VARARGS,
      "adam_steps(ws, gs, exp_avgs, exp_avg_sqs, max_sqs, beta1, beta2, lr, weight_decay, "
-     "eps, steps, decoupled, amsgrad): adam_step over lists of parameters"},
+     "eps, steps, decoupled, amsgrad): adam_step over lists of parameters; False, with "
+     "nothing written, when one parameter's arrays cannot take the kernel"},
     {"sgd_step", py_sgd_step, METH_VARARGS,
      "sgd_step(w, g, buf, momentum, dampening, lr, weight_decay, nesterov, maximize, first): "
      "one parameter's SGD update in place (buf None without momentum)"},
