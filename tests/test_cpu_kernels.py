@@ -216,7 +216,7 @@ def test_lstm_layer_matches_numpy_reference(reverse, steps, batch, n, monkeypatc
             ember.set_num_threads(before)
         return (hs, h, c) + saved + tuple(grads)
     one, two = run(1), run(2)
-    # (the (35, 32, 128) and (5, 9, 200) layers split their hidden units between two threads)
+    # (the (35, 32, 128) and (5, 9, 200) layers split their batch rows between two threads)
     for a, b in zip(one, two):
         np.testing.assert_array_equal(a, b)
     monkeypatch.setattr(recurrent, "compiled", None)

@@ -2,11 +2,11 @@
 LSTM layer (every step of one direction), forward and backward.
 
 The compiled kernels (csrc/recurrent.c) take float32 NumPy arrays; the layer kernels run every
-step without a trip through Python, on the thread team (each thread owns a share of the hidden
-units), their per-step products on csrc/gemm.c's kernel, or on BLAS's sgemm (SciPy's
-cython_blas, found on first use) where that kernel does not exist for the CPU. Everything else
-(float64, CuPy, no build, EMBER_KERNELS=numpy) runs the reference below, in array-module code:
-the NumPy path the kernels are tested against.
+step without a trip through Python, on the thread team (each thread runs every step for a
+share of the batch rows), their per-step products on csrc/gemm.c's kernel, or on BLAS's sgemm
+(SciPy's cython_blas, found on first use) where that kernel does not exist for the CPU.
+Everything else (float64, CuPy, no build, EMBER_KERNELS=numpy) runs the reference below, in
+array-module code: the NumPy path the kernels are tested against.
 """
 import numpy as np
 

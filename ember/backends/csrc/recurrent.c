@@ -1,6 +1,6 @@
 /* Recurrent-cell kernels: the gate arithmetic of one LSTM step, forward and backward, in one
    pass over a (B, 4H) row block instead of a dozen NumPy passes, and a whole LSTM layer (every
-   step of one direction) with its per-step products, on a thread team.
+   step of one direction) with its per-step products, its batch rows split among threads.
 
    Gate order is PyTorch's (input, forget, cell, output). The forward adds the input
    projection to the recurrent product, turns the sums into the activations in place (the
@@ -12,8 +12,7 @@
 #include "vector_math.h"
 
 #include <math.h>
-#include <sched.h>
-#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* (ek_expf_normal: below x = -88 the sigmoid is about 6e-39 rather than 0) */
@@ -151,74 +150,33 @@ static void hidden_grad_matmul(sgemm_t sgemm, const float *d, const float *w_hh,
           &ldc);
 }
 
-/* The layer's team meets once per step (the next step's product needs every thread's part of
-   this step's h, or of its gate gradients). NOTE: a spinning barrier, not OpenMP's: under the
-   passive wait policy ember sets (cpu_kernels.py) libgomp's barrier sleeps at once, and a
-   futex wake-up per step is about as long as a step's work; the threads arrive within a
-   microsecond of each other. Past 64 spins (a few microseconds) a waiter yields its core (another
-   process may hold the core the other thread needs). */
-typedef struct {
-    atomic_int arrived, phase;
-} step_barrier;
-
-static void step_barrier_wait(step_barrier *bar, int size) {
-    if (size == 1) return;
-    const int phase = atomic_load_explicit(&bar->phase, memory_order_acquire);
-    if (atomic_fetch_add_explicit(&bar->arrived, 1, memory_order_acq_rel) == size - 1) {
-        atomic_store_explicit(&bar->arrived, 0, memory_order_relaxed);
-        atomic_store_explicit(&bar->phase, phase + 1, memory_order_release);
-        return;
-    }
-    for (int spins = 0; atomic_load_explicit(&bar->phase, memory_order_acquire) == phase;
-         spins++) {
-        if (spins >= 64) {
-            sched_yield();
-        } else {
-#if defined(__x86_64__) || defined(__i386__)
-            __builtin_ia32_pause();
-#endif
-        }
-    }
-}
-
-/* What a layer's threads share. Each thread owns the hidden units [j0, j1) of every step: the
-   four gate columns of each unit, and in the backward the unit's column of the hidden-state
-   gradient. The step's left operand (h, or the gate gradients d) goes to gemm.h's packed
-   layout as its columns are made, double-buffered: step s reads pack[s % 2], writes
-   pack[(s + 1) % 2], and the barrier between steps keeps a buffer from being overwritten
-   while another thread still reads it. */
+/* The layer's threads split the batch: each runs every step for rows of its own (an LSTM's
+   batch rows never meet: row b's h and c depend on row b's inputs alone), so the threads never
+   wait for each other and write nothing another reads. NOTE: splitting the hidden units
+   instead (a barrier per step, each thread reading the other's half of h, or of the gate
+   gradients, for its product) ran the 2-thread backward slower than one thread: the shared
+   operand's cache lines crossed cores at every step. Rows go in whole panels of gemm.h's
+   kernel; a product's bits do not depend on the split (each element is one chain over k). */
 typedef struct {
     int64_t steps, batch, n;
     int reverse, mr;     /* mr: gemm.h's panel rows; 0 where BLAS runs the products */
     sgemm_t sgemm;
-    float *pack[2];
-    step_barrier bar;
-} layer_team;
+} layer_shape;
 
-/* This thread's hidden units [*j0, *j1): the units in chunks of 16 (a vector of floats), as
-   evenly as those allow. */
-static void team_part(int64_t n, int parts, int part, int64_t *j0, int64_t *j1) {
-    const int64_t chunk = ((n + parts - 1) / parts + 15) / 16 * 16;
-    *j0 = part * chunk < n ? part * chunk : n;
-    *j1 = *j0 + chunk < n ? *j0 + chunk : n;
-}
-
-/* Columns [j0, j1) of the (batch, ld) row-major `src` into the packed left operand `ap` of K
-   columns (gemm.h), at the same column numbers. */
-static void pack_columns(const float *src, int64_t ld, int64_t batch, int64_t j0, int64_t j1,
-                         int64_t mr, int64_t k, float *ap) {
-    for (int64_t b = 0; b < batch; b++) {
-        float *dst = ap + (b / mr) * mr * k + b % mr;
-        for (int64_t j = j0; j < j1; j++) dst[j * mr] = src[b * ld + j];
-    }
-}
-
-static int team_size(const layer_team *L) {
+static int team_size(const layer_shape *L) {
     /* one thread where BLAS runs the products, or while a step's product is too small to
        share: 8 B H^2 flops, about 5 us on one core from B H^2 = 64K */
-    if (!L->mr || L->batch * L->n * L->n < 65536 || L->n < 32) return 1;
-    const int most = (int)((L->n + 15) / 16);
-    return ek_num_threads() < most ? ek_num_threads() : most;
+    if (!L->mr || L->batch * L->n * L->n < 65536) return 1;
+    const int64_t panels = (L->batch + L->mr - 1) / L->mr;
+    return ek_num_threads() < panels ? ek_num_threads() : (int)panels;
+}
+
+/* This thread's rows [*b0, *b1) of `parts`: whole panels, as evenly as they allow. */
+static void team_rows(const layer_shape *L, int parts, int part, int64_t *b0, int64_t *b1) {
+    const int64_t mr = L->mr ? L->mr : 1, panels = (L->batch + mr - 1) / mr;
+    const int64_t per = (panels + parts - 1) / parts * mr;
+    *b0 = part * per < L->batch ? part * per : L->batch;
+    *b1 = *b0 + per < L->batch ? *b0 + per : L->batch;
 }
 
 /* This thread's number and the team's size (inside a parallel region; 0 and 1 outside). */
@@ -232,103 +190,73 @@ static void team_place(int *part, int *parts) {
 #endif
 }
 
-/* The forward's steps for hidden units [j0, j1). w_t = w_hh^T (H, 4H). */
-static void layer_forward_part(layer_team *L, const float *gates_x, const float *h0,
+/* A thread's packed left operand (gemm.h's layout) for `rows` rows of k columns, zeroed (a
+   panel's rows past the last are read, not stored); NULL where BLAS runs the products or on
+   no memory (*failed set). */
+static float *row_pack(const layer_shape *L, int64_t rows, int64_t k, int *failed) {
+    if (!L->mr) return NULL;
+    float *pack = calloc((size_t)((rows + L->mr - 1) / L->mr * L->mr * k + 1), sizeof(float));
+    if (!pack) *failed = 1;
+    return pack;
+}
+
+/* The forward's steps for rows [b0, b1). w_t = w_hh^T (H, 4H). */
+static void layer_forward_rows(const layer_shape *L, const float *gates_x, const float *h0,
                                const float *c0, const float *w_t, float *acts, float *hs,
-                               float *cs, float *tcs, int part, int parts) {
-    const int64_t n = L->n, batch = L->batch, row = batch * n;
-    int64_t j0, j1;
-    team_part(n, parts, part, &j0, &j1);
-    const int64_t width = j1 - j0;
+                               float *cs, float *tcs, int64_t b0, int64_t b1, float *pack) {
+    const int64_t n = L->n, row = L->batch * n, rows = b1 - b0;
     const float *h = h0, *c = c0;
+    if (L->mr) ek_sgemm_pack_a(h0 + b0 * n, n, 1, rows, n, pack);
     for (int64_t s = 0; s < L->steps; s++) {
         const int64_t t = L->reverse ? L->steps - 1 - s : s;
         float *act = acts + t * 4 * row;
-        if (width > 0) {
-            if (!L->mr) {
-                gates_matmul(L->sgemm, h, w_t, act, (int)batch, (int)n);
-            } else {
-                for (int64_t q = 0; q < 4; q++)
-                    ek_sgemm_packed(batch, width, n, L->pack[s % 2], w_t + q * n + j0, 4 * n,
-                                    NULL, act + q * n + j0, 4 * n, 0);
-            }
-            gates_block(act, gates_x + t * 4 * row, c, hs + t * row, cs + t * row,
-                        tcs + t * row, 0, batch, n, j0, width);
-            if (L->mr)
-                pack_columns(hs + t * row, n, batch, j0, j1, L->mr, n, L->pack[(s + 1) % 2]);
-        }
-        step_barrier_wait(&L->bar, parts);
+        if (L->mr)
+            ek_sgemm_packed(rows, 4 * n, n, pack, w_t, 4 * n, NULL, act + b0 * 4 * n, 4 * n, 0);
+        else
+            gates_matmul(L->sgemm, h + b0 * n, w_t, act + b0 * 4 * n, (int)rows, (int)n);
+        gates_block(act, gates_x + t * 4 * row, c, hs + t * row, cs + t * row, tcs + t * row,
+                    b0, b1, n, 0, n);
+        if (L->mr) ek_sgemm_pack_a(hs + t * row + b0 * n, n, 1, rows, n, pack);
         h = hs + t * row;
         c = cs + t * row;
     }
 }
 
-/* The backward's steps for hidden units [j0, j1): dh and dc start as the gradients of the
-   last h and c and end as those of h0 and c0; dc_next is scratch. */
-static void layer_backward_part(layer_team *L, const float *grad_out, const float *c0,
+/* dh's rows [b0, b1) = d's (B, 4H) rows times w_hh (4H, H), from `pack` (d's rows packed) or
+   through BLAS */
+static void hidden_grad_rows(const layer_shape *L, const float *d, const float *w_hh,
+                             float *dh, int64_t b0, int64_t b1, const float *pack) {
+    const int64_t n = L->n;
+    if (L->mr)
+        ek_sgemm_packed(b1 - b0, n, 4 * n, pack, w_hh, n, NULL, dh + b0 * n, n, 0);
+    else
+        hidden_grad_matmul(L->sgemm, d + b0 * 4 * n, w_hh, dh + b0 * n, (int)(b1 - b0), (int)n);
+}
+
+/* The backward's steps for rows [b0, b1): dh and dc start as the gradients of the last h and
+   c and end as those of h0 and c0; dc_next is scratch. */
+static void layer_backward_rows(const layer_shape *L, const float *grad_out, const float *c0,
                                 const float *w_hh, const float *acts, const float *cs,
                                 const float *tcs, float *d, float *dh, float *dc,
-                                float *dc_next, int part, int parts) {
-    const int64_t n = L->n, batch = L->batch, row = batch * n;
-    int64_t j0, j1;
-    team_part(n, parts, part, &j0, &j1);
-    const int64_t width = j1 - j0;
+                                float *dc_next, int64_t b0, int64_t b1, float *pack) {
+    const int64_t n = L->n, row = L->batch * n, rows = b1 - b0;
     const float *d_prev = NULL;
     for (int64_t s = 0; s < L->steps; s++) {
         const int64_t t = L->reverse ? s : L->steps - 1 - s;
         const int first = t == (L->reverse ? L->steps - 1 : 0);
         const float *c_prev = first ? c0 : cs + (L->reverse ? t + 1 : t - 1) * row;
         float *d_t = d + t * 4 * row;
-        if (width > 0) {
-            if (d_prev && !L->mr)
-                hidden_grad_matmul(L->sgemm, d_prev, w_hh, dh, (int)batch, (int)n);
-            else if (d_prev)
-                ek_sgemm_packed(batch, width, 4 * n, L->pack[s % 2], w_hh + j0, n, NULL,
-                                dh + j0, n, 0);
-            for (int64_t b = 0; b < batch; b++)
-                for (int64_t j = j0; j < j1; j++) dh[b * n + j] += grad_out[t * row + b * n + j];
-            /* (the cell-state gradient alternates between dc and dc_next: the row function
-               reads one and writes the other) */
-            const float *dc_in = s % 2 ? dc_next : dc;
-            gate_grads_block(acts + t * 4 * row, tcs + t * row, c_prev, dh, dc_in, d_t,
-                             s % 2 ? dc : dc_next, 0, batch, n, j0, width);
-            for (int64_t q = 0; L->mr && q < 4; q++)
-                pack_columns(d_t + q * n, 4 * n, batch, j0, j1, L->mr, 4 * n,
-                             L->pack[(s + 1) % 2] + q * n * L->mr);
-        }
-        step_barrier_wait(&L->bar, parts);
+        if (d_prev) hidden_grad_rows(L, d_prev, w_hh, dh, b0, b1, pack);
+        for (int64_t k = b0 * n; k < b1 * n; k++) dh[k] += grad_out[t * row + k];
+        /* (the cell-state gradient alternates between dc and dc_next: the row function reads
+           one and writes the other) */
+        gate_grads_block(acts + t * 4 * row, tcs + t * row, c_prev, dh, s % 2 ? dc_next : dc,
+                         d_t, s % 2 ? dc : dc_next, b0, b1, n, 0, n);
+        if (L->mr) ek_sgemm_pack_a(d_t + b0 * 4 * n, 4 * n, 1, rows, 4 * n, pack);
         d_prev = d_t;
     }
-    if (width > 0 && !L->mr) {
-        hidden_grad_matmul(L->sgemm, d_prev, w_hh, dh, (int)batch, (int)n);
-    } else if (width > 0) {
-        ek_sgemm_packed(batch, width, 4 * n, L->pack[L->steps % 2], w_hh + j0, n, NULL,
-                        dh + j0, n, 0);
-    }
-    if (width > 0 && L->steps % 2)
-        for (int64_t b = 0; b < batch; b++)
-            memcpy(dc + b * n + j0, dc_next + b * n + j0, (size_t)width * sizeof(float));
-}
-
-/* The team and its packed buffers (k: the packed operand's columns); -1 on no memory. */
-static int team_start(layer_team *L, int64_t steps, int64_t batch, int64_t n, int reverse,
-                      sgemm_t sgemm, int64_t k) {
-    *L = (layer_team){steps, batch, n, reverse, ek_sgemm_mr(), sgemm, {NULL, NULL}};
-    atomic_init(&L->bar.arrived, 0);
-    atomic_init(&L->bar.phase, 0);
-    if (!L->mr) return 0;
-    const size_t floats = (size_t)((batch + L->mr - 1) / L->mr * L->mr * k);
-    for (int b = 0; b < 2; b++) {
-        /* (zeroed: a panel's rows past the batch are read, not stored) */
-        L->pack[b] = PyMem_Calloc(floats ? floats : 1, sizeof(float));
-        if (!L->pack[b]) return -1;
-    }
-    return 0;
-}
-
-static void team_end(layer_team *L) {
-    PyMem_Free(L->pack[0]);
-    PyMem_Free(L->pack[1]);
+    hidden_grad_rows(L, d_prev, w_hh, dh, b0, b1, pack);
+    if (L->steps % 2) memcpy(dc + b0 * n, dc_next + b0 * n, (size_t)(rows * n) * sizeof(float));
 }
 
 /* ------------------------------------------------------------------ Python wrappers */
@@ -410,22 +338,22 @@ static PyObject *py_lstm_layer(PyObject *self, PyObject *args) {
         if (get_f32(o[k], &v[k], writable[k], sizes[k]) < 0) { release(v, k); return NULL; }
     const float *gates_x = v[0].buf, *h0 = v[1].buf, *c0 = v[2].buf, *w_t = v[3].buf;
     float *acts = v[4].buf, *hs = v[5].buf, *cs = v[6].buf, *tcs = v[7].buf;
-    layer_team L;
-    if (team_start(&L, steps, batch, n, reverse, sgemm, n) < 0) {
-        team_end(&L);
-        release(v, 8);
-        return PyErr_NoMemory();
-    }
-    if (L.mr) ek_sgemm_pack_a(h0, n, 1, batch, n, L.pack[0]);
+    const layer_shape L = {steps, batch, n, reverse, ek_sgemm_mr(), sgemm};
     const int parts = team_size(&L);
-#pragma omp parallel num_threads(parts) if (parts > 1)
+    int failed = 0;
+#pragma omp parallel num_threads(parts) if (parts > 1) reduction(| : failed)
     {
         int part, size;
         team_place(&part, &size);
-        layer_forward_part(&L, gates_x, h0, c0, w_t, acts, hs, cs, tcs, part, size);
+        int64_t b0, b1;
+        team_rows(&L, size, part, &b0, &b1);
+        float *pack = row_pack(&L, b1 - b0, n, &failed);
+        if (!failed)
+            layer_forward_rows(&L, gates_x, h0, c0, w_t, acts, hs, cs, tcs, b0, b1, pack);
+        free(pack);
     }
-    team_end(&L);
     release(v, 8);
+    if (failed) return PyErr_NoMemory();
     Py_RETURN_NONE;
 }
 
@@ -452,27 +380,31 @@ static PyObject *py_lstm_layer_backward(PyObject *self, PyObject *args) {
     const float *grad_out = v[0].buf, *c0 = v[3].buf, *w_hh = v[4].buf, *acts = v[5].buf;
     const float *cs = v[6].buf, *tcs = v[7].buf;
     float *d = v[8].buf, *dh = v[9].buf, *dc = v[10].buf;
-    layer_team L;
     float *dc_next = PyMem_Malloc((size_t)(row ? row : 1) * sizeof(float));
-    if (!dc_next || team_start(&L, steps, batch, n, reverse, sgemm, 4 * n) < 0) {
-        if (dc_next) team_end(&L);
-        PyMem_Free(dc_next);
+    if (!dc_next) {
         release(v, 11);
         return PyErr_NoMemory();
     }
     memcpy(dh, v[1].buf, (size_t)row * sizeof(float));
     memcpy(dc, v[2].buf, (size_t)row * sizeof(float));
+    const layer_shape L = {steps, batch, n, reverse, ek_sgemm_mr(), sgemm};
     const int parts = team_size(&L);
-#pragma omp parallel num_threads(parts) if (parts > 1)
+    int failed = 0;
+#pragma omp parallel num_threads(parts) if (parts > 1) reduction(| : failed)
     {
         int part, size;
         team_place(&part, &size);
-        layer_backward_part(&L, grad_out, c0, w_hh, acts, cs, tcs, d, dh, dc, dc_next, part,
-                            size);
+        int64_t b0, b1;
+        team_rows(&L, size, part, &b0, &b1);
+        float *pack = row_pack(&L, b1 - b0, 4 * n, &failed);
+        if (!failed)
+            layer_backward_rows(&L, grad_out, c0, w_hh, acts, cs, tcs, d, dh, dc, dc_next, b0,
+                                b1, pack);
+        free(pack);
     }
-    team_end(&L);
     PyMem_Free(dc_next);
     release(v, 11);
+    if (failed) return PyErr_NoMemory();
     Py_RETURN_NONE;
 }
 
