@@ -248,3 +248,21 @@ def test_gradient_accumulation_and_clipping_replay_eager_bit_for_bit():
             np.testing.assert_array_equal(a, b)
     for p, q in zip(model.parameters(), eager_model.parameters()):
         np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
+
+
+def test_a_function_under_no_grad_replays_its_ops_on_the_fast_path():
+    """Every op of a function that runs under no_grad (an evaluation step) is a fast step:
+    the replay loop runs under the ops' own grad mode (eager's outputs, no graph)."""
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
+
+    def evaluate(x):
+        with ember.no_grad():
+            return model(x).softmax(-1)
+    compiled = ember.compile(evaluate)
+    x = ember.randn(5, 3)
+    for _ in range(2):
+        out = compiled(x)
+    program = _program(compiled)
+    assert program.mode is False and all(entry[0] is not None for entry in program.code)
+    assert not out.requires_grad and ember.is_grad_enabled()
+    np.testing.assert_array_equal(out.numpy(), evaluate(x).numpy())

@@ -119,8 +119,13 @@ class Program:
                     step.grad_enabled, step.rename = False, None
         self.steps = _live(self.steps, _slots_in(output))
         self._link_fresh()
-        code = [self._compile(step, recorder.grad_enabled_at_entry and not self.lowered)
-                for step in self.steps]
+        # The grad mode the loop runs under: the ops' own when they all share one (a whole
+        # function under no_grad, a program with its backward as steps), so each is a fast
+        # step; else the caller's, and the ops under another mode take the slow path.
+        modes = {step.grad_enabled for step in self.steps if step.kind == OP}
+        self.mode = modes.pop() if len(modes) == 1 else None
+        code = [self._compile(step, recorder.grad_enabled_at_entry if self.mode is None
+                              else self.mode) for step in self.steps]
         # Each entry ends with the slots whose last reader it is: the replay drops them
         # there, so a tensor lives as long as it would in eager (not to the end of the call).
         dead = _last_uses(code, _slots_in(output))
@@ -181,8 +186,8 @@ class Program:
         if collecting:
             gc.disable()
         entry_mode = grad_state.enabled
-        if self.lowered:
-            grad_state.enabled = False
+        if self.mode is not None:
+            grad_state.enabled = self.mode
         try:
             if dispatch is registry.python_dispatch:
                 for op, indices, params, dtype, out, dead in self.code:
