@@ -155,8 +155,11 @@ static void hidden_grad_matmul(sgemm_t sgemm, const float *d, const float *w_hh,
    wait for each other and write nothing another reads. NOTE: splitting the hidden units
    instead (a barrier per step, each thread reading the other's half of h, or of the gate
    gradients, for its product) ran the 2-thread backward slower than one thread: the shared
-   operand's cache lines crossed cores at every step. Rows go in whole panels of gemm.h's
-   kernel; a product's bits do not depend on the split (each element is one chain over k). */
+   operand's cache lines crossed cores at every step. The rows go in chunks of whole panels of
+   gemm.h's kernel, two chunks a thread, taken as threads come free: a thread whose core is
+   busy (OpenBLAS's team spins there for a while after each GEMM) leaves its second chunk to
+   the others. A product's bits do not depend on the split (each element is one chain over
+   k). */
 typedef struct {
     int64_t steps, batch, n;
     int reverse, mr;     /* mr: gemm.h's panel rows; 0 where BLAS runs the products */
@@ -171,23 +174,12 @@ static int team_size(const layer_shape *L) {
     return ek_num_threads() < panels ? ek_num_threads() : (int)panels;
 }
 
-/* This thread's rows [*b0, *b1) of `parts`: whole panels, as evenly as they allow. */
-static void team_rows(const layer_shape *L, int parts, int part, int64_t *b0, int64_t *b1) {
-    const int64_t mr = L->mr ? L->mr : 1, panels = (L->batch + mr - 1) / mr;
-    const int64_t per = (panels + parts - 1) / parts * mr;
-    *b0 = part * per < L->batch ? part * per : L->batch;
-    *b1 = *b0 + per < L->batch ? *b0 + per : L->batch;
-}
-
-/* This thread's number and the team's size (inside a parallel region; 0 and 1 outside). */
-static void team_place(int *part, int *parts) {
-#ifdef _OPENMP
-    *part = omp_get_thread_num();
-    *parts = omp_get_num_threads();
-#else
-    *part = 0;
-    *parts = 1;
-#endif
+/* Rows per chunk for a team of `parts`: all of them for one thread, else whole panels, about
+   two chunks a thread. */
+static int64_t chunk_rows(const layer_shape *L, int parts) {
+    if (parts == 1 || !L->mr) return L->batch > 0 ? L->batch : 1;
+    const int64_t panels = (L->batch + L->mr - 1) / L->mr;
+    return (panels + 2 * parts - 1) / (2 * parts) * L->mr;
 }
 
 /* A thread's packed left operand (gemm.h's layout) for `rows` rows of k columns, zeroed (a
@@ -340,16 +332,17 @@ static PyObject *py_lstm_layer(PyObject *self, PyObject *args) {
     float *acts = v[4].buf, *hs = v[5].buf, *cs = v[6].buf, *tcs = v[7].buf;
     const layer_shape L = {steps, batch, n, reverse, ek_sgemm_mr(), sgemm};
     const int parts = team_size(&L);
+    const int64_t rows = chunk_rows(&L, parts), chunks = (batch + rows - 1) / rows;
     int failed = 0;
 #pragma omp parallel num_threads(parts) if (parts > 1) reduction(| : failed)
     {
-        int part, size;
-        team_place(&part, &size);
-        int64_t b0, b1;
-        team_rows(&L, size, part, &b0, &b1);
-        float *pack = row_pack(&L, b1 - b0, n, &failed);
-        if (!failed)
-            layer_forward_rows(&L, gates_x, h0, c0, w_t, acts, hs, cs, tcs, b0, b1, pack);
+        float *pack = row_pack(&L, rows, n, &failed);
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t k = 0; k < chunks; k++) {
+            const int64_t b0 = k * rows, b1 = b0 + rows < batch ? b0 + rows : batch;
+            if (!failed)
+                layer_forward_rows(&L, gates_x, h0, c0, w_t, acts, hs, cs, tcs, b0, b1, pack);
+        }
         free(pack);
     }
     release(v, 8);
@@ -389,17 +382,18 @@ static PyObject *py_lstm_layer_backward(PyObject *self, PyObject *args) {
     memcpy(dc, v[2].buf, (size_t)row * sizeof(float));
     const layer_shape L = {steps, batch, n, reverse, ek_sgemm_mr(), sgemm};
     const int parts = team_size(&L);
+    const int64_t rows = chunk_rows(&L, parts), chunks = (batch + rows - 1) / rows;
     int failed = 0;
 #pragma omp parallel num_threads(parts) if (parts > 1) reduction(| : failed)
     {
-        int part, size;
-        team_place(&part, &size);
-        int64_t b0, b1;
-        team_rows(&L, size, part, &b0, &b1);
-        float *pack = row_pack(&L, b1 - b0, 4 * n, &failed);
-        if (!failed)
-            layer_backward_rows(&L, grad_out, c0, w_hh, acts, cs, tcs, d, dh, dc, dc_next, b0,
-                                b1, pack);
+        float *pack = row_pack(&L, rows, 4 * n, &failed);
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t k = 0; k < chunks; k++) {
+            const int64_t b0 = k * rows, b1 = b0 + rows < batch ? b0 + rows : batch;
+            if (!failed)
+                layer_backward_rows(&L, grad_out, c0, w_hh, acts, cs, tcs, d, dh, dc, dc_next,
+                                    b0, b1, pack);
+        }
         free(pack);
     }
     PyMem_Free(dc_next);
