@@ -39,7 +39,7 @@ SAME_AS_FUNCTIONAL = ("conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1
                       "avg_pool1d", "adaptive_avg_pool1d",
                       "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "cosine_similarity",
                       "pairwise_distance", "pdist", "prelu", "selu", "celu", "rrelu",
-                      "threshold", "hardshrink", "embedding", "layer_norm", "group_norm",
+                      "threshold", "hardshrink", "layer_norm", "group_norm",
                       "instance_norm", "alpha_dropout", "feature_alpha_dropout", "bilinear",
                       "pixel_shuffle")
 
@@ -48,6 +48,9 @@ def install(namespace):
     namespace["softmax"] = softmax
     namespace["log_softmax"] = log_softmax
     namespace["dropout"] = dropout
+    # torch.embedding is the builtin F.embedding calls: (weight, indices, padding_idx=-1, ...)
+    from .nn._functional.embedding import torch_embedding
+    namespace["embedding"] = torch_embedding
     # torch.adaptive_max_pool1d is the builtin F.adaptive_max_pool1d_with_indices calls: it
     # returns (values, indices)
     namespace.setdefault("adaptive_max_pool1d", F.adaptive_max_pool1d_with_indices)

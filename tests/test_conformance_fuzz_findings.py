@@ -322,6 +322,24 @@ CASES = {
     "nanmean int dtype": lambda lib: lib.nanmean(lib.ones(3), dtype=lib.int64),
     "searchsorted 0-d boundaries": lambda lib: lib.searchsorted(lib.tensor(1.0), lib.ones(3)),
     "split non-tensor": lambda lib: lib.split(3, 1),
+    # F.embedding: torch's Python steps (padding_idx compared with 0, the renorm) before its
+    # builtin's parser; torch.embedding is the builtin (weight first)
+    "embedding tensor padding_idx": lambda lib: lib.nn.functional.embedding(
+        lib.ones(3, dtype=lib.int64), lib.ones(4, 2), lib.ones(2)),
+    "embedding non-tensor input max_norm": lambda lib: lib.nn.functional.embedding(
+        np.float32(3.0), lib.ones(4, 2), max_norm=1.0),
+    "embedding 3-d weight max_norm": lambda lib: lib.nn.functional.embedding(
+        lib.ones(2, dtype=lib.int64), lib.ones(2, 3, 4), max_norm=1.0),
+    "embedding 1-d weight": lambda lib: lib.nn.functional.embedding(
+        lib.ones(2, dtype=lib.int64), lib.ones(4)),
+    "embedding weight first": lambda lib: lib.embedding(
+        lib.arange(8.0).reshape(4, 2), lib.tensor([3, 1])),
+    "embedding bf16 indices": lambda lib: lib.embedding(lib.ones(4, 2),
+                                                        lib.ones(3, dtype=lib.bfloat16)),
+    "embedding_renorm_ float indices": lambda lib: lib.embedding_renorm_(
+        lib.ones(3, 2), lib.ones(1), 1.0, 2.0),
+    "embedding max_norm": lambda lib: lib.nn.functional.embedding(
+        lib.tensor([0, 2]), lib.arange(8.0).reshape(4, 2), max_norm=1.5),
 }
 
 

@@ -279,15 +279,29 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
         return output, offset2bag, bag_size, max_indices
 
 
+def check_indices(fname, indices, position):
+    """ATen's checkScalarTypes of an embedding's indices: int64 or int32."""
+    if indices.dtype not in (dt.int64, dt.int32):
+        raise RuntimeError(f"Expected tensor for argument #{position} 'indices' to have one of "
+                           "the following scalar types: Long, Int; but got torch."
+                           f"{dt.type_name(indices.dtype)}Tensor instead (while checking "
+                           f"arguments for {fname})")
+
+
 def embedding_renorm_(input, indices, max_norm, norm_type):
-    """Rescales, in place, the rows named by `indices` whose norm exceeds `max_norm`."""
-    check_tensor("embedding_renorm_", input)
+    """Rescales, in place, each row `indices` names whose norm exceeds max_norm (scale =
+    max_norm / (norm + 1e-7)); F.embedding's max_norm."""
+    if input.dim() != 2:
+        raise RuntimeError(f"Expected 2-dimensional tensor, but got {input.dim()}-dimensional "
+                           "tensor for argument #1 'self' (while checking arguments for "
+                           "embedding_renorm_)")
+    check_indices("embedding_renorm_", indices, 2)
     with no_grad():
         rows = indices.reshape(-1).unique()
-        selected = input[rows]
-        norms = selected.norm(norm_type, 1, keepdim=True)
-        scale = (max_norm / (norms + 1e-7)).clamp(max=1.0)
-        input[rows] = selected * scale
+        vectors = input.index_select(0, rows)
+        norms = vectors.norm(norm_type, dim=1).double()
+        scale = (max_norm / (norms + 1e-7)).where(norms > max_norm, 1.0)
+        input[rows] = vectors * scale.to(input.dtype).unsqueeze(1)
     return input
 
 

@@ -4,41 +4,31 @@ import warnings
 import ember
 from ... import _dtype as dt
 from ...autograd.grad_mode import no_grad
+from ...ops.functional_entry_points import check_indices
 from ...ops.nn_ops import _embedding
 from ...ops.registry import dispatch
 from ..._value_checks import check_only
+from ._util import builtin_parser
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
 
-def _padding_index(padding_idx, num_embeddings):
+def _padding_index(padding_idx, weight):
+    """torch's F.embedding/embedding_bag steps: a negative index counts from the end; the
+    weight's size is read only when the index is not 0."""
     if padding_idx is None:
         return -1
     if padding_idx > 0:
-        assert padding_idx < num_embeddings, "Padding_idx must be within num_embeddings"
+        assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
     elif padding_idx < 0:
-        assert padding_idx >= -num_embeddings, "Padding_idx must be within num_embeddings"
-        padding_idx = num_embeddings + padding_idx
+        assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
+        padding_idx = weight.size(0) + padding_idx
     return padding_idx
 
 
-def _check_indices(input, fn):
-    if input.dtype not in (dt.int64, dt.int32):
-        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
-                           "following scalar types: Long, Int; but got torch."
-                           f"{dt.type_name(input.dtype)}Tensor instead (while checking "
-                           f"arguments for {fn})")
-
-
-def _embedding_renorm_(weight, input, max_norm, norm_type):
-    """Rescale, in place, each looked-up row whose norm exceeds max_norm (PyTorch's
-    embedding_renorm_: scale = max_norm / (norm + 1e-7))."""
+def _no_grad_renorm(weight, input, max_norm, norm_type):
+    # (through ember's checked builtin: its parser sees the arguments as torch's does)
     with no_grad():
-        rows = ember.unique(input.reshape(-1))
-        vectors = weight.index_select(0, rows)
-        norms = ember.linalg.vector_norm(vectors, norm_type, dim=1).double()
-        scale = ember.where(norms > max_norm, max_norm / (norms + 1e-7),
-                            ember.ones_like(norms))
-        weight[rows] = vectors * scale.to(weight.dtype).unsqueeze(1)
+        ember.embedding_renorm_(weight.detach(), input, max_norm, norm_type)
 
 
 @check_only
@@ -47,19 +37,34 @@ def _check_range(input, rows):
         raise IndexError("index out of range in self")
 
 
-def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
-              scale_grad_by_freq=False, sparse=False):
-    padding_idx = _padding_index(padding_idx, weight.shape[0])
-    _check_indices(input, "embedding")
-    _check_range(input, weight.shape[0])
-    if max_norm is not None:
-        _embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+def torch_embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """torch.embedding: the builtin F.embedding hands its arguments to."""
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    check_indices("embedding", indices, 1)
+    _check_range(indices, weight.shape[0])
     if sparse:   # (the weight's gradient is a sparse COO tensor)
         from ...sparse.embedding import embedding_sparse
-        return embedding_sparse(input, weight, padding_idx, scale_grad_by_freq)
+        return embedding_sparse(indices, weight, padding_idx, scale_grad_by_freq)
     params = {"padding_idx": padding_idx, "scale_grad_by_freq": scale_grad_by_freq}
-    return dispatch(_embedding, (weight, input), params, weight.dtype,
-                    (weight._data, input._data))
+    return dispatch(_embedding, (weight, indices), params, weight.dtype,
+                    (weight._data, indices._data))
+
+
+_EMBEDDING = builtin_parser("embedding")
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    # NOTE: torch's Python steps come first, in its order (padding_idx compared with 0, the
+    # renorm), and only then its builtin's parser: a tensor padding_idx is a RuntimeError
+    # ('Boolean value of Tensor ...'), a non-tensor input with max_norm an AttributeError.
+    padding_idx = _padding_index(padding_idx, weight)
+    if max_norm is not None:
+        input = input.contiguous()
+        _no_grad_renorm(weight, input, max_norm, norm_type)
+    _EMBEDDING.check((weight, input, padding_idx, scale_grad_by_freq, sparse), {})
+    return torch_embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
 def _bag_offsets(input, offsets, per_sample_weights):
@@ -117,7 +122,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     elif mode not in ("sum", "mean"):
         raise ValueError("mode has to be one of sum, mean or max")
     if max_norm is not None:
-        _embedding_renorm_(weight, input, max_norm, norm_type)
+        _no_grad_renorm(weight, input, max_norm, norm_type)
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(
             "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
@@ -154,7 +159,7 @@ def _bag_reduce(input, weight, offsets, mode, scale_grad_by_freq, per_sample_wei
     # NOTE: with include_last_offset the last bag still runs to the end of the input, past
     # offsets[-1] when that is smaller than the input's length (PyTorch's CPU kernel).
     bag = ember.searchsorted(starts.contiguous(), position, right=True) - 1
-    pad = -1 if padding_idx is None else _padding_index(padding_idx, num)
+    pad = _padding_index(padding_idx, weight)
     keep = input != pad if pad >= 0 else None
     if keep is not None:
         kept = keep.nonzero().reshape(-1)
@@ -162,7 +167,7 @@ def _bag_reduce(input, weight, offsets, mode, scale_grad_by_freq, per_sample_wei
         if per_sample_weights is not None:
             per_sample_weights = per_sample_weights.index_select(0, kept)
     # (with sparse=True the weight's gradient is sparse: one entry per looked-up row, as torch)
-    rows = embedding(input, weight, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+    rows = torch_embedding(weight, input, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
     dim = weight.shape[1]
     out = ember.zeros((bags, dim), dtype=weight.dtype, device=weight.device)
     if mode == "max":
