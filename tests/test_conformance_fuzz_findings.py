@@ -340,6 +340,21 @@ CASES = {
         lib.ones(3, 2), lib.ones(1), 1.0, 2.0),
     "embedding max_norm": lambda lib: lib.nn.functional.embedding(
         lib.tensor([0, 2]), lib.arange(8.0).reshape(4, 2), max_norm=1.5),
+    # F.fold/F.unfold: torch's _pair (an iterable becomes a tuple), the builtin's parser, the
+    # sizes' lengths, their bounds, then the input's shape
+    "fold empty output_size": lambda lib: lib.nn.functional.fold(lib.ones(3, 1), (), (1, 1)),
+    "fold empty tensor kernel": lambda lib: lib.nn.functional.fold(
+        lib.ones(3, 1), np.int32(1), lib.ones(0, 3, dtype=lib.int32)),
+    "fold zero kernel": lambda lib: lib.nn.functional.fold(lib.ones(4, 4), (2, 2), (0, 1)),
+    "fold zero stride": lambda lib: lib.nn.functional.fold(lib.ones(4, 4), (2, 2), 1, stride=0),
+    "fold negative blocks": lambda lib: lib.nn.functional.fold(lib.ones(9, 1), 1, 3),
+    "fold empty input": lambda lib: lib.nn.functional.fold(lib.ones(4, 0), 2, 1),
+    "fold ok": lambda lib: lib.nn.functional.fold(lib.arange(8.0).reshape(1, 4, 2), (2, 3), 2),
+    "unfold empty kernel": lambda lib: lib.nn.functional.unfold(lib.ones(2, 1, 3), []),
+    "unfold 2-d input": lambda lib: lib.nn.functional.unfold(lib.ones(2, 3), 1),
+    "unfold empty plane": lambda lib: lib.nn.functional.unfold(lib.ones(2, 0, 3), 1),
+    "unfold negative padding": lambda lib: lib.nn.functional.unfold(lib.ones(1, 2, 3), 1,
+                                                                    padding=-1),
 }
 
 

@@ -15,6 +15,7 @@ EXEMPT = {
     # (input.size(), input.is_cuda: AttributeError, IndexError); nn/_functional's unpooling
     # and pooling follow those steps and check with the builtin's parser themselves
     "F.max_unpool2d", "F.max_unpool3d", "F.max_pool3d_with_indices", "F.embedding",
+    "F.fold", "F.unfold",
     # the same for the losses: their reduction becomes torch's enum (ValueError) before the
     # builtin's parser runs; nn/_functional's losses check with that parser themselves
     "F.cross_entropy", "F.nll_loss", "F.poisson_nll_loss", "F.ctc_loss",

@@ -1,8 +1,12 @@
 """conv1d/2d/3d, conv_transpose1d/2d/3d, unfold, fold: argument checks in PyTorch's words,
 then the registry ops of ember/ops/conv.py on batched tensors."""
+from collections.abc import Iterable
+
 import numpy as np
 
 from ... import _dtype as dt
+from ..._signatures import Parser
+from ..._signatures.table_nn import FUNCTIONAL
 from ...ops.conv import col2im_nd, conv_nd, conv_transpose_nd, im2col_nd
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -177,16 +181,54 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 # ---------------------------------------------------------------------- unfold / fold
 def _pair(v):
-    return (v, v) if isinstance(v, int) else tuple(v)
+    # torch's _pair: any iterable becomes a tuple (a tensor's rows, a str's letters), anything
+    # else is repeated; the builtin's parser and its length checks judge the result
+    return tuple(v) if isinstance(v, Iterable) else (v, v)
+
+
+# the builtins F.unfold and F.fold hand their pairs to: their parsers and their sizes' names
+_BUILTINS = {"im2col": ("unfold", ("kernel_size", "dilation", "padding", "stride")),
+             "col2im": ("fold", ("output_size", "kernel_size", "dilation", "padding",
+                                 "stride"))}
+_PARSERS = {name: Parser(name, FUNCTIONAL[key][1]) for name, (key, _) in _BUILTINS.items()}
+_POSITIVE = (("kernel_size", "kernel size", "kernel"), ("dilation", "dilation", "dilation"),
+             ("stride", "stride", "stride"))
+
+
+def _block_geometry(builtin, input, *sizes):
+    """torch's F.unfold/F.fold up to their builtin's shape checks: _pair of each size, the
+    builtin's parser, each size's length, then the kernel, dilation, stride and padding
+    bounds. The sizes by name, as int pairs."""
+    sizes = tuple(map(_pair, sizes))
+    _PARSERS[builtin].check((input,) + sizes, {})
+    names = _BUILTINS[builtin][1]
+    for name, pair in zip(names, sizes):
+        if len(pair) != 2:
+            raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(pair)}")
+    geometry = {name: tuple(int(v) for v in pair) for name, pair in zip(names, sizes)}
+    for name, words, prefix in _POSITIVE:
+        h, w = geometry[name]
+        if h <= 0 or w <= 0:
+            raise RuntimeError(f"{words} should be greater than zero, but got {prefix}_height: "
+                               f"{h} {prefix}_width: {w}")
+    h, w = geometry["padding"]
+    if h < 0 or w < 0:
+        raise RuntimeError(f"padding should be non-negative, but got pad_height: {h} "
+                           f"pad_width: {w}")
+    return geometry
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """Sliding blocks of a (N, C, H, W) or (C, H, W) tensor as (N, C*kh*kw, L) columns."""
-    ksize, dilation, padding, stride = map(_pair, (kernel_size, dilation, padding, stride))
+    g = _block_geometry("im2col", input, kernel_size, dilation, padding, stride)
+    ksize, dilation, padding, stride = (g[k] for k in _BUILTINS["im2col"][1])
     dim = input.dim()
-    if dim not in (3, 4):
-        raise RuntimeError("Input Error: Only 3D or 4D input Tensors are supported "
-                           f"(got {dim}D)")
+    # NOTE: torch reads sizes 1 and 2 first: an input under 3 dims is its IndexError
+    planes = input.size(1) != 0 and input.size(2) != 0
+    if not ((dim == 3 and input.size(0) and planes) or (dim == 4 and planes and input.size(3))):
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size "
+                           "and other non-zero dimensions for input, but got: "
+                           f"{list(input.shape)}")
     x = input if dim == 4 else input.unsqueeze(0)
     blocks = [(s + 2 * p - d * (k - 1) - 1) // t + 1 for s, p, d, k, t
               in zip(x.shape[2:], padding, dilation, ksize, stride)]
@@ -201,10 +243,11 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """Sums sliding blocks (N, C*kh*kw, L) back into a (N, C, *output_size) tensor."""
-    size, ksize, dilation, padding, stride = map(
-        _pair, (output_size, kernel_size, dilation, padding, stride))
+    g = _block_geometry("col2im", input, output_size, kernel_size, dilation, padding, stride)
+    size, ksize, dilation, padding, stride = (g[k] for k in _BUILTINS["col2im"][1])
     dim = input.dim()
-    if dim not in (2, 3):
+    if not ((dim == 2 and input.size(0) and input.size(1)) or
+            (dim == 3 and input.size(1) and input.size(2))):
         raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
                            "batch size and non-zero dimensions for input, but got: "
                            f"{list(input.shape)}")
@@ -216,12 +259,15 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
                            f"kernel_size={ksize}.")
     blocks = [(s + 2 * p - d * (k - 1) - 1) // t + 1 for s, p, d, k, t
               in zip(size, padding, dilation, ksize, stride)]
+    given = (f"Given output_size={size}, kernel_size={ksize}, dilation={dilation}, "
+             f"padding={padding}, stride={stride}")
     if cols.shape[2] != blocks[0] * blocks[1]:
-        raise RuntimeError(f"Given output_size={size}, kernel_size={ksize}, dilation="
-                           f"{dilation}, padding={padding}, stride={stride}, expected size of "
-                           f"input's dimension 2 to match the calculated number of sliding "
-                           f"blocks {blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but "
-                           f"got input.size(2)={cols.shape[2]}.")
+        raise RuntimeError(f"{given}, expected size of input's dimension 2 to match the "
+                           f"calculated number of sliding blocks {blocks[0]} * {blocks[1]} = "
+                           f"{blocks[0] * blocks[1]}, but got input.size(2)={cols.shape[2]}.")
+    if min(blocks) < 1:   # (two negative counts pass the product check above)
+        raise RuntimeError(f"{given}, calculated shape of the array of sliding blocks as "
+                           f"{tuple(blocks)}, which is too small (non-positive)")
     x_shape = (cols.shape[0], cols.shape[1] // kk) + size
     out = col2im_nd(cols, x_shape, ksize, stride, tuple((p, p) for p in padding), dilation)
     return out if dim == 3 else out.squeeze(0)
