@@ -355,6 +355,19 @@ CASES = {
     "unfold empty plane": lambda lib: lib.nn.functional.unfold(lib.ones(2, 0, 3), 1),
     "unfold negative padding": lambda lib: lib.nn.functional.unfold(lib.ones(1, 2, 3), 1,
                                                                     padding=-1),
+    # cosine_similarity: a floating common dtype, eps >= 0, integral operands cast to it
+    "cosine_similarity complex": lambda lib: lib.cosine_similarity(
+        lib.ones(3, dtype=lib.complex64), lib.ones(2, 3, dtype=lib.bfloat16)),
+    "cosine_similarity int operands": lambda lib: lib.cosine_similarity(
+        lib.ones(3, dtype=lib.int64), lib.ones(3, dtype=lib.int64)),
+    "cosine_similarity negative eps": lambda lib: lib.nn.functional.cosine_similarity(
+        lib.ones(()), lib.ones(4, dtype=lib.int8), -2, -3),
+    "cosine_similarity int and float": lambda lib: lib.cosine_similarity(
+        lib.arange(6.0).reshape(2, 3), lib.arange(3, dtype=lib.int16)),
+    "cosine_similarity half and int": lambda lib: lib.cosine_similarity(
+        lib.ones(3, dtype=lib.float16), lib.arange(6).reshape(2, 3)),
+    "cosine_similarity complex eps": lambda lib: lib.cosine_similarity(
+        lib.ones(3, 3), lib.ones(3, 3, dtype=lib.float64), eps=np.complex128(3 + 0j)),
 }
 
 

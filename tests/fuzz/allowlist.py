@@ -129,6 +129,10 @@ _GROUPS = [
         "name, as their reprs do: ember.float32)",
         ('torch.typename',)),
     (
+        "get_file_path joins its components to the directory that holds the package: each "
+        "library's own install location",
+        ('torch.get_file_path',)),
+    (
         "DLPack has no bfloat16 code NumPy can export (torch's own exporter has one); ember's "
         "to_dlpack of a bfloat16 tensor raises NumPy's BufferError",
         ('torch.to_dlpack',)),
@@ -136,11 +140,10 @@ _GROUPS = [
         "fixes that lie in ember/nn (another engineer's files), reported: complex alpha of "
         "elu_ (torch converts it and fails with RuntimeError), grid_sample checks mode "
         "(ValueError) before types, scatter_add skips the index dtype check when nothing is "
-        "gathered, cosine_similarity of integer and half operands",
+        "gathered",
         ('F.elu_',
          'F.grid_sample',
-         'op_db.scatter_add',
-         'torch.cosine_similarity',)),
+         'op_db.scatter_add',)),
     (
         "torch's Python wrappers touch their arguments before any type check (`A.shape` on a "
         "dtype, `input.size()` on None: AttributeError); ember raises the parser's TypeError",

@@ -1,5 +1,7 @@
 """Distances and similarities: pairwise_distance, cosine_similarity, pdist, cdist."""
 import ember
+from ... import _dtype as dt
+from ..._scalars import as_double
 from ...ops.registry import name_node
 
 __all__ = ["pairwise_distance", "cosine_similarity", "pdist"]
@@ -18,7 +20,17 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """Sum of the products of the unit vectors; each norm is floored at eps."""
-    # NOTE: PyTorch broadcasts first, so a size-1 `dim` counts once per broadcast copy.
+    common = ember.result_type(x1, x2)
+    if not common.is_floating_point:
+        raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
+                           f"{dt.type_name(common)}")
+    eps = as_double(eps)
+    if eps < 0:
+        raise RuntimeError(f"eps must be non-negative, got: {eps:g}")
+    # NOTE: only integral operands are cast (the norm refuses them); a float16 operand keeps
+    # its dtype for its own norm, as in PyTorch. PyTorch broadcasts first, so a size-1 `dim`
+    # counts once per broadcast copy.
+    x1, x2 = (x if x.dtype.is_floating_point else x.to(common) for x in (x1, x2))
     x1, x2 = ember.broadcast_tensors(x1, x2)
     n1 = ember.linalg.vector_norm(x1, 2, dim=dim, keepdim=True).clamp_min(eps)
     n2 = ember.linalg.vector_norm(x2, 2, dim=dim, keepdim=True).clamp_min(eps)
