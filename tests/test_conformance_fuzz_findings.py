@@ -368,6 +368,15 @@ CASES = {
         lib.ones(3, dtype=lib.float16), lib.arange(6).reshape(2, 3)),
     "cosine_similarity complex eps": lambda lib: lib.cosine_similarity(
         lib.ones(3, 3), lib.ones(3, 3, dtype=lib.float64), eps=np.complex128(3 + 0j)),
+    # softplus takes Scalars: the kernel's dtype check, then their conversion
+    "softplus complex threshold": lambda lib: lib.nn.functional.softplus(
+        lib.ones(3), threshold=1.5 - 0.5j),
+    "softplus half complex beta": lambda lib: lib.nn.functional.softplus(
+        lib.ones(3, dtype=lib.float16), 1.5 - 0.5j),
+    "softplus int complex beta": lambda lib: lib.nn.functional.softplus(
+        lib.ones(3, dtype=lib.int16), 1.5 - 0.5j),
+    "softplus real complex beta": lambda lib: lib.nn.functional.softplus(
+        lib.arange(3.0), 2 + 0j, True),
 }
 
 

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 import ember
+from ..._signatures import Parser, checked
 from ...ops._elementwise import not_implemented
 from ...ops.nn_ops import gelu as _ops_gelu
 from ...ops.registry import name_node
@@ -256,11 +257,20 @@ def threshold_(input, threshold_value, value):
 @_floating_kernel("softplus_cpu")
 def softplus(input, beta=1.0, threshold=20.0):
     # NOTE: above `threshold` (in units of beta*x) softplus is linear; below it log1p(exp)
-    # is computed on clamped input so exp never overflows.
-    beta, threshold = _real(beta, input.dtype), _real(threshold, input.dtype)
+    # is computed on clamped input so exp never overflows. The kernel reads its Scalars in
+    # its compute type: double for float64, float for the others.
+    compute = input.dtype if input.dtype is ember.float64 else ember.float32
+    beta, threshold = _real(beta, compute), _real(threshold, compute)
     scaled = input * beta
     soft = ember.log1p(ember.exp(ember.clamp(scaled, max=threshold))) / beta
     return name_node(ember.where(scaled > threshold, input, soft), "SoftplusBackward0")
+
+
+# NOTE: torch's stubs call beta and threshold floats, but its builtin takes Scalars (a complex
+# reaches the kernel's conversion): the parser in front of softplus says so, and the table's
+# float signature is not installed over it.
+softplus = checked(softplus, Parser("softplus", ("Tensor input, Number beta = 1, Number "
+                                                  "threshold = 20",)), method=False)
 
 
 def softsign(input):
