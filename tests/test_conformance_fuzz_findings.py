@@ -377,6 +377,18 @@ CASES = {
         lib.ones(3, dtype=lib.int16), 1.5 - 0.5j),
     "softplus real complex beta": lambda lib: lib.nn.functional.softplus(
         lib.arange(3.0), 2 + 0j, True),
+    # copy_ takes a Number (as a 0-d tensor of its own kind); a source with more dims never
+    # fits; float to uint8 wraps; module_load copies through it
+    "copy_ int": lambda lib: lib.ones(3).copy_(-3),
+    "copy_ complex into bool": lambda lib: lib.ones(3, dtype=lib.bool).copy_(1.5 - 0.5j),
+    "copy_ float into int": lambda lib: lib.ones(3, dtype=lib.int32).copy_(2.7),
+    "copy_ str": lambda lib: lib.ones(3).copy_("a"),
+    "copy_ more dims": lambda lib: lib.ones(3).copy_(lib.ones(1, 3)),
+    "copy_ into 0-d": lambda lib: lib.ones(()).copy_(lib.ones(1)),
+    "copy_ negative into uint8": lambda lib: lib.zeros(1, 3, dtype=lib.uint8).copy_(
+        lib.tensor([3.5, 1.8, -3.8], dtype=lib.bfloat16)),
+    "module_load number": lambda lib: lib.ones(2, 3, dtype=lib.float16).module_load(
+        np.int64(2)),
 }
 
 

@@ -3,10 +3,13 @@ casting, differentiable), and the new_* constructors that take dtype and device 
 tensor."""
 import warnings
 
+import numpy as np
+
+from .. import _dtype as dt
 from .._data import check_fill
 from .._dtype import COMPLEX
-from .._scalars import type_name
-from .._tensor import Tensor
+from .._scalars import is_number, type_name
+from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import state
 from ..backends import array_module
 from .conversion import cast
@@ -116,11 +119,32 @@ def _copied(self, src):
 
 def _copy_error(self, src):
     from ._promote import broadcast_error
-    return broadcast_error(self._data.shape, src._data.shape)
+    try:
+        shape = np.broadcast_shapes(self._data.shape, src._data.shape)
+    except ValueError:
+        return broadcast_error(self._data.shape, src._data.shape)
+    return RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                        f"shape {list(shape)}")
+
+
+def _number_source(value):
+    """The 0-d tensor PyTorch's parser makes of a Number given for copy_'s source: bool,
+    int64, double or complex128, so that the copy casts it as it casts a tensor."""
+    if isinstance(value, (bool, np.bool_)):
+        dtype = dt.bool
+    elif isinstance(value, (int, np.integer)):
+        dtype = dt.int64
+    elif isinstance(value, (complex, np.complexfloating)):
+        dtype = dt.complex128
+    else:
+        dtype = dt.float64
+    return _wrap(np.asarray(value, dtype=dtype.np), dtype)
 
 
 def copy_(self, src, non_blocking=False):
-    if not isinstance(src, Tensor):
+    if is_number(src):
+        src = _number_source(src)
+    elif not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
                         f"{type_name(src)}")
     if state.enabled and (self._requires_grad or src._requires_grad) or _func.depth:
@@ -128,6 +152,12 @@ def copy_(self, src, non_blocking=False):
     if src.dtype.category == COMPLEX and self.dtype.category < COMPLEX:
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=2)
+    # NOTE: NumPy's assignment drops a source's leading size-1 dims; torch's output shape is
+    # fixed, so a source with more dims never fits
+    if src.dim() > self.dim():
+        raise _copy_error(self, src)
+    if src.dtype is not self.dtype and src.dtype.category < COMPLEX:
+        src = cast(src, self.dtype)   # (PyTorch's conversions: -3.8 wraps to 253 in uint8)
     a = _value_array(self, src)
     if a.dtype.kind == "c" and self.dtype.category < COMPLEX:
         a = a.real
