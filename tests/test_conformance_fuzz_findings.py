@@ -389,6 +389,10 @@ CASES = {
         lib.tensor([3.5, 1.8, -3.8], dtype=lib.bfloat16)),
     "module_load number": lambda lib: lib.ones(2, 3, dtype=lib.float16).module_load(
         np.int64(2)),
+    # affine_grid calls theta.is_floating_point() as torch does
+    "affine_grid dtype theta": lambda lib: lib.nn.functional.affine_grid(lib.int16, (), False),
+    "affine_grid int theta": lambda lib: lib.nn.functional.affine_grid(
+        lib.ones(1, 2, 3, dtype=lib.int32), (1, 1, 2, 2), False),
 }
 
 

@@ -162,10 +162,11 @@ def affine_grid(theta, size, align_corners=None):
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
-    if not theta.dtype.is_floating_point:
+    # NOTE: a method call, as torch's: a dtype given for theta fails calling its bool
+    # attribute (TypeError), not on a missing .dtype
+    if not theta.is_floating_point():
         raise ValueError("Expected theta to have floating point type, but got "
                          f"torch.{str(theta.dtype).split('.')[-1]}")
-    size = list(size)
     if len(size) == 4:
         want, nd = (2, 3), 2
     elif len(size) == 5:
@@ -176,8 +177,9 @@ def affine_grid(theta, size, align_corners=None):
     if theta.dim() != 3 or tuple(theta.shape[1:]) != want:
         raise ValueError(f"Expected a batch of {nd}D affine matrices of shape Nx{want[0]}x"
                          f"{want[1]} for size {size}. Got {_torch_size(theta)}.")
-    if min(size) <= 0:
+    if min(size) <= 0:   # (messages print `size` as given: a tuple stays a tuple)
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    size = list(size)
     n = size[0]
     spatial = size[2:][::-1]                       # W, H[, D]: x first
     axes = [_base(s, align_corners, theta) for s in spatial]
