@@ -393,6 +393,14 @@ CASES = {
     "affine_grid dtype theta": lambda lib: lib.nn.functional.affine_grid(lib.int16, (), False),
     "affine_grid int theta": lambda lib: lib.nn.functional.affine_grid(
         lib.ones(1, 2, 3, dtype=lib.int32), (1, 1, 2, 2), False),
+    # rms_norm: normalized_shape non-empty, the weight's shape, the input's rank (ValueError),
+    # its trailing shape, its dtype; the result in the input's dtype
+    "rms_norm empty shape": lambda lib: lib.rms_norm(lib.ones(3), []),
+    "rms_norm weight shape": lambda lib: lib.rms_norm(lib.ones(3, 1), (1, 1, 1), lib.ones(2)),
+    "rms_norm rank": lambda lib: lib.nn.functional.rms_norm(lib.ones(3, 1), (1, 1, 1)),
+    "rms_norm int": lambda lib: lib.rms_norm(lib.ones(3, 2, dtype=lib.int64), (2,)),
+    "rms_norm double weight": lambda lib: lib.rms_norm(
+        lib.arange(6.0).reshape(3, 2), (2,), lib.tensor([0.5, 2.0], dtype=lib.float64)),
 }
 
 

@@ -8,6 +8,7 @@ import numbers
 
 import ember
 from ...autograd.grad_mode import no_grad, state
+from ...ops._elementwise import not_implemented
 from ...ops.nn_ops import _batch_norm, _layer_norm
 from ...ops.registry import check_tensor, dispatch, name_node
 
@@ -122,20 +123,23 @@ def _normalized(normalized_shape):
     return tuple(int(s) for s in normalized_shape)
 
 
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    shape = _normalized(normalized_shape)
-    nd = len(shape)
-    if nd == 0:
+def _check_affine(shape, **params):
+    """layer_norm's and rms_norm's first checks: a non-empty normalized_shape, then each
+    affine parameter's shape (weight first)."""
+    if not shape:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
                            "containing at least one element, but got normalized_shape = []")
-    if weight is not None and tuple(weight.shape) != shape:
-        raise RuntimeError("Expected weight to be of same shape as normalized_shape, but got "
-                           f"weight of shape {_shape_list(weight.shape)} and normalized_shape "
-                           f"= {_shape_list(shape)}")
-    if bias is not None and tuple(bias.shape) != shape:
-        raise RuntimeError("Expected bias to be of same shape as normalized_shape, but got "
-                           f"bias of shape {_shape_list(bias.shape)} and normalized_shape = "
-                           f"{_shape_list(shape)}")
+    for name, t in params.items():
+        if t is not None and tuple(t.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {_shape_list(t.shape)} and "
+                               f"normalized_shape = {_shape_list(shape)}")
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    shape = _normalized(normalized_shape)
+    _check_affine(shape, weight=weight, bias=bias)
+    nd = len(shape)
     if input.dim() < nd or tuple(input.shape[input.dim() - nd:]) != shape:
         raise RuntimeError(f"Given normalized_shape={_shape_list(shape)}, expected input with "
                            f"shape [*, {', '.join(map(str, shape))}], but got input of size"
@@ -174,11 +178,17 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     shape = _normalized(normalized_shape)
+    _check_affine(shape, weight=weight)
     nd = len(shape)
-    if input.dim() < nd or tuple(input.shape[input.dim() - nd:]) != shape:
+    if input.dim() < nd:
+        raise ValueError(f"Input tensor must have at least {nd} dimensions, but got "
+                         f"{input.dim()}")
+    if tuple(input.shape[input.dim() - nd:]) != shape:
         raise RuntimeError(f"Given normalized_shape={_shape_list(shape)}, expected input with "
                            f"shape [*{', '.join(map(str, shape))}], but got input of size"
                            f"{_shape_list(input.shape)}")
+    if input.dtype.category < 2:   # (integers and bool: torch's kernel has no loop for them)
+        raise not_implemented("rms_norm", input.dtype)
     if eps is None:
         eps = ember.finfo(input.dtype).eps
     dims = tuple(range(input.dim() - nd, input.dim()))
@@ -186,8 +196,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if input.dtype in (ember.float16, ember.bfloat16):
         x = input.float()
     y = x * (x * x).mean(dims, keepdim=True).add(eps).rsqrt()
-    y = y.to(input.dtype)
-    return y * weight if weight is not None else y
+    if weight is not None:
+        y = y * weight
+    return y.to(input.dtype)   # (torch's result has the input's dtype, whatever the weight's)
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
