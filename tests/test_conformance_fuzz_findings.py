@@ -401,6 +401,19 @@ CASES = {
     "rms_norm int": lambda lib: lib.rms_norm(lib.ones(3, 2, dtype=lib.int64), (2,)),
     "rms_norm double weight": lambda lib: lib.rms_norm(
         lib.arange(6.0).reshape(3, 2), (2,), lib.tensor([0.5, 2.0], dtype=lib.float64)),
+    # leaky_relu/elu: torch's `if inplace:`, the builtin's parser (a Number), the kernel's
+    # dtype check, then the Scalar's conversion (float for float32 and half)
+    "leaky_relu complex slope": lambda lib: lib.nn.functional.leaky_relu(lib.ones(3),
+                                                                         1.5 - 0.5j),
+    "leaky_relu int complex slope": lambda lib: lib.nn.functional.leaky_relu(
+        lib.ones((), dtype=lib.int16), 1.5 - 0.5j),
+    "leaky_relu_ real complex slope": lambda lib: lib.nn.functional.leaky_relu_(-lib.ones(2),
+                                                                                2 + 0j),
+    "elu tensor inplace": lambda lib: lib.nn.functional.elu(lib.ones(3, 1), 1.0,
+                                                            lib.ones(0, 3)),
+    "elu complex alpha": lambda lib: lib.nn.functional.elu(-lib.ones(2, dtype=lib.float16),
+                                                           1.5 - 0.5j),
+    "elu_ complex alpha": lambda lib: lib.nn.functional.elu_(-lib.ones(2), 2 + 1j),
 }
 
 

@@ -20,4 +20,7 @@ EXEMPT = {
     # builtin's parser runs; nn/_functional's losses check with that parser themselves
     "F.cross_entropy", "F.nll_loss", "F.poisson_nll_loss", "F.ctc_loss",
     "F.cosine_embedding_loss", "F.multilabel_margin_loss", "F.triplet_margin_loss", "F.kl_div",
+    # their Scalars take any Number (torch's stubs say float): activation's wrappers check with
+    # the builtin's parser themselves, after torch's `if inplace:`
+    "F.leaky_relu", "F.leaky_relu_", "F.elu", "F.elu_",
 }

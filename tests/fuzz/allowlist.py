@@ -107,7 +107,6 @@ _GROUPS = [
         "cannot be converted to type double without overflow') or accepts 3+0j (arange); "
         "ember's float() of the complex raises TypeError or computes with the real part",
         ('torch.celu_',
-         'F.leaky_relu_',
          'torch.std_mean',
          'torch.arange',)),
     (
@@ -136,12 +135,10 @@ _GROUPS = [
         "to_dlpack of a bfloat16 tensor raises NumPy's BufferError",
         ('torch.to_dlpack',)),
     (
-        "fixes that lie in ember/nn (another engineer's files), reported: complex alpha of "
-        "elu_ (torch converts it and fails with RuntimeError), grid_sample checks mode "
-        "(ValueError) before types, scatter_add skips the index dtype check when nothing is "
-        "gathered",
-        ('F.elu_',
-         'F.grid_sample',
+        "fixes that lie in ember/nn (another engineer's files), reported: grid_sample checks "
+        "mode (ValueError) before types, scatter_add skips the index dtype check when nothing "
+        "is gathered",
+        ('F.grid_sample',
          'op_db.scatter_add',)),
     (
         "torch's Python wrappers touch their arguments before any type check (`A.shape` on a "

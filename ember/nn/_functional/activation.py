@@ -93,9 +93,36 @@ def relu6(input, inplace=False):
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
-@_floating_kernel("leaky_relu_cpu", first=lambda input, negative_slope=0.01, inplace=False:
-                  _real(negative_slope, input.dtype))
+def _opmath(dtype):
+    """The type torch's activation kernels read their Scalars in: double for float64, float
+    for the others (half included)."""
+    return dtype if dtype is ember.float64 else ember.float32
+
+
+def _python_wrapper(fn):
+    """`fn(input, scalar, inplace)` as torch's F.<name>: its Python code tests `inplace` (a
+    tensor's truth raises) and hands input and the Scalar to the builtin or its in-place
+    form, whose parser takes any Number (torch's stubs say float)."""
+    sig = inspect.signature(fn)
+    scalar = list(sig.parameters)[1]
+    text = f"Tensor input, Number {scalar} = {sig.parameters[scalar].default}"
+    parsers = {False: Parser(fn.__name__, (text,)), True: Parser(fn.__name__ + "_", (text,))}
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        input, value, inplace = bound.args
+        parsers[bool(inplace)].check((input, value), {})
+        return fn(input, value, inplace)
+    wrapper.__ember_parser__ = parsers[False]
+    return wrapper
+
+
+@_python_wrapper
+@_floating_kernel("leaky_relu_cpu")
 def leaky_relu(input, negative_slope=0.01, inplace=False):
+    negative_slope = _real(negative_slope, _opmath(input.dtype))
     x = _source(input, inplace)
     out = ember.where(x > 0, x, x * negative_slope)
     return _inplace(input, out) if inplace else name_node(out, "LeakyReluBackward0")
@@ -105,8 +132,10 @@ def leaky_relu_(input, negative_slope=0.01):
     return leaky_relu(input, negative_slope, True)
 
 
-@_floating_kernel("elu_cpu", first=lambda input, alpha=1.0, inplace=False: _real(alpha))
+@_python_wrapper
+@_floating_kernel("elu_cpu")
 def elu(input, alpha=1.0, inplace=False):
+    alpha = _real(alpha, _opmath(input.dtype))
     x = _source(input, inplace)
     out = ember.where(x > 0, x, alpha * ember.expm1(ember.clamp(x, max=0)))
     return _inplace(input, out) if inplace else name_node(out, "EluBackward0")
@@ -259,8 +288,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     # NOTE: above `threshold` (in units of beta*x) softplus is linear; below it log1p(exp)
     # is computed on clamped input so exp never overflows. The kernel reads its Scalars in
     # its compute type: double for float64, float for the others.
-    compute = input.dtype if input.dtype is ember.float64 else ember.float32
-    beta, threshold = _real(beta, compute), _real(threshold, compute)
+    beta, threshold = _real(beta, _opmath(input.dtype)), _real(threshold, _opmath(input.dtype))
     scaled = input * beta
     soft = ember.log1p(ember.exp(ember.clamp(scaled, max=threshold))) / beta
     return name_node(ember.where(scaled > threshold, input, soft), "SoftplusBackward0")
