@@ -414,6 +414,11 @@ CASES = {
     "elu complex alpha": lambda lib: lib.nn.functional.elu(-lib.ones(2, dtype=lib.float16),
                                                            1.5 - 0.5j),
     "elu_ complex alpha": lambda lib: lib.nn.functional.elu_(-lib.ones(2), 2 + 1j),
+    # topk: k's range, then bool and complex refused; a 0-d input is its own top element
+    "topk bool": lambda lib: lib.topk(lib.ones(3, 4, dtype=lib.bool), 2),
+    "topk bool k out of range": lambda lib: lib.topk(lib.ones(3, dtype=lib.bool), 10),
+    "topk complex": lambda lib: lib.topk(lib.ones(3, dtype=lib.complex64), 1),
+    "topk 0-d k=0": lambda lib: lib.topk(lib.tensor(2.5), 0),
 }
 
 

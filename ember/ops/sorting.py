@@ -106,6 +106,12 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     size = input._data.shape[d] if input._data.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
+    if input.dtype is dt.bool:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    if input.dtype.category == dt.COMPLEX:
+        raise RuntimeError(" topk does not support complex dtypes on CPU")
+    if not input._data.ndim:
+        k = 1   # (PyTorch: a 0-d input is its own top element, for k=0 as well)
     values, indices = dispatch(_topk, (input,), {"dim": d, "descending": largest, "k": k},
                                input.dtype)
     return _pair("topk", values, indices, out)
