@@ -419,6 +419,11 @@ CASES = {
     "topk bool k out of range": lambda lib: lib.topk(lib.ones(3, dtype=lib.bool), 10),
     "topk complex": lambda lib: lib.topk(lib.ones(3, dtype=lib.complex64), 1),
     "topk 0-d k=0": lambda lib: lib.topk(lib.tensor(2.5), 0),
+    # chain_matmul: one or more matrices, each 2-D (a single one included)
+    "chain_matmul vector": lambda lib: lib.chain_matmul(lib.ones(3)),
+    "chain_matmul vector end": lambda lib: lib.chain_matmul(lib.ones(3, 3), lib.ones(3)),
+    "chain_matmul none": lambda lib: lib.chain_matmul(),
+    "chain_matmul one": lambda lib: lib.chain_matmul(lib.arange(6.0).reshape(2, 3)),
 }
 
 

@@ -327,6 +327,11 @@ def chain_matmul(*matrices, out=None):
                   "or more tensors rather than multiple parameters.", UserWarning,
                   stacklevel=2)
     check_elements(matrices)
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    for m in matrices:   # (unlike multi_dot, no vector at either end)
+        if m.dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")
     if len(matrices) == 1:
         return matrices[0].clone() if out is None else write_out(matrices[0], out)
     return multi_dot(matrices, out=out)
