@@ -24,10 +24,6 @@ def _tensor_log_softmax(self, dim, dtype=None):
     return softmax_ops.log_softmax(self if dtype is None else self.to(dtype), dim)
 
 
-def dropout(input, p, train):
-    return F.dropout(input, p, train)
-
-
 def _tensor_hardshrink(self, lambd=0.5):
     return F.hardshrink(self, lambd)
 
@@ -40,14 +36,15 @@ SAME_AS_FUNCTIONAL = ("conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1
                       "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "cosine_similarity",
                       "pairwise_distance", "pdist", "prelu", "selu", "celu", "rrelu",
                       "threshold", "hardshrink", "layer_norm", "group_norm",
-                      "instance_norm", "alpha_dropout", "feature_alpha_dropout", "bilinear",
+                      "instance_norm", "bilinear",
                       "pixel_shuffle")
 
 
 def install(namespace):
     namespace["softmax"] = softmax
     namespace["log_softmax"] = log_softmax
-    namespace["dropout"] = dropout
+    from .nn._functional.dropout import TORCH_FORMS
+    namespace.update(TORCH_FORMS)
     # torch.embedding is the builtin F.embedding calls: (weight, indices, padding_idx=-1, ...)
     from .nn._functional.embedding import torch_embedding
     namespace["embedding"] = torch_embedding

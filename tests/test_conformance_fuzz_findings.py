@@ -424,6 +424,20 @@ CASES = {
     "chain_matmul vector end": lambda lib: lib.chain_matmul(lib.ones(3, 3), lib.ones(3)),
     "chain_matmul none": lambda lib: lib.chain_matmul(),
     "chain_matmul one": lambda lib: lib.chain_matmul(lib.arange(6.0).reshape(2, 3)),
+    # dropouts: F's p check (ValueError) before the input's type, then `if inplace:`, then the
+    # builtin, whose own p check is a RuntimeError
+    "alpha_dropout int p": lambda lib: lib.nn.functional.alpha_dropout(1, -4),
+    "alpha_dropout tensor inplace": lambda lib: lib.nn.functional.alpha_dropout(
+        lib.ones(()), training=False, inplace=lib.ones(2, 3)),
+    "feature_alpha_dropout list": lambda lib: lib.nn.functional.feature_alpha_dropout(
+        [], lib.ones(2, 3)),
+    "dropout non-tensor": lambda lib: lib.nn.functional.dropout(3, 0.5),
+    "torch.dropout p": lambda lib: lib.dropout(lib.ones(3), -1.16, True),
+    "torch.alpha_dropout p": lambda lib: lib.alpha_dropout(lib.ones(3), 2, False),
+    "torch.dropout_ p": lambda lib: lib.dropout_(lib.ones(3), np.int16(2), False),
+    "torch.feature_alpha_dropout_ p": lambda lib: lib.feature_alpha_dropout_(
+        lib.ones(2, 3), 1.5, True),
+    "torch.dropout eval": lambda lib: lib.dropout(lib.arange(3.0), 0.5, False),
 }
 
 

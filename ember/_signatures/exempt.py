@@ -23,4 +23,6 @@ EXEMPT = {
     # their Scalars take any Number (torch's stubs say float): activation's wrappers check with
     # the builtin's parser themselves, after torch's `if inplace:`
     "F.leaky_relu", "F.leaky_relu_", "F.elu", "F.elu_",
+    # torch's F.dropout checks p (ValueError) and tests inplace before its builtin's parser
+    "F.dropout",
 }

@@ -132,6 +132,13 @@ def native_dropout(input, p, train):
     return kept / (1 - p), mask
 
 
+def check_dropout_p(p):
+    """ATen's _dropout_impl bound on p, as its RuntimeError (torch's Python forms check the
+    same bound first, with a ValueError)."""
+    if p < 0 or p > 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
+
+
 def _channel_mask(input, p):
     """One bernoulli(1 - p) draw per (sample, channel), scaled by 1/(1 - p)."""
     if input.dim() < 2:
@@ -146,6 +153,7 @@ def _channel_mask(input, p):
 def feature_dropout(input, p, train):
     """Whole channels (dim 1) dropped together, whatever the input's rank."""
     check_tensor("feature_dropout", input)
+    check_dropout_p(p)
     if not train or p == 0:
         return input
     return input * _channel_mask(input, p)
@@ -153,6 +161,7 @@ def feature_dropout(input, p, train):
 
 def feature_dropout_(input, p, train):
     check_tensor("feature_dropout_", input)
+    check_dropout_p(p)
     if not train or p == 0:
         return input
     return input.mul_(_channel_mask(input, p))
@@ -160,11 +169,13 @@ def feature_dropout_(input, p, train):
 
 def alpha_dropout_(input, p, train):
     check_tensor("alpha_dropout_", input)
+    check_dropout_p(p)
     return _F().alpha_dropout(input, p, train, inplace=True)
 
 
 def feature_alpha_dropout_(input, p, train):
     check_tensor("feature_alpha_dropout_", input)
+    check_dropout_p(p)
     return _F().feature_alpha_dropout(input, p, train, inplace=True)
 
 

@@ -2,6 +2,7 @@
 (`torch.gcd_(a, b)` is `a.gcd_(b)`): the method is the one definition, these check the
 first argument as torch's function forms do and call it. The in-place activations
 (torch.celu_, selu_, rrelu_, threshold_, dropout_) call nn.functional's."""
+from .functional_entry_points import check_dropout_p
 from .registry import METHODS, PUBLIC, check_tensor, export, make_inplace
 from .rounding import conj_physical
 
@@ -99,6 +100,7 @@ def threshold_(input, threshold, value):
 
 def dropout_(input, p, train):
     check_tensor("dropout_", input)
+    check_dropout_p(p)
     return _functional().dropout(input, p, train, inplace=True)
 
 

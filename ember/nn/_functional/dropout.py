@@ -5,7 +5,8 @@ import math
 import warnings
 
 import ember
-from ...ops.registry import check_tensor
+from ...ops.functional_entry_points import check_dropout_p
+from ._util import builtin_parser
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
            "feature_alpha_dropout"]
@@ -65,21 +66,45 @@ def _dropout_impl(input, p, training, inplace, feature=False, alpha=False):
     return out.add_(shift) if alpha else out
 
 
+_KINDS = {"dropout": {}, "alpha_dropout": {"alpha": True},
+          "feature_alpha_dropout": {"feature": True, "alpha": True}}
+_PARSERS = {name + tail: builtin_parser(name + tail) for name in _KINDS for tail in ("", "_")}
+
+
+def _through_builtin(name, input, p, training, inplace):
+    """torch's F.<name> after its p check: `if inplace:` picks the builtin or its in-place
+    form (a tensor's truth raises), whose parser sees the arguments before the kernel."""
+    builtin = name + "_" if inplace else name
+    _PARSERS[builtin].check((input, p, training), {})
+    return _dropout_impl(input, p, training, builtin != name, **_KINDS[name])
+
+
 def dropout(input, p=0.5, training=True, inplace=False):
     _check_p(p)
-    return _dropout_impl(input, p, training, inplace)
+    return _through_builtin("dropout", input, p, training, inplace)
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
-    check_tensor("alpha_dropout", input)
     _check_p(p)
-    return _dropout_impl(input, p, training, inplace, alpha=True)
+    return _through_builtin("alpha_dropout", input, p, training, inplace)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
-    check_tensor("feature_alpha_dropout", input)
     _check_p(p)
-    return _dropout_impl(input, p, training, inplace, feature=True, alpha=True)
+    return _through_builtin("feature_alpha_dropout", input, p, training, inplace)
+
+
+def _torch_form(name):
+    def builtin(input, p, train):
+        check_dropout_p(p)
+        return _dropout_impl(input, p, train, False, **_KINDS[name])
+    builtin.__name__ = builtin.__qualname__ = name
+    return builtin
+
+
+# torch.dropout, torch.alpha_dropout, torch.feature_alpha_dropout: the builtins (input, p,
+# train) the functional forms hand their arguments to
+TORCH_FORMS = {name: _torch_form(name) for name in _KINDS}
 
 
 def _unbatched(input, inplace, fn):
