@@ -64,7 +64,8 @@ _GROUPS = [
         ('op_db.special.airy_ai',
          'op_db.special.bessel_j0',
          'op_db.special.bessel_j1',
-         'op_db.special.bessel_y0',)),
+         'op_db.special.bessel_y0',
+         'op_db.special.bessel_y1',)),
     (
         "torch's Python wrappers touch their arguments before the builtin's type check "
         "(`if reduce:` on a tensor: 'Boolean value of Tensor ... is ambiguous'; input.size(), "
