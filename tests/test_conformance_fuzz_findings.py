@@ -438,6 +438,13 @@ CASES = {
     "torch.feature_alpha_dropout_ p": lambda lib: lib.feature_alpha_dropout_(
         lib.ones(2, 3), 1.5, True),
     "torch.dropout eval": lambda lib: lib.dropout(lib.arange(3.0), 0.5, False),
+    # gather of an empty index: only the dim is checked; diff's n may be a NumPy integer
+    "gather empty float index": lambda lib: lib.gather(lib.ones(2, 3, 4), -3, lib.ones(0)),
+    "gather empty index other rank": lambda lib: lib.gather(lib.ones(1, 2), 0,
+                                                            lib.ones(0, 4, dtype=lib.int64)),
+    "gather empty index bad dim": lambda lib: lib.gather(lib.ones(2, 3), 5, lib.ones(0)),
+    "diff numpy n": lambda lib: lib.diff(lib.arange(6.0).reshape(2, 3), np.int64(1)),
+    "diff 0-d numpy n": lambda lib: lib.diff(lib.tensor(True), np.int16(3)),
 }
 
 

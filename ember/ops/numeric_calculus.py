@@ -11,7 +11,7 @@ from .._creation import zeros
 from .._scalars import type_name
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
-from ._arguments import check_int, invalid_combination, number_arg
+from ._arguments import invalid_combination, number_arg
 from ._dims import wrap_dim
 from .registry import PUBLIC, check_tensor, export
 from .shape import cat
@@ -121,7 +121,7 @@ def _slices(t, dim):
 @export
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     check_tensor("diff", input)
-    check_int("diff", "n", n)
+    n = int(n)   # (the parser took a Python or NumPy integer)
     ndim = input._data.ndim
     if ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")

@@ -113,6 +113,11 @@ def _gather_vjp(ctx, g):
 
 @export
 def gather(input, dim, index, *, sparse_grad=False, out=None):
+    if isinstance(index, Tensor) and index._data.size == 0 and isinstance(input, Tensor):
+        # torch checks an empty index's dtype and shape not at all: only the dim is wrapped
+        wrap_dim(dim, input._data.ndim)
+        r = input.reshape(-1)[:0].reshape(index.shape)
+        return r if out is None else write_out(r, out)
     d = _gather_prepare(input, dim, index, "gather")
     r = dispatch(_gather, (input,), {"index": index._data, "dim": d})
     return r if out is None else write_out(r, out)
