@@ -445,6 +445,17 @@ CASES = {
     "gather empty index bad dim": lambda lib: lib.gather(lib.ones(2, 3), 5, lib.ones(0)),
     "diff numpy n": lambda lib: lib.diff(lib.arange(6.0).reshape(2, 3), np.int64(1)),
     "diff 0-d numpy n": lambda lib: lib.diff(lib.tensor(True), np.int16(3)),
+    # narrow: a start tensor (0-d integral), a 0-d input, the length, the dim, the start's
+    # range; narrow_copy asserts a dim past the end and takes a negative length as overflow
+    "narrow 1-d start tensor": lambda lib: lib.ones(3, 3).narrow(-4, lib.ones(1), 0),
+    "narrow float start tensor": lambda lib: lib.narrow(lib.ones(3, 4), 1, lib.tensor(1.0), 2),
+    "narrow int start tensor": lambda lib: lib.arange(9.0).reshape(3, 3).narrow(
+        0, lib.tensor(1), 1),
+    "narrow 0-d": lambda lib: lib.narrow(lib.ones((), dtype=lib.int32), -1, 0, 0),
+    "narrow length first": lambda lib: lib.ones(1, 1, 1, 2).narrow(3, 3, -2),
+    "narrow_copy dim past end": lambda lib: lib.narrow_copy(lib.ones(3, 4), 3, -3, 2),
+    "narrow_copy negative length": lambda lib: lib.narrow_copy(lib.ones(3, 4), 0, 1, -1),
+    "narrow_copy ok": lambda lib: lib.narrow_copy(lib.arange(12.0).reshape(3, 4), -1, -3, 2),
 }
 
 

@@ -15,7 +15,7 @@ from ._dims import wrap_dim
 from .registry import PUBLIC, Op, check_tensor, defop, dispatch, export
 from .shape import _cat
 from .splitting import _bounds, _split_forward
-from .indexing_views import narrow
+from .indexing_views import _narrow_range
 
 
 # ---------------------------------------------------------------------- narrow_copy
@@ -36,9 +36,16 @@ def narrow_copy(input, dim, start, length):
     check_tensor("narrow_copy", input)
     if isinstance(start, Tensor):
         start = start.item()
-    narrow(input.detach(), dim, start, length)   # PyTorch's range checks and messages
-    d = wrap_dim(dim, input._data.ndim)
-    first = start + input._data.shape[d] if start < 0 else start
+    shape = input._data.shape
+    if not shape:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    # NOTE: torch's narrow_copy wraps a negative dim but only asserts a positive one
+    if dim >= len(shape):
+        raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, "
+                           "but got false.  (Could this error message be improved?  If so, "
+                           "please report an enhancement request to PyTorch.)")
+    d = wrap_dim(dim, len(shape))
+    first = _narrow_range(start, length, shape[d])
     return dispatch(_narrow_copy, (input,), {"dim": d, "start": first, "length": length},
                     input.dtype)
 

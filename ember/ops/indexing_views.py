@@ -63,22 +63,39 @@ def select(input, dim, index):
     return dispatch(_select_view, (input,), {"key": (slice(None),) * dim + (index, ...)})
 
 
-@export
-def narrow(input, dim, start, length):
-    shape = input._data.shape
-    dim = wrap_dim(dim, len(shape))
-    start = start if type(start) is int else start.__index__()
-    size = shape[dim]
+def _narrow_start(start):
+    """narrow's start: an integer, or a 0-d integral tensor (torch's Tensor overload)."""
+    if not isinstance(start, Tensor):
+        return start if type(start) is int else start.__index__()
+    if start._data.ndim or start.dtype.category != dt.INTEGER:
+        raise RuntimeError("start must be an 0-dim integral Tensor.")
+    return int(start._data)
+
+
+def _narrow_range(start, length, size):
+    """narrow's start in range (then wrapped), and start + length within the dimension."""
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
                          f"but got {start})")
-    if length < 0:
-        raise RuntimeError("narrow(): length must be non-negative.")
     if start < 0:
         start += size
-    if start + length > size:
+    if length < 0 or start + length > size:   # (narrow_copy reaches here with length < 0)
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
                            f"({size}).")
+    return start
+
+
+@export
+def narrow(input, dim, start, length):
+    # torch's order: the start tensor, the 0-d input, the length, then the dim
+    start = _narrow_start(start)
+    shape = input._data.shape
+    if not shape:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    dim = wrap_dim(dim, len(shape))
+    start = _narrow_range(start, length, shape[dim])
     key = (slice(None),) * dim + (slice(start, start + length), ...)
     return dispatch(_slice_view, (input,), {"key": key})
 
