@@ -456,6 +456,14 @@ CASES = {
     "narrow_copy dim past end": lambda lib: lib.narrow_copy(lib.ones(3, 4), 3, -3, 2),
     "narrow_copy negative length": lambda lib: lib.narrow_copy(lib.ones(3, 4), 0, 1, -1),
     "narrow_copy ok": lambda lib: lib.narrow_copy(lib.arange(12.0).reshape(3, 4), -1, -3, 2),
+    # addmm: input's dtype against mat2's, then mat1's, before any shape
+    "addmm bool input beta 0": lambda lib: lib.addmm(
+        lib.ones(1, 5, dtype=lib.bool), lib.ones(3, 4, dtype=lib.float64),
+        lib.ones(4, 5, dtype=lib.float64), beta=0),
+    "addmm half input": lambda lib: lib.addmm(lib.ones(3, 5, dtype=lib.float16),
+                                              lib.ones(3, 4), lib.ones(4, 5)),
+    "addmm mat1 dtype before shapes": lambda lib: lib.addmm(
+        lib.ones(3, 5), lib.ones(3, 4, dtype=lib.float64), lib.ones(5, 5)),
 }
 
 

@@ -46,6 +46,11 @@ def _add_scaled(input, prod, beta, alpha, name):
 
 @export(inplace=True)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    # torch's CPU addmm compares the dtypes (input's with mat2's, then mat1's) before any shape
+    for name, t in (("self", input), ("mat1", mat1)):
+        if isinstance(t, Tensor) and isinstance(mat2, Tensor) and t.dtype is not mat2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{dt.type_name(t.dtype)} and {dt.type_name(mat2.dtype)}")
     if (beta == 1 and alpha == 1 and out is None and isinstance(input, Tensor)
             and _fusable(input, mat1, mat2)):
         return addmm_fused(input, mat1, mat2)
