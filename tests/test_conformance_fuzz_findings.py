@@ -464,6 +464,20 @@ CASES = {
                                               lib.ones(3, 4), lib.ones(4, 5)),
     "addmm mat1 dtype before shapes": lambda lib: lib.addmm(
         lib.ones(3, 5), lib.ones(3, 4, dtype=lib.float64), lib.ones(5, 5)),
+    # scatter: an empty index is checked for nothing but the dim (and src's dtype); src's
+    # rank and a 0-d src's one element are checked
+    "scatter_add empty float index": lambda lib: lib.scatter_add(
+        lib.ones(0, dtype=lib.int64), 0, lib.ones(0, 4, dtype=lib.complex128),
+        lib.ones(1, 4, dtype=lib.int64)),
+    "scatter_reduce empty index rank": lambda lib: lib.scatter_reduce(
+        lib.arange(3.0), 0, lib.ones(0, 4, dtype=lib.int64), lib.ones(1, 4), "sum"),
+    "scatter empty index bad dim": lambda lib: lib.scatter(
+        lib.ones(3), 2, lib.ones(0, dtype=lib.int64), lib.ones(1)),
+    "scatter src rank": lambda lib: lib.scatter(lib.ones(3, 4), 0,
+                                                lib.zeros(2, 4, dtype=lib.int64), lib.ones(())),
+    "scatter_reduce 0-d src size": lambda lib: lib.scatter_reduce(
+        lib.ones(4, dtype=lib.float64), 0, lib.zeros(6, dtype=lib.int64),
+        lib.ones((), dtype=lib.float64), "mean"),
 }
 
 

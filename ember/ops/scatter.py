@@ -185,20 +185,29 @@ def _scatter_prepare(input, dim, index, src, name):
                         f"{type_name(index)}")
     shape, ishape = input._data.shape, index._data.shape
     d = wrap_dim(dim, len(shape))   # (torch wraps the dim before it checks the index)
-    _check_index_dtype(index, "scatter" if name != "scatter_add" else name)
+    # NOTE: torch checks an empty index's dtype, shape and bounds not at all (the callers
+    # then return the input's values)
+    empty = index._data.size == 0
+    if not empty:
+        _check_index_dtype(index, "scatter" if name != "scatter_add" else name)
     if isinstance(src, Tensor):
         if src.dtype is not input.dtype:
             raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+        if empty:
+            return d
         sshape = src._data.shape
-        if len(ishape) != len(shape) and (len(ishape) > 1 or len(shape) > 1):
-            raise RuntimeError("Index tensor must have the same number of dimensions as self "
-                               "tensor")
-        if any(i > s for i, s in zip(ishape, sshape)) or any(
-                i > s for k, (i, s) in enumerate(zip(ishape, shape)) if k != d):
+        for label, other in (("self", shape), ("src", sshape)):
+            if max(len(ishape), 1) != max(len(other), 1):
+                raise RuntimeError("Index tensor must have the same number of dimensions as "
+                                   f"{label} tensor")
+        # (a 0-d tensor counts as one element of one dim, torch's ensure_nonempty_size)
+        if any(i > s for i, s in zip(ishape or (1,), sshape or (1,))) or any(
+                i > s for k, (i, s) in enumerate(zip(ishape or (1,), shape or (1,))) if k != d):
             raise RuntimeError(f"Expected index {list(ishape)} to be no larger than self "
                                f"{list(shape)} apart from dimension {d} and to be no larger "
                                f"size than src {list(sshape)}")
-    _check_bounds(index._data, shape[d] if shape else 1, d)
+    if not empty:
+        _check_bounds(index._data, shape[d] if shape else 1, d)
     return d
 
 
@@ -210,6 +219,8 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
     if src is None:
         src = value
     d = _scatter_prepare(input, dim, index, src, "scatter")
+    if index._data.size == 0:
+        return input.clone() if out is None else write_out(input, out)
     params = {"index": index._data, "dim": d}
     if reduce is not None:
         if reduce not in _REDUCE_NAMES:
@@ -225,6 +236,8 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
 @export
 def scatter_add(input, dim, index, src, *, out=None):
     d = _scatter_prepare(input, dim, index, src, "scatter_add")
+    if index._data.size == 0:
+        return input.clone() if out is None else write_out(input, out)
     r = dispatch(_scatter_add, (input, src), {"index": index._data, "dim": d})
     return r if out is None else write_out(r, out)
 
@@ -356,6 +369,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
     d = _scatter_prepare(input, dim, index, src, "scatter_reduce")
+    if index._data.size == 0:
+        return input.clone() if out is None else write_out(input, out)
     r = dispatch(_scatter_reduce, (input, src), {"index": index._data, "dim": d,
                                                  "reduce": reduce,
                                                  "include_self": builtins.bool(include_self)})

@@ -137,10 +137,8 @@ _GROUPS = [
         ('torch.to_dlpack',)),
     (
         "fixes that lie in ember/nn (another engineer's files), reported: grid_sample checks "
-        "mode (ValueError) before types, scatter_add skips the index dtype check when nothing "
-        "is gathered",
-        ('F.grid_sample',
-         'op_db.scatter_add',)),
+        "mode (ValueError) before types",
+        ('F.grid_sample',)),
     (
         "torch's Python wrappers touch their arguments before any type check (`A.shape` on a "
         "dtype, `input.size()` on None: AttributeError); ember raises the parser's TypeError",
