@@ -478,6 +478,9 @@ CASES = {
     "scatter_reduce 0-d src size": lambda lib: lib.scatter_reduce(
         lib.ones(4, dtype=lib.float64), 0, lib.zeros(6, dtype=lib.int64),
         lib.ones((), dtype=lib.float64), "mean"),
+    "scatter_add src fewer dims": lambda lib: lib.scatter_add(
+        lib.ones(3, 4, dtype=lib.int64), 0, lib.zeros(2, 4, dtype=lib.int64),
+        lib.ones(4, dtype=lib.int64)),
 }
 
 

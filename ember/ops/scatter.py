@@ -179,6 +179,32 @@ def _scatter_add_vjp(ctx, g):
     return g, gs
 
 
+def _check_scatter_sizes(shape, ishape, sshape, d):
+    """torch's scatter_shape_check, then its kernel's rank check of src. A 0-d tensor counts
+    as one element of one dim (ensure_nonempty_size); src is read at each of the index's
+    dims, so a src of fewer dims fails reading one (IndexError)."""
+    if max(len(ishape), 1) != max(len(shape), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self "
+                           "tensor")
+    ishape1 = ishape or (1,)
+    wrong = any(i > s for k, (i, s) in enumerate(zip(ishape1, shape or (1,))) if k != d)
+    for k, i in enumerate(ishape1):
+        if wrong:
+            break
+        if sshape and k >= len(sshape):
+            n = len(sshape)
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, "
+                             f"{n - 1}], but got {k})")
+        wrong = i > (sshape[k] if sshape else 1)
+    if wrong:
+        raise RuntimeError(f"Expected index {list(ishape)} to be no larger than self "
+                           f"{list(shape)} apart from dimension {d} and to be no larger "
+                           f"size than src {list(sshape)}")
+    if max(len(ishape), 1) != max(len(sshape), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src "
+                           "tensor")
+
+
 def _scatter_prepare(input, dim, index, src, name):
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not "
@@ -195,17 +221,7 @@ def _scatter_prepare(input, dim, index, src, name):
             raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
         if empty:
             return d
-        sshape = src._data.shape
-        for label, other in (("self", shape), ("src", sshape)):
-            if max(len(ishape), 1) != max(len(other), 1):
-                raise RuntimeError("Index tensor must have the same number of dimensions as "
-                                   f"{label} tensor")
-        # (a 0-d tensor counts as one element of one dim, torch's ensure_nonempty_size)
-        if any(i > s for i, s in zip(ishape or (1,), sshape or (1,))) or any(
-                i > s for k, (i, s) in enumerate(zip(ishape or (1,), shape or (1,))) if k != d):
-            raise RuntimeError(f"Expected index {list(ishape)} to be no larger than self "
-                               f"{list(shape)} apart from dimension {d} and to be no larger "
-                               f"size than src {list(sshape)}")
+        _check_scatter_sizes(shape, ishape, src._data.shape, d)
     if not empty:
         _check_bounds(index._data, shape[d] if shape else 1, d)
     return d
