@@ -481,6 +481,13 @@ CASES = {
     "scatter_add src fewer dims": lambda lib: lib.scatter_add(
         lib.ones(3, 4, dtype=lib.int64), 0, lib.zeros(2, 4, dtype=lib.int64),
         lib.ones(4, dtype=lib.int64)),
+    # broadcast_shapes: torch's reference steps (a str is a sequence; sizes compared as given)
+    "broadcast_shapes str": lambda lib: lib.broadcast_shapes("mean"),
+    "broadcast_shapes negative": lambda lib: lib.broadcast_shapes(-3, None),
+    "broadcast_shapes numpy size": lambda lib: lib.broadcast_shapes([np.int64(2)], (2,)),
+    "broadcast_shapes tensors": lambda lib: lib.broadcast_shapes([lib.ones(4), lib.ones(4)]),
+    "broadcast_shapes float size": lambda lib: lib.broadcast_shapes([2.0], (1,)),
+    "broadcast_shapes mismatch": lambda lib: lib.broadcast_shapes((2, 3), (4,)),
 }
 
 

@@ -1,6 +1,7 @@
 """Broadcasting and grids: broadcast_shapes, broadcast_tensors, meshgrid, cartesian_prod,
 combinations."""
 import builtins
+from collections.abc import Sequence
 import warnings
 
 import numpy as np
@@ -16,26 +17,37 @@ from .views import expand, reshape
 
 
 # ---------------------------------------------------------------------- grids and broadcasting
+def _decided(comparison):
+    """torch's guard_or_false: a size comparison must give a bool (a NumPy integer's or a
+    tensor's does not)."""
+    if not isinstance(comparison, builtins.bool):
+        raise AssertionError(f"Expected bool, got {type(comparison)}")
+    return comparison
+
+
 @export(method=False)
 def broadcast_shapes(*shapes):
+    # NOTE: PyTorch's reference implementation, step for step: None is skipped, an int is a
+    # 1-d shape, any Sequence (a str too) is a shape, and each size is compared as given, so
+    # a str's letters fail on `< 0` with Python's TypeError.
+    shapes = [(s,) if isinstance(s, builtins.int) else s for s in shapes if s is not None]
     for s in shapes:
-        if s is not None and not isinstance(s, (builtins.int, tuple, list, Size)):
+        if not isinstance(s, Sequence):
             raise RuntimeError("Input shapes should be of type ints, a tuple of ints, or a "
                                f"list of ints, got {s}")
-    dims = [() if s is None else (s,) if isinstance(s, builtins.int) else tuple(s)
-            for s in shapes]
-    n = max((len(s) for s in dims), default=0)
-    out = [1] * n
-    for i, s in enumerate(dims):
-        for k, size in enumerate(s):
-            j = n - len(s) + k
-            if size != 1 and out[j] != 1 and out[j] != size:
-                raise RuntimeError(f"Attempting to broadcast a dimension of length {size} at "
-                                   f"{k - len(s)}! Mismatching argument at index {i} had "
-                                   f"{tuple(s)}; but expected shape should be broadcastable "
-                                   f"to {out}")
-            if size != 1 or out[j] == 1:
-                out[j] = size
+    out = [1] * max((len(s) for s in shapes), default=0)
+    for i, s in enumerate(shapes):
+        for k in range(-1, -1 - len(s), -1):
+            if _decided(s[k] == out[k]):
+                continue
+            if _decided(out[k] == 1):
+                if s[k] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                out[k] = s[k]
+            if not _decided(s[k] == 1) and out[k] != s[k]:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {s[k]} at "
+                                   f"{k}! Mismatching argument at index {i} had {s}; but "
+                                   f"expected shape should be broadcastable to {out}")
     return Size(out)
 
 
