@@ -488,6 +488,14 @@ CASES = {
     "broadcast_shapes tensors": lambda lib: lib.broadcast_shapes([lib.ones(4), lib.ones(4)]),
     "broadcast_shapes float size": lambda lib: lib.broadcast_shapes([2.0], (1,)),
     "broadcast_shapes mismatch": lambda lib: lib.broadcast_shapes((2, 3), (4,)),
+    # index_add/index_reduce: the dim against the source's rank; a 0-d source's shape
+    "index_add dim past source": lambda lib: lib.index_add(
+        lib.ones(2, 3, 4, dtype=lib.float64), -1, lib.zeros(5, dtype=lib.int64),
+        lib.ones(2, 3, dtype=lib.float64), alpha=2),
+    "index_reduce dim past source": lambda lib: lib.ones(1, 3).index_reduce(
+        1, lib.zeros(3, dtype=lib.int64), lib.ones(1), "prod"),
+    "index_add 0-d source": lambda lib: lib.index_add(lib.ones(2, 3), -2,
+                                                      lib.tensor(0), lib.tensor(1.0)),
 }
 
 

@@ -43,11 +43,15 @@ def _check_source(input, d, index, source, name):
     if source.dtype is not input.dtype:
         raise RuntimeError(f"{name}(): self ({dt.type_name(input.dtype)}) and source "
                            f"({dt.type_name(source.dtype)}) must have the same scalar type")
+    if d and d >= len(sshape):
+        raise RuntimeError(f"{name}(): Indexing dim {d} is out of bounds of the source tensor "
+                           f"with dim {len(sshape)}")
     ssize = sshape[d] if sshape else 1
     if n != ssize:
         raise RuntimeError(f"{name}(): Number of indices ({n}) should be equal to "
                            f"source.size(dim): ({ssize}), for dim: {d}")
-    if sshape and tuple(s for k, s in enumerate(sshape) if k != d) != \
+    # (torch drops dim from each non-empty shape: a 0-d source fits only a 0-d or 1-d self)
+    if tuple(s for k, s in enumerate(sshape) if k != d) != \
             tuple(s for k, s in enumerate(shape) if k != d):
         raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
                            f"specified dimension. Got self.shape = {list(shape)} "
