@@ -496,6 +496,11 @@ CASES = {
         1, lib.zeros(3, dtype=lib.int64), lib.ones(1), "prod"),
     "index_add 0-d source": lambda lib: lib.index_add(lib.ones(2, 3), -2,
                                                       lib.tensor(0), lib.tensor(1.0)),
+    # index_put: the indices (dtype, count) before the values' dtype
+    "index_put float index": lambda lib: lib.index_put(
+        lib.ones(3, 4), (lib.ones(0, 3),), lib.ones(4, dtype=lib.float64), True),
+    "index_put_ too many indices": lambda lib: lib.ones((), dtype=lib.float64).index_put_(
+        (lib.zeros(1, dtype=lib.int64), lib.zeros(1, dtype=lib.int64)), lib.ones(())),
 }
 
 

@@ -232,8 +232,9 @@ def _check_values(self, values, name):
 
 @export
 def index_put(input, indices, values, accumulate=False):
-    _check_values(input, values, "index_put")
+    # (torch reads the indices, their dtypes and count, before it compares the dtypes)
     basic, adv = _indices_key(input, indices, "index_put")
+    _check_values(input, values, "index_put")
     params = {"basic": basic, "adv": adv, "accumulate": builtins.bool(accumulate)}
     op = _index_put if adv is not None else _copy_slices
     try:
@@ -243,10 +244,10 @@ def index_put(input, indices, values, accumulate=False):
 
 
 def index_put_(self, indices, values, accumulate=False):
+    basic, adv = _indices_key(self, indices, "index_put_")
     _check_values(self, values, "index_put_")
     if state.enabled and (self._requires_grad or values._requires_grad):
         return apply_inplace(self, index_put, (indices, values, accumulate), {})
-    basic, adv = _indices_key(self, indices, "index_put_")
     try:
         _put_in_place(self._data[basic], adv, values._data, accumulate)
     except ValueError:
