@@ -40,7 +40,8 @@ def sum(a, dims=None, keepdim=False, acc=None):
     """The sum of array `a` over `dims` (None: all) in dtype `acc`, as NumPy's sum."""
     if _whole(a, dims, acc):
         return _shaped(compiled.sum(a), a, keepdim)
-    return array_module(a).sum(a, axis=dims, keepdims=keepdim, dtype=acc)
+    # (the array's method: NumPy's function is a Python wrapper around the same reduction)
+    return a.sum(axis=dims, keepdims=keepdim, dtype=acc)
 
 
 def mean(a, dims=None, keepdim=False, acc=None):
@@ -48,7 +49,7 @@ def mean(a, dims=None, keepdim=False, acc=None):
     mean: the sum in `acc`, divided in double and rounded back."""
     if _whole(a, dims, acc):
         return _shaped(compiled.sum(a) / a.size, a, keepdim)
-    return array_module(a).mean(a, axis=dims, keepdims=keepdim, dtype=acc)
+    return a.mean(axis=dims, keepdims=keepdim, dtype=acc)
 
 
 def index_row_sum(x, index, rows, skip=-1):

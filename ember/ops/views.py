@@ -72,7 +72,7 @@ def infer_shape(shape, numel):
 def _view(a, shape):
     try:
         if isinstance(a, np.ndarray):
-            return np.reshape(a, shape, copy=False)
+            return a.reshape(shape, copy=False)
         # NOTE: copy=False: CuPy's plain reshape copies silently when strides forbid a view
         return a.view().reshape(shape, copy=False)
     except ValueError:
@@ -264,7 +264,7 @@ def permute(input, *dims):
 def _transpose(a, dim0, dim1):
     if a.ndim == 0:   # PyTorch takes dims 0 / -1 of a 0-d tensor; NumPy has no axis there
         return a.view()
-    return array_module(a).swapaxes(a, dim0, dim1)
+    return a.swapaxes(dim0, dim1)   # (the method: NumPy's function adds a wrapper's call)
 
 
 @_transpose.defvjp
