@@ -501,6 +501,18 @@ CASES = {
         lib.ones(3, 4), (lib.ones(0, 3),), lib.ones(4, dtype=lib.float64), True),
     "index_put_ too many indices": lambda lib: lib.ones((), dtype=lib.float64).index_put_(
         (lib.zeros(1, dtype=lib.int64), lib.zeros(1, dtype=lib.int64)), lib.ones(())),
+    # batch_norm: F's steps (training's truth, the batch size, eps) before the builtin's
+    # parser; torch.batch_norm has none of them; an empty input skips the channel checks
+    "batch_norm negative eps": lambda lib: lib.nn.functional.batch_norm(
+        lib.ones(3, 1), lib.uint8, 2, eps=-0.91),
+    "batch_norm training eps": lambda lib: lib.nn.functional.batch_norm(
+        lib.ones(2, 1, 3, dtype=lib.int64), None, lib.float16, training=True, eps=-4),
+    "batch_norm tensor training": lambda lib: lib.nn.functional.batch_norm(
+        lib.ones(3), None, None, training=lib.ones(1, 3)),
+    "torch.batch_norm one value": lambda lib: lib.batch_norm(
+        lib.ones(1, 3), None, None, None, None, True, 0.1, 1e-5, False),
+    "batch_norm empty input": lambda lib: lib.nn.functional.batch_norm(
+        lib.ones(0, 3, dtype=lib.float16), lib.ones(1, dtype=lib.float64), None),
 }
 
 

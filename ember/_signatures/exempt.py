@@ -23,6 +23,7 @@ EXEMPT = {
     # their Scalars take any Number (torch's stubs say float): activation's wrappers check with
     # the builtin's parser themselves, after torch's `if inplace:`
     "F.leaky_relu", "F.leaky_relu_", "F.elu", "F.elu_",
-    # torch's F.dropout checks p (ValueError) and tests inplace before its builtin's parser
-    "F.dropout",
+    # torch's F.dropout checks p (ValueError) and tests inplace, F.batch_norm tests training,
+    # the batch size and eps, before their builtin's parser
+    "F.dropout", "F.batch_norm",
 }

@@ -5,6 +5,8 @@ from ._functional.pooling import *  # noqa: F401,F403
 from ._functional.linear import *  # noqa: F401,F403
 from ._functional.loss import *  # noqa: F401,F403
 from ._functional.normalization import *  # noqa: F401,F403
+# torch.batch_norm's body (no Python checks), for ops/functional_entry_points
+from ._functional.normalization import _batch_norm_body  # noqa: F401
 from ._functional.dropout import *  # noqa: F401,F403
 from ._functional.embedding import *  # noqa: F401,F403
 from ._functional.attention import *  # noqa: F401,F403

@@ -32,8 +32,8 @@ def _empty(like):
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
                cudnn_enabled):
     """ATen's argument order (weight and bias before the running statistics)."""
-    return _F().batch_norm(input, running_mean, running_var, weight, bias, training,
-                           momentum, eps)
+    return _F()._batch_norm_body(input, running_mean, running_var, weight, bias, training,
+                                 momentum, eps)
 
 
 def _batch_stats(input, eps):
@@ -51,8 +51,8 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     check_tensor("native_batch_norm", input)
     if training:
         stats = _batch_stats(input, eps)
-    output = _F().batch_norm(input, running_mean, running_var, weight, bias, training,
-                             momentum, eps)
+    output = _F()._batch_norm_body(input, running_mean, running_var, weight, bias, training,
+                                   momentum, eps)
     if not training:
         stats = (_empty(input), _empty(input))
     result = (output,) + stats

@@ -10,6 +10,7 @@ import ember
 from ...autograd.grad_mode import no_grad, state
 from ...ops._elementwise import not_implemented
 from ...ops.nn_ops import _batch_norm, _layer_norm
+from ._util import builtin_parser
 from ...ops.registry import check_tensor, dispatch, name_node
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm",
@@ -52,11 +53,35 @@ def _update_stats(running, value, momentum):
     running._vc.v += 1
 
 
+_BATCH_NORM = builtin_parser("batch_norm")
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
+    # NOTE: torch's Python steps come before its builtin's parser: the truth of training (a
+    # tensor's raises), the batch size, then eps's sign
     if training:
-        _verify_batch_size(input.shape)
+        _verify_batch_size(input.size())
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    _BATCH_NORM.check((input, weight, bias, running_mean, running_var, training, momentum, eps,
+                       True), {})
+    return _batch_norm_body(input, running_mean, running_var, weight, bias, training,
+                            momentum, eps)
+
+
+def _batch_norm_body(input, running_mean, running_var, weight, bias, training, momentum,
+                     eps):
+    """torch.batch_norm's (the builtin's) work: no batch size or eps check."""
     c = input.shape[1] if input.dim() > 1 else 1
+    if input.numel() == 0:
+        # NOTE: torch returns an empty input's copy before any channel check, multiplied by
+        # weight[0] and shifted by bias[0] so that the graph reaches them
+        out = input.clone()
+        out = out * weight[0] if weight is not None else out
+        return out + bias[0] if bias is not None else out
     _check_channels("running_mean", running_mean, c)
     _check_channels("running_var", running_var, c)
     _check_channels("weight", weight, c)
@@ -104,7 +129,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     bb = bias.repeat(b) if bias is not None else None
     rm = running_mean.repeat(b) if running_mean is not None else None
     rv = running_var.repeat(b) if running_var is not None else None
-    out = batch_norm(x, rm, rv, w, bb, use_input_stats, momentum, eps)
+    out = _batch_norm_body(x, rm, rv, w, bb, use_input_stats, momentum, eps)
     with no_grad():
         if running_mean is not None:
             running_mean.copy_(rm.reshape(b, c).mean(0))
