@@ -125,7 +125,7 @@ class Program:
         modes = {step.grad_enabled for step in self.steps if step.kind == OP}
         self.mode = modes.pop() if len(modes) == 1 else None
         code = [self._compile(step, recorder.grad_enabled_at_entry if self.mode is None
-                              else self.mode) for step in self.steps]
+                              else self.mode, recorder.tensors) for step in self.steps]
         # Each entry ends with the slots whose last reader it is: the replay drops them
         # there, so a tensor lives as long as it would in eager (not to the end of the call).
         dead = _last_uses(code, _slots_in(output))
@@ -151,7 +151,7 @@ class Program:
                 step.shared = dict(step.shared or {}, **{key: ("out", self.size, None)})
                 self.size += 1
 
-    def _compile(self, step, entry_mode):
+    def _compile(self, step, entry_mode, tensors):
         fast = (step.kind == OP and len(step.outs) == 1 and step.outs[0] is not None and
                 step.param_refs is None and step.fresh is None and step.rename is None and
                 step.shared is None and
@@ -166,7 +166,12 @@ class Program:
                 a = Slot(self.size)
                 self.size += 1
             indices.append(a.index)
-        return (step.fn, tuple(indices), step.params, step.dtype, step.outs[0].index)
+        # The result's dtype as the capture saw it, when the caller left it to the door: the
+        # door then wraps the array directly instead of looking its dtype up (the same dtype:
+        # the guards fix the inputs' dtypes).
+        out = step.outs[0].index
+        dtype = step.dtype if step.dtype is not None else tensors[out].dtype
+        return (step.fn, tuple(indices), step.params, dtype, out)
 
     def ops(self):
         return [step for step in self.steps if step.kind == OP]
