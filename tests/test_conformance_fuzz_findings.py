@@ -513,6 +513,17 @@ CASES = {
         lib.ones(1, 3), None, None, None, None, True, 0.1, 1e-5, False),
     "batch_norm empty input": lambda lib: lib.nn.functional.batch_norm(
         lib.ones(0, 3, dtype=lib.float16), lib.ones(1, dtype=lib.float64), None),
+    # take_along_dim without a dim is a plain gather of the flattened input
+    "take_along_dim flat negative": lambda lib: lib.take_along_dim(
+        lib.arange(12.0).reshape(3, 4), lib.tensor([-1])),
+    "take_along_dim flat empty float": lambda lib: lib.take_along_dim(lib.ones(()),
+                                                                      lib.ones(0)),
+    "take_along_dim flat int32": lambda lib: lib.arange(6.0).take_along_dim(
+        lib.tensor([4, 1], dtype=lib.int32)),
+    "take_along_dim dim negative": lambda lib: lib.take_along_dim(
+        lib.arange(12.0).reshape(3, 4), lib.tensor([[-1]]), 1),
+    "take_along_dim dim int32": lambda lib: lib.take_along_dim(
+        lib.ones(3, 4), lib.ones(1, 2, dtype=lib.int32), 1),
 }
 
 

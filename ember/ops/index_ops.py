@@ -246,13 +246,14 @@ def index_fill(input, dim, index, value):
 
 @export
 def take_along_dim(input, indices, dim=None, *, out=None):
+    if dim is None:
+        # NOTE: torch's flat form is a plain gather: int32 indices, no check of an empty
+        # index, and a negative one is out of bounds
+        r = gather(input.reshape(-1), 0, indices.reshape(-1))
+        return r if out is None else write_out(r, out)
     if indices.dtype is not dt.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{dt.type_name(indices.dtype)}")
-    if dim is None:
-        flat = input.reshape(-1)
-        r = gather(flat, 0, _wrap_negative(indices.reshape(-1), flat._data.shape[0]))
-        return r if out is None else write_out(r, out)
     n, m = input._data.ndim, indices._data.ndim
     if n != m:
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
@@ -270,7 +271,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
 
 
 def _wrap_negative(indices, size):
-    """take_along_dim accepts negative indices (gather does not)."""
+    """take_along_dim along a dim accepts negative indices (gather does not)."""
     a = indices._data
     if a.size and a.min() < 0:
         a = array_module(a).where(a < 0, a + size, a)

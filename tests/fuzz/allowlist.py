@@ -19,7 +19,7 @@ NOT_FUZZED = {
     "torch.save", "torch.load", "torch.compile", "torch.from_file",
     # uninitialised memory: only the values differ, and they are garbage on both
     "torch.empty", "torch.empty_like", "torch.empty_strided", "Tensor.new_empty",
-    "Tensor.new_empty_strided", "Tensor.resize_", "Tensor.resize_as_",
+    "Tensor.new_empty_strided", "Tensor.resize_", "Tensor.resize_as_", "torch.resize_as_",
     # torch 2.13 itself crashes (segmentation fault) on some fuzzed arguments: lu_unpack
     # with pivots that do not match LU (empty ones); the op table checks it on valid ones
     "torch.lu_unpack", "op_db.lu_unpack",
