@@ -524,6 +524,11 @@ CASES = {
         lib.arange(12.0).reshape(3, 4), lib.tensor([[-1]]), 1),
     "take_along_dim dim int32": lambda lib: lib.take_along_dim(
         lib.ones(3, 4), lib.ones(1, 2, dtype=lib.int32), 1),
+    # repeat/tile: the result's sizes must be non-negative (not each repeat)
+    "repeat negative of empty dim": lambda lib: lib.ones(0, 3).repeat(-3, True),
+    "repeat negative": lambda lib: lib.ones(0, 3).repeat(2, -3),
+    "repeat negative new dim": lambda lib: lib.ones(0, 3).repeat(-2, 0, 0),
+    "tile negative of empty dim": lambda lib: lib.tile(lib.ones(0, 3), [-2, 4]),
 }
 
 

@@ -339,11 +339,11 @@ def repeat(self, *sizes):
                            "of dimensions of tensor")
     shape = (1,) * (len(sizes) - self._data.ndim) + tuple(self._data.shape)
     target = [r * s for r, s in zip(sizes, shape)]
-    for r in sizes:
-        if r < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {r}: "
+    for n in target:   # (torch checks the result's sizes: -3 repeats of an empty dim are 0)
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
                                f"{target}")
-    return dispatch(_repeat, (self,), {"reps": sizes})
+    return dispatch(_repeat, (self,), {"reps": tuple(max(r, 0) for r in sizes)})
 
 
 @export

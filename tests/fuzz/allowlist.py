@@ -93,12 +93,10 @@ _GROUPS = [
          'op_db.setitem',
          'op_db.searchsorted',)),
     (
-        "shape edge cases: torch skips the dim check of an empty tensor (cummin), tiles an "
-        "empty tensor by negative repeats, "
+        "shape edge cases: torch skips the dim check of an empty tensor (cummin), "
         "names 0-d cross/unflatten/index_put/tensordot operands with other errors; ember "
         "raises where torch returns or the other way round (follow-up)",
         ('Tensor.cummin',
-         'Tensor.tile',
          'Tensor.unflatten',
          'op_db.index_put',
          'op_db.repeat_interleave_counts',
