@@ -529,6 +529,10 @@ CASES = {
     "repeat negative": lambda lib: lib.ones(0, 3).repeat(2, -3),
     "repeat negative new dim": lambda lib: lib.ones(0, 3).repeat(-2, 0, 0),
     "tile negative of empty dim": lambda lib: lib.tile(lib.ones(0, 3), [-2, 4]),
+    # rrelu: torch's `if inplace:` before its builtin's parser
+    "rrelu tensor inplace": lambda lib: lib.nn.functional.rrelu(
+        lib.ones((), dtype=lib.int8), -2.29, "mean", inplace=lib.ones(2, 1, 3)),
+    "rrelu str upper": lambda lib: lib.nn.functional.rrelu(lib.ones(3), 0.1, "mean"),
 }
 
 

@@ -22,7 +22,7 @@ EXEMPT = {
     "F.cosine_embedding_loss", "F.multilabel_margin_loss", "F.triplet_margin_loss", "F.kl_div",
     # their Scalars take any Number (torch's stubs say float): activation's wrappers check with
     # the builtin's parser themselves, after torch's `if inplace:`
-    "F.leaky_relu", "F.leaky_relu_", "F.elu", "F.elu_",
+    "F.leaky_relu", "F.leaky_relu_", "F.elu", "F.elu_", "F.rrelu", "F.rrelu_",
     # torch's F.dropout checks p (ValueError) and tests inplace, F.batch_norm tests training,
     # the batch size and eps, before their builtin's parser
     "F.dropout", "F.batch_norm",

@@ -99,27 +99,30 @@ def _opmath(dtype):
     return dtype if dtype is ember.float64 else ember.float32
 
 
-def _python_wrapper(fn):
-    """`fn(input, scalar, inplace)` as torch's F.<name>: its Python code tests `inplace` (a
-    tensor's truth raises) and hands input and the Scalar to the builtin or its in-place
-    form, whose parser takes any Number (torch's stubs say float)."""
-    sig = inspect.signature(fn)
-    scalar = list(sig.parameters)[1]
-    text = f"Tensor input, Number {scalar} = {sig.parameters[scalar].default}"
-    parsers = {False: Parser(fn.__name__, (text,)), True: Parser(fn.__name__ + "_", (text,))}
+def _python_wrapper(*params):
+    """`fn(input, *values, inplace)` as torch's F.<name>: its Python code tests `inplace` (a
+    tensor's truth raises) and hands the other arguments to the builtin or its in-place form,
+    whose parser (`params`: its parameters after input) takes any Number for a Scalar (torch's
+    stubs say float)."""
+    def decorate(fn):
+        sig = inspect.signature(fn)
+        text = ", ".join(("Tensor input",) + params)
+        parsers = {False: Parser(fn.__name__, (text,)),
+                   True: Parser(fn.__name__ + "_", (text,))}
 
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        bound = sig.bind(*args, **kwargs)
-        bound.apply_defaults()
-        input, value, inplace = bound.args
-        parsers[bool(inplace)].check((input, value), {})
-        return fn(input, value, inplace)
-    wrapper.__ember_parser__ = parsers[False]
-    return wrapper
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            *values, inplace = bound.args
+            parsers[bool(inplace)].check(tuple(values), {})
+            return fn(*values, inplace)
+        wrapper.__ember_parser__ = parsers[False]
+        return wrapper
+    return decorate
 
 
-@_python_wrapper
+@_python_wrapper("Number negative_slope = 0.01")
 @_floating_kernel("leaky_relu_cpu")
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     negative_slope = _real(negative_slope, _opmath(input.dtype))
@@ -132,7 +135,7 @@ def leaky_relu_(input, negative_slope=0.01):
     return leaky_relu(input, negative_slope, True)
 
 
-@_python_wrapper
+@_python_wrapper("Number alpha = 1.0")
 @_floating_kernel("elu_cpu")
 def elu(input, alpha=1.0, inplace=False):
     alpha = _real(alpha, _opmath(input.dtype))
@@ -399,6 +402,8 @@ def _rrelu_bounds(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=F
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
 
 
+@_python_wrapper("Number lower = 0.125", "Number upper = 0.3333333333333333",
+                 "bool training = False")
 @_floating_kernel("leaky_relu_cpu", first=_rrelu_bounds)
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     if training:
