@@ -533,6 +533,19 @@ CASES = {
     "rrelu tensor inplace": lambda lib: lib.nn.functional.rrelu(
         lib.ones((), dtype=lib.int8), -2.29, "mean", inplace=lib.ones(2, 1, 3)),
     "rrelu str upper": lambda lib: lib.nn.functional.rrelu(lib.ones(3), 0.1, "mean"),
+    # a 0-d tensor's dims wrap as a 1-d one's (diagonal); constant_pad_nd of no padding;
+    # cov's NumPy integer correction; baddbmm's input dtype against batch1's
+    "diagonal 0-d same dims": lambda lib: lib.diagonal(lib.tensor(1.0), 0, 0, -1),
+    "diagonal_copy 0-d same dims": lambda lib: lib.diagonal_copy(lib.tensor(1.0), 0, 0, -1),
+    "constant_pad_nd 0-d": lambda lib: lib.constant_pad_nd(lib.tensor(1.5, dtype=lib.float16),
+                                                          ()),
+    "cov numpy correction": lambda lib: lib.arange(6.0).reshape(3, 2).cov(
+        correction=np.uint8(1)),
+    "baddbmm half input": lambda lib: lib.baddbmm(
+        lib.ones(2, 3, 2, dtype=lib.float16), lib.ones(2, 3, 4, dtype=lib.float64),
+        lib.ones(2, 4, 2, dtype=lib.float64)),
+    "baddbmm batch shape first": lambda lib: lib.baddbmm(
+        lib.ones(3, 2, dtype=lib.int64), lib.ones(2, 3, 4), lib.ones(2, 5, 2)),
 }
 
 

@@ -102,7 +102,8 @@ def narrow(input, dim, start, length):
 
 # ---------------------------------------------------------------------- diagonal
 def _diagonal_dims(ndim, offset, dim1, dim2):
-    d1, d2 = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)
+    # (a 0-d tensor's dims wrap as a 1-d tensor's: -1 is 0, the same dim as 0)
+    d1, d2 = (wrap_dim(d, ndim) % max(ndim, 1) for d in (dim1, dim2))
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return d1, d2

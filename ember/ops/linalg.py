@@ -44,6 +44,14 @@ def _add_scaled(input, prod, beta, alpha, name):
     return _scaled(input, beta) + prod
 
 
+# the C++ type names torch's messages print for a dtype (caffe2::TypeMeta's names)
+_CPP_TYPES = {dt.bool: "bool", dt.uint8: "unsigned char", dt.int8: "signed char",
+              dt.int16: "short int", dt.int32: "int", dt.int64: "long int",
+              dt.float16: "c10::Half", dt.bfloat16: "c10::BFloat16", dt.float32: "float",
+              dt.float64: "double", dt.complex64: "c10::complex<float>",
+              dt.complex128: "c10::complex<double>"}
+
+
 @export(inplace=True)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     # torch's CPU addmm compares the dtypes (input's with mat2's, then mat1's) before any shape
@@ -97,7 +105,12 @@ def _expand_to_product(name, input, batch1, batch2, dims):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     input = _expand_to_product("baddbmm", input, batch1, batch2,
                                ((batch1, 0), (batch1, 1), (batch2, 2)))
-    r = _add_scaled(input, bmm(batch1, batch2), beta, alpha, "baddbmm")
+    prod = bmm(batch1, batch2)   # (its shape checks come first)
+    if input.dtype is not batch1.dtype:   # (batch1 against batch2: bmm's own check)
+        raise RuntimeError("Input dtypes must be the same, got: " + ", ".join(
+            f"{name} {_CPP_TYPES[t.dtype]}" for name, t in
+            (("input", input), ("batch1:", batch1), ("batch2:", batch2))))
+    r = _add_scaled(input, prod, beta, alpha, "baddbmm")
     return r if out is None else write_out(r, out)
 
 

@@ -112,6 +112,8 @@ def _pad_slices(shape, pad):
 
 @defop("constant_pad_nd", node="ConstantPadNdBackward0", save=())
 def _constant_pad_nd(x, pad, value=0):
+    if not pad:   # (a copy; a 0-d input's slices would be NumPy scalars)
+        return x.copy()
     xp = array_module(x)
     shape, src, dst = _pad_slices(x.shape, pad)
     out = xp.full(shape, value, dtype=x.dtype)

@@ -15,7 +15,6 @@ from .._scalars import as_double, type_name
 from .._tensor import Tensor, write_out
 from ..backends import array_module, numpy_backend
 from . import return_types
-from ._arguments import check_int
 from ._elementwise import not_implemented
 from ._promote import compute_dtype
 from ._reduce_ops import const, gather_dim, nan_count, stable_argsort
@@ -399,7 +398,7 @@ def _check_weights(name, w, n, integral):
 @export
 def cov(input, *, correction=1, fweights=None, aweights=None):
     check_tensor("cov", input)
-    check_int("cov", "correction", correction)
+    correction = int(correction)   # (the parser took a Python or NumPy integer)
     if input._data.ndim > 2:
         raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
                            f"input with {input._data.ndim} dimensions")
