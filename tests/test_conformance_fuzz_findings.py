@@ -546,6 +546,10 @@ CASES = {
         lib.ones(2, 4, 2, dtype=lib.float64)),
     "baddbmm batch shape first": lambda lib: lib.baddbmm(
         lib.ones(3, 2, dtype=lib.int64), lib.ones(2, 3, 4), lib.ones(2, 5, 2)),
+    # unique/unique_consecutive: the flags' truth before the input's type
+    "unique tensor flag": lambda lib: lib.unique(5, True, lib.ones(2, 3)),
+    "unique_consecutive tensor flag": lambda lib: lib.unique_consecutive(5, lib.ones(2, 3)),
+    "unique non-tensor": lambda lib: lib.unique(5),
 }
 
 

@@ -131,14 +131,15 @@ def _unique_results(input, values, inverse, counts, return_inverse, return_count
     return (out,) + tuple(extra)
 
 
-def _unique_args(fname, input, dim, **flags):
+def _unique_args(public, fname, input, dim, **flags):
     """PyTorch's checks before a unique kernel runs, in its order: its Python function's
-    boolean_dispatch tests return_inverse, then return_counts, for truth; the builtin's
-    parser wants an int dim and Python bools; the kernel refuses complex dtypes, wraps dim
-    (a 0-d tensor has no dimension at all) and refuses other empty dims. Returns the wrapped
-    dim or None."""
+    boolean_dispatch tests return_inverse, then return_counts, for truth; then the input's
+    type (named as `public`); the builtin's parser wants an int dim and Python bools; the
+    kernel refuses complex dtypes, wraps dim (a 0-d tensor has no dimension at all) and
+    refuses other empty dims. Returns the wrapped dim or None."""
     bool(flags["return_inverse"])
     bool(flags["return_counts"])
+    check_tensor(public, input)
     if dim is not None and (type(dim) is bool or not isinstance(dim, int)):
         raise TypeError(f"{fname}(): argument 'dim' (position 2) must be int, not "
                         f"{type_name(dim)}")
@@ -162,9 +163,8 @@ def _unique_args(fname, input, dim, **flags):
 
 @export
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    check_tensor("unique", input)
-    d = _unique_args("_unique2" if dim is None else "unique_dim", input, dim, sorted=sorted,
-                     return_inverse=return_inverse, return_counts=return_counts)
+    d = _unique_args("unique", "_unique2" if dim is None else "unique_dim", input, dim,
+                     sorted=sorted, return_inverse=return_inverse, return_counts=return_counts)
     a = input._data
     xp = array_module(a)
     if dim is None:
@@ -181,8 +181,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 @export
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    check_tensor("unique_consecutive", input)
-    d = _unique_args("unique_consecutive", input, dim, return_inverse=return_inverse,
+    d = _unique_args("unique_consecutive", "unique_consecutive", input, dim,
+                     return_inverse=return_inverse,
                      return_counts=return_counts)
     a = input._data
     xp = array_module(a)
