@@ -550,6 +550,11 @@ CASES = {
     "unique tensor flag": lambda lib: lib.unique(5, True, lib.ones(2, 3)),
     "unique_consecutive tensor flag": lambda lib: lib.unique_consecutive(5, lib.ones(2, 3)),
     "unique non-tensor": lambda lib: lib.unique(5),
+    # tensor_split: a tensor's dtype and rank before the dim
+    "tensor_split 2-d tensor bad dim": lambda lib: lib.tensor_split(
+        lib.ones(4), lib.ones(0, 3, dtype=lib.int64), -2),
+    "tensor_split uint8 tensor bad dim": lambda lib: lib.tensor_split(
+        lib.ones(3, 1), lib.ones(1, 3, dtype=lib.uint8), 3),
 }
 
 

@@ -158,10 +158,8 @@ def tensor_split(input, indices_or_sections, dim=0):
     if n == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
                            "tensor with 0 dims")
-    d = wrap_dim(dim, n)
-    size = input._data.shape[d]
     spec = indices_or_sections
-    if isinstance(spec, Tensor):
+    if isinstance(spec, Tensor):   # (checked before the dim, as torch does)
         if spec.dtype is not dt.int64:
             raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype "
                                f"of long, but got {dt.type_name(spec.dtype)}")
@@ -170,6 +168,8 @@ def tensor_split(input, indices_or_sections, dim=0):
                                "zero-dimensional or one-dimensional tensor, but got a tensor "
                                f"with {spec._data.ndim} dims")
         spec = spec.item() if spec._data.ndim == 0 else spec.tolist()
+    d = wrap_dim(dim, n)
+    size = input._data.shape[d]
     if isinstance(spec, (list, tuple)):
         edges = [0] + [min(max(builtins.int(i) + (size if i < 0 else 0), 0), size)
                        for i in spec] + [size]
