@@ -26,6 +26,22 @@
 
 static inline float ek_f32_from_bits(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
 
+/* What ek_expf and ek_expf_normal share: n = x / ln 2 rounded to an integer (by the
+   1.5 * 2^23 trick, which vectorises without roundps) and exp(x - n ln 2) by a Cephes
+   polynomial; the caller scales by 2^n. */
+EK_INLINE float ek_expf_reduced(float x, float *n_out) {
+    const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+    float r = fmaf(n, -0.693359375f, x);
+    r = fmaf(n, 2.12194440e-4f, r);
+    float p = fmaf(1.9875691500e-4f, r, 1.3981999507e-3f);
+    p = fmaf(p, r, 8.3334519073e-3f);
+    p = fmaf(p, r, 4.1665795894e-2f);
+    p = fmaf(p, r, 1.6666665459e-1f);
+    p = fmaf(p, r, 5.0000001201e-1f);
+    *n_out = n;
+    return fmaf(p, r * r, r) + 1.0f;
+}
+
 /* exp(x) in float, within 1 ulp (measured), branch-free (Cephes' polynomial on a 2^n range
    split). The whole range of results, subnormal ones included: 2^n is applied as two factors,
    each a normal float, so that a normal result is exact scaling and a subnormal one rounds
@@ -36,16 +52,8 @@ static inline float ek_f32_from_bits(uint32_t b) { float f; memcpy(&f, &b, 4); r
 static inline float ek_expf(float x) {
     const float in = x;
     x = x < -104.0f ? 0.0f : (x > 89.0f ? 89.0f : x);
-    /* round x / ln 2 to an integer by the 1.5 * 2^23 trick (vectorises without roundps) */
-    float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-    float r = fmaf(n, -0.693359375f, x);
-    r = fmaf(n, 2.12194440e-4f, r);
-    float p = fmaf(1.9875691500e-4f, r, 1.3981999507e-3f);
-    p = fmaf(p, r, 8.3334519073e-3f);
-    p = fmaf(p, r, 4.1665795894e-2f);
-    p = fmaf(p, r, 1.6666665459e-1f);
-    p = fmaf(p, r, 5.0000001201e-1f);
-    p = fmaf(p, r * r, r) + 1.0f;
+    float n;
+    float p = ek_expf_reduced(x, &n);
     const int32_t whole = (int32_t)n, half = whole >> 1;   /* n in [-150, 128] */
     p *= ek_f32_from_bits((uint32_t)(half + 127) << 23);
     p *= ek_f32_from_bits((uint32_t)(whole - half + 127) << 23);
@@ -61,15 +69,8 @@ static inline float ek_expf(float x) {
 static inline float ek_expf_normal(float x) {
     const float in = x;
     x = x < -87.0f ? 0.0f : (x > 88.0f ? 88.0f : x);
-    const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-    float r = fmaf(n, -0.693359375f, x);
-    r = fmaf(n, 2.12194440e-4f, r);
-    float p = fmaf(1.9875691500e-4f, r, 1.3981999507e-3f);
-    p = fmaf(p, r, 8.3334519073e-3f);
-    p = fmaf(p, r, 4.1665795894e-2f);
-    p = fmaf(p, r, 1.6666665459e-1f);
-    p = fmaf(p, r, 5.0000001201e-1f);
-    p = fmaf(p, r * r, r) + 1.0f;
+    float n;
+    float p = ek_expf_reduced(x, &n);
     p *= ek_f32_from_bits((uint32_t)((int32_t)n + 127) << 23);   /* n in [-125, 127] */
     return in < -87.0f ? 0.0f : p;
 }
