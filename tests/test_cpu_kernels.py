@@ -566,6 +566,14 @@ def test_gelu_zero_dim_keeps_its_shape(approximate, torch_mod):
     np.testing.assert_allclose(e.grad.item(), t.grad.item(), rtol=1e-6)
 
 
+def _weights_and_grads(dtype, seed):
+    """A parameter of 10007 values (not a whole number of vectors) and three gradients."""
+    rng = np.random.default_rng(seed)
+    n = 10007
+    return rng.standard_normal(n).astype(dtype), \
+        [rng.standard_normal(n).astype(dtype) for _ in range(3)]
+
+
 @needs_build
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("options", [
@@ -578,10 +586,7 @@ def test_gelu_zero_dim_keeps_its_shape(approximate, torch_mod):
 ])
 def test_sgd_step_matches_numpy_reference(dtype, options, monkeypatch):
     from ember.backends import optimizers
-    rng = np.random.default_rng(0)
-    n = 10007
-    w0 = rng.standard_normal(n).astype(dtype)
-    grads = [rng.standard_normal(n).astype(dtype) for _ in range(3)]
+    w0, grads = _weights_and_grads(dtype, seed=0)
     runs = []
     for compiled in (cpu_kernels.compiled, None):
         monkeypatch.setattr(optimizers, "compiled", compiled)
@@ -610,10 +615,7 @@ def test_adam_step_matches_numpy_reference_and_torch(dtype, options, monkeypatch
     """The compiled Adam step gives the NumPy reference's bits, and both follow
     torch.optim.Adam(W) over three steps."""
     from ember.backends import optimizers
-    rng = np.random.default_rng(1)
-    n = 10007
-    w0 = rng.standard_normal(n).astype(dtype)
-    grads = [rng.standard_normal(n).astype(dtype) for _ in range(3)]
+    w0, grads = _weights_and_grads(dtype, seed=1)
     runs = []
     for compiled in (cpu_kernels.compiled, None):
         monkeypatch.setattr(optimizers, "compiled", compiled)
