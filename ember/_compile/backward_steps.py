@@ -50,9 +50,7 @@ def record(recorder, fn, args, kwargs):
     args_t, kwargs_t = recorder.template(args), recorder.template(kwargs)
     before = recorder.versions()
     enabled = grad_state.enabled
-    marks = (len(recorder.steps), len(recorder.tensors), len(recorder.breaks),
-             dict(recorder.explained), dict(recorder.counters), recorder.refusals,
-             len(recorder.aliases))
+    mark, refusals, breaks = recorder.mark(), recorder.refusals, len(recorder.breaks)
     recorder.refusals, recorder.lowering = [], True
 
     def accumulate(node, grad, create_graph):   # (AccumulateGrad.accumulate, recorded)
@@ -75,15 +73,11 @@ def record(recorder, fn, args, kwargs):
             owner, name, original = recorder.patches.pop()
             setattr(owner, name, original)
         recorder.lowering = False
-        unrepeatable, recorder.refusals = recorder.refusals, marks[5]
-    if not unrepeatable and len(recorder.breaks) == marks[2]:
+        unrepeatable, recorder.refusals = recorder.refusals, refusals
+    if not unrepeatable and len(recorder.breaks) == breaks:
         recorder.backwards += 1
         return result
-    del recorder.steps[marks[0]:], recorder.breaks[marks[2]:]
-    for t in recorder.tensors[marks[1]:] + recorder.aliases[marks[6]:]:
-        del recorder.slots[id(t)]
-    del recorder.tensors[marks[1]:], recorder.kinds[marks[1]:], recorder.aliases[marks[6]:]
-    recorder.explained, recorder.counters = marks[3], marks[4]
+    recorder.rollback(mark)
     recorder.account(before)
     recorder.add_call(fn, args_t, kwargs_t, enabled, result)
     recorder.engine_reasons.extend(unrepeatable or ["a graph break inside backward"])

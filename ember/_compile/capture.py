@@ -186,6 +186,19 @@ class Recorder:
                 outs.append(None)
         return outs
 
+    def mark(self):
+        """What `rollback` returns to: the record as it stands."""
+        return (len(self.steps), len(self.tensors), len(self.aliases), len(self.breaks),
+                dict(self.explained), dict(self.counters))
+
+    def rollback(self, mark):
+        """Drop what was recorded since `mark` (steps, slots, breaks, version accounts)."""
+        steps, tensors, aliases, breaks, self.explained, self.counters = mark
+        for t in self.tensors[tensors:] + self.aliases[aliases:]:
+            del self.slots[id(t)]
+        del self.steps[steps:], self.tensors[tensors:], self.kinds[tensors:]
+        del self.aliases[aliases:], self.breaks[breaks:]
+
     def refuse(self, reason):
         if reason not in self.refusals:
             self.refusals.append(reason)
@@ -243,7 +256,7 @@ class Recorder:
                 if ref is not None:
                     refs[key] = ref
                     continue
-            elif not _holds_array(value) or self.filled_before(value):
+            elif not _nested_any(value, _is_array) or self.filled_before(value):
                 continue
             if self.lowering:
                 # (arrays a VJP computed or took from its node: a replay would reuse them)
@@ -330,7 +343,8 @@ class Recorder:
         self.account(before)
         self.add_call(fn, args_t, kwargs_t, enabled, result)
         if enabled and fn not in self.lowerable_calls and \
-                fn is not backward_steps.BACKWARD and _needs_grad((args, kwargs, result)):
+                fn is not backward_steps.BACKWARD and \
+                _nested_any((args, kwargs, result), _requires_grad):
             self.engine_reasons.append(f"{self.current} under grad mode on a tensor that "
                                        "requires grad")
         return result
@@ -432,29 +446,24 @@ def _changed(before, after):
     return any(a is not b for a, b in pairs)
 
 
-def _needs_grad(obj):
-    """Whether a tensor that requires grad sits in `obj` (lists, tuples, dicts inside)."""
-    if isinstance(obj, Tensor):
-        return obj._requires_grad
-    if type(obj) in (list, tuple):
-        return any(map(_needs_grad, obj))
-    if type(obj) is dict:
-        return any(map(_needs_grad, obj.values()))
-    return False
-
-
 def _has_mask(key):
     """An indexing key holding a boolean array (its result's shape depends on values)."""
     parts = key if isinstance(key, tuple) else (key,)
     return any(getattr(getattr(p, "dtype", None), "kind", None) == "b" for p in parts)
 
 
-def _holds_array(value):
-    if type(value) in (list, tuple):
-        return any(_is_array(v) or _holds_array(v) for v in value)
-    if type(value) is dict:
-        return _holds_array(list(value.values()))
-    return False
+def _nested_any(obj, test):
+    """Whether `test` holds for an item of `obj`, at any depth of its lists, tuples and dicts
+    (or for `obj` itself when it is none of them)."""
+    if type(obj) in (list, tuple):
+        return any(_nested_any(o, test) for o in obj)
+    if type(obj) is dict:
+        return any(_nested_any(o, test) for o in obj.values())
+    return test(obj)
+
+
+def _requires_grad(t):
+    return isinstance(t, Tensor) and t._requires_grad
 
 
 def _is_array(value):
