@@ -77,7 +77,8 @@ def _last_uses(code, kept):
             touched = set(what) | {_rest[2]}
         else:
             touched = _slots_in(what.args) | _slots_in(what.params) | \
-                _slots_in(list((what.param_refs or {}).values())) | _slots_in(what.outs)
+                _slots_in(list((what.param_refs or {}).values())) | _slots_in(what.outs) | \
+                {slot for _, slot, _ in (what.shared or {}).values()}
         for i in touched:
             last[i] = k
     dead = [[] for _ in code]
