@@ -1,5 +1,6 @@
 """Adagrad (Duchi et al.), with learning-rate decay and an initial accumulator value."""
 from .. import _creation
+from ..autograd.grad_mode import no_grad
 from ..autograd.graph import increment_version
 from .optimizer import Optimizer, check_lr, check_nonneg
 
@@ -68,17 +69,17 @@ def adagrad(params, grads, states, *, lr, weight_decay, lr_decay, eps, maximize)
 
 def _sparse_adagrad(p, grad, state, clr, weight_decay, eps, maximize):
     """Adagrad on the rows a sparse gradient touches: only those entries of the squared-sum
-    and of the parameter change."""
+    and of the parameter change (written by index_put_, which counts the versions)."""
     if weight_decay != 0:
         raise RuntimeError("weight_decay option is not compatible with sparse gradients")
     c = grad.coalesce()
-    where = tuple(c._indices()._data)
-    g = c._values()._data
+    where = tuple(c._indices())
+    g = c._values()
     if maximize:
         g = -g
-    total = state["sum"]._data
-    total[where] += g * g
-    std = total[where] ** 0.5
-    std += eps
-    p._data[where] += -clr * (g / std)
-    increment_version((p, *state.values()))
+    total = state["sum"]
+    with no_grad():
+        total.index_put_(where, g * g, accumulate=True)
+        std = total[where].sqrt() + eps
+        p.index_put_(where, (g / std) * -clr, accumulate=True)
+    increment_version(state["step"])

@@ -1,5 +1,6 @@
 """ASGD: averaged stochastic gradient descent (Polyak and Juditsky)."""
 from .. import _creation
+from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer, check_lr, check_nonneg, new_scalar, param_steps
 
 __all__ = ["ASGD", "asgd"]
@@ -34,12 +35,13 @@ def asgd(params, grads, states, *, lambd, lr, t0, alpha, weight_decay, maximize)
         eta = float(state["eta"]._data)
         w *= 1 - lambd * eta
         w -= eta * g
-        ax, mu = state["ax"]._data, state["mu"]._data
-        if float(mu) != 1:
+        ax, mu = state["ax"]._data, float(state["mu"]._data)
+        if mu != 1:
             ax += (w - ax) * mu
         else:
             ax[...] = w
         # NOTE: eta and mu live in 0-dim tensors of the scalar dtype (float32 by default):
         # storing them rounds, and the next step reads the rounded values, as in PyTorch.
-        state["eta"]._data[...] = lr / ((1 + lambd * lr * step) ** alpha)
-        mu[...] = 1 / max(1, step - t0)
+        with no_grad():
+            state["eta"].fill_(lr / ((1 + lambd * lr * step) ** alpha))
+            state["mu"].fill_(1 / max(1, step - t0))

@@ -5,8 +5,7 @@ The whole parameter set is one flat vector here. Scalars that PyTorch keeps as 0
 float32 problems round where PyTorch rounds; the state holds them as 0-dim Tensors.
 """
 from .._tensor import Tensor, _wrap
-from ..autograd.grad_mode import enable_grad
-from ..autograd.graph import increment_version
+from ..autograd.grad_mode import enable_grad, no_grad
 from ..backends import array_module
 from .optimizer import Optimizer, check_lr
 
@@ -163,11 +162,12 @@ class LBFGS(Optimizer):
 
     def _add_grad(self, step_size, update):
         step_size, offset = float(step_size), 0
-        for p in self._params:
-            n = p._data.size
-            p._data += step_size * update[offset:offset + n].reshape(p._data.shape)
-            increment_version(p)
-            offset += n
+        with no_grad():
+            for p in self._params:
+                n = p.numel()
+                p.add_(_wrap(update[offset:offset + n].reshape(p.shape), p.dtype, p._device),
+                       alpha=step_size)
+                offset += n
 
     def _evaluate(self, closure):
         with enable_grad():

@@ -4,7 +4,7 @@ import math
 
 from .. import _creation
 from .._tensor import Tensor
-from ..autograd.graph import increment_version
+from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer, check_betas
 
 __all__ = ["SparseAdam", "sparse_adam"]
@@ -55,27 +55,25 @@ class SparseAdam(Optimizer):
 
 
 def sparse_adam(params, grads, states, *, lr, beta1, beta2, eps, maximize):
-    """The kernel, in place on arrays: at the coalesced gradient's coordinates, the moments
-    move toward the gradient and the parameter takes Adam's bias-corrected step."""
+    """The kernel: at the coalesced gradient's coordinates, the moments move toward the
+    gradient and the parameter takes Adam's bias-corrected step (written by index_put_)."""
     for p, grad, state in zip(params, grads, states):
         c = grad.coalesce()
-        g = c._values()._data
-        if g.size == 0:
+        g = c._values()
+        if g.numel() == 0:
             continue
         if maximize:
             g = -g
-        where = tuple(c._indices()._data)
-        exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        old_avg, old_sq = exp_avg[where], exp_avg_sq[where]
-        # old <- old + (1 - beta) * (new - old), PyTorch's form of b * old + (1 - b) * new
-        avg_step = (g - old_avg) * (1 - beta1)
-        sq_step = (g * g - old_sq) * (1 - beta2)
-        numer = avg_step + old_avg
-        denom = (sq_step + old_sq) ** 0.5
-        denom += eps
-        exp_avg[where] = numer
-        exp_avg_sq[where] = sq_step + old_sq
-        step = state["step"]
-        step_size = lr * math.sqrt(1 - beta2 ** step) / (1 - beta1 ** step)
-        p._data[where] += -step_size * (numer / denom)
-        increment_version((p, state["exp_avg"], state["exp_avg_sq"]))
+        where = tuple(c._indices())
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        with no_grad():
+            old_avg, old_sq = exp_avg[where], exp_avg_sq[where]
+            # old <- old + (1 - beta) * (new - old), PyTorch's form of b * old + (1 - b) * new
+            numer = (g - old_avg) * (1 - beta1) + old_avg
+            new_sq = (g * g - old_sq) * (1 - beta2) + old_sq
+            denom = new_sq.sqrt() + eps
+            exp_avg.index_put_(where, numer)
+            exp_avg_sq.index_put_(where, new_sq)
+            step = state["step"]
+            step_size = lr * math.sqrt(1 - beta2 ** step) / (1 - beta1 ** step)
+            p.index_put_(where, (numer / denom) * -step_size, accumulate=True)

@@ -7,6 +7,8 @@ composed from them or from plain ember ops.
 import numbers
 
 import ember
+from ..._dtype import float64
+from ..._tensor import _wrap
 from ...autograd.grad_mode import no_grad, state
 from ...ops._elementwise import not_implemented
 from ...ops.nn_ops import _batch_norm, _layer_norm
@@ -49,8 +51,8 @@ def _update_stats(running, value, momentum):
     kernel (its accumulate type), written in place without autograd."""
     new = value._data.astype("float64") * momentum + \
         running._data.astype("float64") * (1 - momentum)
-    running._data[...] = new.astype(running._data.dtype)
-    running._vc.v += 1
+    with no_grad():
+        running.copy_(_wrap(new, float64, running._device))
 
 
 _BATCH_NORM = builtin_parser("batch_norm")

@@ -223,8 +223,8 @@ class _Reducer:
                 elif g is None:
                     p._grad = _wrap(view.copy(), p.dtype, p._device)
                 else:
-                    g._data[...] = view
-                    g._vc.v += 1
+                    with grad_mode.no_grad():
+                        g.copy_(_wrap(view, p.dtype, p._device))
 
 
 class DistributedDataParallel(Module):
@@ -338,8 +338,8 @@ def _broadcast_coalesced(pg, tensors):
         flat = xp.concatenate([t._data.reshape(-1) for t in ts])
         dist.collectives._broadcast(pg, _wrap(flat, dtype, device), 0)
         pos = 0
-        for t in ts:
-            n = t._data.size
-            t._data[...] = flat[pos:pos + n].reshape(t._data.shape)
-            t._vc.v += 1
-            pos += n
+        with grad_mode.no_grad():
+            for t in ts:
+                n = t.numel()
+                t.copy_(_wrap(flat[pos:pos + n].reshape(t.shape), dtype, device))
+                pos += n

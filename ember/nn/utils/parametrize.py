@@ -45,12 +45,8 @@ def _register_parameter_or_buffer(module, name, value):
 
 def _maybe_set(dest, src):
     """PyTorch's `dest.set_(src)`: dest keeps its identity and takes src's storage."""
-    if dest is src:
-        return
-    dest._data = src._data
-    dest.dtype = src.dtype
-    dest._device = src._device
-    dest._vc.v += 1
+    if dest is not src:
+        dest.set_(src)
 
 
 class ParametrizationList(ModuleList):
