@@ -229,10 +229,7 @@ def tables():
     tensor_table = {n: s for n, s in methods.items()
                     if is_builtin(getattr(torch.Tensor, n, None))
                     and parses(getattr(torch.Tensor, n), torch.ones(1))}
-    for name in methods_taking_numbers(tensor_table):
-        tensor_table[name] = [sig.replace("Tensor ", "Tensor or Number ", 1)
-                              if sig.startswith("Tensor ") else sig
-                              for sig in tensor_table[name]]
+    taking_numbers = methods_taking_numbers(tensor_table)
     # The stubs leave out the methods' deprecated overloads (x.sub_(2, y): Number alpha,
     # Tensor other), which the parser still accepts; the functions' stubs keep them, with a
     # first parameter named `self`.
@@ -245,6 +242,11 @@ def tables():
                     rest = "!" + ", ".join(p for p in sig.split(", ") if p != "Tensor self")
                     if rest not in tensor_table[method]:
                         tensor_table[method] = tensor_table[method] + [rest]
+    # NOTE: torch's parser lets these methods take a number for every Tensor parameter of
+    # every overload, the deprecated ones included (x.sub_(2, 3): alpha 2, other 3).
+    for name in taking_numbers:
+        tensor_table[name] = [sig.replace("Tensor or Number ", "Tensor ").replace(
+            "Tensor ", "Tensor or Number ") for sig in tensor_table[name]]
     return torch_table, functional, tensor_table
 
 

@@ -555,6 +555,15 @@ CASES = {
         lib.ones(4), lib.ones(0, 3, dtype=lib.int64), -2),
     "tensor_split uint8 tensor bad dim": lambda lib: lib.tensor_split(
         lib.ones(3, 1), lib.ones(1, 3, dtype=lib.uint8), 3),
+    # the methods' deprecated (alpha, other) overload takes a number for other, and a 0-d
+    # tensor alpha is read through item()
+    "sub_ deprecated number other": lambda lib: lib.arange(4).sub_(
+        lib.tensor(2, dtype=lib.int16), 3),
+    "add deprecated number other": lambda lib: lib.arange(4.0).add(2, 3),
+    "sub_ tensor alpha cast": lambda lib: lib.ones(1, 2, dtype=lib.uint8).sub_(
+        lib.tensor(2.0), lib.tensor(1 + 1j)),
+    "add tensor alpha": lambda lib: lib.arange(4.0).add(3, alpha=lib.tensor(2)),
+    "add float tensor alpha int input": lambda lib: lib.arange(4).add(3, alpha=lib.tensor(2.0)),
 }
 
 

@@ -88,7 +88,8 @@ def _alpha_params(input, other, alpha):
     the result dtype."""
     if alpha.__class__ is int and alpha == 1:
         return None
-    alpha = number(alpha)
+    # (PyTorch's parser reads a 0-d tensor given for the Number alpha through item())
+    alpha = alpha.item() if isinstance(alpha, Tensor) else number(alpha)
     d = result_dtype(input, other)
     if isinstance(alpha, bool) and d is not dt.bool:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
