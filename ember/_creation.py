@@ -43,7 +43,7 @@ def _finish(array, dtype, device, requires_grad):
         array = backends.to_device(device, array)
     t = _wrap(array, dtype, device)
     if requires_grad:
-        if dtype.category < 2:
+        if dtype.category < dt.FLOATING:
             raise RuntimeError(_GRAD_ERROR)
         t._requires_grad = True
     return t
@@ -210,7 +210,7 @@ def _is_int(s):
     if type(s) is builtins.int or isinstance(s, np.integer):
         return True
     if isinstance(s, Tensor):
-        return s.dtype.category == 1 and s._data.size == 1
+        return s.dtype.category == dt.INTEGER and s._data.size == 1
     return isinstance(s, builtins.int) and not isinstance(s, builtins.bool)
 
 
@@ -250,7 +250,7 @@ def _filled(shape, value, dtype, device, requires_grad, out=None):
             raise backend.out_of_memory(exc, device.index, nbytes) from None
     t = _wrap(array, dtype, device)
     if requires_grad:
-        if dtype.category < 2:
+        if dtype.category < dt.FLOATING:
             raise RuntimeError(_GRAD_ERROR)
         t._requires_grad = True
     if out is not None:

@@ -38,7 +38,7 @@ def _make_grads(outputs, grads):
         if g is None:
             if out._requires_grad and out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if out.dtype.category != 2:
+            if not out.dtype.is_floating_point:
                 raise RuntimeError("grad can be implicitly created only for real scalar "
                                    "outputs but got " + str(out.dtype).replace("ember",
                                                                               "torch"))
@@ -50,7 +50,7 @@ def _make_grads(outputs, grads):
                     f"Mismatch in shape: grad_output[{i}] has a shape of "
                     f"{_size(g)} and output[{i}] has a shape of {_size(out)}.")
             if g.dtype is not out.dtype:
-                if (g.dtype.category == 3) != (out.dtype.category == 3):
+                if g.dtype.is_complex != out.dtype.is_complex:
                     raise RuntimeError("For complex Tensors, both grad_output and output are "
                                        "required to have the same dtype. Mismatch in dtype: "
                                        f"grad_output[{i}] has a dtype of "

@@ -8,6 +8,7 @@ written in ember ops), or, for an op without a rule, by the double-VJP trick on 
 """
 from typing import NamedTuple
 
+from .._dtype import FLOATING
 from .._tensor import Tensor, wrap_as
 from ..func import _state
 from .node import get_accumulator
@@ -106,10 +107,10 @@ def make_dual(tensor, tangent, *, level=None):
     if level < 0:
         raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, "
                            "make sure to enter_dual_level() first.")
-    if tensor.dtype.category < 2:
+    if tensor.dtype.category < FLOATING:
         raise ValueError("Expected primal to be floating point or complex, but got: "
                          f"{tensor.dtype}")
-    if tangent.dtype.category < 2:
+    if tangent.dtype.category < FLOATING:
         raise ValueError("Expected tangent to be floating point or complex, but got: "
                          f"{tangent.dtype}")
     if tuple(tangent.shape) != tuple(tensor.shape):
@@ -161,7 +162,7 @@ def dual_step(op, inputs, params, dtype, arrays):
         out_tangents = _rules.double_vjp(op, primals, tangents, params, dtype, arrays, inputs)
     if type(out_tangents) is not tuple:
         out_tangents = (out_tangents,)
-    duals = tuple(_make(o, t, _current_level) if t is not None and o.dtype.category >= 2
+    duals = tuple(_make(o, t, _current_level) if t is not None and o.dtype.category >= FLOATING
                   else o for o, t in zip(outs, out_tangents))
     return duals if type(out) is tuple else duals[0]
 

@@ -9,6 +9,7 @@ import functools
 import warnings
 
 from .. import _tensor
+from .._dtype import FLOATING
 from .grad_mode import no_grad, state
 from .node import _FREED_MESSAGE, Node, edge_of
 from . import saved_hooks as _saved_hooks
@@ -257,7 +258,7 @@ def _finish(ctx, args, outputs, record):
             # An input returned unchanged is a new tensor (a view of it), as in PyTorch.
             o = outs[nr] = o.detach()
         meta.append((o._data.shape, o.dtype))
-        if record and id(o) not in non_diff and o.dtype.category >= 2:
+        if record and id(o) not in non_diff and o.dtype.category >= FLOATING:
             o._requires_grad = True
             o.grad_fn = ctx
             o._output_nr = nr
@@ -291,7 +292,7 @@ def once_differentiable(fn):
         outs = (outputs,) if single else outputs
         # The results hang off stand-in leaves through a node whose backward raises.
         wrapped = tuple(_DelayedError.apply(o.detach().requires_grad_(True))
-                        if isinstance(o, _tensor.Tensor) and o.dtype.category >= 2 else o
+                        if isinstance(o, _tensor.Tensor) and o.dtype.category >= FLOATING else o
                         for o in outs)
         return wrapped[0] if single else wrapped
     return wrapper

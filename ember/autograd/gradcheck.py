@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from .. import _tensor
+from .._dtype import FLOATING, float64
 from .grad_mode import enable_grad, no_grad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
@@ -32,7 +33,7 @@ def _outputs(func, inputs):
 def _float_outputs(func, inputs):
     with no_grad():
         outs = _as_tuple(func(*inputs))
-    return [o for o in outs if isinstance(o, _tensor.Tensor) and o.dtype.category >= 2]
+    return [o for o in outs if isinstance(o, _tensor.Tensor) and o.dtype.category >= FLOATING]
 
 
 def _host64(t):
@@ -150,7 +151,6 @@ def _zero_numerical(func, inputs, diff, eps, atol):
 
 def _show(a):
     from .._tensor import _wrap
-    from .._dtype import float64
     return repr(_wrap(a, float64))
 
 

@@ -11,6 +11,7 @@ import weakref
 
 from .. import _tensor as _T  # partially initialised here: attributes are read at call time
 from .._constants import strided as _STRIDED
+from .._dtype import FLOATING, float32, type_name
 from .grad_mode import no_grad
 from .hooks import HookDict, add_hook
 
@@ -132,7 +133,7 @@ class Node(metaclass=_NodeMeta):
         device = self.in_meta[2]
         for nr, (a, d) in enumerate(zip(arrays, dtypes)):
             t = _T._wrap(a, d, device)
-            if d.category >= 2:
+            if d.category >= FLOATING:
                 t._requires_grad = True
                 t.grad_fn = self
                 t._output_nr = nr
@@ -196,7 +197,6 @@ _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
 
 
 def _inplace_message(shape, dtype, version, expected, producer):
-    from .._dtype import type_name
     shape = "[" + ", ".join(map(str, shape)) + "]"
     # PyTorch names the producing node without its "Backward0" suffix ("output 0 of Exp").
     which = "" if producer is None else \
@@ -308,7 +308,6 @@ def _calibrate():
     same call path: a list slot, accumulate's frame, _owned's frame)."""
     import numpy as np
     from .._tensor import _wrap
-    from .._dtype import float32
     slot = [_wrap(np.zeros(2, np.float32), float32)]
     return _fake_accumulate(None, slot[0], False)
 

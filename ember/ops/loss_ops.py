@@ -68,7 +68,7 @@ def nll_loss(input, target, weight, reduction, ignore_index):
     more go through the 4-d op as (N, C, 1, L), the 'none' result viewed back)."""
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    if input.dtype.category != 2:
+    if not input.dtype.is_floating_point:
         raise not_implemented("nll_loss2d_forward_out_frame" if input.dim() == 4 else
                               "nll_loss_out_frame", input.dtype)
     c = input.shape[0 if input.dim() == 1 else 1]

@@ -5,6 +5,7 @@ A sparse op's operands are sparse tensors, not arrays, so it cannot go through
 entry (`defop`, PyTorch's node name, a VJP written in ember ops); its public function computes
 the result itself and then calls `record`, which makes the same graph node dispatch makes.
 """
+from .._dtype import FLOATING
 from .._tensor import Tensor
 from ..autograd.grad_mode import state
 from ..ops.registry import _record
@@ -20,7 +21,7 @@ def needs_grad(*inputs):
 
 def record(op, inputs, result, params=_EMPTY):
     """Attach `op`'s node to `result` when an input requires grad (as dispatch would)."""
-    if result.dtype.category >= 2 and needs_grad(*inputs):
+    if result.dtype.category >= FLOATING and needs_grad(*inputs):
         _record(op, inputs, params, (result,), result._device)
     return result
 

@@ -56,7 +56,7 @@ def _estimate_size(compressed, plain, values, layout):
     shape = tuple(values.shape)
     blocksize = (max(1, shape[batch + 1]), max(1, shape[batch + 2])) if block else (1, 1)
     ncompressed = max(compressed.shape[-1] - 1, 0)
-    if plain.dtype.category != 1:   # (PyTorch dispatches on the integral dtypes only)
+    if plain.dtype.category != dt.INTEGER:   # (PyTorch dispatches on the integral dtypes only)
         raise NotImplementedError(f'"estimate_sparse_compressed_tensor_size" not implemented '
                                   f"for '{dt.type_name(plain.dtype)}'")
     nplain = int(plain._data.max()) + 1 if plain.numel() else 0

@@ -119,7 +119,7 @@ def sum(input, dim=None, dtype=None):
     left, dense once every sparse dim is summed."""
     if dtype is not None:
         input = input.to(dtype)
-    elif dim is None and input.dtype.category < 2:
+    elif dim is None and input.dtype.category < dt.FLOATING:
         # NOTE: without dim PyTorch sums the coalesced values (a bool tensor's repeated
         # entries count once), in int64 as a dense sum would; not differentiable.
         values = coalesce(input.detach())._sparse_values
@@ -145,7 +145,7 @@ def sum(input, dim=None, dtype=None):
                        _wrap(new_vals, input.dtype, input._device), shape + dense_shape, True)
         return record(_sparse_sum, (input,), out, params)
     # (a dense result of integers or bools is int64, as PyTorch's; the raw values summed)
-    result_dtype = dt.int64 if input.dtype.category < 2 else input.dtype
+    result_dtype = dt.int64 if input.dtype.category < dt.FLOATING else input.dtype
     out = _wrap(np.asarray(vals.sum(axis=0)).astype(result_dtype.np), result_dtype,
                 input._device)
     if dim is None:
@@ -177,7 +177,7 @@ def _sparse_softmax_vjp(ctx, g):
 def _softmax(input, dim, dtype, log):
     if dtype is not None:
         input = input.to(dtype)
-    if input.dtype.category != 2:
+    if not input.dtype.is_floating_point:
         raise NotImplementedError(f'"{"log_" if log else ""}softmax" not implemented for '
                                   f"'{dt.type_name(input.dtype)}'")
     n = input.dim()
@@ -380,7 +380,7 @@ def div(input, other):
         raise NotImplementedError("ember does not support dividing a sparse tensor by a "
                                   "tensor: only by a scalar")
     scalar = other.item() if isinstance(other, Tensor) else other
-    return mul(input, 1.0 / scalar) if input.dtype.category >= 2 else \
+    return mul(input, 1.0 / scalar) if input.dtype.category >= dt.FLOATING else \
         mul(input.to(dt.get_default_dtype()), 1.0 / scalar)
 
 

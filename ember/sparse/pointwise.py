@@ -3,6 +3,7 @@ PyTorch applies them to the coalesced values and keeps the coordinates. Each is 
 coalesce -> values -> the dense op -> a sparse tensor again, so its gradient comes from the
 dense op's own VJP through `values`' (ValuesBackward0)."""
 from .. import _constants
+from .._dtype import FLOATING
 from .._tensor import Tensor, _wrap
 from ..ops.registry import defop, name_node
 from ._graph import record
@@ -54,7 +55,7 @@ def sparse_pointwise(name, x, *args):
     values; the others are PyTorch's missing-kernel error."""
     if name in ZERO_PRESERVING and x.layout is _constants.sparse_coo:
         return _pointwise(name)(x, *args)
-    if name == "isreal" or name == "isfinite" and x.dtype.category < 2:
+    if name == "isreal" or name == "isfinite" and x.dtype.category < FLOATING:
         # (PyTorch builds these from a dense ones_like, which refuses sparse layouts)
         raise RuntimeError("memory format option is only supported by strided tensors")
     raise unsupported(f"aten::{name}", x._data.backend)

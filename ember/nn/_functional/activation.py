@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 import ember
+from ..._dtype import COMPLEX, FLOATING, type_name
 from ..._signatures import Parser, checked
 from ...ops._elementwise import not_implemented
 from ...ops.nn_ops import gelu as _ops_gelu
@@ -56,7 +57,7 @@ def _floating_kernel(kernel, complex_ok=False, first=None):
                 if first is not None:
                     first(input, *args, **kwargs)
                 category = input.dtype.category
-                if category < 2 or category == 3 and not complex_ok:
+                if category < FLOATING or category == COMPLEX and not complex_ok:
                     raise not_implemented(kernel, input.dtype)
             return fn(input, *args, **kwargs)
         return checked
@@ -222,7 +223,7 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 
 
 def _hardtanh(input, min_val, max_val, inplace):
-    if isinstance(input, ember.Tensor) and input.dtype.category < 2:
+    if isinstance(input, ember.Tensor) and input.dtype.category < FLOATING:
         if input.dtype is ember.bool:
             raise RuntimeError("Bool inputs not supported for hardtanh")
         if input.dtype is ember.uint8 and (min_val < 0 or max_val < 0):
@@ -262,7 +263,6 @@ def softshrink(input, lambd=0.5):
     lambd = float(lambd.item() if isinstance(lambd, ember.Tensor) else lambd)
     top = float(ember.finfo(input.dtype).max)
     if not 0 <= lambd <= top:
-        from ..._dtype import type_name
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
                            f"{type_name(input.dtype)}, but found {lambd:g}")
     out = ember.where(input > lambd, input - lambd,
@@ -369,7 +369,6 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 def prelu(input, weight):
     """PyTorch's checks in its order: one dtype for both (no promotion), one weight or one
     per channel (dim 1), a weight of at most 1 dim; then its kernel's floating dtypes."""
-    from ..._dtype import type_name
     if input.dtype is not weight.dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got "
                            f"{type_name(input.dtype)} and {type_name(weight.dtype)}")

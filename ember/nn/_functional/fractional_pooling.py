@@ -57,7 +57,7 @@ def _pool(input, kernel_size, output_size, output_ratio, samples, nd):
             raise RuntimeError(f"{name.replace('_out', '')}(): Expected input to have non-zero "
                                "size for non-batch dimensions, but got"
                                f"{list(input.shape)} with dimension {k} being empty.")
-    if input.dtype.category < 2:
+    if input.dtype.category < dt.FLOATING:
         raise NotImplementedError(f'"{name}" not implemented for '
                                   f"'{dt.type_name(input.dtype)}'")
     spatial = batched.shape[2:]

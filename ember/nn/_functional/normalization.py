@@ -7,7 +7,7 @@ composed from them or from plain ember ops.
 import numbers
 
 import ember
-from ..._dtype import float64
+from ..._dtype import FLOATING, float64
 from ..._tensor import _wrap
 from ...autograd.grad_mode import no_grad, state
 from ...ops._elementwise import not_implemented
@@ -214,7 +214,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         raise RuntimeError(f"Given normalized_shape={_shape_list(shape)}, expected input with "
                            f"shape [*{', '.join(map(str, shape))}], but got input of size"
                            f"{_shape_list(input.shape)}")
-    if input.dtype.category < 2:   # (integers and bool: torch's kernel has no loop for them)
+    if input.dtype.category < FLOATING:   # (integers and bool: torch's kernel has no loop for them)
         raise not_implemented("rms_norm", input.dtype)
     if eps is None:
         eps = ember.finfo(input.dtype).eps
