@@ -1,8 +1,9 @@
 """Tensor: one backend array plus dtype, device and the autograd fields.
 
 Ops and most methods are attached from the op registry (`ops/`); this file holds what a
-Tensor is: its fields, conversions to Python and NumPy, autograd entry points and the
-in-place protocol every `op_` method shares.
+Tensor is: its fields, geometry, autograd fields and the in-place protocol every `op_` method
+shares. Its conversions to Python and NumPy are in _tensor_conversions.py, its hooks and
+backward in autograd/tensor_methods.py (attached to the class from there).
 """
 import builtins
 import warnings
@@ -284,60 +285,9 @@ class Tensor:
         self._requires_grad = False
         return self
 
-    def retain_grad(self):
-        if not self._requires_grad:
-            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.grad_fn is None or self._retains_grad:
-            return
-        import weakref
-        ref = weakref.ref(self)
-
-        def store(grad):
-            t = ref()
-            if t is not None:
-                # NOTE: a copy, as PyTorch's: the engine passes this buffer on upstream.
-                if t._grad is not None:
-                    t._grad = t._grad + grad
-                elif grad._requires_grad:  # create_graph: the copy stays differentiable
-                    t._grad = _fn["clone"](grad)
-                else:
-                    t._grad = _wrap(grad._data.copy(), grad.dtype, grad._device)
-
-        # retain_grad's store runs after the tensor's own hooks, whatever the order of
-        # registration (PyTorch's rule), so it lives apart from them.
-        node = self.grad_fn
-        if node.retains is None:
-            node.retains = {}
-        node.retains[self._output_nr] = store
-        self._retains_grad = True
-
     @property
     def retains_grad(self):
         return self._retains_grad
-
-    def register_hook(self, hook):
-        """hook(grad) -> Tensor or None, called when this tensor's gradient is computed."""
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require "
-                               "gradient")
-        from .autograd.node import get_accumulator
-        node = self.grad_fn if self.grad_fn is not None else get_accumulator(self)
-        return node._add_output_hook(self._output_nr, hook)
-
-    def register_post_accumulate_grad_hook(self, hook):
-        if self.grad_fn is not None:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
-                               "tensors")
-        from .autograd.hooks import HookDict, add_hook
-        from .autograd.node import get_accumulator
-        acc = get_accumulator(self)
-        if acc.post_hooks is None:
-            acc.post_hooks = HookDict()
-        return add_hook(acc.post_hooks, hook)
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     @property
     def output_nr(self):
@@ -346,81 +296,6 @@ class Tensor:
     @property
     def _grad_fn(self):
         return self.grad_fn
-
-    # ------------------------------------------------------------------ Python conversions
-    def item(self):
-        if self._data.size != 1:
-            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
-                               "to Scalar")
-        value = self._host().reshape(()).item()
-        if self.dtype is dt.bfloat16:
-            return builtins.float(value)
-        return value
-
-    def tolist(self):
-        a = self._host()
-        if self.dtype is dt.bfloat16:
-            a = a.astype(np.float32)
-        return a.tolist()
-
-    def __float__(self):
-        if self._data.size != 1:
-            raise ValueError("only one element tensors can be converted to Python scalars")
-        if self._requires_grad:
-            _warn_scalar()
-        value = self.item()
-        if type(value) is builtins.complex:
-            raise RuntimeError("value cannot be converted to type double without overflow")
-        return builtins.float(value)
-
-    def __int__(self):
-        if self._data.size != 1:
-            raise ValueError("only one element tensors can be converted to Python scalars")
-        value = self.item()
-        if type(value) is builtins.complex:
-            raise RuntimeError("value cannot be converted to type int64_t without overflow")
-        return builtins.int(value)
-
-    def __complex__(self):
-        if self._requires_grad:
-            _warn_scalar()
-        return builtins.complex(self.item())
-
-    def __bool__(self):
-        if self._data.size != 1:
-            what = "no values" if self._data.size == 0 else "more than one value"
-            raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
-        return builtins.bool(self.item())
-
-    def __index__(self):
-        if self.dtype.category > dt.INTEGER or self._data.size != 1:
-            raise TypeError("only integer tensors of a single element can be converted to an "
-                            "index")
-        return builtins.int(self.item())
-
-    def __len__(self):
-        if self._data.ndim == 0:
-            raise TypeError("len() of a 0-d tensor")
-        return self._data.shape[0]
-
-    def __iter__(self):
-        if self._data.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        return iter(_fn["unbind"](self, 0))
-
-    def __contains__(self, element):
-        if isinstance(element, (Tensor, builtins.int, builtins.float, builtins.complex,
-                                np.number, np.bool_)):
-            return builtins.bool((self == element).any())
-        raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed "
-                           f"in a {type(element)}.")
-
-    def __format__(self, spec):
-        # PyTorch: a plain 0-dim tensor formats as its Python number (f"{t}" gives "1.5");
-        # anything else is its str, and a format spec then raises TypeError.
-        if self._data.ndim == 0 and type(self) is Tensor:
-            return self.item().__format__(spec)
-        return object.__format__(self, spec)
 
     __hash__ = object.__hash__
 
@@ -453,40 +328,6 @@ class Tensor:
         new.__dict__.update({k: v for k, v in self.__dict__.items()})
         memo[id(self)] = new
         return new
-
-    # ------------------------------------------------------------------ NumPy interop
-    def _host(self):
-        if self._device.type == "cpu":
-            return self._data
-        from . import backends
-        return backends.to_host(self._device, self._data)
-
-    def numpy(self, *, force=False):
-        """The array itself (shared memory); `force=True` also detaches and copies to the
-        host. bfloat16 raises, as NumPy has no such dtype in PyTorch's eyes."""
-        if self.dtype is dt.bfloat16:
-            raise TypeError("Got unsupported ScalarType BFloat16")
-        if force:
-            return self._host()
-        if self._requires_grad:
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
-                               "tensor.detach().numpy() instead.")
-        if self._device.type != "cpu":
-            raise TypeError(f"can't convert {self._device} device type tensor to numpy. Use "
-                            "Tensor.cpu() to copy the tensor to host memory first.")
-        if self.dtype is dt.bfloat16:
-            raise TypeError("Got unsupported ScalarType BFloat16")
-        return self._data
-
-    def __array__(self, dtype=None, copy=None):
-        # NOTE: np.asarray(t) shares memory and raises where t.numpy() does (requires grad,
-        # not on the CPU), as in PyTorch.
-        a = self.numpy()
-        if dtype is not None:
-            a = a.astype(dtype, copy=builtins.bool(copy))
-        elif copy:
-            a = a.copy()
-        return a
 
     # ------------------------------------------------------------------ misc
     def __dir__(self):
@@ -538,12 +379,6 @@ class Tensor:
         return a is b if a.size == 0 else _address(a) == _address(b)
 
 
-def _warn_scalar():
-    warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
-                  "unexpected behavior.\nConsider using tensor.detach() first.", UserWarning,
-                  stacklevel=3)
-
-
 def _as_subclass(t, cls):
     new = object.__new__(cls)
     for name in Tensor.__slots__:
@@ -582,15 +417,6 @@ def unbroadcast(grad, shape):
     return grad
 
 
-def _zeros_like_meta(node, nr):
-    """Zeros standing for the gradient of an output nobody used (multi-output ops)."""
-    shape, dtype = node.out_meta[nr]
-    from . import backends
-    xp = backends.get(node.device.type).xp
-    with backends.on(node.device):
-        return _wrap(xp.zeros(shape, dtype=dtype.np), dtype, node.device)
-
-
 def _compiled_wrap():
     """`_wrap` as compiled by the kernel layer (backends/csrc/dispatch.c) when it is built:
     the same fields set without a Python frame (it runs for nearly every op's result);
@@ -607,5 +433,6 @@ _wrap = _compiled_wrap()
 
 from ._inplace import (_any_requires_grad, _check_multi_view,  # noqa: E402,F401
                        commit_inplace, snapshot_for_inplace, write_out)
+from . import _tensor_conversions  # noqa: E402,F401  (attaches item, numpy, __float__, ...)
 
 FAST_TYPES.add(Tensor)

@@ -230,6 +230,7 @@ def is_anomaly_check_nan_enabled():
 
 
 from . import functional  # noqa: E402
+from . import tensor_methods  # noqa: E402,F401  (attaches backward, hooks to Tensor)
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402,F401
 
 

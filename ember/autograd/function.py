@@ -11,7 +11,7 @@ import warnings
 from .. import _tensor
 from .._dtype import FLOATING
 from .grad_mode import no_grad, state
-from .node import _FREED_MESSAGE, Node, edge_of
+from .node import _FREED_MESSAGE, Node, edge_of, zeros_like_meta
 from . import saved_hooks as _saved_hooks
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
@@ -75,10 +75,9 @@ class BackwardCFunction(FunctionCtx, Node):
     def fill_missing(self, grads):
         if not self.__dict__.get("materialize_grads", True):
             return
-        from .._tensor import _zeros_like_meta
         for nr, g in enumerate(grads):
             if g is None and self.out_meta[nr] is not None:
-                grads[nr] = _zeros_like_meta(self, nr)
+                grads[nr] = zeros_like_meta(self, nr)
 
     def free(self):
         # Only a ctx that saved tensors is spent by backward (PyTorch's rule too).

@@ -9,6 +9,7 @@ import re
 import sys
 import weakref
 
+from .. import backends
 from .. import _tensor as _T  # partially initialised here: attributes are read at call time
 from .._constants import strided as _STRIDED
 from .._dtype import FLOATING, float32, type_name
@@ -42,6 +43,14 @@ class _NodeMeta(type):
         if cls is Node and sub is AccumulateGrad:
             return True
         return type.__subclasscheck__(cls, sub)
+
+
+def zeros_like_meta(node, nr):
+    """Zeros standing for the gradient of an output nobody used (multi-output ops)."""
+    shape, dtype = node.out_meta[nr]
+    xp = backends.get(node.device.type).xp
+    with backends.on(node.device):
+        return _T._wrap(xp.zeros(shape, dtype=dtype.np), dtype, node.device)
 
 
 class Node(metaclass=_NodeMeta):
@@ -180,7 +189,7 @@ class Node(metaclass=_NodeMeta):
         """Zeros for outputs whose gradient nobody produced (multi-output ops)."""
         for nr, g in enumerate(grads):
             if g is None:
-                grads[nr] = _T._zeros_like_meta(self, nr)
+                grads[nr] = zeros_like_meta(self, nr)
 
     @property
     def freed(self):
@@ -320,19 +329,31 @@ def _owned(grad):
     global _BASELINE
     if _BASELINE is None:
         _BASELINE = _calibrate()
+    return unshared(grad, _BASELINE[0] + 1, _BASELINE[1])   # (+1: unshared's own frame)
+
+
+def unshared(grad, tensor_refs, array_refs):
+    """True when `grad` has at most `tensor_refs` references and its array `array_refs` (the
+    caller's own, counted as sys.getrefcount counts them here) and no other array or tensor
+    shares its buffer."""
     a = grad._data
-    if sys.getrefcount(grad) > _BASELINE[0] or sys.getrefcount(a) > _BASELINE[1]:
+    if sys.getrefcount(grad) > tensor_refs or sys.getrefcount(a) > array_refs:
         return False
     base = getattr(a, "base", 0)
     if base is None:
         return True
     # A contiguous view of a buffer nobody else holds (the weight gradient of a Linear: the
-    # matmul wrote W's gradient transposed so that TBackward's transpose lands contiguous):
-    # the view's own reference and getrefcount's argument are the only ones on the buffer,
-    # and on the Tensor that owned it.
-    return (getattr(base, "base", 0) is None and a.flags.c_contiguous
-            and sys.getrefcount(base) <= 2
-            and (grad._base is None or sys.getrefcount(grad._base) <= 2))
+    # matmul wrote W's gradient transposed so that TBackward's transpose lands contiguous; a
+    # bias's, a sum reshaped): the only references on the buffer are the view's, the
+    # Tensor's that owned it (when only the view holds that Tensor) and getrefcount's
+    # argument.
+    if getattr(base, "base", 0) is not None or not a.flags.c_contiguous:
+        return False
+    owner = grad._base
+    if owner is None:
+        return sys.getrefcount(base) <= 2
+    return sys.getrefcount(owner) <= 2 and \
+        sys.getrefcount(base) <= (3 if owner._data is base else 2)
 
 
 def get_accumulator(tensor):
