@@ -43,7 +43,6 @@ KNOWN = {line for line in """
 # files over 500 lines
 file ember/_signatures/table_tensor.py
 file ember/_signatures/table_torch.py
-file ember/distributed/collectives.py
 # functions over 60 lines
 function ember/backends/normalization.py:layer_norm_backward
 function ember/nn/_functional/attention.py:multi_head_attention_forward

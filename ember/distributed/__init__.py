@@ -11,3 +11,4 @@ from ._objects import *  # noqa: F403
 from .collectives import *  # noqa: F403
 from .distributed_c10d import *  # noqa: F403
 from .distributed_c10d import ProcessGroup, Work  # noqa: F401
+from .point_to_point import *  # noqa: F403

@@ -14,12 +14,11 @@ import zlib
 import numpy as np
 
 from . import _mpi
-from .distributed_c10d import ReduceOp, Work, _done_work, _group_peer, _op_code, _resolve
+from .distributed_c10d import ReduceOp, Work, _group_peer, _op_code, _resolve
 
 __all__ = ["all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor",
            "gather", "scatter", "reduce_scatter", "reduce_scatter_tensor", "all_to_all",
-           "all_to_all_single", "send", "recv", "isend", "irecv", "barrier",
-           "monitored_barrier", "P2POp", "batch_isend_irecv"]
+           "all_to_all_single", "barrier", "monitored_barrier"]
 
 CHECKS = os.environ.get("EMBER_DISTRIBUTED_CHECKS", "1") != "0"
 
@@ -424,73 +423,6 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     return _alltoallv(pg, "all_to_all_single", src, counts(input, input_split_sizes), a,
                       counts(output, output_split_sizes), async_op,
                       lambda: _commit(output, wb))
-
-
-# --------------------------------------------------------------------------- point to point
-def _peer(pg, rank, group_rank, what):
-    peer = _group_peer(pg, rank, group_rank, what)
-    if peer == pg.rank():
-        word = "destination" if what == "dst" else "source"
-        raise ValueError(f"Invalid {word} rank: {word} rank should not be the same as the rank "
-                         "of the current process.")
-    return peer
-
-
-def send(tensor, dst=None, group=None, tag=0, group_dst=None):
-    """Send `tensor` to rank `dst` (blocks until MPI has taken it)."""
-    isend(tensor, dst, group, tag, group_dst).wait()
-
-
-def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
-    _check_tensor(tensor)
-    pg = _resolve(group)
-    if pg is None:
-        return _done_work()
-    peer = _peer(pg, dst, group_dst, "dst")
-    a, _ = _buffer(tensor)
-    return Work([pg.comm.Isend(_mpi.raw(a), peer, tag)])
-
-
-def recv(tensor, src=None, group=None, tag=0, group_src=None):
-    """Receive into `tensor` from rank `src` (any rank when None); returns the sender's rank."""
-    work = irecv(tensor, src, group, tag, group_src)
-    work.wait()
-    return work._result
-
-
-def irecv(tensor, src=None, group=None, tag=0, group_src=None):
-    _check_tensor(tensor)
-    pg = _resolve(group)
-    if pg is None:
-        return _done_work()
-    MPI = _mpi.MPI()
-    peer = MPI.ANY_SOURCE if src is None and group_src is None else \
-        _peer(pg, src, group_src, "src")
-    a, wb = _buffer(tensor)
-    status = MPI.Status()
-    work = Work([pg.comm.Irecv(_mpi.raw(a), peer, tag)], statuses=[status])
-
-    def finish():
-        work._result = pg.ranks[status.Get_source()]
-        _commit(tensor, wb)
-    work._finish = finish
-    return work
-
-
-class P2POp:
-    """One send or receive for batch_isend_irecv: P2POp(dist.isend, tensor, peer)."""
-
-    def __init__(self, op, tensor, peer=None, group=None, tag=0, group_peer=None):
-        if op not in (isend, irecv):
-            raise ValueError("Invalid ``op``. Expected ``op`` to be of type ``torch.distributed"
-                             ".isend`` or ``torch.distributed.irecv``.")
-        self.op, self.tensor, self.peer, self.group, self.tag = op, tensor, peer, group, tag
-        self.group_peer = group_peer
-
-
-def batch_isend_irecv(p2p_op_list):
-    """Start every send and receive of the list; returns their Works."""
-    return [p.op(p.tensor, p.peer, p.group, p.tag, p.group_peer) for p in p2p_op_list]
 
 
 def barrier(group=None, async_op=False, device_ids=None):
