@@ -23,8 +23,8 @@ STUBS = os.path.join(os.path.dirname(torch.__file__), "_C")
 # pyi annotation -> (the type's name in PyTorch's messages, accepts None)
 _ONE_INT = ("_int", "int")
 _SYM_INT = ("_int | SymInt", "IntLikeType")
-_SIZES = ("_size", "Sequence[_int | SymInt]", "list[_int]", "Sequence[int]", "tuple[_int, ...]",
-          "_symsize")
+_SIZES = ("_size", "list[_int]", "Sequence[int]", "tuple[_int, ...]")
+_SYM_SIZES = ("Sequence[_int | SymInt]", "_symsize")
 _TENSORS = ("tuple[Tensor, ...] | list[Tensor]", "list[Tensor]", "Sequence[Tensor]",
             "list[Tensor] | tuple[Tensor, ...]", "tuple[Tensor, ...]")
 _TYPES = {
@@ -48,6 +48,7 @@ _TYPES = {
 _TYPES.update({t: "int" for t in _ONE_INT})
 _TYPES.update({t: "SymInt" for t in _SYM_INT})
 _TYPES.update({t: "tuple of ints" for t in _SIZES})
+_TYPES.update({t: "tuple of SymInts" for t in _SYM_SIZES})
 _TYPES.update({t: "tuple of Tensors" for t in _TENSORS})
 
 
@@ -122,8 +123,8 @@ def _shape(sig):
     """An overload's parameters without defaults and keyword order: the stubs repeat some
     overloads with their keywords reordered (full's layout = strided / layout = None)."""
     head, _, keywords = sig.partition("*, ")
-    def strip(p):
-        return p.split(" = ")[0].replace("?", "")
+    def strip(p):   # (a SymInt list is an int list to the stubs' repeats)
+        return p.split(" = ")[0].replace("?", "").replace("SymInts", "ints")
     return (tuple(strip(p) for p in head.split(", ") if p),
             frozenset(strip(p) for p in keywords.split(", ") if p))
 
@@ -261,8 +262,8 @@ PYTHON_FIRST = {
 }
 
 
-_HANDED_ON = ("Tensor", "float", "bool", "int", "SymInt", "tuple of ints", "Number",
-              "int or tuple of ints")
+_HANDED_ON = ("Tensor", "float", "bool", "int", "SymInt", "tuple of ints", "tuple of SymInts",
+              "Number", "int or tuple of ints")
 
 
 # nn.functional Python functions whose builtin has another name (torch's messages use it).
@@ -306,7 +307,8 @@ def python_wrapped(name, fn, functions, nn):
 _ATEN_TYPES = {"Tensor": "Tensor", "Scalar": "Number", "int": "int", "SymInt": "SymInt",
                "float": "float", "bool": "bool", "str": "str", "ScalarType": "torch.dtype",
                "Tensor[]": "tuple of Tensors", "Tensor?[]": "tuple of optional Tensors",
-               "int[]": "tuple of ints", "SymInt[]": "tuple of ints", "float[]": "tuple of floats"}
+               "int[]": "tuple of ints", "SymInt[]": "tuple of SymInts",
+               "float[]": "tuple of floats"}
 
 
 def _aten_param(text):

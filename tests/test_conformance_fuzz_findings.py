@@ -564,6 +564,27 @@ CASES = {
         lib.tensor(2.0), lib.tensor(1 + 1j)),
     "add tensor alpha": lambda lib: lib.arange(4.0).add(3, alpha=lib.tensor(2)),
     "add float tensor alpha int input": lambda lib: lib.arange(4).add(3, alpha=lib.tensor(2.0)),
+    # an int list takes one-element integer or bool tensors; a SymInt list's conversion
+    # refuses bool ones (RuntimeError), element by element
+    "hsplit bool index tensor": lambda lib: lib.ones(2, 3, 4).hsplit(lib.tensor([True])),
+    "dsplit 2-d index tensor": lambda lib: lib.ones(2, 3, 4).dsplit(lib.tensor([[1]])),
+    "hsplit 0-d sections tensor": lambda lib: lib.ones(2, 3, 4).hsplit(lib.tensor(1)),
+    "hsplit uint8 index tensor": lambda lib: lib.ones(3).hsplit(
+        lib.tensor([1], dtype=lib.uint8)),
+    "vsplit 0-d uint8 sections": lambda lib: lib.vsplit(
+        lib.ones(2, 3), lib.tensor(1, dtype=lib.uint8)),
+    "vsplit 1-d tensor": lambda lib: lib.vsplit(lib.ones(2, 3), lib.tensor([1])),
+    "reshape bool tensor first": lambda lib: lib.ones(2, 3).reshape(
+        lib.tensor(True), lib.ones(3, 3)),
+    "reshape bad tensor before bool": lambda lib: lib.ones(2, 3).reshape(
+        2, lib.ones(3, 3), lib.tensor(True)),
+    "reshape float tensor element": lambda lib: lib.ones(2, 3).reshape(2, lib.tensor([1.0]), 3),
+    "view lone bool tensor": lambda lib: lib.ones(1).view(lib.tensor([True])),
+    "expand bool element": lambda lib: lib.ones(1).expand((2, lib.tensor([True]))),
+    "broadcast_to bool tensor": lambda lib: lib.ones(1).broadcast_to((lib.tensor([True]),)),
+    "flip bool tensor element": lambda lib: lib.ones(2, 3).flip((0, lib.tensor([True]))),
+    "reshape int tensor elements": lambda lib: lib.ones(2, 3).reshape(
+        lib.tensor([3]), lib.tensor(2, dtype=lib.uint8)),
 }
 
 

@@ -50,6 +50,8 @@ class Parser:
         for sig in self.signatures:
             fit = sig.accepts(args, kwargs)
             if fit:
+                if sig.sym_int_lists:
+                    sig.convert(args, kwargs)
                 if sig.deprecated:
                     return sig
                 if fit == 2 and len(self._fits) < 64:
@@ -66,6 +68,7 @@ class Parser:
         visible = [s for s in self.signatures if not s.deprecated] or self.signatures
         chosen = next((s for s in self.signatures if s.matches_at_first(args, kwargs)), None)
         if chosen is not None:   # picked, then failed converting a later list element
+            chosen.convert(args, kwargs)   # (unless an earlier one failed first)
             return TypeError(chosen.failure(self.name, args, kwargs))
         if len(visible) == 1:
             return TypeError(visible[0].failure(self.name, args, kwargs))

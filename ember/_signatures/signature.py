@@ -11,7 +11,7 @@ import builtins
 
 import numpy as np
 
-from .._dtype import INTEGER
+from .._dtype import BOOL, FLOATING, INTEGER
 from .._scalars import type_name
 
 _NUMPY_INT = np.integer
@@ -48,10 +48,7 @@ def _integral(t):
 def _is_sym_int(v):
     """A SymInt parameter also takes a one-element tensor of any non-floating dtype (through
     __index__; torch 2.13 lets a bool tensor through to an internal assert)."""
-    if _is_int(v):
-        return True
-    return isinstance(v, Tensor) and v.numel() == 1 and not (
-        v.dtype.is_floating_point or v.dtype.is_complex)
+    return _is_int(v) or _is_index_tensor(v)
 
 
 def _is_float(v):
@@ -80,15 +77,35 @@ def _is_size(v):
     return all(_size_element(i, e) for i, e in enumerate(v))
 
 
+def _is_index_tensor(v):
+    """A tensor PyTorch reads as one int (through __index__): one element, not floating."""
+    return isinstance(v, Tensor) and v.numel() == 1 and v.dtype.category < FLOATING
+
+
 def _size_element(i, e):
     """Whether PyTorch's parser takes `e` at position `i` of an int list.
 
-    NOTE: the first element is checked with the types (an int, not a bool; a one-element
-    integer tensor); the others only while converting, through __index__, which bools and
-    tensors pass (the kernel then raises on a non-integral tensor)."""
+    NOTE: the first element is checked with the types (an int, not a bool); the others only
+    while converting, through __index__, which bools pass. Either may be a one-element
+    tensor of an integer or bool dtype."""
     if i == 0:
-        return _is_int(e) or (isinstance(e, Tensor) and e.numel() == 1 and _integral(e))
-    return isinstance(e, (int, _NUMPY_INT, Tensor))
+        return _is_int(e) or _is_index_tensor(e)
+    return isinstance(e, (int, _NUMPY_INT)) or _is_index_tensor(e)
+
+
+def _check_sym_ints(value):
+    """PyTorch's conversion of a SymInt list that passed the parser: a bool tensor in it
+    (alone or as an element) fails an internal check, a RuntimeError."""
+    items = value if isinstance(value, (list, tuple)) else (value,)
+    for i, e in enumerate(items):
+        if e.__class__ is int:
+            continue
+        if not _size_element(i, e):
+            return   # (converting stops there, with the parser's TypeError)
+        if isinstance(e, Tensor) and e.dtype.category == BOOL:
+            raise RuntimeError("Expected scalar.isIntegral( false) to be true, but got false.  "
+                               "(Could this error message be improved?  If so, please report "
+                               "an enhancement request to PyTorch.)")
 
 
 def _is_int_or_size(v):
@@ -155,6 +172,7 @@ KINDS = {
     "bool": (_is_bool, "bool"),
     "str": (_is_str, "str"),
     "tuple of ints": (_is_size, "tuple of ints"),
+    "tuple of SymInts": (_is_size, "tuple of ints"),
     "int or tuple of ints": (_is_int_or_size, "tuple of ints"),
     "tuple of floats": (_is_floats, "tuple of floats"),
     "tuple of Scalars": (_is_scalars, "tuple of Scalars"),
@@ -221,14 +239,14 @@ class Param:
                                                        else "")
 
 
-_INT_LISTS = ("tuple of ints", "int or tuple of ints")
+_INT_LISTS = ("tuple of ints", "tuple of SymInts", "int or tuple of ints")
 
 
 class Signature:
     """One overload: `accepts(args, kwargs)` and PyTorch's message when it does not."""
 
     __slots__ = ("params", "positional", "by_name", "printed", "int_varargs", "required",
-                 "deprecated", "keyword_positions")
+                 "deprecated", "keyword_positions", "sym_int_lists")
 
     def __init__(self, text, keyword_positions=False):
         self.keyword_positions = keyword_positions
@@ -252,6 +270,7 @@ class Signature:
         self.int_varargs = len(self.positional) == 1 and self.positional[0].kind in _INT_LISTS
         self.printed = ", ".join(_printed_part(p, i, self.params)
                                  for i, p in enumerate(self.params))
+        self.sym_int_lists = [p for p in self.params if p.kind == "tuple of SymInts"]
 
     def accepts(self, args, kwargs):
         """0 when the call does not fit this overload, 1 when it fits, 2 when it fits by the
@@ -286,6 +305,16 @@ class Signature:
             if p.index >= n and p.name not in kwargs:
                 return 0
         return by_class
+
+    def convert(self, args, kwargs):
+        """The checks of PyTorch's argument conversion, which follows the overload's match:
+        only its SymInt lists have one (no bool tensors)."""
+        if self.int_varargs and args and not isinstance(args[0], (list, tuple)):
+            args = (args,)
+        for p in self.sym_int_lists:
+            value = args[p.index] if p.index < len(args) else kwargs.get(p.name)
+            if value is not None:
+                _check_sym_ints(value)
 
     def _bind(self, args, kwargs):
         """[(param, value, position or None)] or a string saying why the call cannot bind."""

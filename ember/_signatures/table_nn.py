@@ -109,7 +109,7 @@ FUNCTIONAL = {
                 "None, object? reduction = 'mean', bool log_target = False",),
                'wrapper'),
     'layer_norm': ('layer_norm',
-                   ('Tensor input, tuple of ints normalized_shape, Tensor? weight = None, '
+                   ('Tensor input, tuple of SymInts normalized_shape, Tensor? weight = None, '
                     'Tensor? bias = None, float eps = 1e-05',),
                    'wrapper'),
     'leaky_relu': ('leaky_relu',
@@ -175,8 +175,8 @@ FUNCTIONAL = {
     'relu6': ('relu6', ('Tensor input, object? inplace = False',), 'wrapper'),
     'relu_': ('relu_', ('Tensor input',)),
     'rms_norm': ('rms_norm',
-                 ('Tensor input, tuple of ints normalized_shape, Tensor? weight = None, float? '
-                  'eps = None',),
+                 ('Tensor input, tuple of SymInts normalized_shape, Tensor? weight = None, '
+                  'float? eps = None',),
                  'wrapper'),
     'rrelu': ('rrelu',
               ('Tensor input, Number lower = 0.125, Number upper = 0.3333333333333333, bool '

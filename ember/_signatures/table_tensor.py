@@ -77,9 +77,11 @@ METHODS = {
     'argsort': ('*, bool stable, int dim = -1, bool descending = False',
                 'int dim = -1, bool descending = False'),
     'argwhere': ('',),
-    'as_strided': ('tuple of ints size, tuple of ints stride, SymInt? storage_offset = None',),
-    'as_strided_': ('tuple of ints size, tuple of ints stride, SymInt? storage_offset = None',),
-    'as_strided_scatter': ('Tensor src, tuple of ints size, tuple of ints stride, SymInt? '
+    'as_strided': ('tuple of SymInts size, tuple of SymInts stride, SymInt? storage_offset = '
+                   'None',),
+    'as_strided_': ('tuple of SymInts size, tuple of SymInts stride, SymInt? storage_offset = '
+                    'None',),
+    'as_strided_scatter': ('Tensor src, tuple of SymInts size, tuple of SymInts stride, SymInt? '
                            'storage_offset = None',),
     'as_subclass': ('object? cls',),
     'asin': ('',),
@@ -118,7 +120,7 @@ METHODS = {
     'bitwise_xor_': ('Tensor or Number other', 'Number other'),
     'bmm': ('Tensor mat2',),
     'bool': ('',),
-    'broadcast_to': ('tuple of ints size',),
+    'broadcast_to': ('tuple of SymInts size',),
     'byte': ('',),
     'cauchy_': ('float median = 0, float sigma = 1, *, torch.Generator? generator = None',),
     'ccol_indices': ('',),
@@ -211,7 +213,7 @@ METHODS = {
     'exp2': ('',),
     'exp2_': ('',),
     'exp_': ('',),
-    'expand': ('tuple of ints size, *, bool implicit = False',),
+    'expand': ('tuple of SymInts size, *, bool implicit = False',),
     'expand_as': ('Tensor other',),
     'expm1': ('',),
     'expm1_': ('',),
@@ -407,23 +409,23 @@ METHODS = {
     'negative': ('',),
     'negative_': ('',),
     'nelement': ('',),
-    'new_empty': ('tuple of ints size, *, torch.dtype? dtype = None, torch.layout? layout = '
+    'new_empty': ('tuple of SymInts size, *, torch.dtype? dtype = None, torch.layout? layout = '
                   'None, torch.device? device = None, bool? pin_memory = False, bool? '
                   'requires_grad = False',),
-    'new_empty_strided': ('tuple of ints size, tuple of ints stride, *, torch.dtype? dtype = '
-                          'None, torch.layout? layout = None, torch.device? device = None, bool? '
-                          'pin_memory = False, bool? requires_grad = False',),
-    'new_full': ('tuple of ints size, Number fill_value, *, torch.dtype? dtype = None, '
+    'new_empty_strided': ('tuple of SymInts size, tuple of SymInts stride, *, torch.dtype? dtype '
+                          '= None, torch.layout? layout = None, torch.device? device = None, '
+                          'bool? pin_memory = False, bool? requires_grad = False',),
+    'new_full': ('tuple of SymInts size, Number fill_value, *, torch.dtype? dtype = None, '
                  'torch.layout? layout = None, torch.device? device = None, bool? pin_memory = '
                  'False, bool? requires_grad = False',),
     'new_ones': ('tuple of ints size, torch.dtype? dtype = None, torch.device? device = None, '
                  'bool requires_grad = False, bool pin_memory = False',
-                 'tuple of ints size, *, torch.dtype? dtype = None, torch.layout? layout = None, '
-                 'torch.device? device = None, bool? pin_memory = False, bool? requires_grad = '
-                 'False'),
+                 'tuple of SymInts size, *, torch.dtype? dtype = None, torch.layout? layout = '
+                 'None, torch.device? device = None, bool? pin_memory = False, bool? '
+                 'requires_grad = False'),
     'new_tensor': ('object? data, torch.dtype? dtype = None, torch.device? device = None, bool '
                    'requires_grad = False, bool pin_memory = False',),
-    'new_zeros': ('tuple of ints size, *, torch.dtype? dtype = None, torch.layout? layout = '
+    'new_zeros': ('tuple of SymInts size, *, torch.dtype? dtype = None, torch.layout? layout = '
                   'None, torch.device? device = None, bool? pin_memory = False, bool? '
                   'requires_grad = False',),
     'nextafter': ('Tensor other',),
@@ -476,13 +478,13 @@ METHODS = {
     'remainder_': ('Tensor or Number other', 'Number other'),
     'renorm': ('Number p, int dim, Number maxnorm',),
     'renorm_': ('Number p, int dim, Number maxnorm',),
-    'repeat': ('tuple of ints repeats',),
+    'repeat': ('tuple of SymInts repeats',),
     'repeat_interleave': ('Tensor repeats, int? dim = None, *, SymInt? output_size = None',
                           'SymInt repeats, int? dim = None, *, SymInt? output_size = None'),
     'requires_grad_': ('bool mode = True',),
-    'reshape': ('tuple of ints shape',),
+    'reshape': ('tuple of SymInts shape',),
     'reshape_as': ('Tensor other',),
-    'resize_': ('tuple of ints size, *, torch.memory_format? memory_format = None',),
+    'resize_': ('tuple of SymInts size, *, torch.memory_format? memory_format = None',),
     'resize_as_': ('Tensor the_template, *, torch.memory_format? memory_format = None',),
     'resize_as_sparse_': ('Tensor the_template',),
     'resolve_conj': ('',),
@@ -511,7 +513,8 @@ METHODS = {
                         'True',),
     'select': ('int dim, SymInt index',),
     'select_scatter': ('Tensor src, int dim, SymInt index',),
-    'set_': ('object? source, SymInt storage_offset, tuple of ints size, tuple of ints stride',
+    'set_': ('object? source, SymInt storage_offset, tuple of SymInts size, tuple of SymInts '
+             'stride',
              'object? source'),
     'sgn': ('',),
     'sgn_': ('',),
@@ -541,7 +544,7 @@ METHODS = {
     'sparse_mask': ('Tensor mask',),
     'sparse_resize_': ('tuple of ints size, int sparse_dim, int dense_dim',),
     'sparse_resize_and_clear_': ('tuple of ints size, int sparse_dim, int dense_dim',),
-    'split_with_sizes': ('tuple of ints split_sizes, int dim = 0',),
+    'split_with_sizes': ('tuple of SymInts split_sizes, int dim = 0',),
     'sqrt': ('',),
     'sqrt_': ('',),
     'square': ('',),
@@ -565,7 +568,7 @@ METHODS = {
     'subtract_': ('Tensor or Number other, *, Number alpha = 1', 'Number other, Number alpha = 1'),
     'sum': ('*, torch.dtype? dtype = None',
             'int or tuple of ints? dim, bool keepdim = False, *, torch.dtype? dtype = None'),
-    'sum_to_size': ('tuple of ints size',),
+    'sum_to_size': ('tuple of SymInts size',),
     'svd': ('bool some = True, bool compute_uv = True',),
     'swapaxes': ('int axis0, int axis1',),
     'swapaxes_': ('int axis0, int axis1',),
@@ -579,10 +582,10 @@ METHODS = {
     'tan_': ('',),
     'tanh': ('',),
     'tanh_': ('',),
-    'tensor_split': ('tuple of ints indices, int dim = 0',
+    'tensor_split': ('tuple of SymInts indices, int dim = 0',
                      'Tensor tensor_indices_or_sections, int dim = 0',
                      'SymInt sections, int dim = 0'),
-    'tile': ('tuple of ints dims',),
+    'tile': ('tuple of SymInts dims',),
     'to': ('torch.dtype dtype, bool non_blocking = False, bool copy = False, *, '
            'torch.memory_format? memory_format = None',
            'torch.device? device = None, torch.dtype? dtype = None, bool non_blocking = False, '
@@ -591,7 +594,7 @@ METHODS = {
            'torch.memory_format? memory_format = None'),
     'to_dense': ('torch.dtype? dtype = None, *, bool? masked_grad = None',),
     'to_mkldnn': ('torch.dtype? dtype = None',),
-    'to_padded_tensor': ('float padding, tuple of ints? output_size = None',),
+    'to_padded_tensor': ('float padding, tuple of SymInts? output_size = None',),
     'to_sparse': ('*, torch.layout? layout = None, int or tuple of ints? blocksize = None, int? '
                   'dense_dim = None',
                   'int sparse_dim'),
@@ -621,7 +624,7 @@ METHODS = {
     'uniform_': ('float from_ = 0, float to = 1, *, torch.Generator? generator = None',),
     'unsafe_chunk': ('int chunks, int dim = 0',),
     'unsafe_split': ('SymInt split_size, int dim = 0',),
-    'unsafe_split_with_sizes': ('tuple of ints split_sizes, int dim = 0',),
+    'unsafe_split_with_sizes': ('tuple of SymInts split_sizes, int dim = 0',),
     'unsqueeze': ('int dim',),
     'unsqueeze_': ('int dim',),
     'untyped_storage': ('',),
@@ -631,7 +634,7 @@ METHODS = {
             'False',
             'bool unbiased = True'),
     'vdot': ('Tensor other',),
-    'view': ('torch.dtype dtype', 'tuple of ints size'),
+    'view': ('torch.dtype dtype', 'tuple of SymInts size'),
     'view_as': ('Tensor other',),
     'vsplit': ('int sections', 'tuple of ints indices'),
     'where': ('Tensor condition, Tensor other', 'Tensor condition, Number other'),

@@ -55,7 +55,7 @@ FUNCTIONS = {
              '!Number beta, Tensor input, Tensor vec1, Tensor vec2',
              '!Number beta, Tensor input, Tensor vec1, Tensor vec2, *, Tensor out'),
     'adjoint': ('Tensor input',),
-    'affine_grid_generator': ('Tensor theta, tuple of ints size, bool align_corners',),
+    'affine_grid_generator': ('Tensor theta, tuple of SymInts size, bool align_corners',),
     'alias_copy': ('Tensor input, *, Tensor? out = None',),
     'all': ('Tensor input, *, Tensor? out = None',
             'Tensor input, tuple of ints? dim = None, bool keepdim = False, *, Tensor? out = '
@@ -111,14 +111,14 @@ FUNCTIONS = {
                 'out = None',
                 'Tensor input, int dim = -1, bool descending = False'),
     'argwhere': ('Tensor input',),
-    'as_strided': ('Tensor input, tuple of ints size, tuple of ints stride, SymInt? '
+    'as_strided': ('Tensor input, tuple of SymInts size, tuple of SymInts stride, SymInt? '
                    'storage_offset = None',),
-    'as_strided_': ('Tensor input, tuple of ints size, tuple of ints stride, SymInt? '
+    'as_strided_': ('Tensor input, tuple of SymInts size, tuple of SymInts stride, SymInt? '
                     'storage_offset = None',),
-    'as_strided_copy': ('Tensor input, tuple of ints size, tuple of ints stride, SymInt? '
+    'as_strided_copy': ('Tensor input, tuple of SymInts size, tuple of SymInts stride, SymInt? '
                         'storage_offset = None, *, Tensor? out = None',),
-    'as_strided_scatter': ('Tensor input, Tensor src, tuple of ints size, tuple of ints stride, '
-                           'SymInt? storage_offset = None',),
+    'as_strided_scatter': ('Tensor input, Tensor src, tuple of SymInts size, tuple of SymInts '
+                           'stride, SymInt? storage_offset = None',),
     'asin': ('Tensor input, *, Tensor? out = None',),
     'asin_': ('Tensor input',),
     'asinh': ('Tensor input, *, Tensor? out = None',),
@@ -194,7 +194,7 @@ FUNCTIONS = {
                         'pin_memory = False, bool? requires_grad = False'),
     'bmm': ('Tensor input, Tensor mat2, *, Tensor? out = None',
             'Tensor input, Tensor mat2, torch.dtype out_dtype, *, Tensor? out = None'),
-    'broadcast_to': ('Tensor input, tuple of ints size',),
+    'broadcast_to': ('Tensor input, tuple of SymInts size',),
     'bucketize': ('Tensor input, Tensor boundaries, *, bool out_int32 = False, bool right = '
                   'False, Tensor? out = None',
                   'Number self, Tensor boundaries, *, bool out_int32 = False, bool right = False'),
@@ -236,7 +236,7 @@ FUNCTIONS = {
     'conj': ('Tensor input',),
     'conj_physical': ('Tensor input, *, Tensor? out = None',),
     'conj_physical_': ('Tensor input',),
-    'constant_pad_nd': ('Tensor input, tuple of ints pad, Number value = 0',),
+    'constant_pad_nd': ('Tensor input, tuple of SymInts pad, Number value = 0',),
     'conv1d': ('Tensor input, Tensor weight, Tensor? bias = None, int or tuple of ints stride = '
                '1, int or tuple of ints padding = 0, int or tuple of ints dilation = 1, SymInt '
                'groups = 1',
@@ -265,9 +265,9 @@ FUNCTIONS = {
                          'stride = 1, int or tuple of ints padding = 0, int or tuple of ints '
                          'output_padding = 0, SymInt groups = 1, int or tuple of ints dilation = '
                          '1',),
-    'convolution': ('Tensor input, Tensor weight, Tensor? bias, tuple of ints stride, tuple of '
-                    'ints padding, tuple of ints dilation, bool transposed, tuple of ints '
-                    'output_padding, SymInt groups',),
+    'convolution': ('Tensor input, Tensor weight, Tensor? bias, tuple of SymInts stride, tuple '
+                    'of SymInts padding, tuple of SymInts dilation, bool transposed, tuple of '
+                    'SymInts output_padding, SymInt groups',),
     'copysign': ('Tensor input, Tensor other, *, Tensor? out = None',
                  'Tensor input, Number other, *, Tensor? out = None'),
     'corrcoef': ('Tensor input',),
@@ -291,18 +291,20 @@ FUNCTIONS = {
     'cudnn_batch_norm': ('Tensor input, Tensor weight, Tensor? bias, Tensor? running_mean, '
                          'Tensor? running_var, bool training, float exponential_average_factor, '
                          'float epsilon, *, tuple of Tensors or Tensor? out = None',),
-    'cudnn_convolution': ('Tensor input, Tensor weight, tuple of ints padding, tuple of ints '
-                          'stride, tuple of ints dilation, SymInt groups, bool benchmark, bool '
-                          'deterministic, bool allow_tf32, *, Tensor? out = None',),
+    'cudnn_convolution': ('Tensor input, Tensor weight, tuple of SymInts padding, tuple of '
+                          'SymInts stride, tuple of SymInts dilation, SymInt groups, bool '
+                          'benchmark, bool deterministic, bool allow_tf32, *, Tensor? out = '
+                          'None',),
     'cudnn_convolution_add_relu': ('Tensor input, Tensor weight, Tensor z, Number? alpha, '
-                                   'Tensor? bias, tuple of ints stride, tuple of ints padding, '
-                                   'tuple of ints dilation, SymInt groups',),
-    'cudnn_convolution_relu': ('Tensor input, Tensor weight, Tensor? bias, tuple of ints stride, '
-                               'tuple of ints padding, tuple of ints dilation, SymInt groups',),
-    'cudnn_convolution_transpose': ('Tensor input, Tensor weight, tuple of ints padding, tuple '
-                                    'of ints output_padding, tuple of ints stride, tuple of ints '
-                                    'dilation, SymInt groups, bool benchmark, bool '
-                                    'deterministic, bool allow_tf32',),
+                                   'Tensor? bias, tuple of SymInts stride, tuple of SymInts '
+                                   'padding, tuple of SymInts dilation, SymInt groups',),
+    'cudnn_convolution_relu': ('Tensor input, Tensor weight, Tensor? bias, tuple of SymInts '
+                               'stride, tuple of SymInts padding, tuple of SymInts dilation, '
+                               'SymInt groups',),
+    'cudnn_convolution_transpose': ('Tensor input, Tensor weight, tuple of SymInts padding, '
+                                    'tuple of SymInts output_padding, tuple of SymInts stride, '
+                                    'tuple of SymInts dilation, SymInt groups, bool benchmark, '
+                                    'bool deterministic, bool allow_tf32',),
     'cudnn_grid_sampler': ('Tensor input, Tensor grid',),
     'cudnn_is_acceptable': ('Tensor input',),
     'cummax': ('Tensor input, int dim, *, tuple of Tensors or Tensor? out = None',),
@@ -351,21 +353,21 @@ FUNCTIONS = {
                       'False, int mode = 0, bool sparse = False, Tensor? per_sample_weights = '
                       'None, bool include_last_offset = False'),
     'embedding_renorm_': ('Tensor input, Tensor indices, float max_norm, float norm_type',),
-    'empty': ('tuple of ints size, *, torch.memory_format? memory_format = None, Tensor? out = '
-              'None, torch.dtype? dtype = None, torch.layout? layout = None, torch.device? '
+    'empty': ('tuple of SymInts size, *, torch.memory_format? memory_format = None, Tensor? out '
+              '= None, torch.dtype? dtype = None, torch.layout? layout = None, torch.device? '
               'device = None, bool? pin_memory = False, bool? requires_grad = False',),
     'empty_like': ('Tensor input, *, torch.memory_format? memory_format = None, torch.dtype? '
                    'dtype = None, torch.layout? layout = None, torch.device? device = None, '
                    'bool? pin_memory = False, bool? requires_grad = False',),
-    'empty_permuted': ('tuple of ints size, tuple of ints physical_layout, *, torch.dtype? dtype '
-                       '= None, torch.layout? layout = None, torch.device? device = None, bool? '
-                       'pin_memory = False, bool? requires_grad = False',),
+    'empty_permuted': ('tuple of SymInts size, tuple of ints physical_layout, *, torch.dtype? '
+                       'dtype = None, torch.layout? layout = None, torch.device? device = None, '
+                       'bool? pin_memory = False, bool? requires_grad = False',),
     'empty_quantized': ('tuple of ints size, Tensor qtensor, *, torch.memory_format? '
                         'memory_format = None, torch.dtype? dtype = None, torch.layout? layout = '
                         'None, torch.device? device = None, bool? pin_memory = False, bool? '
                         'requires_grad = False',),
-    'empty_strided': ('tuple of ints size, tuple of ints stride, *, torch.dtype? dtype = None, '
-                      'torch.layout? layout = None, torch.device? device = None, bool? '
+    'empty_strided': ('tuple of SymInts size, tuple of SymInts stride, *, torch.dtype? dtype = '
+                      'None, torch.layout? layout = None, torch.device? device = None, bool? '
                       'pin_memory = False, bool? requires_grad = False',),
     'eq': ('Tensor input, Tensor other, *, Tensor? out = None',
            'Tensor input, Number other, *, Tensor? out = None'),
@@ -379,8 +381,8 @@ FUNCTIONS = {
     'exp2': ('Tensor input, *, Tensor? out = None',),
     'exp2_': ('Tensor input',),
     'exp_': ('Tensor input',),
-    'expand_copy': ('Tensor input, tuple of ints size, *, bool implicit = False, Tensor? out = '
-                    'None',),
+    'expand_copy': ('Tensor input, tuple of SymInts size, *, bool implicit = False, Tensor? out '
+                    '= None',),
     'expm1': ('Tensor input, *, Tensor? out = None',),
     'expm1_': ('Tensor input',),
     'eye': ('SymInt n, *, Tensor? out = None, torch.dtype? dtype = None, torch.layout? layout = '
@@ -604,8 +606,8 @@ FUNCTIONS = {
     'kron': ('Tensor input, Tensor other, *, Tensor? out = None',),
     'kthvalue': ('Tensor input, SymInt k, int dim = -1, bool keepdim = False, *, tuple of '
                  'Tensors or Tensor? out = None',),
-    'layer_norm': ('Tensor input, tuple of ints normalized_shape, Tensor? weight = None, Tensor? '
-                   'bias = None, float eps = 1e-05, bool cudnn_enable = True',),
+    'layer_norm': ('Tensor input, tuple of SymInts normalized_shape, Tensor? weight = None, '
+                   'Tensor? bias = None, float eps = 1e-05, bool cudnn_enable = True',),
     'lcm': ('Tensor input, Tensor other, *, Tensor? out = None',),
     'lcm_': ('Tensor input, Tensor other',),
     'ldexp': ('Tensor input, Tensor other, *, Tensor? out = None',),
@@ -721,34 +723,35 @@ FUNCTIONS = {
     'miopen_batch_norm': ('Tensor input, Tensor weight, Tensor? bias, Tensor? running_mean, '
                           'Tensor? running_var, bool training, float exponential_average_factor, '
                           'float epsilon',),
-    'miopen_convolution': ('Tensor input, Tensor weight, Tensor? bias, tuple of ints padding, '
-                           'tuple of ints stride, tuple of ints dilation, SymInt groups, bool '
-                           'benchmark, bool deterministic',),
+    'miopen_convolution': ('Tensor input, Tensor weight, Tensor? bias, tuple of SymInts padding, '
+                           'tuple of SymInts stride, tuple of SymInts dilation, SymInt groups, '
+                           'bool benchmark, bool deterministic',),
     'miopen_convolution_add_relu': ('Tensor input, Tensor weight, Tensor z, Number? alpha, '
-                                    'Tensor? bias, tuple of ints stride, tuple of ints padding, '
-                                    'tuple of ints dilation, SymInt groups',),
-    'miopen_convolution_relu': ('Tensor input, Tensor weight, Tensor? bias, tuple of ints '
-                                'stride, tuple of ints padding, tuple of ints dilation, SymInt '
-                                'groups',),
-    'miopen_convolution_transpose': ('Tensor input, Tensor weight, Tensor? bias, tuple of ints '
-                                     'padding, tuple of ints output_padding, tuple of ints '
-                                     'stride, tuple of ints dilation, SymInt groups, bool '
-                                     'benchmark, bool deterministic',),
+                                    'Tensor? bias, tuple of SymInts stride, tuple of SymInts '
+                                    'padding, tuple of SymInts dilation, SymInt groups',),
+    'miopen_convolution_relu': ('Tensor input, Tensor weight, Tensor? bias, tuple of SymInts '
+                                'stride, tuple of SymInts padding, tuple of SymInts dilation, '
+                                'SymInt groups',),
+    'miopen_convolution_transpose': ('Tensor input, Tensor weight, Tensor? bias, tuple of '
+                                     'SymInts padding, tuple of SymInts output_padding, tuple of '
+                                     'SymInts stride, tuple of SymInts dilation, SymInt groups, '
+                                     'bool benchmark, bool deterministic',),
     'miopen_ctc_loss': ('Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of '
                         'ints target_lengths, int blank, bool deterministic, bool zero_infinity',
                         'Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor '
                         'target_lengths, int blank, bool deterministic, bool zero_infinity'),
-    'miopen_depthwise_convolution': ('Tensor input, Tensor weight, Tensor? bias, tuple of ints '
-                                     'padding, tuple of ints stride, tuple of ints dilation, '
-                                     'SymInt groups, bool benchmark, bool deterministic',),
+    'miopen_depthwise_convolution': ('Tensor input, Tensor weight, Tensor? bias, tuple of '
+                                     'SymInts padding, tuple of SymInts stride, tuple of SymInts '
+                                     'dilation, SymInt groups, bool benchmark, bool '
+                                     'deterministic',),
     'miopen_rnn': ('Tensor input, tuple of Tensors weight, int weight_stride0, Tensor hx, '
                    'Tensor? cx, int mode, int hidden_size, int num_layers, bool batch_first, '
                    'float dropout, bool train, bool bidirectional, tuple of ints batch_sizes, '
                    'Tensor? dropout_state',),
     'mkldnn_adaptive_avg_pool2d': ('Tensor input, int or tuple of ints output_size, *, Tensor? '
                                    'out = None',),
-    'mkldnn_convolution': ('Tensor input, Tensor weight, Tensor? bias, tuple of ints padding, '
-                           'tuple of ints stride, tuple of ints dilation, SymInt groups',),
+    'mkldnn_convolution': ('Tensor input, Tensor weight, Tensor? bias, tuple of SymInts padding, '
+                           'tuple of SymInts stride, tuple of SymInts dilation, SymInt groups',),
     'mkldnn_linear_backward_weights': ('Tensor grad_output, Tensor input, Tensor weight, bool '
                                        'bias_defined',),
     'mkldnn_max_pool2d': ('Tensor input, int or tuple of ints kernel_size, int or tuple of ints '
@@ -802,8 +805,8 @@ FUNCTIONS = {
     'native_dropout': ('Tensor input, float p, bool? train',),
     'native_group_norm': ('Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, '
                           'SymInt HxW, int group, float eps',),
-    'native_layer_norm': ('Tensor input, tuple of ints normalized_shape, Tensor? weight, Tensor? '
-                          'bias, float eps',),
+    'native_layer_norm': ('Tensor input, tuple of SymInts normalized_shape, Tensor? weight, '
+                          'Tensor? bias, float eps',),
     'native_norm': ('Tensor input, Number? p, int or tuple of ints dim, bool keepdim, '
                     'torch.dtype? dtype',
                     'Tensor input, Number p = 2'),
@@ -823,17 +826,17 @@ FUNCTIONS = {
                'Tensor mean, float std = 1, *, torch.Generator? generator = None, Tensor? out = '
                'None',
                'float mean, Tensor std, *, torch.Generator? generator = None, Tensor? out = None',
-               'float mean, float std, tuple of ints size, *, torch.Generator? generator = None, '
-               'Tensor? out = None, torch.dtype? dtype = None, torch.layout? layout = None, '
-               'torch.device? device = None, bool? pin_memory = False, bool? requires_grad = '
-               'False'),
+               'float mean, float std, tuple of SymInts size, *, torch.Generator? generator = '
+               'None, Tensor? out = None, torch.dtype? dtype = None, torch.layout? layout = '
+               'None, torch.device? device = None, bool? pin_memory = False, bool? requires_grad '
+               '= False'),
     'not_equal': ('Tensor input, Tensor other, *, Tensor? out = None',
                   'Tensor input, Number other, *, Tensor? out = None'),
     'nuclear_norm': ('Tensor input, int or tuple of ints dim, bool keepdim = False, *, Tensor? '
                      'out = None',
                      'Tensor input, bool keepdim = False, *, Tensor? out = None'),
     'numel': ('!Tensor input',),
-    'ones': ('tuple of ints size, *, Tensor? out = None, torch.dtype? dtype = None, '
+    'ones': ('tuple of SymInts size, *, Tensor? out = None, torch.dtype? dtype = None, '
              'torch.layout? layout = None, torch.device? device = None, bool? pin_memory = '
              'False, bool? requires_grad = False',),
     'ones_like': ('Tensor input, *, torch.memory_format? memory_format = None, torch.dtype? '
@@ -912,10 +915,10 @@ FUNCTIONS = {
                                 'scale_hh, Number zero_point_ih, Number zero_point_hh',),
     'rad2deg': ('Tensor input, *, Tensor? out = None',),
     'rad2deg_': ('Tensor input',),
-    'rand': ('tuple of ints size, *, torch.Generator? generator, Tensor? out = None, '
+    'rand': ('tuple of SymInts size, *, torch.Generator? generator, Tensor? out = None, '
              'torch.dtype? dtype = None, torch.layout? layout = None, torch.device? device = '
              'None, bool? pin_memory = False, bool? requires_grad = False',
-             'tuple of ints size, *, Tensor? out = None, torch.dtype? dtype = None, '
+             'tuple of SymInts size, *, Tensor? out = None, torch.dtype? dtype = None, '
              'torch.layout? layout = None, torch.device? device = None, bool? pin_memory = '
              'False, bool? requires_grad = False'),
     'rand_like': ('Tensor input, *, torch.Generator? generator, torch.memory_format? '
@@ -931,17 +934,17 @@ FUNCTIONS = {
                 'int high, tuple of ints size, *, torch.Generator? generator = None, '
                 'torch.dtype? dtype = None, torch.device? device = None, bool requires_grad = '
                 'False, bool pin_memory = False',
-                'SymInt high, tuple of ints size, *, torch.Generator? generator, Tensor? out = '
-                'None, torch.dtype? dtype = None, torch.layout? layout = None, torch.device? '
+                'SymInt high, tuple of SymInts size, *, torch.Generator? generator, Tensor? out '
+                '= None, torch.dtype? dtype = None, torch.layout? layout = None, torch.device? '
                 'device = None, bool? pin_memory = False, bool? requires_grad = False',
-                'SymInt high, tuple of ints size, *, Tensor? out = None, torch.dtype? dtype = '
+                'SymInt high, tuple of SymInts size, *, Tensor? out = None, torch.dtype? dtype = '
                 'None, torch.layout? layout = None, torch.device? device = None, bool? '
                 'pin_memory = False, bool? requires_grad = False',
-                'SymInt low, SymInt high, tuple of ints size, *, torch.Generator? generator, '
+                'SymInt low, SymInt high, tuple of SymInts size, *, torch.Generator? generator, '
                 'Tensor? out = None, torch.dtype? dtype = None, torch.layout? layout = None, '
                 'torch.device? device = None, bool? pin_memory = False, bool? requires_grad = '
                 'False',
-                'SymInt low, SymInt high, tuple of ints size, *, Tensor? out = None, '
+                'SymInt low, SymInt high, tuple of SymInts size, *, Tensor? out = None, '
                 'torch.dtype? dtype = None, torch.layout? layout = None, torch.device? device = '
                 'None, bool? pin_memory = False, bool? requires_grad = False'),
     'randint_like': ('Tensor input, SymInt low, SymInt high, *, torch.Generator? generator, '
@@ -966,10 +969,10 @@ FUNCTIONS = {
                      'Tensor input, SymInt high, *, torch.memory_format? memory_format = None, '
                      'torch.dtype? dtype = None, torch.layout? layout = None, torch.device? '
                      'device = None, bool? pin_memory = False, bool? requires_grad = False'),
-    'randn': ('tuple of ints size, *, torch.Generator? generator, Tensor? out = None, '
+    'randn': ('tuple of SymInts size, *, torch.Generator? generator, Tensor? out = None, '
               'torch.dtype? dtype = None, torch.layout? layout = None, torch.device? device = '
               'None, bool? pin_memory = False, bool? requires_grad = False',
-              'tuple of ints size, *, Tensor? out = None, torch.dtype? dtype = None, '
+              'tuple of SymInts size, *, Tensor? out = None, torch.dtype? dtype = None, '
               'torch.layout? layout = None, torch.device? device = None, bool? pin_memory = '
               'False, bool? requires_grad = False'),
     'randn_like': ('Tensor input, *, torch.Generator? generator, torch.memory_format? '
@@ -1003,7 +1006,7 @@ FUNCTIONS = {
                           'Tensor repeats, *, SymInt? output_size = None',
                           'Tensor input, SymInt repeats, int? dim = None, *, SymInt? output_size '
                           '= None'),
-    'reshape': ('Tensor input, tuple of ints shape',),
+    'reshape': ('Tensor input, tuple of SymInts shape',),
     'resize_as_': ('Tensor input, Tensor the_template, *, torch.memory_format? memory_format = '
                    'None',),
     'resize_as_sparse_': ('Tensor input, Tensor the_template',),
@@ -1013,7 +1016,7 @@ FUNCTIONS = {
                     'Number scalar, Tensor or Number tensor',
                     'Tensor or Number tensor, Number other',
                     'Number scalar1, Number scalar2'),
-    'rms_norm': ('Tensor input, tuple of ints normalized_shape, Tensor? weight = None, float? '
+    'rms_norm': ('Tensor input, tuple of SymInts normalized_shape, Tensor? weight = None, float? '
                  'eps = None',),
     'rnn_relu': ('Tensor data, Tensor batch_sizes, Tensor hx, tuple of Tensors params, bool '
                  'has_biases, int num_layers, float dropout, bool train, bool bidirectional',
@@ -1115,9 +1118,9 @@ FUNCTIONS = {
                           '= None, bool requires_grad = False, bool? check_invariants = None',),
     'split_copy': ('Tensor input, SymInt split_size, int dim = 0, *, tuple of Tensors? out = '
                    'None',),
-    'split_with_sizes': ('Tensor input, tuple of ints split_sizes, int dim = 0',),
-    'split_with_sizes_copy': ('Tensor input, tuple of ints split_sizes, int dim = 0, *, tuple of '
-                              'Tensors? out = None',),
+    'split_with_sizes': ('Tensor input, tuple of SymInts split_sizes, int dim = 0',),
+    'split_with_sizes_copy': ('Tensor input, tuple of SymInts split_sizes, int dim = 0, *, tuple '
+                              'of Tensors? out = None',),
     'spmm': ('Tensor input, Tensor mat2',),
     'sqrt': ('Tensor input, *, Tensor? out = None',),
     'sqrt_': ('Tensor input',),
@@ -1169,10 +1172,10 @@ FUNCTIONS = {
     'tanh_': ('Tensor input',),
     'tensor_split': ('Tensor input, Tensor tensor_indices_or_sections, int dim = 0',
                      'Tensor input, SymInt sections, int dim = 0',
-                     'Tensor input, tuple of ints indices, int dim = 0'),
+                     'Tensor input, tuple of SymInts indices, int dim = 0'),
     'threshold': ('Tensor input, Number threshold, Number value, *, Tensor? out = None',),
     'threshold_': ('Tensor input, Number threshold, Number value',),
-    'tile': ('Tensor input, tuple of ints dims',),
+    'tile': ('Tensor input, tuple of SymInts dims',),
     'topk': ('Tensor input, SymInt k, int dim = -1, bool largest = True, bool sorted = True, *, '
              'tuple of Tensors or Tensor? out = None',),
     'trace': ('Tensor input',),
@@ -1199,11 +1202,11 @@ FUNCTIONS = {
     'trunc_': ('Tensor input',),
     'unbind': ('Tensor input, int dim = 0',),
     'unbind_copy': ('Tensor input, int dim = 0, *, tuple of Tensors? out = None',),
-    'unflatten': ('Tensor input, int dim, tuple of ints sizes',),
+    'unflatten': ('Tensor input, int dim, tuple of SymInts sizes',),
     'unfold_copy': ('Tensor input, int dimension, int size, int step, *, Tensor? out = None',),
     'unsafe_chunk': ('Tensor input, int chunks, int dim = 0',),
     'unsafe_split': ('Tensor input, SymInt split_size, int dim = 0',),
-    'unsafe_split_with_sizes': ('Tensor input, tuple of ints split_sizes, int dim = 0',),
+    'unsafe_split_with_sizes': ('Tensor input, tuple of SymInts split_sizes, int dim = 0',),
     'unsqueeze': ('Tensor input, int dim',),
     'unsqueeze_copy': ('Tensor input, int dim, *, Tensor? out = None',),
     'values_copy': ('Tensor input, *, Tensor? out = None',),
@@ -1224,7 +1227,7 @@ FUNCTIONS = {
     'view_as_real': ('Tensor input',),
     'view_as_real_copy': ('Tensor input, *, Tensor? out = None',),
     'view_copy': ('Tensor input, torch.dtype dtype, *, Tensor? out = None',
-                  'Tensor input, tuple of ints size, *, Tensor? out = None'),
+                  'Tensor input, tuple of SymInts size, *, Tensor? out = None'),
     'vsplit': ('Tensor input, int sections', 'Tensor input, tuple of ints indices'),
     'vstack': ('tuple of Tensors tensors, *, Tensor? out = None',),
     'where': ('Tensor condition',
@@ -1237,7 +1240,7 @@ FUNCTIONS = {
               'Tensor input, Number other, *, Tensor? out = None'),
     'xlogy_': ('Tensor input, Tensor other', 'Tensor input, Number other'),
     'zero_': ('Tensor input',),
-    'zeros': ('tuple of ints size, *, Tensor? out = None, torch.dtype? dtype = None, '
+    'zeros': ('tuple of SymInts size, *, Tensor? out = None, torch.dtype? dtype = None, '
               'torch.layout? layout = None, torch.device? device = None, bool? pin_memory = '
               'False, bool? requires_grad = False',),
     'zeros_like': ('Tensor input, *, torch.memory_format? memory_format = None, torch.dtype? '

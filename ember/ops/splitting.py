@@ -185,6 +185,12 @@ def tensor_split(input, indices_or_sections, dim=0):
 
 
 def _split_dims(name, input, sections, dim, need):
+    if isinstance(sections, Tensor):
+        # PyTorch's parser reads a 0-d integer tensor as `int sections`, any other
+        # one-element integer or bool tensor as the one index of `indices`
+        one = builtins.int(sections.item())
+        integral = sections._data.ndim == 0 and sections.dtype.category == dt.INTEGER
+        sections = one if integral else [one]
     if input._data.ndim < need:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {need} dimension, "
                            f"but got a tensor with {input._data.ndim} dimensions!")
