@@ -46,7 +46,6 @@ file ember/_signatures/table_torch.py
 # functions over 60 lines
 function ember/backends/normalization.py:layer_norm_backward
 function ember/nn/_functional/attention.py:multi_head_attention_forward
-function ember/nn/modules/rnn.py:__init__
 function ember/onnx/__init__.py:export
 function ember/ops/index_keys.py:parse_key
 function ember/ops/numeric_calculus.py:segment_reduce
@@ -58,7 +57,6 @@ function ember/ops/statistics.py:_quantile
 function ember/profiler/table.py:build_table
 function ember/serialization/_weights_only.py:load
 function ember/utils/data/dataloader.py:__init__
-function ember/vision/models/vision_transformer.py:__init__
 # Tensor's methods reach the ops and the engine (function-level imports), the op registry
 # records nodes the engine runs, a few op families call nn.functional
 import ember._creation -> ember.ops.conversion (tensor -> ops)

@@ -27,6 +27,36 @@ def _permute(hx, permutation):
     return hx if permutation is None else hx.index_select(1, permutation)
 
 
+def _check_rnn_args(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout,
+                    proj_size):
+    """RNNBase's argument checks, in PyTorch's order and words."""
+    if (not isinstance(dropout, numbers.Number) or isinstance(dropout, bool)
+            or not 0 <= dropout <= 1):
+        raise ValueError("dropout should be a number in range [0, 1] representing the "
+                         "probability of an element being zeroed")
+    if dropout > 0 and num_layers == 1:
+        warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
+                      "non-zero dropout expects num_layers greater than 1, but got "
+                      f"dropout={dropout} and num_layers={num_layers}", stacklevel=4)
+    _check_type(bias, bool, "bias")
+    _check_type(batch_first, bool, "batch_first")
+    _check_type(input_size, int, "input_size")
+    if input_size <= 0:
+        raise ValueError("input_size must be greater than zero")
+    _check_type(hidden_size, int, "hidden_size")
+    if hidden_size <= 0:
+        raise ValueError("hidden_size must be greater than zero")
+    if num_layers <= 0:
+        raise ValueError("num_layers must be greater than zero")
+    if proj_size < 0:
+        raise ValueError("proj_size should be a positive integer or zero to disable "
+                         "projections")
+    if proj_size >= hidden_size:
+        raise ValueError("proj_size has to be smaller than hidden_size")
+    if mode not in _GATES:
+        raise ValueError("Unrecognized RNN mode: " + mode)
+
+
 class RNNBase(Module):
     """The parameters, checks and driving loop shared by RNN, LSTM and GRU."""
 
@@ -34,31 +64,8 @@ class RNNBase(Module):
                  batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
                  device=None, dtype=None):
         super().__init__()
-        if (not isinstance(dropout, numbers.Number) or isinstance(dropout, bool)
-                or not 0 <= dropout <= 1):
-            raise ValueError("dropout should be a number in range [0, 1] representing the "
-                             "probability of an element being zeroed")
-        if dropout > 0 and num_layers == 1:
-            warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
-                          "non-zero dropout expects num_layers greater than 1, but got "
-                          f"dropout={dropout} and num_layers={num_layers}", stacklevel=3)
-        _check_type(bias, bool, "bias")
-        _check_type(batch_first, bool, "batch_first")
-        _check_type(input_size, int, "input_size")
-        if input_size <= 0:
-            raise ValueError("input_size must be greater than zero")
-        _check_type(hidden_size, int, "hidden_size")
-        if hidden_size <= 0:
-            raise ValueError("hidden_size must be greater than zero")
-        if num_layers <= 0:
-            raise ValueError("num_layers must be greater than zero")
-        if proj_size < 0:
-            raise ValueError("proj_size should be a positive integer or zero to disable "
-                             "projections")
-        if proj_size >= hidden_size:
-            raise ValueError("proj_size has to be smaller than hidden_size")
-        if mode not in _GATES:
-            raise ValueError("Unrecognized RNN mode: " + mode)
+        _check_rnn_args(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout,
+                        proj_size)
         self.mode = mode
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -68,18 +75,24 @@ class RNNBase(Module):
         self.dropout = float(dropout)
         self.bidirectional = bidirectional
         self.proj_size = proj_size
+        self._make_weights({"device": device, "dtype": dtype})
+        self.reset_parameters()
+
+    def _make_weights(self, kw):
+        """One Parameter per layer, direction and kind, named as PyTorch's
+        (weight_ih_l0, bias_hh_l1_reverse, weight_hr_l0, ...)."""
+        mode, hidden_size, proj_size = self.mode, self.hidden_size, self.proj_size
         gate_size = _GATES[mode] * hidden_size
         real_hidden = proj_size if proj_size > 0 else hidden_size
-        dirs = 2 if bidirectional else 1
+        dirs = 2 if self.bidirectional else 1
         self._flat_weights_names = []
         self._all_weights = []
-        kw = {"device": device, "dtype": dtype}
-        for layer in range(num_layers):
+        for layer in range(self.num_layers):
             for d in range(dirs):
-                layer_input = input_size if layer == 0 else real_hidden * dirs
+                layer_input = self.input_size if layer == 0 else real_hidden * dirs
                 shapes = [("weight_ih", (gate_size, layer_input)),
                           ("weight_hh", (gate_size, real_hidden))]
-                if bias:
+                if self.bias:
                     shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
                 if proj_size > 0:
                     shapes.append(("weight_hr", (proj_size, hidden_size)))
@@ -91,7 +104,6 @@ class RNNBase(Module):
                     names.append(name)
                 self._flat_weights_names.extend(names)
                 self._all_weights.append(names)
-        self.reset_parameters()
 
     # torch keeps these as lists of the live Parameters; properties stay in step with
     # load_state_dict, .to() and reassignment for free.

@@ -96,6 +96,37 @@ class Encoder(nn.Module):
         return self.ln(self.layers(self.dropout(input)))
 
 
+def _patch_projection(conv_stem_configs, patch_size, hidden_dim):
+    """The patches' embedding: one strided conv, or a conv stem then a 1x1 conv
+    ("Early Convolutions Help Transformers See Better")."""
+    if conv_stem_configs is None:
+        return nn.Conv2d(in_channels=3, out_channels=hidden_dim, kernel_size=patch_size,
+                         stride=patch_size)
+    seq_proj = nn.Sequential()
+    prev = 3
+    for i, cfg in enumerate(conv_stem_configs):
+        seq_proj.add_module(f"conv_bn_relu_{i}", Conv2dNormActivation(
+            in_channels=prev, out_channels=cfg.out_channels,
+            kernel_size=cfg.kernel_size, stride=cfg.stride, norm_layer=cfg.norm_layer,
+            activation_layer=cfg.activation_layer))
+        prev = cfg.out_channels
+    seq_proj.add_module("conv_last", nn.Conv2d(in_channels=prev, out_channels=hidden_dim,
+                                               kernel_size=1))
+    return seq_proj
+
+
+def _heads(hidden_dim, representation_size, num_classes):
+    """The classifier: a linear head, after a tanh pre-logits layer when one is asked for."""
+    heads = OrderedDict()
+    if representation_size is None:
+        heads["head"] = nn.Linear(hidden_dim, num_classes)
+    else:
+        heads["pre_logits"] = nn.Linear(hidden_dim, representation_size)
+        heads["act"] = nn.Tanh()
+        heads["head"] = nn.Linear(representation_size, num_classes)
+    return nn.Sequential(heads)
+
+
 class VisionTransformer(nn.Module):
     def __init__(self, image_size, patch_size, num_layers, num_heads, hidden_dim, mlp_dim,
                  dropout=0.0, attention_dropout=0.0, num_classes=1000,
@@ -112,36 +143,16 @@ class VisionTransformer(nn.Module):
         self.num_classes = num_classes
         self.representation_size = representation_size
         self.norm_layer = norm_layer
-        if conv_stem_configs is not None:
-            # "Early Convolutions Help Transformers See Better": a conv stem, then 1x1
-            seq_proj = nn.Sequential()
-            prev = 3
-            for i, cfg in enumerate(conv_stem_configs):
-                seq_proj.add_module(f"conv_bn_relu_{i}", Conv2dNormActivation(
-                    in_channels=prev, out_channels=cfg.out_channels,
-                    kernel_size=cfg.kernel_size, stride=cfg.stride, norm_layer=cfg.norm_layer,
-                    activation_layer=cfg.activation_layer))
-                prev = cfg.out_channels
-            seq_proj.add_module("conv_last", nn.Conv2d(in_channels=prev,
-                                                       out_channels=hidden_dim, kernel_size=1))
-            self.conv_proj = seq_proj
-        else:
-            self.conv_proj = nn.Conv2d(in_channels=3, out_channels=hidden_dim,
-                                       kernel_size=patch_size, stride=patch_size)
+        self.conv_proj = _patch_projection(conv_stem_configs, patch_size, hidden_dim)
         seq_length = (image_size // patch_size) ** 2 + 1  # + the class token
         self.class_token = nn.Parameter(ember.zeros(1, 1, hidden_dim))
         self.encoder = Encoder(seq_length, num_layers, num_heads, hidden_dim, mlp_dim, dropout,
                                attention_dropout, norm_layer)
         self.seq_length = seq_length
-        heads = OrderedDict()
-        if representation_size is None:
-            heads["head"] = nn.Linear(hidden_dim, num_classes)
-        else:
-            heads["pre_logits"] = nn.Linear(hidden_dim, representation_size)
-            heads["act"] = nn.Tanh()
-            heads["head"] = nn.Linear(representation_size, num_classes)
-        self.heads = nn.Sequential(heads)
+        self.heads = _heads(hidden_dim, representation_size, num_classes)
+        self._init_weights()
 
+    def _init_weights(self):
         if isinstance(self.conv_proj, nn.Conv2d):
             fan_in = (self.conv_proj.in_channels * self.conv_proj.kernel_size[0]
                       * self.conv_proj.kernel_size[1])
