@@ -197,9 +197,29 @@ def methods_taking_numbers(table):
     return found
 
 
+def _aten_scalars(table):
+    """`table` with the `float` parameters that are Scalars in the ATen schema typed Number:
+    _nn.pyi is written by hand and says float where the parser takes any Number
+    (softshrink(x, 1 + 0j), then the kernel's conversion error for 1 + 1j)."""
+    out = {}
+    for name, sigs in table.items():
+        scalars = {a.name for s in torch._C._jit_get_schemas_for_operator(f"aten::{name}")
+                   for a in s.arguments if str(a.type).rstrip("?") in ("Scalar", "number")}
+        out[name] = [", ".join(_number_if_scalar(p, scalars) for p in sig.split(", "))
+                     for sig in sigs]
+    return out
+
+
+def _number_if_scalar(part, scalars):
+    kind, _, rest = part.partition(" ")
+    if kind.rstrip("?") == "float" and rest.split(" = ")[0] in scalars:
+        return "Number" + kind[len("float"):] + " " + rest
+    return part
+
+
 def tables():
     functions = overloads("_VariableFunctions.pyi")
-    nn = overloads("_nn.pyi")
+    nn = _aten_scalars(overloads("_nn.pyi"))
     methods = overloads("__init__.pyi", "TensorBase", method=True)
     # A deprecated overload is marked with a leading "!": hidden from messages, and its
     # arguments rebound by name (add(x, 2, y) is add(x, y, alpha=2)).

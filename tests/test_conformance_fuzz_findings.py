@@ -585,6 +585,19 @@ CASES = {
     "flip bool tensor element": lambda lib: lib.ones(2, 3).flip((0, lib.tensor([True]))),
     "reshape int tensor elements": lambda lib: lib.ones(2, 3).reshape(
         lib.tensor([3]), lib.tensor(2, dtype=lib.uint8)),
+    # the Scalars of nn builtins that torch's hand-written stubs call float take any Number:
+    # a complex one fails converting to a double unless its imaginary part is 0
+    "softshrink complex lambd": lambda lib: lib.nn.functional.softshrink(lib.ones(2), 1 + 1j),
+    "softshrink zero-imag lambd": lambda lib: lib.nn.functional.softshrink(
+        lib.tensor([0.2, 2.0]), 1 + 0j),
+    "hardtanh_ complex max_val": lambda lib: lib.nn.functional.hardtanh_(
+        lib.ones(2), max_val=1.5 - 0.5j),
+    "hardtanh_ zero-imag max_val": lambda lib: lib.nn.functional.hardtanh_(
+        lib.tensor([0.5, 3.0]), max_val=2 + 0j),
+    "hardtanh_ tensor min_val": lambda lib: lib.nn.functional.hardtanh_(
+        lib.tensor([0.25, 3.0]), lib.tensor(0.5)),
+    "hardtanh_ int input tensor bound": lambda lib: lib.nn.functional.hardtanh_(
+        lib.tensor([-3, 1, 5], dtype=lib.int32), lib.tensor(-2), 2 + 0j),
 }
 
 

@@ -83,8 +83,8 @@ FUNCTIONAL = {
                 ('Tensor input, float p = 0.5, object? training = True, object? inplace = '
                  'False',),
                 'wrapper'),
-    'elu': ('elu', ('Tensor input, float alpha = 1.0, object? inplace = False',), 'wrapper'),
-    'elu_': ('elu_', ('Tensor input, float alpha = None',)),
+    'elu': ('elu', ('Tensor input, Number alpha = 1.0, object? inplace = False',), 'wrapper'),
+    'elu_': ('elu_', ('Tensor input, Number alpha = None',)),
     'embedding': ('embedding',
                   ('object? input, Tensor weight, SymInt? padding_idx = None, object? max_norm = '
                    'None, object? norm_type = 2.0, bool scale_grad_by_freq = False, bool sparse '
@@ -103,7 +103,7 @@ FUNCTIONAL = {
     'hardshrink': ('hardshrink', ('Tensor input, Number lambd = 0.5, *, Tensor? out = None',)),
     'hardsigmoid': ('hardsigmoid', ('Tensor input, object? inplace = False',), 'wrapper'),
     'hardswish': ('hardswish', ('Tensor input, object? inplace = False',), 'wrapper'),
-    'hardtanh_': ('hardtanh_', ('Tensor input, float min_val = None, float max_val = None',)),
+    'hardtanh_': ('hardtanh_', ('Tensor input, Number min_val = None, Number max_val = None',)),
     'kl_div': ('kl_div',
                ('Tensor input, Tensor target, object? size_average = None, object? reduce = '
                 "None, object? reduction = 'mean', bool log_target = False",),
@@ -113,9 +113,9 @@ FUNCTIONAL = {
                     'Tensor? bias = None, float eps = 1e-05',),
                    'wrapper'),
     'leaky_relu': ('leaky_relu',
-                   ('Tensor input, float negative_slope = 0.01, object? inplace = False',),
+                   ('Tensor input, Number negative_slope = 0.01, object? inplace = False',),
                    'wrapper'),
-    'leaky_relu_': ('leaky_relu_', ('Tensor input, float negative_slope = None',)),
+    'leaky_relu_': ('leaky_relu_', ('Tensor input, Number negative_slope = None',)),
     'linear': ('linear', ('Tensor input, Tensor weight, Tensor? bias = None',)),
     'logsigmoid': ('log_sigmoid', ('Tensor input',)),
     'max_pool1d_with_indices': ('max_pool1d_with_indices',
@@ -192,8 +192,8 @@ FUNCTIONAL = {
     'selu': ('selu', ('Tensor input, object? inplace = False',), 'wrapper'),
     'selu_': ('selu_', ('Tensor input',)),
     'silu': ('silu', ('Tensor input, object? inplace = False',), 'wrapper'),
-    'softplus': ('softplus', ('Tensor input, float beta = None, float threshold = None',)),
-    'softshrink': ('softshrink', ('Tensor input, float lambd = None',)),
+    'softplus': ('softplus', ('Tensor input, Number beta = None, Number threshold = None',)),
+    'softshrink': ('softshrink', ('Tensor input, Number lambd = None',)),
     'threshold': ('threshold',
                   ('Tensor input, Number threshold, Number value, object? inplace = False',),
                   'wrapper'),

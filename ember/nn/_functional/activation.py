@@ -223,6 +223,9 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 
 
 def _hardtanh(input, min_val, max_val, inplace):
+    # (the builtin's Scalars: a 0-d tensor through item(), a complex as a double)
+    min_val, max_val = (_real(v.item() if isinstance(v, ember.Tensor) else v)
+                        for v in (min_val, max_val))
     if isinstance(input, ember.Tensor) and input.dtype.category < FLOATING:
         if input.dtype is ember.bool:
             raise RuntimeError("Bool inputs not supported for hardtanh")
@@ -260,7 +263,7 @@ def hardshrink(input, lambd=0.5):
 
 @_floating_kernel("softshrink_check")
 def softshrink(input, lambd=0.5):
-    lambd = float(lambd.item() if isinstance(lambd, ember.Tensor) else lambd)
+    lambd = float(_real(lambd.item() if isinstance(lambd, ember.Tensor) else lambd))
     top = float(ember.finfo(input.dtype).max)
     if not 0 <= lambd <= top:
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
