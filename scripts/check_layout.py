@@ -44,7 +44,6 @@ KNOWN = {line for line in """
 file ember/_signatures/table_tensor.py
 file ember/_signatures/table_torch.py
 # functions over 60 lines
-function ember/backends/normalization.py:layer_norm_backward
 function ember/nn/_functional/attention.py:multi_head_attention_forward
 function ember/onnx/__init__.py:export
 function ember/ops/index_keys.py:parse_key

@@ -94,6 +94,14 @@ def layer_norm_backward(g, x, w, mean, rstd, gmean=None, grstd=None, xhat=None,
         db = np.empty(param_shape, gk.dtype) if need_db else None
         compiled.layer_norm_backward(gk, xk, wk, mk, rk, gmk, grk, dx, dw, db)
         return (None if dx is None else dx.astype(g.dtype, copy=False)), dw, db
+    return _layer_norm_backward_numpy(g, x, w, mean, rstd, gmean, grstd, xhat,
+                                      (need_dx, need_dw, need_db), param_shape)
+
+
+def _layer_norm_backward_numpy(g, x, w, mean, rstd, gmean, grstd, xhat, needs, param_shape):
+    """layer_norm_backward in array ops (any backend, any dtype): the kernels' reference."""
+    need_dx, need_dw, need_db = needs
+    m, n = mean.size, math.prod(param_shape)
     xp = array_module(x)
     g2, x2 = _opmath(g).reshape(m, n), _opmath(x).reshape(m, n)
     wv = None if w is None else _opmath(w).reshape(n)
