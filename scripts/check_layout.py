@@ -55,7 +55,6 @@ function ember/ops/spectral.py:istft
 function ember/ops/statistics.py:_quantile
 function ember/profiler/table.py:build_table
 function ember/serialization/_weights_only.py:load
-function ember/utils/data/dataloader.py:__init__
 # Tensor's methods reach the ops and the engine (function-level imports), the op registry
 # records nodes the engine runs, a few op families call nn.functional
 import ember._creation -> ember.ops.conversion (tensor -> ops)

@@ -28,6 +28,57 @@ class _InfiniteConstantSampler:
             yield None
 
 
+def _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers):
+    if num_workers < 0:
+        raise ValueError("num_workers option should be non-negative; use num_workers=0 to "
+                         "disable multiprocessing.")
+    if timeout < 0:
+        raise ValueError("timeout option should be non-negative")
+    if num_workers == 0 and prefetch_factor is not None:
+        raise ValueError("prefetch_factor option could only be specified in "
+                         "multiprocessing.let num_workers > 0 to enable multiprocessing, "
+                         "otherwise set prefetch_factor to None.")
+    if persistent_workers and num_workers == 0:
+        raise ValueError("persistent_workers option needs num_workers > 0")
+
+
+def _samplers(dataset, iterable, batch_size, shuffle, sampler, batch_sampler, drop_last,
+              generator):
+    """DataLoader's (batch_size, drop_last, sampler, batch_sampler) from the options as
+    given, checked against each other in PyTorch's order and words."""
+    if iterable:
+        if shuffle not in (False, None):
+            raise ValueError("DataLoader with IterableDataset: expected unspecified shuffle "
+                             f"option, but got shuffle={shuffle}")
+        if sampler is not None:
+            raise ValueError("DataLoader with IterableDataset: expected unspecified sampler "
+                             f"option, but got sampler={sampler}")
+        if batch_sampler is not None:
+            raise ValueError("DataLoader with IterableDataset: expected unspecified "
+                             f"batch_sampler option, but got batch_sampler={batch_sampler}")
+    shuffle = bool(shuffle)
+    if sampler is not None and shuffle:
+        raise ValueError("sampler option is mutually exclusive with shuffle")
+    if batch_sampler is not None:
+        if batch_size != 1 or shuffle or sampler is not None or drop_last:
+            raise ValueError("batch_sampler option is mutually exclusive with batch_size, "
+                             "shuffle, sampler, and drop_last")
+        batch_size, drop_last = None, False
+    elif batch_size is None and drop_last:
+        raise ValueError("batch_size=None option disables auto-batching and is mutually "
+                         "exclusive with drop_last")
+    if sampler is None:
+        if iterable:
+            sampler = _InfiniteConstantSampler()
+        elif shuffle:
+            sampler = RandomSampler(dataset, generator=generator)
+        else:
+            sampler = SequentialSampler(dataset)
+    if batch_size is not None and batch_sampler is None:
+        batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+    return batch_size, drop_last, sampler, batch_sampler
+
+
 class DataLoader:
     """Iterates a dataset in batches, optionally shuffled, optionally in worker processes."""
 
@@ -36,17 +87,7 @@ class DataLoader:
                  timeout=0, worker_init_fn=None, multiprocessing_context=None,
                  generator=None, *, prefetch_factor=None, persistent_workers=False,
                  pin_memory_device="", in_order=True):
-        if num_workers < 0:
-            raise ValueError("num_workers option should be non-negative; use num_workers=0 to "
-                             "disable multiprocessing.")
-        if timeout < 0:
-            raise ValueError("timeout option should be non-negative")
-        if num_workers == 0 and prefetch_factor is not None:
-            raise ValueError("prefetch_factor option could only be specified in "
-                             "multiprocessing.let num_workers > 0 to enable multiprocessing, "
-                             "otherwise set prefetch_factor to None.")
-        if persistent_workers and num_workers == 0:
-            raise ValueError("persistent_workers option needs num_workers > 0")
+        _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers)
         self.dataset = dataset
         self.num_workers = num_workers
         self.prefetch_factor = 2 if (num_workers > 0 and prefetch_factor is None) \
@@ -60,39 +101,10 @@ class DataLoader:
         self.in_order = in_order
         self.generator = generator
 
-        if isinstance(dataset, IterableDataset):
-            self._dataset_kind = "iterable"
-            if shuffle not in (False, None):
-                raise ValueError("DataLoader with IterableDataset: expected unspecified shuffle "
-                                 f"option, but got shuffle={shuffle}")
-            if sampler is not None:
-                raise ValueError("DataLoader with IterableDataset: expected unspecified sampler "
-                                 f"option, but got sampler={sampler}")
-            if batch_sampler is not None:
-                raise ValueError("DataLoader with IterableDataset: expected unspecified "
-                                 f"batch_sampler option, but got batch_sampler={batch_sampler}")
-        else:
-            self._dataset_kind = "map"
-        shuffle = bool(shuffle)
-        if sampler is not None and shuffle:
-            raise ValueError("sampler option is mutually exclusive with shuffle")
-        if batch_sampler is not None:
-            if batch_size != 1 or shuffle or sampler is not None or drop_last:
-                raise ValueError("batch_sampler option is mutually exclusive with batch_size, "
-                                 "shuffle, sampler, and drop_last")
-            batch_size, drop_last = None, False
-        elif batch_size is None and drop_last:
-            raise ValueError("batch_size=None option disables auto-batching and is mutually "
-                             "exclusive with drop_last")
-        if sampler is None:
-            if self._dataset_kind == "iterable":
-                sampler = _InfiniteConstantSampler()
-            elif shuffle:
-                sampler = RandomSampler(dataset, generator=generator)
-            else:
-                sampler = SequentialSampler(dataset)
-        if batch_size is not None and batch_sampler is None:
-            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        iterable = isinstance(dataset, IterableDataset)
+        self._dataset_kind = "iterable" if iterable else "map"
+        batch_size, drop_last, sampler, batch_sampler = _samplers(
+            dataset, iterable, batch_size, shuffle, sampler, batch_sampler, drop_last, generator)
         self.batch_size = batch_size
         self.drop_last = drop_last
         self.sampler = sampler
