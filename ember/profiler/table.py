@@ -40,6 +40,46 @@ def _truncate(text, width):
     return text if len(text) < width - 3 else text[:width - 3] + "..."
 
 
+def _columns(name_width, profile_memory, shapes_width, source_width, flops_prefix):
+    """(title, width) of each column: the times, memory when profiled, then the input shapes,
+    the source location and the FLOPs where they are shown (None or False where not)."""
+    columns = [("Name", name_width), ("Self CPU %", 12), ("Self CPU", 12),
+               ("CPU total %", 12), ("CPU total", 12), ("CPU time avg", 12)]
+    if profile_memory:
+        columns += [("CPU Mem", 12), ("Self CPU Mem", 12)]
+    columns.append(("# of Calls", 12))
+    if shapes_width:
+        columns.append(("Input Shapes", shapes_width))
+    if source_width:
+        columns.append(("Source Location", source_width))
+    if flops_prefix is not False:
+        columns.append((f"Total {flops_prefix}FLOPs", 12))
+    return columns
+
+
+def _event_cells(e, stack, columns, self_total, time_unit, flops_scale):
+    """One event's row, a cell per column (its stack's first frame as its source location)."""
+    titles = {title for title, _ in columns}
+    name_width = columns[0][1]
+    cells = [_truncate(e.key, name_width),
+             _percent(e.self_cpu_time_total, self_total),
+             format_time(e.self_cpu_time_total, time_unit),
+             _percent(e.cpu_time_total, self_total),
+             format_time(e.cpu_time_total, time_unit),
+             format_time(e.cpu_time, time_unit)]
+    if "CPU Mem" in titles:
+        cells += [format_memory(e.cpu_memory_usage), format_memory(e.self_cpu_memory_usage)]
+    cells.append(str(e.count))
+    for title, width in columns[len(cells):]:
+        if title == "Input Shapes":
+            cells.append(_truncate(str(e.input_shapes), width))
+        elif title == "Source Location":
+            cells.append(_truncate(stack[0], width) if stack else "")
+        else:   # (the FLOPs)
+            cells.append(f"{e.flops / flops_scale:.3f}" if e.flops > 0 else "--")
+    return cells
+
+
 def build_table(events, sort_by=None, row_limit=100, max_src_column_width=75,
                 max_name_column_width=55, max_shapes_column_width=80, header=None,
                 profile_memory=False, with_flops=False, top_level_events_only=False,
@@ -54,27 +94,17 @@ def build_table(events, sort_by=None, row_limit=100, max_src_column_width=75,
     show_flops = with_flops and any(e.flops > 0 for e in events)
     # (column widths fit every event, shown or not, as PyTorch's)
     name_width = min(max([len(e.key) for e in events] + [4]) + 4, max_name_column_width)
-    if show_shapes:
-        shapes_width = min(max(len(str(e.input_shapes)) for e in events) + 4,
-                           max_shapes_column_width)
+    shapes_width = min(max(len(str(e.input_shapes)) for e in events) + 4,
+                       max_shapes_column_width) if show_shapes else None
     if top_level_events_only:
         events = [e for e in events if e.cpu_parent is None]
     if row_limit is not None and row_limit >= 0:
         events = events[:row_limit]
-
-    columns = [("Name", name_width), ("Self CPU %", 12), ("Self CPU", 12),
-               ("CPU total %", 12), ("CPU total", 12), ("CPU time avg", 12)]
-    if profile_memory:
-        columns += [("CPU Mem", 12), ("Self CPU Mem", 12)]
-    columns.append(("# of Calls", 12))
-    if show_shapes:
-        columns.append(("Input Shapes", shapes_width))
-    if show_stack:
-        columns.append(("Source Location", max_src_column_width))
-    if show_flops:
-        # (the unit suits the smallest count, as PyTorch's: 30 and 27648 print as FLOPs)
-        scale, prefix = _flops_unit(min(e.flops for e in events if e.flops > 0))
-        columns.append((f"Total {prefix}FLOPs", 12))
+    # (the FLOPs unit suits the smallest count, as PyTorch's: 30 and 27648 print as FLOPs)
+    scale, prefix = _flops_unit(min(e.flops for e in events if e.flops > 0)) \
+        if show_flops else (1, "")
+    columns = _columns(name_width, profile_memory, shapes_width, show_stack and
+                       max_src_column_width, show_flops and prefix)
 
     def line(cells):
         return "".join(f"{text:>{width}}  " for text, (_, width) in zip(cells, columns))
@@ -87,23 +117,8 @@ def build_table(events, sort_by=None, row_limit=100, max_src_column_width=75,
                    "This report only display top-level ops statistics")
     out += [separator, line([name for name, _ in columns]), separator]
     for e in events:
-        cells = [_truncate(e.key, name_width),
-                 _percent(e.self_cpu_time_total, self_total),
-                 format_time(e.self_cpu_time_total, time_unit),
-                 _percent(e.cpu_time_total, self_total),
-                 format_time(e.cpu_time_total, time_unit),
-                 format_time(e.cpu_time, time_unit)]
-        if profile_memory:
-            cells += [format_memory(e.cpu_memory_usage), format_memory(e.self_cpu_memory_usage)]
-        cells.append(str(e.count))
-        if show_shapes:
-            cells.append(_truncate(str(e.input_shapes), shapes_width))
         stack = list(e.stack or [])
-        if show_stack:
-            cells.append(_truncate(stack[0], max_src_column_width) if stack else "")
-        if show_flops:
-            cells.append(f"{e.flops / scale:.3f}" if e.flops > 0 else "--")
-        out.append(line(cells))
+        out.append(line(_event_cells(e, stack, columns, self_total, time_unit, scale)))
         for frame in stack[1:]:   # the further frames under the first, other cells empty
             blank = [""] * len(columns)
             blank[[n for n, _ in columns].index("Source Location")] = \
