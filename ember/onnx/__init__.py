@@ -15,6 +15,7 @@ import os
 import warnings
 
 from .. import __version__
+from .._tensor import Tensor
 from . import errors
 from ._export import build_model, is_exporting, load_onnx
 from . import _custom, _program
@@ -139,7 +140,6 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
            do_constant_folding=True, custom_opsets=None, export_modules_as_functions=False,
            autograd_inlining=True):
     """Export `model` run on `args` (and `kwargs`) to ONNX; see the module docstring."""
-    from .._tensor import Tensor
     for flag, what in ((custom_translation_table, "custom_translation_table"),
                        (report, "report=True"), (profile, "profile=True"),
                        (dump_exported_program, "dump_exported_program=True"),
@@ -186,13 +186,19 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
             program.save(f, keep_initializers_as_inputs=keep_initializers_as_inputs,
                          external_data=external_data)
         return program
+    _export_legacy(model, args, kwargs, f, options, training, verbose)
+    return None
+
+
+def _export_legacy(model, args, kwargs, f, options, training, verbose):
+    """export(dynamo=False): the model built in `training`'s mode and written to `f`."""
     warnings.warn("You are using the legacy TorchScript-based ONNX export. Starting in PyTorch "
                   "2.9, the new torch.export-based ONNX exporter has become the default. Learn "
                   "more about the new export logic: "
                   "https://docs.pytorch.org/docs/stable/onnx_export.html. For exporting control "
                   "flow: https://pytorch.org/tutorials/beginner/onnx/"
                   "export_control_flow_model_to_onnx_tutorial.html", DeprecationWarning,
-                  stacklevel=2)
+                  stacklevel=3)
     if f is None:
         raise ValueError("ember.onnx.export(dynamo=False) writes to `f`: give a file path or "
                          "a binary file object")
@@ -204,7 +210,6 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
         load_onnx().save_model(proto, os.fspath(f))
     elif isinstance(f, io.IOBase) or hasattr(f, "write"):
         f.write(proto.SerializeToString())
-    return None
 
 
 
