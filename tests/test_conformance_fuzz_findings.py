@@ -28,6 +28,11 @@ def _t(lib, values, dtype="float32"):
     return lib.tensor(values, dtype=getattr(lib, dtype))
 
 
+def _assigned(tensor, key, value):
+    tensor[key] = value
+    return tensor
+
+
 CASES = {
     # addbmm/baddbmm read the batches' sizes (IndexError) before checking their rank
     "addbmm 1-d batch": lambda lib: lib.addbmm(lib.ones(2, 3), lib.ones(3), lib.ones(2, 3, 4)),
@@ -598,6 +603,30 @@ CASES = {
         lib.tensor([0.25, 3.0]), lib.tensor(0.5)),
     "hardtanh_ int input tensor bound": lambda lib: lib.nn.functional.hardtanh_(
         lib.tensor([-3, 1, 5], dtype=lib.int32), lib.tensor(-2), 2 + 0j),
+    # index_put/setitem: the value's shape is checked before the indices' bounds;
+    # accumulate with a 0-d index adds; an empty tuple of indices fails in torch's kernel
+    "index_put accumulate 0-d index": lambda lib: lib.index_put(
+        lib.arange(12.0).reshape(3, 4), (lib.tensor(1),), lib.tensor(5.0), True),
+    "index_put_ 0-d index accumulate": lambda lib: lib.arange(12.0).reshape(3, 4).index_put_(
+        (lib.tensor(-1),), lib.tensor([1.0, 2, 3, 4]), True),
+    "index_put accumulate shape before bounds": lambda lib: lib.index_put(
+        lib.zeros(1), (lib.tensor([0, 1, 2]),), lib.ones(3, 4), True),
+    "index_put shape before bounds": lambda lib: lib.index_put(
+        lib.zeros(3), (lib.tensor([0, 1, 5]),), lib.ones(3, 3)),
+    "index_put_ two indices shape before bounds": lambda lib: lib.zeros(2, 3).index_put_(
+        (lib.tensor([0, 1, 5]), lib.tensor([1])), lib.ones(2), True),
+    "index_put leading one not stripped": lambda lib: lib.index_put(
+        lib.zeros(3), (lib.tensor([0, 1, 5]),), lib.ones(1, 3), True),
+    "index_put out of bounds": lambda lib: lib.index_put(
+        lib.zeros(3), (lib.tensor([0, 1, 5]),), lib.ones(3), True),
+    "setitem shape before bounds": lambda lib: _assigned(lib.zeros(3), lib.tensor([0, 5]),
+                                                         lib.ones(3)),
+    "setitem leading ones stripped": lambda lib: _assigned(lib.zeros(3), lib.tensor([0, 1]),
+                                                           lib.ones(1, 1, 2)),
+    "index_put no indices": lambda lib: lib.index_put(lib.zeros(4), [], lib.ones(4)),
+    "index_put_ no indices accumulate": lambda lib: lib.zeros(4).index_put_(
+        (), lib.ones(4), True),
+    "index_put no indices bad shape": lambda lib: lib.index_put(lib.zeros(4), [], lib.ones(3)),
 }
 
 

@@ -56,7 +56,10 @@ def _put_forward(a, v, basic, adv, accumulate):
     out = a.copy()
     target = out[basic]
     if adv is None:
-        target[...] = v
+        if accumulate:   # (a basic key ends in Ellipsis: target is a view, even 0-d)
+            target += v
+        else:
+            target[...] = v
     elif accumulate:
         numpy_backend.scatter_add(target, adv, v)
     else:
@@ -135,16 +138,39 @@ def _strip_leading_ones(value, ndim):
     return k
 
 
-def _value_error(self, basic, adv, value):
+def _put_error(self, basic, adv, value, exc, strip=True):
+    """PyTorch's error for a put NumPy refused.
+
+    NOTE: PyTorch compares the value's shape with the indexing result's before it checks
+    the indices' bounds, NumPy the other way round: the result's shape is read with every
+    integer index at 0 (in bounds, same shape). Assignment strips the value's leading ones
+    (x[i] = ones(1, 3)); index_put does not (`strip`)."""
     target = self._data[basic]
-    if adv is not None:
-        target = target[adv]
-        vshape = list(value.shape) if isinstance(value, (Tensor, np.ndarray)) else []
-        return RuntimeError(f"shape mismatch: value tensor of shape {vshape} cannot be "
-                            f"broadcast to indexing result of shape {list(target.shape)}")
-    v = value if isinstance(value, Tensor) else _wrap(value, self.dtype, self._device)
-    expand(v.detach(), target.shape)
-    return RuntimeError("could not broadcast value")
+    if adv is None:
+        v = value if isinstance(value, Tensor) else _wrap(value, self.dtype, self._device)
+        expand(v.detach(), target.shape)
+        return RuntimeError("could not broadcast value")
+    try:
+        shape = target[tuple(k if type(k) is slice or k.dtype == bool else k * 0
+                             for k in adv)].shape
+    except IndexError:
+        return advanced_error(target.shape, adv)
+    vshape = tuple(value.shape) if isinstance(value, (Tensor, np.ndarray)) else ()
+    while strip and len(vshape) > len(shape) and vshape[0] == 1:
+        vshape = vshape[1:]
+    if _expands(vshape, shape) and isinstance(exc, IndexError):
+        return advanced_error(target.shape, adv)
+    return _shape_mismatch(vshape, shape)
+
+
+def _expands(vshape, shape):
+    return len(vshape) <= len(shape) and all(
+        v in (1, s) for v, s in zip(reversed(vshape), reversed(shape)))
+
+
+def _shape_mismatch(vshape, shape):
+    return RuntimeError(f"shape mismatch: value tensor of shape {list(vshape)} cannot be "
+                        f"broadcast to indexing result of shape {list(shape)}")
 
 
 def setitem(self, key, value):
@@ -174,10 +200,8 @@ def setitem(self, key, value):
             target[...] = v
         else:
             target[adv] = v
-    except ValueError:
-        raise _value_error(self, basic, adv, value) from None
-    except IndexError:
-        raise advanced_error(target.shape, adv) from None
+    except (ValueError, IndexError) as exc:
+        raise _put_error(self, basic, adv, value, exc) from None
     self._vc.v += 1
 
 
@@ -198,8 +222,8 @@ def _setitem_out_of_place(source, basic, adv, value):
     try:
         return dispatch(op, (source, value), {"basic": basic, "adv": adv,
                                               "accumulate": False})
-    except ValueError:
-        raise _value_error(source, basic, adv, value) from None
+    except (ValueError, IndexError) as exc:
+        raise _put_error(source, basic, adv, value, exc) from None
 
 
 # ---------------------------------------------------------------------- index_put
@@ -230,28 +254,42 @@ def _check_values(self, values, name):
                            f"{dt.type_name(values.dtype)} for the source.")
 
 
+def _no_indices_error(self, values):
+    """torch 2.13's kernel fails an internal assert on an empty tuple of indices, once the
+    values' shape has passed its broadcast check."""
+    if not _expands(values._data.shape, self._data.shape):
+        return _shape_mismatch(values._data.shape, self._data.shape)
+    return RuntimeError('ntensor >= 3 INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src'
+                        '/ATen/native/cpu/IndexKernelUtils.h":8, please report a bug to '
+                        'PyTorch. ')
+
+
 @export
 def index_put(input, indices, values, accumulate=False):
     # (torch reads the indices, their dtypes and count, before it compares the dtypes)
     basic, adv = _indices_key(input, indices, "index_put")
     _check_values(input, values, "index_put")
+    if not indices:
+        raise _no_indices_error(input, values)
     params = {"basic": basic, "adv": adv, "accumulate": builtins.bool(accumulate)}
     op = _index_put if adv is not None else _copy_slices
     try:
         return dispatch(op, (input, values), params)
-    except ValueError:
-        raise _value_error(input, basic, adv, values) from None
+    except (ValueError, IndexError) as exc:
+        raise _put_error(input, basic, adv, values, exc, strip=False) from None
 
 
 def index_put_(self, indices, values, accumulate=False):
     basic, adv = _indices_key(self, indices, "index_put_")
     _check_values(self, values, "index_put_")
+    if not indices:
+        raise _no_indices_error(self, values)
     if state.enabled and (self._requires_grad or values._requires_grad):
         return apply_inplace(self, index_put, (indices, values, accumulate), {})
     try:
         _put_in_place(self._data[basic], adv, values._data, accumulate)
-    except ValueError:
-        raise _value_error(self, basic, adv, values) from None
+    except (ValueError, IndexError) as exc:
+        raise _put_error(self, basic, adv, values, exc, strip=False) from None
     self._vc.v += 1
     return self
 
