@@ -52,7 +52,6 @@ function ember/ops/registry.py:_record
 function ember/ops/spectral.py:stft
 function ember/ops/spectral.py:istft
 function ember/ops/statistics.py:_quantile
-function ember/serialization/_weights_only.py:load
 # Tensor's methods reach the ops and the engine (function-level imports), the op registry
 # records nodes the engine runs, a few op families call nn.functional
 import ember._creation -> ember.ops.conversion (tensor -> ops)

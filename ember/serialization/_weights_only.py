@@ -54,6 +54,14 @@ _BININT, _BININT1, _BININT2, _BINFLOAT = b"J"[0], b"K"[0], b"M"[0], b"G"[0]
 _BINUNICODE, _SHORT_BINSTRING, _BINPERSID = b"X"[0], b"U"[0], b"Q"[0]
 _BINGET, _LONG_BINGET, _BINPUT, _LONG_BINPUT = b"h"[0], b"j"[0], b"q"[0], b"r"[0]
 _LONG1, _PROTO, _STOP = b"\x8a"[0], b"\x80"[0], b"."[0]
+# (fresh objects for the empty containers: each push is a new one)
+_CONSTANTS = {_NONE: lambda: None, _NEWFALSE: lambda: False, _NEWTRUE: lambda: True,
+              _EMPTY_TUPLE: tuple, _EMPTY_LIST: list, _EMPTY_DICT: dict, _EMPTY_SET: set}
+_LITERALS = frozenset(_CONSTANTS) | {_BININT, _BININT1, _BININT2, _BINFLOAT, _BINUNICODE,
+                                     _SHORT_BINSTRING, _LONG1}
+_OBJECT_OPS = frozenset({_GLOBAL, _NEWOBJ, _REDUCE, _BUILD, _BINPERSID})
+_CONTAINER_OPS = frozenset({_MARK, _TUPLE, _TUPLE1, _TUPLE2, _TUPLE3, _APPEND, _APPENDS,
+                            _SETITEM, _SETITEMS})
 
 
 def read_global(readline):
@@ -110,111 +118,24 @@ class WeightsOnlyUnpickler:
 
     def load(self):
         self.metastack, self.stack = [], []
-        read, stack = self.read, None
+        read = self.read
         while True:
-            stack = self.stack
             key = read(1)
             if not key:
                 raise EOFError
             op = key[0]
-            if op == _GLOBAL:
-                stack.append(self._global(*read_global(self.readline)))
-            elif op == _NEWOBJ:
-                args = stack.pop()
-                cls = stack.pop()
-                if cls is self.parameter:
-                    stack.append(self.parameter(*args))
-                elif self._is_allowed(cls):
-                    stack.append(cls.__new__(cls, *args))
-                else:
-                    raise UnpicklingError(
-                        "Can only create new object for nn.Parameter or classes allowlisted "
-                        f"via `add_safe_globals` but got {cls}")
-            elif op == _REDUCE:
-                args = stack.pop()
-                func = stack[-1]
-                if not self._is_allowed(func):
-                    message = f"Trying to call reduce for unrecognized function {func}"
-                    if hasattr(func, "__self__"):
-                        message += f" which belongs to {func.__self__}"
-                    raise UnpicklingError(message)
-                stack[-1] = func(*args)
-            elif op == _BUILD:
-                state = stack.pop()
-                self._build(stack[-1], state)
-            elif op == _APPEND:
-                item = stack.pop()
-                if type(stack[-1]) is not list:
-                    raise UnpicklingError(f"Can only append to lists, but got {type(stack[-1])}")
-                stack[-1].append(item)
-            elif op == _APPENDS:
-                items = self._pop_mark()
-                if type(self.stack[-1]) is not list:
-                    raise UnpicklingError("Can only extend lists, but got "
-                                          f"{type(self.stack[-1])}")
-                self.stack[-1].extend(items)
-            elif op == _SETITEM:
-                value, k = stack.pop(), stack.pop()
-                self._check_set_item_target("SETITEM")
-                stack[-1][k] = value
-            elif op == _SETITEMS:
-                items = self._pop_mark()
-                self._check_set_item_target("SETITEMS")
-                for i in range(0, len(items), 2):
-                    self.stack[-1][items[i]] = items[i + 1]
-            elif op == _MARK:
-                self.metastack.append(stack)
-                self.stack = []
-            elif op == _TUPLE:
-                items = self._pop_mark()
-                self.stack.append(tuple(items))
-            elif op == _TUPLE1:
-                stack[-1] = (stack[-1],)
-            elif op == _TUPLE2:
-                stack[-2:] = [(stack[-2], stack[-1])]
-            elif op == _TUPLE3:
-                stack[-3:] = [(stack[-3], stack[-2], stack[-1])]
-            elif op == _NONE:
-                stack.append(None)
-            elif op == _NEWFALSE:
-                stack.append(False)
-            elif op == _NEWTRUE:
-                stack.append(True)
-            elif op == _EMPTY_TUPLE:
-                stack.append(())
-            elif op == _EMPTY_LIST:
-                stack.append([])
-            elif op == _EMPTY_DICT:
-                stack.append({})
-            elif op == _EMPTY_SET:
-                stack.append(set())
-            elif op == _BININT:
-                stack.append(unpack("<i", read(4))[0])
-            elif op == _BININT1:
-                stack.append(read(1)[0])
-            elif op == _BININT2:
-                stack.append(unpack("<H", read(2))[0])
-            elif op == _BINFLOAT:
-                stack.append(unpack(">d", read(8))[0])
-            elif op == _BINUNICODE:
-                n = unpack("<I", read(4))[0]
-                if n > maxsize:
-                    raise UnpicklingError("String is too long")
-                stack.append(str(read(n), "utf-8", "surrogatepass"))
-            elif op == _SHORT_BINSTRING:
-                data = read(read(1)[0])
-                stack.append(data if self.encoding == "bytes" else
-                             data.decode(self.encoding, "strict"))
-            elif op == _BINPERSID:
-                stack.append(self._persistent(stack.pop()))
+            if op in _LITERALS:
+                self.stack.append(self._literal(op))
+            elif op in _OBJECT_OPS:
+                self._object_op(op)
+            elif op in _CONTAINER_OPS:
+                self._container_op(op)
             elif op == _BINGET or op == _LONG_BINGET:
                 i = read(1)[0] if op == _BINGET else unpack("<I", read(4))[0]
-                stack.append(self.memo[i])
+                self.stack.append(self.memo[i])
             elif op == _BINPUT or op == _LONG_BINPUT:
                 i = read(1)[0] if op == _BINPUT else unpack("<I", read(4))[0]
-                self.memo[i] = stack[-1]
-            elif op == _LONG1:
-                stack.append(decode_long(read(read(1)[0])))
+                self.memo[i] = self.stack[-1]
             elif op == _PROTO:
                 self.proto = read(1)[0]
                 if self.proto != 2:
@@ -225,9 +146,99 @@ class WeightsOnlyUnpickler:
                         "implemented by this protocol, please file an issue for adding "
                         "support if you encounter this.", stacklevel=4)
             elif op == _STOP:
-                return stack.pop()
+                return self.stack.pop()
             else:
                 raise UnpicklingError(f"Unsupported operand {op}")
+
+    def _literal(self, op):
+        """The value a constant, number or string opcode pushes."""
+        read = self.read
+        if op in _CONSTANTS:
+            return _CONSTANTS[op]()
+        if op == _BININT:
+            return unpack("<i", read(4))[0]
+        if op == _BININT1:
+            return read(1)[0]
+        if op == _BININT2:
+            return unpack("<H", read(2))[0]
+        if op == _BINFLOAT:
+            return unpack(">d", read(8))[0]
+        if op == _BINUNICODE:
+            n = unpack("<I", read(4))[0]
+            if n > maxsize:
+                raise UnpicklingError("String is too long")
+            return str(read(n), "utf-8", "surrogatepass")
+        if op == _SHORT_BINSTRING:
+            data = read(read(1)[0])
+            return data if self.encoding == "bytes" else data.decode(self.encoding, "strict")
+        return decode_long(read(read(1)[0]))   # (_LONG1)
+
+    def _object_op(self, op):
+        """GLOBAL, NEWOBJ, REDUCE, BUILD and BINPERSID: only allow-listed objects."""
+        stack = self.stack
+        if op == _GLOBAL:
+            stack.append(self._global(*read_global(self.readline)))
+        elif op == _NEWOBJ:
+            args = stack.pop()
+            cls = stack.pop()
+            if cls is self.parameter:
+                stack.append(self.parameter(*args))
+            elif self._is_allowed(cls):
+                stack.append(cls.__new__(cls, *args))
+            else:
+                raise UnpicklingError(
+                    "Can only create new object for nn.Parameter or classes allowlisted "
+                    f"via `add_safe_globals` but got {cls}")
+        elif op == _REDUCE:
+            args = stack.pop()
+            func = stack[-1]
+            if not self._is_allowed(func):
+                message = f"Trying to call reduce for unrecognized function {func}"
+                if hasattr(func, "__self__"):
+                    message += f" which belongs to {func.__self__}"
+                raise UnpicklingError(message)
+            stack[-1] = func(*args)
+        elif op == _BUILD:
+            state = stack.pop()
+            self._build(stack[-1], state)
+        else:   # (_BINPERSID)
+            stack.append(self._persistent(stack.pop()))
+
+    def _container_op(self, op):
+        """MARK, the TUPLEs, APPEND(S) and SETITEM(S): only into the types PyTorch allows."""
+        stack = self.stack
+        if op == _MARK:
+            self.metastack.append(stack)
+            self.stack = []
+        elif op == _TUPLE:
+            items = self._pop_mark()
+            self.stack.append(tuple(items))
+        elif op == _TUPLE1:
+            stack[-1] = (stack[-1],)
+        elif op == _TUPLE2:
+            stack[-2:] = [(stack[-2], stack[-1])]
+        elif op == _TUPLE3:
+            stack[-3:] = [(stack[-3], stack[-2], stack[-1])]
+        elif op == _APPEND:
+            item = stack.pop()
+            if type(stack[-1]) is not list:
+                raise UnpicklingError(f"Can only append to lists, but got {type(stack[-1])}")
+            stack[-1].append(item)
+        elif op == _APPENDS:
+            items = self._pop_mark()
+            if type(self.stack[-1]) is not list:
+                raise UnpicklingError("Can only extend lists, but got "
+                                      f"{type(self.stack[-1])}")
+            self.stack[-1].extend(items)
+        elif op == _SETITEM:
+            value, k = stack.pop(), stack.pop()
+            self._check_set_item_target("SETITEM")
+            stack[-1][k] = value
+        else:   # (_SETITEMS)
+            items = self._pop_mark()
+            self._check_set_item_target("SETITEMS")
+            for i in range(0, len(items), 2):
+                self.stack[-1][items[i]] = items[i + 1]
 
     def _global(self, module, name):
         full_path = f"{module}.{name}"
