@@ -266,3 +266,41 @@ def test_a_function_under_no_grad_replays_its_ops_on_the_fast_path():
     assert program.mode is False and all(entry[0] is not None for entry in program.code)
     assert not out.requires_grad and ember.is_grad_enabled()
     np.testing.assert_array_equal(out.numpy(), evaluate(x).numpy())
+
+
+def test_a_gradient_kept_as_grad_is_shared_with_nothing():
+    """The replay keeps a gradient as `.grad` when no later step reads it, as the engine does
+    in eager; one gradient reaching two leaves (add's backward hands both the same one) is
+    kept by one and copied for the other, so changing one `.grad` in place leaves the other
+    as torch leaves it. Weight gradients (transposed views) and bias gradients (reshaped
+    sums) are kept too, with the values torch computes."""
+    torch = pytest.importorskip("torch")
+    weight = np.random.default_rng(0).standard_normal((3, 2)).astype(np.float32)
+
+    def step(lib, a, b, lin, x):
+        for p in (a, b, *lin.parameters()):
+            p.grad = None
+        ((a + b) * x).sum().backward()
+        lin(x.reshape(2, 2)).sum().backward()
+        a.grad.mul_(2)
+        return a.grad + 0, b.grad + 0
+
+    def setup(lib):
+        a = lib.ones(4, requires_grad=True)
+        b = lib.zeros(4, requires_grad=True)
+        lin = lib.nn.Linear(2, 3)
+        with lib.no_grad():
+            lin.weight.copy_(lib.tensor(weight))
+            lin.bias.fill_(0.5)
+        return a, b, lin, lib.arange(4.0)
+    t_args = setup(torch)
+    want = step(torch, *t_args)
+    a, b, lin, x = setup(ember)
+    run = ember.compile(lambda: step(ember, a, b, lin, x))
+    for _ in range(3):
+        got = run()
+    assert _compiled(run).replays == 2 and _program(run).lowered
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.numpy(), w.numpy())
+    for p, q in zip(lin.parameters(), t_args[2].parameters()):
+        assert_close(p.grad, q.grad)

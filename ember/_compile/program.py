@@ -9,9 +9,13 @@ entry point, under the grad mode the capture saw. Results are therefore eager's,
 import gc
 
 from ..autograd.grad_mode import state as grad_state
+from .._constants import strided as _STRIDED
 from ..autograd.graph import topological_order
+from ..autograd.node import unshared
+from ..debug.state import state as debug_state
 from ..backends import cpu_kernels
 from ..ops import registry
+from . import backward_steps
 from .capture import CALL, OP, Slot
 
 
@@ -88,6 +92,20 @@ def _last_uses(code, kept):
     return dead
 
 
+def _constant_arrays(step):
+    """Per argument, the constant array a step's caller handed the door for a plain value
+    (a scalar as a 0-d array of the dtype the op computes in), when its other arguments went
+    as their own arrays and the op ran with grad off: the door then takes the constant in
+    the value's place (it hands non-tensors to the kernel as they are), so the step is fast.
+    Under grad mode the recorded node would keep the array in place of the value; under
+    autocast the door would cast the arguments the caller had cast; else None."""
+    if step.arrays is None or step.grad_enabled or registry._autocast.active:
+        return None
+    if any(how is not None and how.__class__ is not tuple for how in step.arrays):
+        return None
+    return [None if how is None else how[1] for how in step.arrays]
+
+
 def _plain(template):
     """True when a template holds no Slot below its top level (the replay's fast case)."""
     return all(t.__class__ not in (list, tuple, dict) for t in template)
@@ -130,7 +148,8 @@ class Program:
         # Each entry ends with the slots whose last reader it is: the replay drops them
         # there, so a tensor lives as long as it would in eager (not to the end of the call).
         dead = _last_uses(code, _slots_in(output))
-        self.code = [entry + (tuple(d),) for entry, d in zip(code, dead)]
+        self.code = [_with_runner(entry, d, self.lowered) + (tuple(d),)
+                     for entry, d in zip(code, dead)]
 
     def _link_fresh(self):
         """A list or dict param that one step fills (`fresh`: max_pool's saved indices, an
@@ -153,17 +172,19 @@ class Program:
                 self.size += 1
 
     def _compile(self, step, entry_mode, tensors):
+        constant_arrays = _constant_arrays(step)
         fast = (step.kind == OP and len(step.outs) == 1 and step.outs[0] is not None and
                 step.param_refs is None and step.fresh is None and step.rename is None and
                 step.shared is None and
-                step.arrays is None and
+                (step.arrays is None or constant_arrays is not None) and
                 step.grad_enabled == entry_mode and _plain(step.args))
         if not fast:
             return (None, step, None, None, None)
         indices = []
-        for a in step.args:
+        for k, a in enumerate(step.args):
             if a.__class__ is not Slot:    # a plain value: a slot of its own
-                self.constants.append((self.size, a))
+                self.constants.append((self.size, a if constant_arrays is None
+                                       else constant_arrays[k]))
                 a = Slot(self.size)
                 self.size += 1
             indices.append(a.index)
@@ -201,7 +222,7 @@ class Program:
                         values[out] = dispatch(op, [values[i] for i in indices], params,
                                                dtype)
                     else:
-                        _run(indices, values)
+                        (params or _run)(indices, values)
                     for i in dead:
                         values[i] = None
             else:   # the same loop, compiled with the door (backends/csrc/dispatch.c)
@@ -258,6 +279,39 @@ def _attach_freed_node(t, node_class, op, nr, meta):
     t._requires_grad = True
     t.grad_fn = node
     t._output_nr = nr
+
+
+# References on a gradient when _accumulate_last_use asks: the replay's list, its local,
+# unshared's parameter and getrefcount's argument.
+_REPLAY_REFS = 4
+
+
+def _with_runner(entry, dead, lowered):
+    """A code entry off the fast path with the function that runs it (None: _run): a
+    gradient accumulation that is its gradient's last reader, in a program without graphs,
+    may keep that gradient as `.grad` (_accumulate_last_use)."""
+    step = entry[1]
+    if entry[0] is None and lowered and step.kind == CALL and \
+            step.fn is backward_steps.accumulate_grad and step.args[1].index in dead:
+        return (None, step, _accumulate_last_use) + entry[3:]
+    return entry
+
+
+def _accumulate_last_use(step, values):
+    """accumulate_grad, when no later step reads the gradient: a leaf without `.grad`,
+    hooks or sparse layouts keeps it when nothing else holds it or its buffer (what the
+    engine's AccumulateGrad does in eager, where the engine holds it last; replayed, the
+    replay's list does); otherwise the accumulation as eager runs it."""
+    leaf, grad = values[step.args[0].index], values[step.args[1].index]
+    acc = leaf._accumulator
+    if leaf._grad is None and grad.layout is _STRIDED and not debug_state.enabled and \
+            (acc is None or not (acc.post_hooks or acc.hooks)) and \
+            unshared(grad, _REPLAY_REFS, 3):
+        leaf._grad = grad
+        if step.outs[0] is not None:
+            values[step.outs[0].index] = grad
+        return
+    _run(step, values)
 
 
 def _run(step, values):

@@ -344,16 +344,16 @@ def unshared(grad, tensor_refs, array_refs):
         return True
     # A contiguous view of a buffer nobody else holds (the weight gradient of a Linear: the
     # matmul wrote W's gradient transposed so that TBackward's transpose lands contiguous; a
-    # bias's, a sum reshaped): the only references on the buffer are the view's, the
-    # Tensor's that owned it (when only the view holds that Tensor) and getrefcount's
-    # argument.
+    # bias's, a sum reshaped). Counted here: `base`, `owner` and getrefcount's argument, the
+    # view's own reference and, on the buffer, that of the Tensor that owned it, when only
+    # the view holds that Tensor.
     if getattr(base, "base", 0) is not None or not a.flags.c_contiguous:
         return False
     owner = grad._base
     if owner is None:
-        return sys.getrefcount(base) <= 2
-    return sys.getrefcount(owner) <= 2 and \
-        sys.getrefcount(base) <= (3 if owner._data is base else 2)
+        return sys.getrefcount(base) <= 3
+    return sys.getrefcount(owner) <= 3 and \
+        sys.getrefcount(base) <= (4 if owner._data is base else 3)
 
 
 def get_accumulator(tensor):

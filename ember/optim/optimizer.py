@@ -294,11 +294,14 @@ def step_arrays(params, grads, states, maximize, weight_decay=0):
             g = -g
         if weight_decay != 0:
             g = g + weight_decay * w
+        # (the count's 0-d array filled with its value + 1, read back: a quarter of the cost
+        # of `count += 1` through NumPy's ufunc machinery; the same value, as a count is an
+        # integer and the sum in double is exact before rounding to the array's type)
         count = state["step"]._data
-        count += 1
+        count.fill(count.item() + 1)
         ws.append(w)
         gs.append(g)
-        steps.append(float(count))
+        steps.append(count.item())
     return ws, gs, steps
 
 

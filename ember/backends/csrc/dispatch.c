@@ -615,8 +615,9 @@ static PyObject *py_dispatch_setup(PyObject *self, PyObject *config) {
 /* replay(code, values, run_step): ember.compile's replay loop (_compile/program.py,
    Program.replay, is the definition). Each entry of `code` is (op, indices, params, dtype,
    out, dead) for a step that goes straight through the door: its inputs are values[i] for
-   i in indices, its result lands in values[out]; an entry whose op is None is run by
-   run_step(entry[1], values), in Python. After either, values[i] = None for i in dead. */
+   i in indices, its result lands in values[out]; an entry whose op is None is run in
+   Python by its own runner, entry[2](entry[1], values), or by run_step when entry[2] is
+   None. After either, values[i] = None for i in dead. */
 static int drop_dead(PyObject *entry, PyObject *values) {
     PyObject *dead = PyTuple_GET_ITEM(entry, 5);
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dead); i++) {
@@ -647,7 +648,9 @@ static PyObject *py_replay(PyObject *self, PyObject *const *args, Py_ssize_t nar
         PyObject *op = PyTuple_GET_ITEM(entry, 0);
         if (op == Py_None) {
             PyObject *call[2] = {PyTuple_GET_ITEM(entry, 1), values};
-            PyObject *done = PyObject_Vectorcall(run_step, call, 2, NULL);
+            PyObject *runner = PyTuple_GET_ITEM(entry, 2);
+            PyObject *done = PyObject_Vectorcall(runner == Py_None ? run_step : runner, call,
+                                                 2, NULL);
             if (!done) return NULL;
             Py_DECREF(done);
             if (drop_dead(entry, values) < 0) return NULL;
