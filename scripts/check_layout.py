@@ -44,7 +44,6 @@ KNOWN = {line for line in """
 file ember/_signatures/table_tensor.py
 file ember/_signatures/table_torch.py
 # functions over 60 lines
-function ember/nn/_functional/attention.py:multi_head_attention_forward
 function ember/ops/index_keys.py:parse_key
 function ember/ops/numeric_calculus.py:segment_reduce
 function ember/ops/registry.py:dispatch

@@ -162,6 +162,139 @@ def _in_projection_packed(q, k, v, w, b):
     return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
 
 
+def _canonical_masks(attn_mask, key_padding_mask, is_causal, need_weights, dtype):
+    """Both masks as float additive masks of `dtype` (bool ones converted), and whether the
+    causal hint still holds (attn_mask, key_padding_mask, is_causal)."""
+    key_padding_mask = canonical_mask(key_padding_mask, "key_padding_mask",
+                                      None if attn_mask is None else attn_mask.dtype,
+                                      "attn_mask", dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
+                           "Transformer module method `generate_square_subsequent_mask` to "
+                           "create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        return None, None, True  # scaled_dot_product_attention applies the causal mask itself
+    attn_mask = canonical_mask(attn_mask, "attn_mask", None, "", dtype, False)
+    return attn_mask, key_padding_mask, is_causal and key_padding_mask is None
+
+
+def _packed_projections(query, key, value, in_proj_weight, in_proj_bias):
+    """q, k, v through one (3E, E) weight (use_separate_proj_weight=False)."""
+    if tuple(key.shape) != tuple(value.shape):
+        raise AssertionError(f"key shape {key.shape} does not match value shape "
+                             f"{value.shape}")
+    if in_proj_weight is None:
+        raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+    return _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+
+
+def _add_zero_attn(k, v, attn_mask, key_padding_mask):
+    """A zero key and value appended as one more source position (add_zero_attn=True)."""
+    zeros = ember.zeros((k.shape[0], 1, k.shape[2]), dtype=k.dtype, device=k.device)
+    k = ember.cat([k, zeros], 1)
+    v = ember.cat([v, zeros.to(v.dtype)], 1)
+    if attn_mask is not None:
+        attn_mask = _pad_last(attn_mask)
+    if key_padding_mask is not None:
+        key_padding_mask = _pad_last(key_padding_mask)
+    return k, v, attn_mask, key_padding_mask
+
+
+def _attention_fused(q, k, v, attn_mask, dropout_p, is_causal, bsz, num_heads):
+    """(L * N, E) attention through scaled_dot_product_attention (need_weights=False)."""
+    tgt_len, src_len, head_dim = q.shape[1], k.shape[1], q.shape[2]
+    if attn_mask is not None:
+        if attn_mask.shape[0] == 1 and attn_mask.dim() == 3:
+            attn_mask = attn_mask.unsqueeze(0)
+        else:
+            attn_mask = attn_mask.view(bsz, num_heads, -1, src_len)
+    q = q.view(bsz, num_heads, tgt_len, head_dim)
+    k = k.view(bsz, num_heads, src_len, head_dim)
+    v = v.view(bsz, num_heads, src_len, head_dim)
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    return out.permute(2, 0, 1, 3).reshape(tgt_len * bsz, num_heads * head_dim)
+
+
+def _separate_projections(query, key, value, q_proj_weight, k_proj_weight, v_proj_weight,
+                          in_proj_bias):
+    """q, k, v through their own weights (use_separate_proj_weight=True)."""
+    if tuple(key.shape[:2]) != tuple(value.shape[:2]):
+        raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match "
+                             f"value's {value.shape[:2]}")
+    if q_proj_weight is None or k_proj_weight is None or v_proj_weight is None:
+        which = "q" if q_proj_weight is None else ("k" if k_proj_weight is None else "v")
+        raise AssertionError(f"use_separate_proj_weight is True but {which}_proj_weight is "
+                             "None")
+    b_q, b_k, b_v = (None,) * 3 if in_proj_bias is None else in_proj_bias.chunk(3)
+    return (linear(query, q_proj_weight, b_q), linear(key, k_proj_weight, b_k),
+            linear(value, v_proj_weight, b_v))
+
+
+def _checked_attn_mask(attn_mask, tgt_len, src_len, groups):
+    """attn_mask checked against (L, S) or (N * heads, L, S), as 3 dims."""
+    if attn_mask is None:
+        return None
+    if attn_mask.dim() == 2:
+        if tuple(attn_mask.shape) != (tgt_len, src_len):
+            raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but "
+                               f"should be {(tgt_len, src_len)}.")
+        return attn_mask.unsqueeze(0)
+    if attn_mask.dim() == 3:
+        if tuple(attn_mask.shape) != (groups, tgt_len, src_len):
+            raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but "
+                               f"should be {(groups, tgt_len, src_len)}.")
+        return attn_mask
+    raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+
+
+def _add_bias_kv(k, v, bias_k, bias_v, static_k, static_v, attn_mask, key_padding_mask):
+    """bias_k and bias_v appended to the keys and values as one more source position (the
+    masks padded to match)."""
+    if bias_v is None:
+        raise AssertionError("bias_k is set but bias_v is None")
+    if bias_k is None:
+        raise AssertionError("bias_v is set but bias_k is None")
+    if static_k is not None:
+        raise AssertionError("bias cannot be added to static key.")
+    if static_v is not None:
+        raise AssertionError("bias cannot be added to static value.")
+    bsz = k.shape[1]
+    k = ember.cat([k, bias_k.repeat(1, bsz, 1)])
+    v = ember.cat([v, bias_v.repeat(1, bsz, 1)])
+    if attn_mask is not None:
+        attn_mask = _pad_last(attn_mask)
+    if key_padding_mask is not None:
+        key_padding_mask = _pad_last(key_padding_mask)
+    return k, v, attn_mask, key_padding_mask
+
+
+def _with_padding_mask(attn_mask, key_padding_mask, bsz, num_heads, src_len):
+    """attn_mask with the (N, S) key padding mask added, per head: (N * heads, 1, S)."""
+    if key_padding_mask.shape[0] != bsz:
+        raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
+                             f"{key_padding_mask.shape[0]}")
+    if key_padding_mask.shape[1] != src_len:
+        raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                             f"{key_padding_mask.shape[1]}")
+    kpm = key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1) \
+        .reshape(bsz * num_heads, 1, src_len)
+    return kpm if attn_mask is None else attn_mask + kpm
+
+
+def _attention_weights(q, k, v, attn_mask, dropout_p, bsz, num_heads, average):
+    """(N * heads, L, head_dim) attention and its weights, (N, L, S) averaged over heads or
+    (N, heads, L, S): the path that returns them (need_weights=True)."""
+    scores = ember.matmul(q * math.sqrt(1.0 / q.shape[-1]), k.transpose(-2, -1))
+    if attn_mask is not None:
+        scores = scores + attn_mask
+    weights = softmax(scores, -1)
+    if dropout_p > 0.0:
+        weights = _dropout(weights, dropout_p)
+    out = ember.bmm(weights, v)
+    weights = weights.view(bsz, num_heads, q.shape[1], k.shape[1])
+    return out, (weights.mean(1) if average else weights)
+
+
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
                                  in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
                                  dropout_p, out_proj_weight, out_proj_bias, training=True,
@@ -180,19 +313,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             key_padding_mask = key_padding_mask.unsqueeze(0)
     tgt_len, bsz, embed_dim = query.shape
     src_len = key.shape[0]
-    key_padding_mask = canonical_mask(key_padding_mask, "key_padding_mask",
-                                      None if attn_mask is None else attn_mask.dtype,
-                                      "attn_mask", query.dtype)
-    if is_causal and attn_mask is None:
-        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
-                           "Transformer module method `generate_square_subsequent_mask` to "
-                           "create this mask.")
-    if is_causal and key_padding_mask is None and not need_weights:
-        attn_mask = None  # scaled_dot_product_attention applies the causal mask itself
-    else:
-        attn_mask = canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, False)
-        if key_padding_mask is not None:
-            is_causal = False
+    attn_mask, key_padding_mask, is_causal = _canonical_masks(
+        attn_mask, key_padding_mask, is_causal, need_weights, query.dtype)
     if embed_dim != embed_dim_to_check:
         raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
                              f"got {embed_dim}")
@@ -200,105 +322,37 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if head_dim * num_heads != embed_dim:
         raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
     if use_separate_proj_weight:
-        if tuple(key.shape[:2]) != tuple(value.shape[:2]):
-            raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match "
-                                 f"value's {value.shape[:2]}")
-        if q_proj_weight is None or k_proj_weight is None or v_proj_weight is None:
-            which = "q" if q_proj_weight is None else ("k" if k_proj_weight is None else "v")
-            raise AssertionError(f"use_separate_proj_weight is True but {which}_proj_weight is "
-                                 "None")
-        b_q, b_k, b_v = (None,) * 3 if in_proj_bias is None else in_proj_bias.chunk(3)
-        q, k, v = (linear(query, q_proj_weight, b_q), linear(key, k_proj_weight, b_k),
-                   linear(value, v_proj_weight, b_v))
+        q, k, v = _separate_projections(query, key, value, q_proj_weight, k_proj_weight,
+                                        v_proj_weight, in_proj_bias)
     else:
-        if tuple(key.shape) != tuple(value.shape):
-            raise AssertionError(f"key shape {key.shape} does not match value shape "
-                                 f"{value.shape}")
-        if in_proj_weight is None:
-            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
-        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
-    if attn_mask is not None:
-        if attn_mask.dim() == 2:
-            if tuple(attn_mask.shape) != (tgt_len, src_len):
-                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but "
-                                   f"should be {(tgt_len, src_len)}.")
-            attn_mask = attn_mask.unsqueeze(0)
-        elif attn_mask.dim() == 3:
-            if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
-                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but "
-                                   f"should be {(bsz * num_heads, tgt_len, src_len)}.")
-        else:
-            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
-    if bias_k is not None and bias_v is not None:
-        if static_k is not None:
-            raise AssertionError("bias cannot be added to static key.")
-        if static_v is not None:
-            raise AssertionError("bias cannot be added to static value.")
-        k = ember.cat([k, bias_k.repeat(1, bsz, 1)])
-        v = ember.cat([v, bias_v.repeat(1, bsz, 1)])
-        if attn_mask is not None:
-            attn_mask = _pad_last(attn_mask)
-        if key_padding_mask is not None:
-            key_padding_mask = _pad_last(key_padding_mask)
-    elif bias_k is not None:
-        raise AssertionError("bias_k is set but bias_v is None")
-    elif bias_v is not None:
-        raise AssertionError("bias_v is set but bias_k is None")
+        q, k, v = _packed_projections(query, key, value, in_proj_weight, in_proj_bias)
+    attn_mask = _checked_attn_mask(attn_mask, tgt_len, src_len, bsz * num_heads)
+    if bias_k is not None or bias_v is not None:
+        k, v, attn_mask, key_padding_mask = _add_bias_kv(
+            k, v, bias_k, bias_v, static_k, static_v, attn_mask, key_padding_mask)
     # (L, N, E) -> (N * heads, L, head_dim)
     q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
     k = _heads(k, static_k, bsz * num_heads, head_dim, "k")
     v = _heads(v, static_v, bsz * num_heads, head_dim, "v")
     if add_zero_attn:
-        zeros = ember.zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype, device=k.device)
-        k = ember.cat([k, zeros], 1)
-        v = ember.cat([v, zeros.to(v.dtype)], 1)
-        if attn_mask is not None:
-            attn_mask = _pad_last(attn_mask)
-        if key_padding_mask is not None:
-            key_padding_mask = _pad_last(key_padding_mask)
+        k, v, attn_mask, key_padding_mask = _add_zero_attn(k, v, attn_mask, key_padding_mask)
     src_len = k.shape[1]
     if key_padding_mask is not None:
-        if key_padding_mask.shape[0] != bsz:
-            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
-                                 f"{key_padding_mask.shape[0]}")
-        if key_padding_mask.shape[1] != src_len:
-            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
-                                 f"{key_padding_mask.shape[1]}")
-        kpm = key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1) \
-            .reshape(bsz * num_heads, 1, src_len)
-        attn_mask = kpm if attn_mask is None else attn_mask + kpm
+        attn_mask = _with_padding_mask(attn_mask, key_padding_mask, bsz, num_heads, src_len)
     if not training:
         dropout_p = 0.0
     if need_weights:
-        scores = ember.matmul(q * math.sqrt(1.0 / head_dim), k.transpose(-2, -1))
-        if attn_mask is not None:
-            scores = scores + attn_mask
-        weights = softmax(scores, -1)
-        if dropout_p > 0.0:
-            weights = _dropout(weights, dropout_p)
-        out = ember.bmm(weights, v)
+        out, weights = _attention_weights(q, k, v, attn_mask, dropout_p, bsz, num_heads,
+                                          average_attn_weights)
         out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        out = linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
-        weights = weights.view(bsz, num_heads, tgt_len, src_len)
-        if average_attn_weights:
-            weights = weights.mean(1)
-        if not batched:
-            out, weights = out.squeeze(1), weights.squeeze(0)
-        return out, weights
-    if attn_mask is not None:
-        if attn_mask.shape[0] == 1 and attn_mask.dim() == 3:
-            attn_mask = attn_mask.unsqueeze(0)
-        else:
-            attn_mask = attn_mask.view(bsz, num_heads, -1, src_len)
-    q = q.view(bsz, num_heads, tgt_len, head_dim)
-    k = k.view(bsz, num_heads, src_len, head_dim)
-    v = v.view(bsz, num_heads, src_len, head_dim)
-    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
-    out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
+    else:
+        out, weights = _attention_fused(q, k, v, attn_mask, dropout_p, is_causal, bsz,
+                                        num_heads), None
     out = linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
     if not batched:
         out = out.squeeze(1)
-    return out, None
+        weights = None if weights is None else weights.squeeze(0)
+    return out, weights
 
 
 def _heads(t, static, groups, head_dim, name):
