@@ -627,6 +627,19 @@ CASES = {
     "index_put_ no indices accumulate": lambda lib: lib.zeros(4).index_put_(
         (), lib.ones(4), True),
     "index_put no indices bad shape": lambda lib: lib.index_put(lib.zeros(4), [], lib.ones(3)),
+    # torch.split/Tensor.split are Python: tensor.split(...) on whatever they are given, then
+    # the builtin split (an int) or split_with_sizes, whose parser checks before the op
+    "split of a str": lambda lib: lib.split("bogus", (-2, 0, -2)),
+    "split of an int": lambda lib: lib.split(3, 1),
+    "split 0-d tensor sizes": lambda lib: lib.ones(()).split(lib.ones(1, 3), (-2,)),
+    "split 0-d str sizes": lambda lib: lib.ones((), dtype=lib.int32).split("none", [1]),
+    "split bool dim": lambda lib: lib.split(lib.ones(0, 3), [4, 3, -1], False),
+    "split str dim": lambda lib: lib.split(lib.ones(()), (), "mean"),
+    "split numpy size": lambda lib: lib.split(lib.ones(1, 2), np.uint8(3)),
+    "split bool size": lambda lib: lib.ones(0, 2).split(True, 0),
+    "split tensor element in sizes": lambda lib: lib.split(lib.ones(3, 3), [lib.ones(3, 1)], 3),
+    "split_with_sizes None dim": lambda lib: lib.ones(()).split([1], dim=None),
+    "split int tensor size": lambda lib: lib.arange(5).split(lib.tensor(2)),
 }
 
 

@@ -6,7 +6,8 @@ import builtins
 from itertools import pairwise
 
 from .. import _dtype as dt
-from .._scalars import type_name
+from .._signatures import Parser
+from .._signatures.table_torch import FUNCTIONS
 from .._tensor import Tensor
 from ._dims import wrap_dim
 from .registry import Op, check_tensor, dispatch, export
@@ -81,10 +82,17 @@ def _bounds(sizes):
     return tuple(bounds)
 
 
+# torch.split and Tensor.split are Python: they hand an int to the builtin split, anything
+# else to split_with_sizes, whose argument parser checks the call before the op runs.
+_SPLIT = Parser("split", ("Tensor input, SymInt split_size, int dim = 0",
+                          "Tensor input, tuple of SymInts split_size, int dim = 0"))
+_SPLIT_WITH_SIZES = Parser("split_with_sizes", FUNCTIONS["split_with_sizes"])
+
+
 @export
 def split(tensor, split_size_or_sections, dim=0):
     if not isinstance(tensor, Tensor):   # (torch.split is Python: tensor.split(...))
-        raise AttributeError(f"'{type_name(tensor)}' object has no attribute 'split'")
+        return tensor.split(split_size_or_sections, dim)
     if isinstance(split_size_or_sections, Tensor):
         # PyTorch's Python method: int() of a tensor size where it converts (a float one
         # truncates, inf overflows), else the tensor goes on to split_with_sizes
@@ -92,17 +100,20 @@ def split(tensor, split_size_or_sections, dim=0):
             split_size_or_sections = int(split_size_or_sections)
         except ValueError:
             pass
+    if not isinstance(split_size_or_sections, int):
+        _SPLIT_WITH_SIZES.check((tensor, split_size_or_sections, dim), {})
+        return split_with_sizes(tensor, split_size_or_sections, dim)
+    _SPLIT.check((tensor, split_size_or_sections, dim), {})
+    return _split_by(tensor, split_size_or_sections, dim)
+
+
+def _split_by(tensor, step, dim):
+    """Pieces of `step` along `dim`, the last one shorter."""
     shape = tensor._data.shape
     if not shape:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, len(shape))
     size = shape[d]
-    if isinstance(split_size_or_sections, (list, tuple)):
-        return split_with_sizes(tensor, split_size_or_sections, d)
-    if not hasattr(split_size_or_sections, "__index__"):
-        raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple "
-                        f"of ints, not {type_name(split_size_or_sections)}")
-    step = split_size_or_sections.__index__()
     if step < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got "
                            f"split_size={step}")
@@ -139,7 +150,7 @@ def chunk(input, chunks, dim=0):
     size = input._data.shape[d]
     if size == 0:  # PyTorch: `chunks` empty pieces
         return split_with_sizes(input, [0] * chunks, d)
-    return split(input, -(-size // chunks), d)
+    return _split_by(input, -(-size // chunks), d)
 
 
 @export
