@@ -55,13 +55,21 @@ def _l1(input, target, reduction):
     return reduce_loss(loss, reduction_name(reduction))
 
 
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+def _pointwise_operands(input, target, size_average, reduce, reduction):
+    """(input, target, reduction) of an elementwise loss: in float32 under autocast, the
+    sizes compared (PyTorch's warning), broadcast together; the legacy size_average and
+    reduce folded into the reduction."""
     if _amp.active:  # autocast runs losses in float32
         input, target = _amp.autocast_args("fp32", input, target)
     compare_sizes(input, target)
     if size_average is not None or reduce is not None:
         reduction = reduction_of(size_average, reduce, reduction)
-    x, y = ember.broadcast_tensors(input, target)
+    input, target = ember.broadcast_tensors(input, target)
+    return input, target, reduction
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    x, y, reduction = _pointwise_operands(input, target, size_average, reduce, reduction)
     if weight is not None:   # (PyTorch's weighted form is a composite: no named node)
         check_weight(weight, input)
         return weighted_reduction(ember.pow(x - y, 2), weight, reduction,
@@ -74,12 +82,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    if _amp.active:  # autocast runs losses in float32
-        input, target = _amp.autocast_args("fp32", input, target)
-    compare_sizes(input, target)
-    if size_average is not None or reduce is not None:
-        reduction = reduction_of(size_average, reduce, reduction)
-    x, y = ember.broadcast_tensors(input, target)
+    x, y, reduction = _pointwise_operands(input, target, size_average, reduce, reduction)
     if weight is not None:
         check_weight(weight, input)
         return weighted_reduction(ember.abs(x - y), weight, reduction,
@@ -135,9 +138,9 @@ def _check_targets(input, target, class_dim, weight):
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
+    """Negative log likelihood of `target` classes under log-probabilities `input`."""
     if _amp.active:  # autocast runs losses in float32
         input, target = _amp.autocast_args("fp32", input, target)
-    """Negative log likelihood of `target` classes under log-probabilities `input`."""
     enum = reduction_enum(reduction_of(size_average, reduce, reduction))
     _NLL.check((input, target, weight, enum, ignore_index), {})
     reduction = reduction_name(enum)
@@ -163,9 +166,9 @@ def _weighted_mean(total, weight_sum):
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
                   reduce=None, reduction="mean", label_smoothing=0.0):
+    """log_softmax + nll_loss over class indices, or against class probabilities."""
     if _amp.active:  # autocast runs losses in float32
         input, target = _amp.autocast_args("fp32", input, target)
-    """log_softmax + nll_loss over class indices, or against class probabilities."""
     enum = reduction_enum(reduction_of(size_average, reduce, reduction))
     _CROSS_ENTROPY.check((input, target, weight, enum, ignore_index, label_smoothing), {})
     reduction = reduction_name(enum)
@@ -290,10 +293,7 @@ def _bce_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    if _amp.active:  # autocast runs losses in float32
-        input, target = _amp.autocast_args("fp32", input, target)
-    compare_sizes(input, target)
-    x, y = ember.broadcast_tensors(input, target)
+    x, y, reduction = _pointwise_operands(input, target, None, None, reduction)
     if weight is None:
         return _huber(x, y, reduction_enum(reduction), delta)
     check_weight(weight, input)   # (PyTorch's weighted form is a composite: no named node)
@@ -313,12 +313,8 @@ def _huber(input, target, reduction, delta):
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
-    if _amp.active:  # autocast runs losses in float32
-        input, target = _amp.autocast_args("fp32", input, target)
-    compare_sizes(input, target)
-    if size_average is not None or reduce is not None:
-        reduction = reduction_of(size_average, reduce, reduction)
-    input, target = ember.broadcast_tensors(input, target)
+    input, target, reduction = _pointwise_operands(input, target, size_average, reduce,
+                                                   reduction)
     if beta == 0.0:
         return _l1(input, target, reduction_enum(reduction))
     enum = reduction_enum(reduction)
