@@ -63,6 +63,21 @@ def _detect_is_causal_mask(mask, is_causal=None, size=None):
     return make_causal
 
 
+def _add_feed_forward(layer, blocks, d_model, dim_feedforward, dropout, layer_norm_eps, bias,
+                     kw):
+    """A layer's feed-forward block (linear1, dropout, linear2), then a LayerNorm and a
+    Dropout per residual block (norm1.., dropout1..): PyTorch's order, so its state_dict
+    keys and its draws of the initial weights."""
+    nn = _nn()
+    layer.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+    layer.dropout = nn.Dropout(dropout)
+    layer.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+    for i in range(1, blocks + 1):
+        setattr(layer, f"norm{i}", nn.LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+    for i in range(1, blocks + 1):
+        setattr(layer, f"dropout{i}", nn.Dropout(dropout))
+
+
 class TransformerEncoderLayer(Module):
     """Self-attention then a feed-forward block, each with residual, dropout and LayerNorm
     (after the residual, or before the block with norm_first)."""
@@ -73,18 +88,11 @@ class TransformerEncoderLayer(Module):
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
                  device=None, dtype=None):
         super().__init__()
-        nn = _nn()
         kw = {"device": device, "dtype": dtype}
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, **kw)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
-        self.dropout = nn.Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        _add_feed_forward(self, 2, d_model, dim_feedforward, dropout, layer_norm_eps, bias, kw)
         self.norm_first = norm_first
-        self.norm1 = nn.LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = nn.LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1 = nn.Dropout(dropout)
-        self.dropout2 = nn.Dropout(dropout)
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
         if activation is F.relu or isinstance(activation, ReLU):
@@ -133,22 +141,13 @@ class TransformerDecoderLayer(Module):
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
                  device=None, dtype=None):
         super().__init__()
-        nn = _nn()
         kw = {"device": device, "dtype": dtype}
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
                                             batch_first=batch_first, bias=bias, **kw)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
                                                  batch_first=batch_first, bias=bias, **kw)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
-        self.dropout = nn.Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        _add_feed_forward(self, 3, d_model, dim_feedforward, dropout, layer_norm_eps, bias, kw)
         self.norm_first = norm_first
-        self.norm1 = nn.LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = nn.LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm3 = nn.LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1 = nn.Dropout(dropout)
-        self.dropout2 = nn.Dropout(dropout)
-        self.dropout3 = nn.Dropout(dropout)
         self.activation = (_get_activation_fn(activation) if isinstance(activation, str)
                            else activation)
 
