@@ -16,7 +16,7 @@ from . import constraints
 from .continuous import Beta, Chi2
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .multivariate_normal import _precision_to_scale_tril
+from .multivariate_normal import _scale_tril_of
 from .utils import broadcast_all, lazy_property, standard_normal, vec_to_tril_matrix
 
 __all__ = ["Wishart", "LKJCholesky"]
@@ -74,12 +74,8 @@ class Wishart(ExponentialFamily):
         self.arg_constraints["df"] = constraints.greater_than(p - 1)
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
         self._batch_dims = [-(x + 1) for x in range(len(self._batch_shape))]
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = ember.linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = _scale_tril_of(scale_tril, covariance_matrix,
+                                                        precision_matrix)
         self._dist_chi2 = self._chi2_of_bartlett(self.df)
 
     def _chi2_of_bartlett(self, df):
