@@ -302,21 +302,28 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
                 lambda: _unstack_into(tensor_list, flat), list(tensor_list))
 
 
+def _root(pg, rank, group_rank, what, tensors, name, check):
+    """(root, is_root) of gather or scatter: the list `name` of `tensors` is given, and
+    `check`ed, on the root rank only."""
+    root = _group_peer(pg, rank, group_rank, what)
+    word = "destination" if what == "dst" else "source"
+    if pg.rank() == root:
+        if tensors is None:
+            raise ValueError(f"Argument ``{name}`` must be specified on {word} rank.")
+        check()
+    elif tensors:
+        raise ValueError(f"Argument ``{name}`` must NOT be specified on non-{word} ranks.")
+    return root, pg.rank() == root
+
+
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     """Every rank's `tensor`, gathered into rank `dst`'s `gather_list`."""
     _check_tensor(tensor)
     pg = _resolve(group)
     if pg is None:
         return None
-    root = _group_peer(pg, dst, group_dst, "dst")
-    is_root = pg.rank() == root
-    if is_root:
-        if gather_list is None:
-            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-        _check_list(gather_list, pg.size(), tensor, "gather")
-    elif gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
-                         "ranks.")
+    root, is_root = _root(pg, dst, group_dst, "dst", gather_list, "gather_list",
+                          lambda: _check_list(gather_list, pg.size(), tensor, "gather"))
     _verify(pg, "gather", (tensor,))
     src, _ = _buffer(tensor)
     flat = np.empty((pg.size(), src.size), src.dtype) if is_root else None
@@ -332,15 +339,9 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     pg = _resolve(group)
     if pg is None:
         return None
-    root = _group_peer(pg, src, group_src, "src")
-    is_root = pg.rank() == root
-    if is_root:
-        if scatter_list is None:
-            raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-        _check_list(scatter_list, pg.size(), tensor, "scatter", "input")
-    elif scatter_list:
-        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source "
-                         "ranks.")
+    root, is_root = _root(pg, src, group_src, "src", scatter_list, "scatter_list",
+                          lambda: _check_list(scatter_list, pg.size(), tensor, "scatter",
+                                              "input"))
     _verify(pg, "scatter", (tensor,))
     a, wb = _buffer(tensor)
     flat = _stacked(scatter_list) if is_root else None
