@@ -282,22 +282,16 @@ class Transformer(Module):
         super().__init__()
         nn = _nn()
         kw = {"device": device, "dtype": dtype}
-        if custom_encoder is not None:
-            self.encoder = custom_encoder
-        else:
-            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout,
-                                            activation, layer_norm_eps, batch_first,
-                                            norm_first, bias, **kw)
+
+        def stack(layer_cls, stack_cls, num_layers):   # (copies of one layer, a final norm)
+            layer = layer_cls(d_model, nhead, dim_feedforward, dropout, activation,
+                              layer_norm_eps, batch_first, norm_first, bias, **kw)
             norm = nn.LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-            self.encoder = TransformerEncoder(layer, num_encoder_layers, norm)
-        if custom_decoder is not None:
-            self.decoder = custom_decoder
-        else:
-            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout,
-                                            activation, layer_norm_eps, batch_first,
-                                            norm_first, bias, **kw)
-            norm = nn.LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-            self.decoder = TransformerDecoder(layer, num_decoder_layers, norm)
+            return stack_cls(layer, num_layers, norm)
+        self.encoder = custom_encoder if custom_encoder is not None else \
+            stack(TransformerEncoderLayer, TransformerEncoder, num_encoder_layers)
+        self.decoder = custom_decoder if custom_decoder is not None else \
+            stack(TransformerDecoderLayer, TransformerDecoder, num_decoder_layers)
         self._reset_parameters()
         self.d_model = d_model
         self.nhead = nhead
