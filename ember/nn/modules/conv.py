@@ -231,31 +231,23 @@ class _LazyConvMixin(LazyModuleMixin):
         self.reset_parameters()
 
 
-class LazyConv1d(_LazyConvMixin, Conv1d):
+class _LazyConv(_LazyConvMixin):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        self._lazy_init(out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                        padding_mode, dtype)
+
+
+class LazyConv1d(_LazyConv, Conv1d):
     cls_to_become = Conv1d
 
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        self._lazy_init(out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                        padding_mode, dtype)
 
-
-class LazyConv2d(_LazyConvMixin, Conv2d):
+class LazyConv2d(_LazyConv, Conv2d):
     cls_to_become = Conv2d
 
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        self._lazy_init(out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                        padding_mode, dtype)
 
-
-class LazyConv3d(_LazyConvMixin, Conv3d):
+class LazyConv3d(_LazyConv, Conv3d):
     cls_to_become = Conv3d
-
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        self._lazy_init(out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                        padding_mode, dtype)
 
 
 class _LazyConvTranspose(_LazyConvMixin):
