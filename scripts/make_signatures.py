@@ -382,14 +382,17 @@ def _split_top(text):
     return parts + [text[start:]]
 
 
-def linalg_table():
+def schema_table(module):
+    """{name: (builtin name, signatures)} of a torch namespace whose builtins have no type
+    stubs (torch.linalg, torch.fft), from their ATen schemas."""
     table = {}
-    for name in dir(torch.linalg):
-        obj = getattr(torch.linalg, name)
+    for name in dir(module):
+        obj = getattr(module, name)
         if name.startswith("_") or not is_builtin(obj) or not parses(obj):
             continue
         sigs = aten_signatures(obj.__name__)
-        if sigs:
+        # (a factory's Python binding adds requires_grad, which its schema lacks: fftfreq)
+        if sigs and not any("pin_memory" in sig for sig in sigs):
             table[name] = (obj.__name__, tuple(sigs))
     return table
 
@@ -423,7 +426,11 @@ def main():
     write(os.path.join(out, "table_linalg.py"), "LINALG",
           "torch.linalg.<name> builtins (no type stubs: read from their ATen schemas): the\n"
           "name PyTorch's messages use and the signatures its argument parser checks.",
-          linalg_table())
+          schema_table(torch.linalg))
+    write(os.path.join(out, "table_fft.py"), "FFT",
+          "torch.fft.<name> builtins (no type stubs: read from their ATen schemas): the\n"
+          "name PyTorch's messages use and the signatures its argument parser checks.",
+          schema_table(torch.fft))
     print(len(torch_table), len(tensor_table), len(functional), file=sys.stderr)
 
 

@@ -640,6 +640,17 @@ CASES = {
     "split tensor element in sizes": lambda lib: lib.split(lib.ones(3, 3), [lib.ones(3, 1)], 3),
     "split_with_sizes None dim": lambda lib: lib.ones(()).split([1], dim=None),
     "split int tensor size": lambda lib: lib.arange(5).split(lib.tensor(2)),
+    # torch.fft's builtins check their arguments' types first; s and dim take a lone int
+    "fft tensor n": lambda lib: lib.fft.fft(lib.ones(3, 1), n=lib.ones(0)),
+    "ifft int norm": lambda lib: lib.fft.ifft(lib.ones(0, dtype=lib.int32), 3, 0, -2),
+    "rfft dtype dim": lambda lib: lib.fft.rfft(lib.ones(()), 3, lib.int32, "ortho"),
+    "hfftn tensor dim": lambda lib: lib.fft.hfftn(lib.ones(()), dim=lib.ones(1, 2)),
+    "rfft2 tensor s": lambda lib: lib.fft.rfft2(lib.ones(2, 1, 3), s=lib.ones(3, 3)),
+    "irfft bool n": lambda lib: lib.fft.irfft(lib.ones(3), n=False),
+    "fft2 None dim": lambda lib: lib.fft.fft2(lib.ones(2, 2), dim=None),
+    "amax None dim": lambda lib: lib.amax(lib.ones(2, 2), None),
+    "irfftn int s": lambda lib: lib.fft.irfftn(lib.ones(1, 3), s=1, norm="ortho"),
+    "fftn tensor s int dim": lambda lib: lib.fft.fftn(lib.ones(2, 3), s=lib.tensor(4), dim=1),
 }
 
 

@@ -139,9 +139,9 @@ def _wrappable(obj):
 
 
 def install(namespace, tensor_class, functional):
-    """Put the parser in front of ember.<name>, Tensor.<name>, nn.functional.<name> and
-    linalg.<name> for every name the tables list (ember's own names only: missing ones stay
-    missing)."""
+    """Put the parser in front of ember.<name>, Tensor.<name>, nn.functional.<name>,
+    linalg.<name> and fft.<name> for every name the tables list (ember's own names only:
+    missing ones stay missing)."""
     from .table_nn import FUNCTIONAL
     from .table_tensor import METHODS
     from .table_torch import FUNCTIONS
@@ -158,13 +158,16 @@ def install(namespace, tensor_class, functional):
             setattr(tensor_class, name, _public(
                 checked(fn, Parser(name, sigs), method=True), tensor_class.__module__,
                 f"{tensor_class.__qualname__}.{name}"))
-    from .. import linalg
+    from .. import fft, linalg
+    from .table_fft import FFT
     from .table_linalg import LINALG
-    for name, (torch_name, sigs) in LINALG.items():
-        fn = getattr(linalg, name, None)
-        if f"linalg.{name}" not in EXEMPT and _wrappable(fn):
-            setattr(linalg, name, _public(checked(fn, Parser(torch_name, sigs), method=False),
-                                          linalg.__name__, name))
+    for module, table in ((linalg, LINALG), (fft, FFT)):
+        prefix = module.__name__.rpartition(".")[2]
+        for name, (torch_name, sigs) in table.items():
+            fn = getattr(module, name, None)
+            if f"{prefix}.{name}" not in EXEMPT and _wrappable(fn):
+                setattr(module, name, _public(checked(fn, Parser(torch_name, sigs),
+                                                      method=False), module.__name__, name))
     for name, (torch_name, sigs, *wrapper) in FUNCTIONAL.items():
         fn = getattr(functional, name, None)
         if f"F.{name}" not in EXEMPT and _wrappable(fn):

@@ -205,9 +205,10 @@ class Param:
     def __init__(self, text, keyword_only, index):
         decl, _, default = text.partition(" = ")
         kind, _, self.name = decl.rpartition(" ")
-        # NOTE: an int list with a fixed size (int[1] dim: sum, amax) takes None too.
+        # NOTE: an int list with a fixed size and an empty default (int[1] dim=[]: sum, amax)
+        # takes None too; one with another default (fft2's dim=[-2,-1]) or none does not.
         self.nullable = kind.endswith("?") or default == "None" or \
-            kind == "int or tuple of ints"
+            kind == "int or tuple of ints" and default in ("()", "{}", "[]")
         self.kind = kind.rstrip("?")
         self.accepts, self.printed_type = KINDS.get(self.kind, KINDS["object"])
         self.default = default or None

@@ -7,6 +7,8 @@ Normalization is a per-primitive scale mode over the dims it transforms (none, 1
 1/n), independent of direction, as in PyTorch's kernels: the adjoint of a transform is the
 opposite-direction transform with the same mode, which is what the VJPs use.
 """
+import operator
+
 import numpy as np
 
 from .. import _dtype as dt
@@ -176,18 +178,14 @@ def shape_and_dims(x, s, dim):
     """PyTorch's canonical (shape, dims) of an n-dimensional transform."""
     ndim = x.dim()
     dims = None
+    s, dim = _int_list(s), _int_list(dim)
     if dim is not None:
-        if isinstance(dim, int):
-            dim = (dim,)
         if ndim == 0 and dim:
             raise IndexError(f"Dimension specified as {dim[0]} but tensor has no dimensions")
         dims = tuple(wrap_dim(d, ndim) for d in dim)
         if len(set(dims)) != len(dims):
             raise RuntimeError("FFT dims must be unique")
     if s is not None:
-        if isinstance(s, int):
-            s = (s,)
-        s = tuple(s)
         if dims is not None and len(dims) != len(s):
             raise RuntimeError("When given, dim and shape arguments must have the same length")
         if len(s) > ndim:
@@ -206,12 +204,21 @@ def shape_and_dims(x, s, dim):
     return shape, dims
 
 
+def _int_list(v):
+    """An `int or tuple of ints` argument as a tuple of ints (None stays None): a lone int
+    or one-element integer tensor is a list of one."""
+    if v is None:
+        return None
+    return tuple(operator.index(n) for n in (v if isinstance(v, (list, tuple)) else (v,)))
+
+
 def c2r_shape_and_dims(fname, x, s, dim):
     """shape_and_dims for the Hermitian-input transforms, with the output's last size."""
     shape, dims = shape_and_dims(x, s, dim)
     if not shape:
         raise RuntimeError(f"{fname} must transform at least one axis")
-    if s is None or tuple(s)[-1] == -1:
+    s = _int_list(s)
+    if s is None or s[-1] == -1:
         last = 2 * (x.shape[dims[-1]] - 1)
     else:
         last = shape[-1]

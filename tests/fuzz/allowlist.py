@@ -50,7 +50,9 @@ _GROUPS = [
     (
         "fft: torch's MKL rejects some n / empty configurations ember computes "
         "('Intel oneMKL DFTI ERROR: Inconsistent configuration parameters')",
-        ('op_db.fft.fft_complex',
+        ('op_db.fft.fft',
+         'op_db.fft.ifft',
+         'op_db.fft.fft_complex',
          'op_db.fft.fft2_complex',
          'op_db.fft.ifft2_complex',
          'op_db.fft.irfft2_complex',
