@@ -114,16 +114,42 @@ def test_sum_and_mean_match_torch(dtype, torch_mod):
 
 
 def test_sum_keeps_numpys_reduction_elsewhere(monkeypatch):
-    """Sums over some dims, small arrays, other accumulation types and the NumPy path are
+    """Sums over trailing dims, small arrays, other accumulation types and the NumPy path are
     NumPy's own sum."""
     x = np.random.default_rng(8).standard_normal((N // 64, 64)).astype(np.float32)
-    for a, dims, acc in ((x, (0,), None), (x[:10], None, None), (x, None, np.float64),
+    for a, dims, acc in ((x, (1,), None), (x[:10], None, None), (x, None, np.float64),
                          (x.T, None, None)):
         np.testing.assert_array_equal(reduction.sum(a, dims, False, acc),
                                       np.sum(a, axis=dims, dtype=acc))
     monkeypatch.setattr(reduction, "compiled", None)
     np.testing.assert_array_equal(reduction.sum(x), np.sum(x))
     np.testing.assert_array_equal(reduction.mean(x), np.mean(x))
+
+
+@needs_build
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1024, 384), (16, 64, 256), (4099, 37), (3, 50000)])
+def test_sum_over_leading_dims_is_numpys_bit_for_bit(dtype, shape):
+    """A bias's gradient: the compiled column sum adds the rows in NumPy's order (row after
+    row), so NumPy's bits, on one thread and on two (threads own columns)."""
+    rng = np.random.default_rng(len(shape) + shape[-1])
+    x = (rng.standard_normal(shape) * 100).astype(dtype)
+    x.reshape(-1)[:5] = [-0.0, np.inf, -np.inf, np.nan, 1e30]
+    x[..., -1] = -0.0                      # a column of negative zeros: NumPy's sum is +0.0
+    lead = tuple(range(len(shape) - 1))
+    assert reduction._leading(x, lead, None) == len(lead)
+    with np.errstate(invalid="ignore"):
+        want = x.sum(axis=lead)
+        for count in (1, 2):
+            for keepdim in (False, True):
+                got = _on_threads(count, lambda: reduction.sum(x, lead, keepdim))
+                assert got.dtype == x.dtype
+                np.testing.assert_array_equal(
+                    got, want.reshape((1,) * len(lead) + want.shape) if keepdim else want)
+        assert not np.signbit(want[-1]) and not np.signbit(reduction.sum(x, lead)[-1])
+        if len(shape) == 3:   # (over the first dim only: also a leading sum)
+            np.testing.assert_array_equal(_on_threads(2, lambda: reduction.sum(x, (0,))),
+                                          x.sum(axis=0))
 
 
 @needs_build

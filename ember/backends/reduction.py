@@ -5,7 +5,8 @@ A sum over every element of a large contiguous float32 or float64 array runs com
 (csrc/reduction.c): spread over the thread team, its additions in an order fixed by the
 array's length alone, so the bits are the same at every thread count and on every CPU (they
 differ from NumPy's pairwise sum in the last places; both accumulate in the array's type, as
-PyTorch does). Everything else (sums over some dims, small arrays, other dtypes or
+PyTorch does). So does a sum over its leading dims (a bias's gradient), in NumPy's own order
+(row after row), so with NumPy's bits. Everything else (sums over some dims, small arrays, other dtypes or
 accumulation types, CuPy, no build, EMBER_KERNELS=numpy) is NumPy's, the reference.
 `index_row_sum` adds each output row's rows in the order they come, on both paths (the same
 bits, at every thread count: threads own output rows).
@@ -36,10 +37,28 @@ def _shaped(value, a, keepdim):
     return np.full((1,) * a.ndim, r) if keepdim else r
 
 
+def _leading(a, dims, acc):
+    """How many leading dims of `a` the compiled column sum sums over as `dims` asks (a
+    bias's gradient: every dim but the last few), or 0 where NumPy sums."""
+    k = len(dims) if dims is not None else 0
+    return k if (0 < k < a.ndim and compiled is not None and type(a) is np.ndarray
+                 and a.size >= _MIN_ELEMENTS and a.dtype in _FLOATS
+                 and (acc is None or np.dtype(acc) == a.dtype) and a.flags.c_contiguous
+                 and tuple(dims) == tuple(range(k))) else 0
+
+
 def sum(a, dims=None, keepdim=False, acc=None):
     """The sum of array `a` over `dims` (None: all) in dtype `acc`, as NumPy's sum."""
     if _whole(a, dims, acc):
         return _shaped(compiled.sum(a), a, keepdim)
+    lead = _leading(a, dims, acc)
+    if lead:
+        # (NumPy's order, row after row: the same bits, without its pass over the result
+        # after every row)
+        kept = a.shape[lead:]
+        out = np.empty(kept, a.dtype)
+        compiled.leading_sum(a, out, a.size // out.size, out.size)
+        return out.reshape((1,) * lead + kept) if keepdim else out
     # (the array's method: NumPy's function is a Python wrapper around the same reduction)
     return a.sum(axis=dims, keepdims=keepdim, dtype=acc)
 
