@@ -307,8 +307,7 @@ def step_arrays(params, grads, states, maximize, weight_decay=0):
 
 def mark_updated(params, states):
     """The parameters and their states changed in place (autograd.graph.increment_version)."""
-    for p, state in zip(params, states):
-        increment_version((p, *state.values()))
+    increment_version([t for p, state in zip(params, states) for t in (p, *state.values())])
 
 
 def scalar_dtype():
