@@ -66,24 +66,23 @@ class Transform:
     __hash__ = object.__hash__
 
     def __call__(self, x):
-        if self._cache_size == 0:
-            return self._call(x)
-        x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = x, y
-        return y
+        return self._through_cache(x, True)
 
     def _inv_call(self, y):
+        return self._through_cache(y, False)
+
+    def _through_cache(self, value, forward):
+        """y = _call(x) (forward) or x = _inverse(y), the last (x, y) pair kept when
+        cache_size is 1 (a repeated input is answered from it)."""
+        compute = self._call if forward else self._inverse
         if self._cache_size == 0:
-            return self._inverse(y)
+            return compute(value)
         x_old, y_old = self._cached_x_y
-        if y is y_old:
-            return x_old
-        x = self._inverse(y)
-        self._cached_x_y = x, y
-        return x
+        if value is (x_old if forward else y_old):
+            return y_old if forward else x_old
+        result = compute(value)
+        self._cached_x_y = (value, result) if forward else (result, value)
+        return result
 
     def _call(self, x):
         raise NotImplementedError

@@ -203,14 +203,20 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 
 
 # ---------------------------------------------------------------------- shuffles
+def _shuffle_factor(input, factor, name, what):
+    """The checked factor of pixel_shuffle / pixel_unshuffle (input of 3 dims or more)."""
+    if input.dim() < 3:
+        raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got "
+                           f"input with {input.dim()} dimension(s)")
+    r = int(factor)
+    if r <= 0:
+        raise RuntimeError(f"{name} expects a positive {what}, but got {r}")
+    return r
+
+
 def pixel_shuffle(input, upscale_factor):
     """(*, C r^2, H, W) -> (*, C, H r, W r)."""
-    if input.dim() < 3:
-        raise RuntimeError("pixel_shuffle expects input to have at least 3 dimensions, but got "
-                           f"input with {input.dim()} dimension(s)")
-    r = int(upscale_factor)
-    if r <= 0:
-        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    r = _shuffle_factor(input, upscale_factor, "pixel_shuffle", "upscale_factor")
     c, h, w = input.shape[-3:]
     if c % (r * r):
         raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be "
@@ -225,12 +231,7 @@ def pixel_shuffle(input, upscale_factor):
 
 def pixel_unshuffle(input, downscale_factor):
     """(*, C, H r, W r) -> (*, C r^2, H, W)."""
-    if input.dim() < 3:
-        raise RuntimeError("pixel_unshuffle expects input to have at least 3 dimensions, but "
-                           f"got input with {input.dim()} dimension(s)")
-    r = int(downscale_factor)
-    if r <= 0:
-        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    r = _shuffle_factor(input, downscale_factor, "pixel_unshuffle", "downscale_factor")
     c, h, w = input.shape[-3:]
     if h % r:
         raise RuntimeError("pixel_unshuffle expects height to be divisible by downscale_factor, "
