@@ -283,7 +283,7 @@ PYTHON_FIRST = {
 
 
 _HANDED_ON = ("Tensor", "float", "bool", "int", "SymInt", "tuple of ints", "tuple of SymInts",
-              "Number", "int or tuple of ints")
+              "Number", "int or tuple of ints", "str")
 
 
 # nn.functional Python functions whose builtin has another name (torch's messages use it).
@@ -313,7 +313,9 @@ def python_wrapped(name, fn, functions, nn):
             parts.append("*")
             star = True
         kind = kinds.get(p.name, "object?")
-        if isinstance(p.default, str) or kind.rstrip("?") not in _HANDED_ON:
+        base = kind.rstrip("?")
+        if base not in _HANDED_ON or isinstance(p.default, str) and (
+                base != "str" or p.name == "reduction"):
             kind = "object?"   # (reduction='mean' becomes an int enum on the way)
         if p.default is None and not kind.endswith("?"):
             kind += "?"

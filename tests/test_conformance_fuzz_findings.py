@@ -651,6 +651,16 @@ CASES = {
     "amax None dim": lambda lib: lib.amax(lib.ones(2, 2), None),
     "irfftn int s": lambda lib: lib.fft.irfftn(lib.ones(1, 3), s=1, norm="ortho"),
     "fftn tensor s int dim": lambda lib: lib.fft.fftn(lib.ones(2, 3), s=lib.tensor(4), dim=1),
+    # F.pad's mode is the builtin's str; conv's fixed-size lists with a default take no None
+    "pad tuple mode": lambda lib: lib.nn.functional.pad(lib.ones(4), (4,), (-2, 3), 0.0),
+    "pad tensor mode": lambda lib: lib.nn.functional.pad(lib.ones(0, 3), [-2], lib.ones(4)),
+    "pad None mode": lambda lib: lib.nn.functional.pad(lib.ones(1, 4), (1, 1), mode=None),
+    "conv1d None dilation": lambda lib: lib.nn.functional.conv1d(
+        lib.ones(1, 1, 1, 2), lib.ones(0), lib.ones(1), dilation=None),
+    "conv_transpose3d None output_padding": lambda lib: lib.nn.functional.conv_transpose3d(
+        lib.ones(1), lib.ones(1, 1, 1, 2), output_padding=None),
+    "max_pool1d None stride": lambda lib: lib.nn.functional.max_pool1d(lib.ones(1, 1, 4), 2,
+                                                                       None),
 }
 
 

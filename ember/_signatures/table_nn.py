@@ -158,7 +158,7 @@ FUNCTIONAL = {
                  'wrapper'),
     'one_hot': ('one_hot', ('Tensor tensor, int num_classes = None',)),
     'pad': ('pad',
-            ("Tensor input, tuple of ints pad, object? mode = 'constant', float? value = None",),
+            ("Tensor input, tuple of ints pad, str mode = 'constant', float? value = None",),
             'wrapper'),
     'pairwise_distance': ('pairwise_distance',
                           ('Tensor x1, Tensor x2, float p = 2, float eps = 1e-06, bool keepdim = '
