@@ -789,3 +789,56 @@ def test_ops_whose_results_nothing_reads_are_not_replayed():
     expected = f(ember.ones(2))
     _same(out, expected)
     _same(after, ember.rand(1))
+
+
+class _Trainer:
+    """A training step as a method of a plain object holding the model and optimizer (the
+    guards find the modules through `self`'s attributes)."""
+
+    def __init__(self, lib, state):
+        self.model = lib.nn.Sequential(lib.nn.Linear(4, 8), lib.nn.Tanh(),
+                                       lib.nn.Linear(8, 1))
+        self.model.load_state_dict({k: lib.tensor(v) for k, v in state.items()})
+        self.opt = lib.optim.SGD(self.model.parameters(), lr=0.1, momentum=0.9)
+        self.lib = lib
+
+    def step(self, x, y):
+        self.opt.zero_grad()
+        loss = self.lib.nn.functional.mse_loss(self.model(x), y)
+        loss.backward()
+        self.opt.step()
+        return loss
+
+
+def test_methods_and_closed_over_containers_replay_with_their_modules(torch_mod):
+    """A trainer's bound method, and a function whose closure holds its modules in a tuple,
+    replay (their modules are found, so the parameters are guarded, not refused) and train
+    as torch trains; rebinding the trainer's model captures again."""
+    rng = np.random.default_rng(0)
+    state = {k: v.numpy() for k, v in ember.nn.Sequential(
+        ember.nn.Linear(4, 8), ember.nn.Tanh(), ember.nn.Linear(8, 1)).state_dict().items()}
+    batches = [(rng.standard_normal((5, 4)).astype(np.float32),
+                rng.standard_normal((5, 1)).astype(np.float32)) for _ in range(4)]
+    trainer, t_trainer = _Trainer(ember, state), _Trainer(torch_mod, state)
+    step = ember.compile(trainer.step)
+    for x, y in batches:
+        got = step(ember.tensor(x), ember.tensor(y))
+        want = t_trainer.step(torch_mod.tensor(x), torch_mod.tensor(y))
+        assert_close(got, want.detach().numpy(), atol=1e-6, rtol=1e-5)
+    assert _captures(step) == 1 and _compiled(step).replays == 3
+    for p, q in zip(trainer.model.parameters(), t_trainer.model.parameters()):
+        assert_close(p, q.detach().numpy(), atol=1e-6, rtol=1e-5)
+    trainer.model = ember.nn.Sequential(ember.nn.Linear(4, 1))
+    step(ember.tensor(batches[0][0]), ember.tensor(batches[0][1]))
+    assert _captures(step) == 2
+
+    parts = (ember.nn.Linear(4, 3), ember.nn.Linear(3, 1))
+    t_parts = (torch_mod.nn.Linear(4, 3), torch_mod.nn.Linear(3, 1))
+    for m, tm in zip(parts, t_parts):
+        tm.load_state_dict({k: torch_mod.tensor(v.numpy()) for k, v in m.state_dict().items()})
+    run = ember.compile(lambda x: parts[1](parts[0](x).relu()).sum())
+    for x, _ in batches:
+        assert_close(run(ember.tensor(x)),
+                     t_parts[1](t_parts[0](torch_mod.tensor(x)).relu()).sum().detach().numpy(),
+                     atol=1e-5, rtol=1e-5)
+    assert _captures(run) == 1 and _compiled(run).replays == 3

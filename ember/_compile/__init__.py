@@ -122,7 +122,8 @@ class CompiledFunction:
         function reads from its globals and closure."""
         if self.module is not None:
             return (self.module,)
-        return tuple(m for m in reachable(self.fn) if isinstance(m, module_class()))
+        roots = {id(m): m for m, _ in reachable(self.fn) if isinstance(m, module_class())}
+        return tuple(roots.values())
 
     def capture(self, key, tensors, args, kwargs, roots):
         from ..func import _state as func_state

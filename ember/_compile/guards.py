@@ -108,19 +108,8 @@ def _fast_args(args):
 
 def _root_getters(fn, roots):
     """How to find each module in reach again (a global or closure cell may be rebound)."""
-    getters = []
-    code = _code_of(fn)
-    if code is None or getattr(fn, "__self__", None) is not None:
-        return getters
-    g = code.__globals__
-    for n in code.__code__.co_names:
-        if any(g.get(n) is r for r in roots):
-            getters.append((functools.partial(g.get, n), g[n]))
-    for cell in code.__closure__ or ():
-        if _cell_full(cell) and any(cell.cell_contents is r for r in roots):
-            getters.append((functools.partial(getattr, cell, "cell_contents"),
-                            cell.cell_contents))
-    return getters
+    return [(getter, value) for value, getter in reachable(fn)
+            if getter is not None and any(value is r for r in roots)]
 
 
 def python_state(fn):
@@ -249,18 +238,35 @@ def _code_of(fn):
 
 
 def reachable(fn):
-    """Objects the function names: its globals and its closure's cells (and `self` of a
-    bound method)."""
+    """(object, getter) for what the function names: its globals and closure cells, a bound
+    method's `self` and, when that is not a module, its attributes (a trainer's model and
+    optimizer), and one level into the small tuples, lists and dicts among them (modules
+    or a batch kept together). `getter` finds the object again, so a guard sees it rebound
+    (None: fixed, as a bound method's `self` is)."""
     found = []
     owner = getattr(fn, "__self__", None)
     if owner is not None:
-        found.append(owner)
+        found.append((owner, None))
+        if not _is_module(owner) and hasattr(owner, "__dict__"):
+            found.extend((v, functools.partial(_attribute, owner, name))
+                         for name, v in vars(owner).items())
     code = _code_of(fn)
     if code is not None:
         g = code.__globals__
-        found.extend(g[n] for n in code.__code__.co_names if n in g)
-        found.extend(c.cell_contents for c in code.__closure__ or () if _cell_full(c))
+        found.extend((g[n], functools.partial(g.get, n))
+                     for n in code.__code__.co_names if n in g)
+        found.extend((c.cell_contents, functools.partial(getattr, c, "cell_contents"))
+                     for c in code.__closure__ or () if _cell_full(c))
+    for value, getter in list(found):
+        if type(value) in (tuple, list, dict) and len(value) <= _SMALL and getter is not None:
+            items = value.items() if type(value) is dict else enumerate(value)
+            found.extend((v, functools.partial(_item, getter, k)) for k, v in items)
     return found
+
+
+# The most items a container in reach may hold for the guards to look inside it (a dict
+# of a whole dataset is not walked on every call).
+_SMALL = 64
 
 
 def _cell_full(cell):
@@ -286,31 +292,11 @@ def sources_of(fn, roots):
             for name, v in vars(m).items():
                 if isinstance(v, Tensor) and id(v) not in out:
                     out[id(v)] = functools.partial(_attribute, m, name)
-    for code in {_code_of(fn), _code_of(roots[0]) if roots else None} - {None}:
-        g = code.__globals__
-        for n in code.__code__.co_names:
-            if n in g:
-                _add_source(out, g[n], functools.partial(g.get, n))
-        for cell in code.__closure__ or ():
-            if _cell_full(cell):
-                _add_source(out, cell.cell_contents,
-                            functools.partial(getattr, cell, "cell_contents"))
+    for reader in (fn, roots[0]) if roots and roots[0] is not fn else (fn,):
+        for value, getter in reachable(reader):
+            if getter is not None and isinstance(value, Tensor):
+                out.setdefault(id(value), getter)
     return out
-
-
-def _add_source(out, value, getter):
-    """A tensor found through `getter`, or the tensors of a tuple, list or dict it holds
-    (one level: a batch kept in a closure)."""
-    if isinstance(value, Tensor):
-        out.setdefault(id(value), getter)
-    elif type(value) in (tuple, list):
-        for i, v in enumerate(value):
-            if isinstance(v, Tensor):
-                out.setdefault(id(v), functools.partial(_item, getter, i))
-    elif type(value) is dict:
-        for k, v in value.items():
-            if isinstance(v, Tensor):
-                out.setdefault(id(v), functools.partial(_item, getter, k))
 
 
 def _item(getter, key):
