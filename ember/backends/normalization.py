@@ -85,13 +85,10 @@ def layer_norm_backward(g, x, w, mean, rstd, gmean=None, grstd=None, xhat=None,
     if param_shape is None:
         param_shape = (x.size // m if m else 0,)
     param_shape = tuple(param_shape)
-    n = math.prod(param_shape)
     args = _kernel_inputs(g, x, w, mean, rstd, gmean, grstd) if x.size else None
     if args is not None:
         gk, xk, wk, mk, rk, gmk, grk = args
-        dx = np.empty_like(gk) if need_dx else None
-        dw = np.empty(param_shape, gk.dtype) if need_dw else None
-        db = np.empty(param_shape, gk.dtype) if need_db else None
+        dx, dw, db = _kernel_outputs(gk, param_shape, need_dx, need_dw, need_db)
         compiled.layer_norm_backward(gk, xk, wk, mk, rk, gmk, grk, dx, dw, db)
         return (None if dx is None else dx.astype(g.dtype, copy=False)), dw, db
     return _layer_norm_backward_numpy(g, x, w, mean, rstd, gmean, grstd, xhat,
@@ -144,6 +141,14 @@ def _layer_norm_backward_numpy(g, x, w, mean, rstd, gmean, grstd, xhat, needs, p
     return dx, dw, db
 
 
+def _kernel_outputs(gk, param_shape, need_dx, need_dw, need_db):
+    """Fresh (dx, dw, db) for a backward kernel to fill: dx like the gradient, dw and db of
+    `param_shape`, None for what is not needed."""
+    return (np.empty_like(gk) if need_dx else None,
+            np.empty(param_shape, gk.dtype) if need_dw else None,
+            np.empty(param_shape, gk.dtype) if need_db else None)
+
+
 def _shaped(a, shape):
     return a if a.shape == shape else a.reshape(shape)
 
@@ -191,9 +196,7 @@ def batch_norm_backward(g, x, w, mean, var, eps, gmean=None, gvar=None,
     args = _kernel_inputs(g, x, w, mean, var, gmean, gvar) if x.size else None
     if args is not None:
         gk, xk, wk, mk, vk, gmk, gvk = args
-        dx = np.empty_like(gk) if need_dx else None
-        dw = np.empty(c, gk.dtype) if need_dw else None
-        db = np.empty(c, gk.dtype) if need_db else None
+        dx, dw, db = _kernel_outputs(gk, c, need_dx, need_dw, need_db)
         compiled.batch_norm_backward(gk, xk, wk, mk, vk, gmk, gvk, dx, dw, db, nb,
                                      xk.size // (nb * c), eps)
         return (None if dx is None else dx.astype(g.dtype, copy=False)), dw, db

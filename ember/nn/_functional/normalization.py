@@ -7,7 +7,7 @@ composed from them or from plain ember ops.
 import numbers
 
 import ember
-from ..._dtype import FLOATING, float64
+from ..._dtype import FLOATING
 from ..._tensor import _wrap
 from ...autograd.grad_mode import no_grad, state
 from ...ops._elementwise import not_implemented
@@ -51,8 +51,10 @@ def _update_stats(running, value, momentum):
     kernel (its accumulate type), written in place without autograd."""
     new = value._data.astype("float64") * momentum + \
         running._data.astype("float64") * (1 - momentum)
+    # NOTE: cast here, not by copy_: a cast would be an op call, which a trace (ONNX export,
+    # ember.compile) would see taking an array computed outside the op registry
     with no_grad():
-        running.copy_(_wrap(new, float64, running._device))
+        running.copy_(_wrap(new.astype(running._data.dtype), running.dtype, running._device))
 
 
 _BATCH_NORM = builtin_parser("batch_norm")
