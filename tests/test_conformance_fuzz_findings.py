@@ -661,6 +661,13 @@ CASES = {
         lib.ones(1), lib.ones(1, 1, 1, 2), output_padding=None),
     "max_pool1d None stride": lambda lib: lib.nn.functional.max_pool1d(lib.ones(1, 1, 4), 2,
                                                                        None),
+    # stft: the native call's parser checks the arguments after the centring pad
+    "stft float win_length": lambda lib: lib.ones(2, 3).stft(3, win_length=0.79,
+                                                             window=(4, 3)),
+    "stft bool n_fft": lambda lib: lib.ones(3, 1).stft(True, window=lib.ones(())),
+    "stft tensor n_fft": lambda lib: lib.stft(lib.ones(4, dtype=lib.float16), lib.ones(())),
+    "stft int pad_mode": lambda lib: lib.ones(1, 3).stft(2, pad_mode=1, return_complex=True),
+    "stft float hop_length": lambda lib: lib.stft(lib.ones(8), 4, 1.5, return_complex=True),
 }
 
 

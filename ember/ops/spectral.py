@@ -14,6 +14,7 @@ from .. import _runtime_settings
 from .. import _dtype as dt
 from .._inplace import write_out
 from .._scalars import type_name
+from .._signatures import Parser
 from .._tensor import Tensor
 from ._dims import wrap_dim
 from ._elementwise import check_tensor
@@ -101,6 +102,17 @@ def _sizes(x):
     return "[" + ", ".join(str(s) for s in x.shape) + "]"
 
 
+# torch.stft is Python: it pads a centred signal, then calls the native stft, whose argument
+# parser checks the call.
+_STFT = Parser("stft", (
+    "Tensor input, int n_fft, int? hop_length = None, int? win_length = None, Tensor? window "
+    "= None, bool center = True, str pad_mode = \"reflect\", bool normalized = False, bool? "
+    "onesided = None, bool? return_complex = None, bool? align_to_window = None",
+    "Tensor input, int n_fft, int? hop_length = None, int? win_length = None, Tensor? window "
+    "= None, bool normalized = False, bool? onesided = None, bool? return_complex = None, "
+    "bool? align_to_window = None"))
+
+
 @export
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
          pad_mode="reflect", normalized=False, onesided=None, return_complex=None,
@@ -118,6 +130,8 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         half = int(n_fft // 2)   # (int(): a tensor n_fft fails here, as in PyTorch)
         input = pad(input.view(extended), [half, half], pad_mode)
         input = input.view(input.shape[-signal_dim:])
+    _STFT.check((input, n_fft, hop_length, win_length, window, normalized, onesided,
+                 return_complex, align_to_window), {})   # (the native call's parser)
     hop = n_fft >> 2 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
     if window is None:
