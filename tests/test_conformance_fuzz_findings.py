@@ -668,6 +668,14 @@ CASES = {
     "stft tensor n_fft": lambda lib: lib.stft(lib.ones(4, dtype=lib.float16), lib.ones(())),
     "stft int pad_mode": lambda lib: lib.ones(1, 3).stft(2, pad_mode=1, return_complex=True),
     "stft float hop_length": lambda lib: lib.stft(lib.ones(8), 4, 1.5, return_complex=True),
+    # the builtins built on split take what their own parsers took for an int
+    "split_copy numpy size": lambda lib: lib.split_copy(lib.ones(0, 3), np.int32(1)),
+    "unsafe_split numpy size bad dim": lambda lib: lib.unsafe_split(lib.ones(2, 3),
+                                                                    np.int8(3), 3),
+    "chunk 0-d tensor chunks": lambda lib: lib.ones(3, 1).chunk(
+        lib.tensor(2, dtype=lib.int16)),
+    "chunk 0-d tensor chunks empty": lambda lib: lib.ones(0, 1).chunk(
+        lib.tensor(2, dtype=lib.int16)),
 }
 
 

@@ -5,6 +5,8 @@ PyTorch's "unsafe" splits return pieces that share the input's memory but are no
 views (no `_base`, their own version counters): in-place writes to them are not checked by
 autograd. ember's pieces are NumPy views of the input recorded like ordinary results, which
 gives the same semantics."""
+import operator
+
 import numpy as np
 
 from .. import _dtype as dt
@@ -91,7 +93,8 @@ def unsafe_split(tensor, split_size_or_sections, dim=0):
         raise TypeError("unsafe_split(): argument 'split_size' (position 1) must be int, not "
                         f"{type(split_size_or_sections).__name__}")
     with no_grad():
-        pieces = PUBLIC["split"](tensor, split_size_or_sections, dim)
+        # (the builtin's SymInt: a NumPy integer or an integer tensor is an int by now)
+        pieces = PUBLIC["split"](tensor, operator.index(split_size_or_sections), dim)
     return _unsafe_pieces(tensor, "UnsafeSplitBackward0", pieces, dim)
 
 

@@ -3,6 +3,7 @@ hsplit/vsplit/dsplit. Every piece is a view of the input sharing its version cou
 PyTorch's are; one op with n outputs records a single node (SplitBackward0, UnbindBackward0).
 """
 import builtins
+import operator
 from itertools import pairwise
 
 from .. import _dtype as dt
@@ -142,6 +143,7 @@ def split_with_sizes(input, split_sizes, dim=0):
 
 @export
 def chunk(input, chunks, dim=0):
+    chunks = operator.index(chunks)   # (the builtin's int: a 0-d integer tensor too)
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     if not input._data.ndim:

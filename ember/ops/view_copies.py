@@ -4,6 +4,8 @@ values in freshly allocated, contiguous memory that shares nothing with the inpu
 Each is the view op followed by a contiguous clone, so its gradient is the view's gradient
 through CloneBackward0 (PyTorch names the node `PermuteBackward0_copy`; the values are the
 same). `out=` copies into the given tensor(s) as PyTorch's out variants do."""
+import operator
+
 from .._constants import contiguous_format
 from .._inplace import write_out
 from ..autograd.grad_mode import no_grad
@@ -76,7 +78,8 @@ def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
 
 
 def split_copy(input, split_size, dim=0, *, out=None):
-    return _many("split_copy", input, lambda x: x.split(split_size, dim), out)
+    size = operator.index(split_size)   # (the builtin's SymInt: an int by now)
+    return _many("split_copy", input, lambda x: x.split(size, dim), out)
 
 
 def split_with_sizes_copy(input, split_sizes, dim=0, *, out=None):
