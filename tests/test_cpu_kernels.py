@@ -104,11 +104,13 @@ def test_missing_build_warns_once(monkeypatch):
 
 
 # ---------------------------------------------------------------------- activations
-def _both_paths(fn, monkeypatch):
-    """fn() with the compiled kernels, then on the NumPy reference."""
-    from ember.backends import activations
+def _both_paths(fn, monkeypatch, module=None):
+    """fn() with the compiled kernels, then on the NumPy reference (`module`'s kernels off:
+    backends/activations.py's unless given)."""
+    if module is None:
+        from ember.backends import activations as module
     fast = fn()
-    monkeypatch.setattr(activations, "compiled", None)
+    monkeypatch.setattr(module, "compiled", None)
     return fast, fn()
 
 
@@ -680,3 +682,167 @@ def test_threaded_binary_is_numpys_operator_bit_for_bit(dtype, name):
             assert elementwise._team_takes(a, b) is None
     finally:
         ember.set_num_threads(before)
+
+
+# ---------------------------------------------------------------------- matrix products
+def _operand(rng, rows, cols, layout):
+    """A float32 (rows, cols) matrix laid out as asked: 'c' rows in place, 't' a transposed
+    view, 's' every other row and column of a larger array, 'r' rows reversed (a negative
+    stride), 'b' a broadcast row (stride 0)."""
+    if layout == "t":
+        return rng.standard_normal((cols, rows)).astype(np.float32).T
+    if layout == "s":
+        return rng.standard_normal((2 * rows, 2 * cols)).astype(np.float32)[::2, ::2]
+    if layout == "r":
+        return rng.standard_normal((rows, cols)).astype(np.float32)[::-1]
+    if layout == "b":
+        return np.broadcast_to(rng.standard_normal(cols).astype(np.float32), (rows, cols))
+    return rng.standard_normal((rows, cols)).astype(np.float32)
+
+
+def _product_tol(a, b):
+    """float32 rounding of k products summed: k eps |a| |b| bounds each element's error"""
+    k = a.shape[-1]
+    return 2 * max(k, 1) * np.finfo(np.float32).eps * (np.abs(a.astype(np.float64)) @
+                                                        np.abs(b.astype(np.float64)))
+
+
+# (m, k, n): odd edges of the 12 x 32 tiles, a long k over several passes, and products the
+# kernel takes only with a transposed operand (under 1M multiply-adds)
+PRODUCTS = [(131, 257, 67), (37, 900, 45), (13, 70, 33), (200, 3, 130), (64, 64, 64),
+            (25, 1000, 17)]
+
+
+@needs_build
+@pytest.mark.parametrize("mkn", PRODUCTS, ids=str)
+@pytest.mark.parametrize("layouts", ["cc", "ct", "tc", "tt", "sr", "rs", "cb"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_matmul_matches_float64_reference(mkn, layouts, threads, monkeypatch):
+    from ember.backends import matmul
+    m, k, n = mkn
+    rng = np.random.default_rng(m * k + n)
+    a, b = _operand(rng, m, k, layouts[0]), _operand(rng, k, n, layouts[1])
+    if m * k * n >= 1 << 20 or a.strides[1] != 4 or b.strides[1] != 4:
+        # (smaller products with both operands' rows in place go to BLAS: faster there)
+        assert cpu_kernels.compiled.sgemm(a, b, None) is not None
+    before = cpu_kernels.compiled.get_num_threads()
+    try:
+        cpu_kernels.compiled.set_num_threads(threads)
+        fast, ref = _both_paths(lambda: matmul.matmul(a, b), monkeypatch, matmul)
+    finally:
+        cpu_kernels.compiled.set_num_threads(before)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    assert fast.dtype == np.float32 and fast.shape == (m, n)
+    tol = _product_tol(a, b)
+    assert np.all(np.abs(fast - exact) <= tol)
+    assert np.all(np.abs(ref - exact) <= tol)
+
+
+@needs_build
+@pytest.mark.parametrize("bias_shape", [(67,), (1, 67), (131, 1), (131, 67), ()])
+@pytest.mark.parametrize("layouts", ["cc", "ct"])
+def test_addmm_adds_the_bias_once(bias_shape, layouts, monkeypatch):
+    from ember.backends import matmul
+    rng = np.random.default_rng(3)
+    a, b = _operand(rng, 131, 257, layouts[0]), _operand(rng, 257, 67, layouts[1])
+    bias = rng.standard_normal(bias_shape).astype(np.float32)
+    assert cpu_kernels.compiled.sgemm(a, b, bias) is not None
+    fast, ref = _both_paths(lambda: matmul.addmm(bias, a, b), monkeypatch, matmul)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    # the product's rounding, then one more for the bias's addition
+    tol = _product_tol(a, b) + np.abs(exact + bias) * np.finfo(np.float32).eps
+    assert np.all(np.abs(fast - (exact + bias)) <= tol)
+    assert np.all(np.abs(ref - (exact + bias)) <= tol)
+
+
+@needs_build
+@pytest.mark.parametrize("shapes", [((5, 40, 33), (5, 33, 50)), ((3, 1, 40, 33), (4, 33, 50)),
+                                    ((40, 33), (6, 33, 50)), ((64, 64, 32), (64, 32, 64))],
+                         ids=str)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_batched_matmul_matches_float64_reference(shapes, threads, monkeypatch):
+    from ember.backends import matmul
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(shapes[0]).astype(np.float32)
+    # b read along its columns (attention's q @ k^T), so the kernel takes every size
+    b = np.swapaxes(rng.standard_normal(shapes[1][:-2] + shapes[1][:-3:-1]), -1, -2)
+    b = b.astype(np.float32)
+    before = cpu_kernels.compiled.get_num_threads()
+    try:
+        cpu_kernels.compiled.set_num_threads(threads)
+        fast, ref = _both_paths(lambda: matmul.matmul(a, b), monkeypatch, matmul)
+    finally:
+        cpu_kernels.compiled.set_num_threads(before)
+    exact = np.matmul(a.astype(np.float64), b.astype(np.float64))
+    assert fast.shape == ref.shape == exact.shape and fast.dtype == np.float32
+    tol = 2 * a.shape[-1] * np.finfo(np.float32).eps * np.matmul(np.abs(a), np.abs(b))
+    assert np.all(np.abs(fast - exact) <= tol)
+    assert np.all(np.abs(ref - exact) <= tol)
+
+
+@needs_build
+@pytest.mark.parametrize("mkn", [(0, 40, 50), (40, 0, 50), (40, 50, 0), (0, 0, 0)], ids=str)
+def test_matmul_with_an_empty_dim_matches_numpy(mkn):
+    from ember.backends import matmul
+    m, k, n = mkn
+    a = np.ones((k, m), np.float32).T
+    b = np.ones((k, n), np.float32)
+    bias = np.full(n, 2, np.float32)
+    np.testing.assert_array_equal(matmul.matmul(a, b), np.zeros((m, n), np.float32) + k)
+    np.testing.assert_array_equal(matmul.addmm(bias, a, b),
+                                  np.zeros((m, n), np.float32) + k + 2)
+
+
+@needs_build
+def test_matmul_bits_do_not_depend_on_the_thread_count():
+    # each element of C is one chain, computed by one thread, however the team splits C
+    # (panels of rows for a tall C, of columns for a wide one, whole items of a batch)
+    from ember.backends import matmul
+    rng = np.random.default_rng(11)
+    cases = [(rng.standard_normal((300, 200)), rng.standard_normal((500, 200)).T),
+             (rng.standard_normal((700, 150)), rng.standard_normal((150, 90))),
+             (rng.standard_normal((6, 100, 64)), rng.standard_normal((6, 64, 120)))]
+    before = cpu_kernels.compiled.get_num_threads()
+    try:
+        runs = []
+        for threads in (1, 2, 3):
+            cpu_kernels.compiled.set_num_threads(threads)
+            runs.append([matmul.matmul(a.astype(np.float32), b.astype(np.float32))
+                         for a, b in cases])
+    finally:
+        cpu_kernels.compiled.set_num_threads(before)
+    for other in runs[1:]:
+        for x, y in zip(runs[0], other):
+            np.testing.assert_array_equal(x, y)
+
+
+_PRODUCT_RUN = """
+import sys, numpy as np
+from ember.backends import matmul
+a, b, bias = (np.load(sys.argv[1] + name + ".npy") for name in ("a", "b", "bias"))
+np.save(sys.argv[1] + "y.npy", matmul.matmul(a, b.T))
+np.save(sys.argv[1] + "z.npy", matmul.addmm(bias, a[:, ::2], b[:, :103].T))
+"""
+
+
+@needs_build
+def test_matmul_bits_match_between_avx512_and_avx2(tmp_path):
+    # one fused multiply-add chain per element in k's order, the bias added after: the AVX2
+    # kernel (EMBER_GEMM_KERNEL=avx2, 6 x 16 tiles) gives the AVX-512 kernel's bits (12 x 32)
+    import subprocess
+    import sys
+    if not {"avx512f", "avx2", "fma"} <= cpu_kernels.compiled.cpu_features():
+        pytest.skip("needs a CPU with both kernels")
+    rng = np.random.default_rng(13)
+    arrays = {"a": rng.standard_normal((77, 206)), "b": rng.standard_normal((150, 206)),
+              "bias": rng.standard_normal(150)}
+    runs = []
+    for kernel in ("", "avx2"):
+        prefix = str(tmp_path / (kernel or "default")) + "_"
+        for name, x in arrays.items():
+            np.save(prefix + name + ".npy", x.astype(np.float32))
+        env = dict(os.environ, EMBER_GEMM_KERNEL=kernel)
+        subprocess.run([sys.executable, "-c", _PRODUCT_RUN, prefix], env=env, check=True)
+        runs.append([np.load(prefix + name + ".npy") for name in ("y", "z")])
+    for x, y in zip(*runs):
+        np.testing.assert_array_equal(x, y)

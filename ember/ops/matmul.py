@@ -1,7 +1,8 @@
-"""Matrix products on BLAS: matmul (batched, broadcast, 1-D cases), mm, bmm, mv, dot."""
+"""Matrix products: matmul (batched, broadcast, 1-D cases), mm, bmm, mv, dot; their kernels
+are backends/matmul.py's."""
 from .. import _dtype as dt
 from .._tensor import Tensor, write_out
-from ..backends import array_module
+from ..backends import matmul as products
 from ._promote import broadcast_error, compute_dtype
 from .registry import check_tensor, defop, dispatch, export
 
@@ -26,10 +27,9 @@ def _dims(shape):
 
 @defop("matmul", node="MmBackward0")
 def _matmul(a, b, acc):
-    xp = array_module(a, b)
     if acc is not None:
-        return xp.matmul(a.astype(acc), b.astype(acc))
-    return xp.matmul(a, b)
+        return products.matmul(a.astype(acc), b.astype(acc))
+    return products.matmul(a, b)
 
 
 @_matmul.defvjp
@@ -128,14 +128,9 @@ def matmul(input, other, *, out=None):
 def _addmm(bias, a, b, acc):
     """bias + a @ b in one output buffer (nn.Linear's forward: no second pass allocating the
     sum). `acc` is the float32 compute dtype of half-precision inputs, else None."""
-    xp = array_module(a, b)
     if acc is not None:
-        y = xp.matmul(a.astype(acc), b.astype(acc))
-        y += bias.astype(acc)
-        return y
-    y = xp.matmul(a, b)
-    y += bias
-    return y
+        return products.addmm(bias.astype(acc), a.astype(acc), b.astype(acc))
+    return products.addmm(bias, a, b)
 
 
 @_addmm.defvjp

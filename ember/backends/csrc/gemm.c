@@ -26,12 +26,20 @@ typedef struct nt_runs {
 typedef void (*nt_tile_fn)(const nt_runs *rn, const float *const *ar, const float *const *br,
                            float *c, int64_t ldc, int ma, int nb);
 
+/* Packs a panel (see pack_panel) whose source lies along k (qs 1) or along l (ls 1); NULL:
+   the scalar loops. */
+typedef void (*pack_fn)(const float *src, int64_t qs, int64_t ls, int64_t k, int cols,
+                        int width, float *dst);
+
 /* One CPU's kernels and their tile shapes (all 0 where there is none). */
 typedef struct {
     tile_fn tile;
     int mr, nr;
+    tile_fn wide_tile;   /* the general product's, on B's packed panels */
+    int wide_mr;
     nt_tile_fn nt_tile;
     int nt_ma, nt_nb;
+    pack_fn pack;
 } ek_kernels;
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -43,24 +51,30 @@ typedef struct {
    them in memory (a store per multiply-add, half the speed) once any loop over them had a
    run-time bound or condition. Rows past mr load and store nothing (a zero mask). */
 
-/* ---------------------------------------------------------------- AVX-512: 8 x 32 */
+/* ---------------------------------------------------------------- AVX-512: 8 x 32, 12 x 32 */
+/* 8 rows for the convolutions (16 output channels: two full panels) and the LSTM; 12 for the
+   general product, whose 24 sums hide the multiply-adds' latency better and read B's packed
+   panels from L2 once per 12 rows. */
 #define MR512 8
+#define MR512W 12
 #define NR512 32
 
+/* (rows past 8 exist in the wide tile only) */
+#define T512_HAS(i) (i < MR512 || wide)
 #define T512_LOAD(i)                                                                    \
-    if (accumulate) {                                                                   \
+    if (accumulate && T512_HAS(i)) {                                                    \
         const float *at = c + (i < mr ? i : 0) * ldc;                                   \
         c##i##0 = _mm512_maskz_loadu_ps(i < mr ? m0 : 0, at);                           \
         c##i##1 = _mm512_maskz_loadu_ps(i < mr ? m1 : 0, at + 16);                      \
     }
 #define T512_FMA(i)                                                                     \
-    {                                                                                   \
-        const __m512 a = _mm512_set1_ps(ap[q * MR512 + i]);                             \
+    if (T512_HAS(i)) {                                                                  \
+        const __m512 a = _mm512_set1_ps(ap[q * panel + i]);                             \
         c##i##0 = _mm512_fmadd_ps(a, b0, c##i##0);                                      \
         c##i##1 = _mm512_fmadd_ps(a, b1, c##i##1);                                      \
     }
 #define T512_STORE(i)                                                                   \
-    {                                                                                   \
+    if (T512_HAS(i)) {                                                                  \
         float *at = c + (i < mr ? i : 0) * ldc;                                         \
         _mm512_mask_storeu_ps(at, i < mr ? m0 : 0, c##i##0);                            \
         _mm512_mask_storeu_ps(at + 16, i < mr ? m1 : 0, c##i##1);                       \
@@ -69,32 +83,49 @@ typedef struct {
 __attribute__((target("avx512f,fma"))) TILE_INLINE void
 tile512_body(int64_t k, const float *ap, const float *b, int64_t ldb, const int64_t *boff,
              float *c, int64_t ldc, int mr, __mmask16 m0, __mmask16 m1, int accumulate,
-             int full, int table) {
+             int full, int table, int wide) {
+    const int panel = wide ? MR512W : MR512;
     const __m512 z = _mm512_setzero_ps();
     __m512 c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z, c30 = z, c31 = z;
     __m512 c40 = z, c41 = z, c50 = z, c51 = z, c60 = z, c61 = z, c70 = z, c71 = z;
+    __m512 c80 = z, c81 = z, c90 = z, c91 = z, c100 = z, c101 = z, c110 = z, c111 = z;
     T512_LOAD(0) T512_LOAD(1) T512_LOAD(2) T512_LOAD(3)
     T512_LOAD(4) T512_LOAD(5) T512_LOAD(6) T512_LOAD(7)
+    T512_LOAD(8) T512_LOAD(9) T512_LOAD(10) T512_LOAD(11)
     for (int64_t q = 0; q < k; q++) {
         const float *row = b + (table ? boff[q] : q * ldb);
         const __m512 b0 = full ? _mm512_loadu_ps(row) : _mm512_maskz_loadu_ps(m0, row);
         const __m512 b1 = full ? _mm512_loadu_ps(row + 16) : _mm512_maskz_loadu_ps(m1, row + 16);
         T512_FMA(0) T512_FMA(1) T512_FMA(2) T512_FMA(3)
         T512_FMA(4) T512_FMA(5) T512_FMA(6) T512_FMA(7)
+        T512_FMA(8) T512_FMA(9) T512_FMA(10) T512_FMA(11)
     }
     T512_STORE(0) T512_STORE(1) T512_STORE(2) T512_STORE(3)
     T512_STORE(4) T512_STORE(5) T512_STORE(6) T512_STORE(7)
+    T512_STORE(8) T512_STORE(9) T512_STORE(10) T512_STORE(11)
 }
+
+#define T512_MASKS                                                                      \
+    const __mmask16 m0 = nr >= 16 ? 0xFFFF : (__mmask16)((1u << nr) - 1);               \
+    const __mmask16 m1 = nr >= 32 ? 0xFFFF : nr <= 16 ? 0 : (__mmask16)((1u << (nr - 16)) - 1);
 
 __attribute__((target("avx512f,fma"))) static void
 tile512(int64_t k, const float *ap, const float *b, int64_t ldb, const int64_t *boff, float *c,
         int64_t ldc, int mr, int nr, int accumulate) {
-    const __mmask16 m0 = nr >= 16 ? 0xFFFF : (__mmask16)((1u << nr) - 1);
-    const __mmask16 m1 = nr >= 32 ? 0xFFFF : nr <= 16 ? 0 : (__mmask16)((1u << (nr - 16)) - 1);
-    if (boff && nr == NR512) tile512_body(k, ap, b, 0, boff, c, ldc, mr, m0, m1, accumulate, 1, 1);
-    else if (boff) tile512_body(k, ap, b, 0, boff, c, ldc, mr, m0, m1, accumulate, 0, 1);
-    else if (nr == NR512) tile512_body(k, ap, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0);
-    else tile512_body(k, ap, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0);
+    T512_MASKS
+    if (boff && nr == NR512) tile512_body(k, ap, b, 0, boff, c, ldc, mr, m0, m1, accumulate, 1, 1, 0);
+    else if (boff) tile512_body(k, ap, b, 0, boff, c, ldc, mr, m0, m1, accumulate, 0, 1, 0);
+    else if (nr == NR512) tile512_body(k, ap, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0, 0);
+    else tile512_body(k, ap, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0, 0);
+}
+
+/* (the wide tile reads B's rows at a stride, no table) */
+__attribute__((target("avx512f,fma"))) static void
+tile512w(int64_t k, const float *ap, const float *b, int64_t ldb, const int64_t *boff, float *c,
+         int64_t ldc, int mr, int nr, int accumulate) {
+    T512_MASKS
+    if (nr == NR512) tile512_body(k, ap, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0, 1);
+    else tile512_body(k, ap, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0, 1);
 }
 
 /* ---------------------------------------------------------------- AVX2 + FMA: 6 x 16 */
@@ -251,6 +282,69 @@ nt_tile256(const nt_runs *rn, const float *const *ar, const float *const *br, fl
         for (int j = 0; j < nb; j++) c[i * ldc + j] += fold16(lanes[i][j]);
 }
 
+/* ---------------------------------------------------------------- packing */
+/* AVX-512: dst[q * width + l] = src[q * qs + l * ls] for l < cols (zero for cols <= l < width),
+   q < k. Along l: 16-lane copies; along k (a panel's rows, or B's columns, that lie along k:
+   nn.Linear's x and W), 16 x 16 transposes in registers. */
+__attribute__((target("avx512f"))) static void
+pack512(const float *src, int64_t qs, int64_t ls, int64_t k, int cols, int width, float *dst) {
+    if (ls == 1) {
+        for (int64_t q = 0; q < k; q++)
+            for (int l0 = 0; l0 < width; l0 += 16) {
+                const int have = cols - l0 < 0 ? 0 : cols - l0 < 16 ? cols - l0 : 16;
+                const int lanes = width - l0 < 16 ? width - l0 : 16;
+                _mm512_mask_storeu_ps(dst + q * width + l0, (__mmask16)((1u << lanes) - 1),
+                                      _mm512_maskz_loadu_ps((__mmask16)((1u << have) - 1),
+                                                            src + q * qs + l0));
+            }
+        return;
+    }
+    for (int l0 = 0; l0 < width; l0 += 16) {
+        const int lanes = width - l0 < 16 ? width - l0 : 16;
+        const __mmask16 store = (__mmask16)((1u << lanes) - 1);
+        for (int64_t q0 = 0; q0 < k; q0 += 16) {
+            const int64_t kq = k - q0 < 16 ? k - q0 : 16;
+            const __mmask16 load = (__mmask16)((1u << kq) - 1);
+            __m512 r[16], t[16];
+#pragma GCC unroll 16
+            for (int i = 0; i < 16; i++)
+                r[i] = l0 + i < cols ? _mm512_maskz_loadu_ps(load, src + (l0 + i) * ls + q0)
+                                     : _mm512_setzero_ps();
+            /* pairs of rows interleaved, then quads: t[4g + c] holds rows 4g..4g+3 of the
+               columns c, c + 4, c + 8, c + 12, one per 128-bit lane */
+#pragma GCC unroll 4
+            for (int g = 0; g < 4; g++) {
+                const __m512 a0 = _mm512_unpacklo_ps(r[4 * g], r[4 * g + 1]);
+                const __m512 a1 = _mm512_unpackhi_ps(r[4 * g], r[4 * g + 1]);
+                const __m512 a2 = _mm512_unpacklo_ps(r[4 * g + 2], r[4 * g + 3]);
+                const __m512 a3 = _mm512_unpackhi_ps(r[4 * g + 2], r[4 * g + 3]);
+#define PD(x) _mm512_castps_pd(x)
+                t[4 * g] = _mm512_castpd_ps(_mm512_unpacklo_pd(PD(a0), PD(a2)));
+                t[4 * g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(PD(a0), PD(a2)));
+                t[4 * g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(PD(a1), PD(a3)));
+                t[4 * g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(PD(a1), PD(a3)));
+#undef PD
+            }
+            /* 128-bit lanes gathered: column c (c + 8) from lanes 0 (2) of the four quads,
+               column c + 4 (c + 12) from lanes 1 (3) */
+#pragma GCC unroll 4
+            for (int c = 0; c < 4; c++) {
+                const __m512 v0 = _mm512_shuffle_f32x4(t[c], t[4 + c], 0x88);
+                const __m512 v1 = _mm512_shuffle_f32x4(t[c], t[4 + c], 0xdd);
+                const __m512 v2 = _mm512_shuffle_f32x4(t[8 + c], t[12 + c], 0x88);
+                const __m512 v3 = _mm512_shuffle_f32x4(t[8 + c], t[12 + c], 0xdd);
+                r[c] = _mm512_shuffle_f32x4(v0, v2, 0x88);
+                r[c + 8] = _mm512_shuffle_f32x4(v0, v2, 0xdd);
+                r[c + 4] = _mm512_shuffle_f32x4(v1, v3, 0x88);
+                r[c + 12] = _mm512_shuffle_f32x4(v1, v3, 0xdd);
+            }
+#pragma GCC unroll 16
+            for (int j = 0; j < 16; j++)
+                if (j < kq) _mm512_mask_storeu_ps(dst + (q0 + j) * width + l0, store, r[j]);
+        }
+    }
+}
+
 /* The kernels for this CPU, found once. */
 static void choose(ek_kernels *kn) {
     static ek_kernels found;
@@ -262,9 +356,12 @@ static void choose(ek_kernels *kn) {
         const char *pick = getenv("EMBER_GEMM_KERNEL");
         const int avx2_only = pick && strcmp(pick, "avx2") == 0;
         if (__builtin_cpu_supports("avx512f") && !avx2_only) {
-            found = (ek_kernels){tile512, MR512, NR512, nt_tile512, NT_MA512, NT_NB512};
+            found = (ek_kernels){tile512, MR512, NR512, tile512w, MR512W, nt_tile512,
+                                  NT_MA512, NT_NB512,
+                                  pack512};
         } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-            found = (ek_kernels){tile256, MR256, NR256, nt_tile256, NT_MA256, NT_NB256};
+            found = (ek_kernels){tile256, MR256, NR256, tile256, MR256, nt_tile256,
+                                  NT_MA256, NT_NB256, NULL};
         }
         done = 1;
     }
@@ -280,12 +377,35 @@ int ek_sgemm_mr(void) {
     return kn.mr;
 }
 
-void ek_sgemm_pack_a(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t k, float *ap) {
-    const int64_t mr = ek_sgemm_mr();
-    for (int64_t p = 0; p < m; p += mr, ap += mr * k)
+int ek_sgemm_nr(void) {
+    ek_kernels kn;
+    choose(&kn);
+    return kn.nr;
+}
+
+/* One panel, k-major: dst[q * width + l] = src[q * qs + l * ls] for l < cols, 0 for
+   cols <= l < width (A's panel: l a row; B's: l a column). */
+static void pack_panel(const ek_kernels *kn, const float *src, int64_t qs, int64_t ls,
+                       int64_t k, int cols, int width, float *dst) {
+    if (kn->pack && (ls == 1 || (qs == 1 && k > 1))) {
+        kn->pack(src, qs, ls, k, cols, width, dst);
+    } else if (ls == 1) {   /* (rows of B, columns of a transposed A: copies) */
+        for (int64_t q = 0; q < k; q++, dst += width) {
+            memcpy(dst, src + q * qs, (size_t)cols * sizeof(float));
+            memset(dst + cols, 0, (size_t)(width - cols) * sizeof(float));
+        }
+    } else {
         for (int64_t q = 0; q < k; q++)
-            for (int64_t i = 0; i < mr; i++)
-                ap[q * mr + i] = p + i < m ? a[(p + i) * rs + q * cs] : 0.0f;
+            for (int l = 0; l < width; l++)
+                dst[q * width + l] = l < cols ? src[q * qs + l * ls] : 0.0f;
+    }
+}
+
+void ek_sgemm_pack_a(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t k, float *ap) {
+    ek_kernels kn;
+    choose(&kn);
+    for (int64_t p = 0; p < m; p += kn.mr, ap += kn.mr * k)
+        pack_panel(&kn, a + p * rs, cs, rs, k, m - p < kn.mr ? (int)(m - p) : kn.mr, kn.mr, ap);
 }
 
 void ek_sgemm_packed(int64_t m, int64_t n, int64_t k, const float *ap, const float *b,
@@ -330,5 +450,94 @@ void ek_sgemm_nt_add(int64_t m, int64_t n, int64_t rows, int64_t seg, const floa
             }
             kn.nt_tile(&rn, ar, br, c + i * ldc + j, ldc, ma, nb);
         }
+    }
+}
+
+
+/* ---------------------------------------------------------------- the general product */
+/* k per pass: at most WIDE_KC, in equal passes (a short last pass would load and store C's
+   tiles for few multiply-adds). A's panel (12 x 384 floats, 18 KiB) stays in L1 while it
+   passes over B's packed block. */
+#define WIDE_KC 384
+/* Floats of B's packed block (one pass's rows of up to this many columns): 1 MiB, in L2 from
+   its packing until the last panel of A has passed over it. */
+#define B_BLOCK_FLOATS (1 << 18)
+
+static int64_t pass_k(int64_t k) {
+    const int64_t passes = (k + WIDE_KC - 1) / WIDE_KC;
+    return passes > 1 ? (k + passes - 1) / passes : WIDE_KC;
+}
+
+static int64_t block_cols(const ek_kernels *kn, int64_t kp) {
+    return B_BLOCK_FLOATS / kp / kn->nr * kn->nr;
+}
+
+int64_t ek_sgemm_own_floats(const ek_sgemm_args *g) {
+    ek_kernels kn;
+    choose(&kn);
+    const int64_t kp = pass_k(g->k);
+    return kp * (kn.wide_mr + block_cols(&kn, kp));
+}
+
+/* C's rows [i, i + rows), columns [j0, j1) += the bias */
+static void add_bias(const ek_sgemm_args *g, int64_t i, int rows, int64_t j0, int64_t j1) {
+    for (int64_t r = i; r < i + rows; r++) {
+        float *c = g->c + r * g->ldc;
+        const float *b = g->bias + r * g->bias_rs;
+        if (g->bias_cs == 1)
+            for (int64_t j = j0; j < j1; j++) c[j] += b[j];
+        else
+            for (int64_t j = j0; j < j1; j++) c[j] += b[j * g->bias_cs];
+    }
+}
+
+/* C's rows [i0, i1) and columns [j0, j1) (i0 a multiple of the panel rows, j0 of NR). B's
+   rows, when they lie along n, are read in place: packing them cost more than it saved (a
+   pass over B from memory before the first product, 75 us of 128 x 784 x 512's 600); its
+   columns (x @ W^T) are packed, a block at a time. */
+static void product_block(const ek_kernels *kn, tile_fn tile, int64_t mr, const ek_sgemm_args *g,
+                          int64_t i0, int64_t i1, int64_t j0, int64_t j1, float *own) {
+    const int64_t k = g->k, kp = pass_k(k), nc = block_cols(kn, kp);
+    const int in_place = g->b_cs == 1;
+    float *ap = own, *bp = own + mr * kp;
+    for (int64_t jc = j0; jc < j1; jc += nc) {
+        const int64_t jend = j1 - jc < nc ? j1 : jc + nc;
+        for (int64_t pc = 0; pc == 0 || pc < k; pc += kp) {   /* (once when k is 0) */
+            const int64_t kc = k - pc < kp ? k - pc : kp;
+            for (int64_t j = jc; !in_place && j < jend; j += kn->nr)
+                pack_panel(kn, g->b + pc * g->b_rs + j * g->b_cs, g->b_rs, g->b_cs, kc,
+                           jend - j < kn->nr ? (int)(jend - j) : kn->nr, kn->nr,
+                           bp + (j - jc) * kc);
+            for (int64_t i = i0; i < i1; i += mr) {
+                const int rows = i1 - i < mr ? (int)(i1 - i) : (int)mr;
+                pack_panel(kn, g->a + i * g->a_rs + pc * g->a_cs, g->a_cs, g->a_rs, kc, rows,
+                           (int)mr, ap);
+                for (int64_t j = jc; j < jend; j += kn->nr)
+                    tile(kc, ap, in_place ? g->b + pc * g->b_rs + j : bp + (j - jc) * kc,
+                         in_place ? g->b_rs : kn->nr, NULL, g->c + i * g->ldc + j, g->ldc, rows,
+                         jend - j < kn->nr ? (int)(jend - j) : kn->nr, pc > 0);
+                if (g->bias && pc + kc >= k) add_bias(g, i, rows, jc, jend);
+            }
+        }
+    }
+}
+
+void ek_sgemm_team(const ek_sgemm_args *g, float *own, int id, int team) {
+    ek_kernels kn;
+    choose(&kn);
+    /* (the wide tile: the 8-row one ran 10% slower at nn.Linear's shapes, and no faster
+       where 12 rows fit a product's rows worse, 64 of them) */
+    const tile_fn tile = kn.wide_tile;
+    const int64_t mr = kn.wide_mr;
+    /* the threads split the longer side of C, so that the operand each of them packs whole
+       (A when they split columns, B when they split rows) is the smaller one */
+    if (g->m >= g->n) {
+        const int64_t panels = (g->m + mr - 1) / mr;
+        const int64_t i0 = id * panels / team * mr, i1 = (id + 1) * panels / team * mr;
+        product_block(&kn, tile, mr, g, i0, i1 < g->m ? i1 : g->m, 0, g->n, own);
+    } else {
+        const int64_t panels = (g->n + kn.nr - 1) / kn.nr;
+        const int64_t j0 = id * panels / team * kn.nr, j1 = (id + 1) * panels / team * kn.nr;
+        product_block(&kn, tile, mr, g, 0, g->m, j0, j1 < g->n ? j1 : g->n, own);
     }
 }

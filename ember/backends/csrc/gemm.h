@@ -17,6 +17,8 @@
 
 /* The rows of A's panels (0 when this CPU has no kernel). */
 int ek_sgemm_mr(void);
+/* The columns of a tile (0 likewise). */
+int ek_sgemm_nr(void);
 
 /* A's M x K elements (element (m, k) at a[m * rs + k * cs]) as panels of MR rows: panel p
    holds k-major MR values per k (rows past M are 0); ap holds ceil(M / MR) * MR * K floats. */
@@ -40,5 +42,30 @@ void ek_sgemm_packed(int64_t m, int64_t n, int64_t k, const float *ap, const flo
 void ek_sgemm_nt_add(int64_t m, int64_t n, int64_t rows, int64_t seg, const float *a,
                      int64_t lda, int64_t a_step, const float *b, int64_t ldb,
                      const int64_t *boff, int64_t b_step, float *c, int64_t ldc);
+
+/* The general product: C (M x N, row stride ldc) = A B, plus the bias when given. Element
+   (m, k) of A at a[m * a_rs + k * a_cs], (k, n) of B at b[k * b_rs + n * b_cs], (m, n) of the
+   bias at bias[m * bias_rs + n * bias_cs] (any strides: 0 broadcasts, a transposed operand
+   swaps them). Each element of C is one chain as above, then the bias added (one rounding). */
+typedef struct {
+    int64_t m, n, k;
+    const float *a;
+    int64_t a_rs, a_cs;
+    const float *b;
+    int64_t b_rs, b_cs;
+    float *c;
+    int64_t ldc;
+    const float *bias;   /* NULL: none */
+    int64_t bias_rs, bias_cs;
+} ek_sgemm_args;
+
+/* Floats of each thread's buffer for ek_sgemm_team (a panel of A, a block of B packed). */
+int64_t ek_sgemm_own_floats(const ek_sgemm_args *g);
+
+/* The product of g on a team of threads: each of `team` threads calls this with its `id` and
+   computes its share of C (whole panels of rows, or of columns when C is wider than tall):
+   no thread waits for another, and each element of C is computed by one thread as above, so
+   the bits do not depend on the team. Needs ek_sgemm_mr() > 0. */
+void ek_sgemm_team(const ek_sgemm_args *g, float *own, int id, int team);
 
 #endif
