@@ -5,6 +5,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from ... import _dtype as dt
+from ..._creation import tensor
 from ..._signatures import Parser
 from ..._signatures.table_nn import FUNCTIONAL
 from ...ops.conv import col2im_nd, conv_nd, conv_transpose_nd, im2col_nd
@@ -277,7 +278,6 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 def pad_nd(input, pads, mode):
     """Pad the last len(pads) dims by ((lo, hi), ...) with mode reflect, replicate or circular:
     an index_select per dim, so gradients (scatter-add) and double backward come free."""
-    import ember
     nd = len(pads)
     # NOTE: last dim first, as F.pad checks (and names) them.
     for i in range(nd - 1, -1, -1):
@@ -291,5 +291,5 @@ def pad_nd(input, pads, mode):
         if not (lo or hi):
             continue
         idx = np.pad(np.arange(size), (lo, hi), mode=_NP_MODES[mode])
-        input = input.index_select(axis, ember.tensor(idx, device=input.device))
+        input = input.index_select(axis, tensor(idx, device=input.device))
     return input

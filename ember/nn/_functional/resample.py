@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-import ember
+from ..._dtype import float64
 from ...ops.nn_resample import interp_taps
 from ...ops.registry import name_node
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
@@ -134,7 +134,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode == "area":
         pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1]
         return pool(input, out_size)
-    ftype = np.float64 if input.dtype is ember.float64 else np.float32
+    ftype = np.float64 if input.dtype is float64 else np.float32
     out = input
     for i in range(dim):
         n_in, n_out = input.shape[i + 2], out_size[i]

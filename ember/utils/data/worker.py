@@ -5,6 +5,8 @@ import sys
 import traceback
 from dataclasses import dataclass
 
+from ..._random import manual_seed
+
 __all__ = ["get_worker_info", "WorkerInfo"]
 
 _worker_info = None
@@ -77,9 +79,8 @@ def _seed_everything(seed):
 
     import numpy as np
 
-    import ember
     random.seed(seed)
-    ember.manual_seed(seed)
+    manual_seed(seed)
     # NOTE: NumPy's global RNG gets a seed mixed from the loader's base seed and the worker
     # id, so augmentations differ across workers and repeat under the same manual_seed.
     np.random.seed(np.random.SeedSequence(seed).generate_state(1)[0])

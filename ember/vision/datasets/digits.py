@@ -3,6 +3,8 @@ import os
 
 import numpy as np
 
+from ..._creation import from_numpy
+
 _DATA = os.path.join(os.path.dirname(__file__), "data", "digits.npz")
 
 
@@ -20,7 +22,6 @@ class Digits:
 
     def __init__(self, root=None, train=True, transform=None, target_transform=None,
                  download=False):
-        import ember
         with np.load(_DATA) as archive:
             images, labels = archive["images"], archive["labels"]
         test = np.arange(len(labels)) % 5 == 4
@@ -29,8 +30,8 @@ class Digits:
         self.train = train
         self.transform = transform
         self.target_transform = target_transform
-        self.data = ember.from_numpy(np.ascontiguousarray(images[keep]))
-        self.targets = ember.from_numpy(labels[keep].astype(np.int64))
+        self.data = from_numpy(np.ascontiguousarray(images[keep]))
+        self.targets = from_numpy(labels[keep].astype(np.int64))
         self._images = (images[keep].astype(np.float32) / 16.0)[:, None]
         self.class_to_idx = {c: i for i, c in enumerate(self.classes)}
 
@@ -38,8 +39,7 @@ class Digits:
         return len(self.targets)
 
     def __getitem__(self, index):
-        import ember
-        image = ember.from_numpy(self._images[index])
+        image = from_numpy(self._images[index])
         target = int(self.targets[index])
         if self.transform is not None:
             image = self.transform(image)

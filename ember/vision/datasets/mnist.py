@@ -10,7 +10,9 @@ import warnings
 
 import numpy as np
 
+from ..._creation import from_numpy
 from ..._optional import require
+from ...serialization import load
 from .utils import download_and_extract_archive, extract_archive, fetch_or_explain, verify_str_arg
 from .vision import VisionDataset
 
@@ -29,7 +31,6 @@ def _read_bytes(path):
 
 def read_sn3_pascalvincent_tensor(path, strict=True):
     """Read an IDX file (LeCun's format) into a tensor of its stored dtype."""
-    import ember
     data = _read_bytes(path)
     magic = int.from_bytes(data[0:4], "big")
     ndim, code = magic % 256, magic // 256
@@ -41,7 +42,7 @@ def read_sn3_pascalvincent_tensor(path, strict=True):
     if strict and array.size != int(np.prod(shape)):
         raise ValueError(f"{path}: expected {int(np.prod(shape))} values, got {array.size}")
     array = array[:int(np.prod(shape))].astype(dtype.newbyteorder("="))
-    return ember.from_numpy(array.reshape(shape))
+    return from_numpy(array.reshape(shape))
 
 
 def read_label_file(path):
@@ -126,9 +127,8 @@ class MNIST(VisionDataset):
                    for f in (self.training_file, self.test_file))
 
     def _load_legacy_data(self):
-        import ember
         name = self.training_file if self.train else self.test_file
-        return ember.load(os.path.join(self.processed_folder, name))
+        return load(os.path.join(self.processed_folder, name))
 
     def _raw_names(self):
         return [os.path.splitext(os.path.basename(name))[0] for name, _ in self.resources]
