@@ -196,6 +196,32 @@ def test_lstm_gates_match_numpy_reference(batch, n, monkeypatch):
 
 
 @needs_build
+def test_lstm_tanh_within_three_ulps_of_float64():
+    """The cell gate's tanh (csrc/recurrent.c: expm1 by one range reduction) keeps its
+    relative precision near 0 and is exactly +-1 past |x| = 10, against float64's tanh."""
+    from ember.backends import recurrent
+    rng = np.random.default_rng(11)
+    sweep = np.concatenate([
+        np.geomspace(1e-38, 12.0, 30000), rng.uniform(-10, 10, 20000), [0.0, 0.17, 0.1733,
+        0.35, 0.3466, 0.6931, 9.0, 9.02, 9.1, 10.0, 20.0, 88.0, 100.0, np.inf]])
+    sweep = np.concatenate([sweep, -sweep]).astype(np.float32)
+    n = sweep.size
+    act = np.full((1, 4 * n), -0.0, np.float32)   # (-0.0 + x is x, signed zeros too)
+    gates_x = np.zeros_like(act)
+    gates_x[0, 2 * n:3 * n] = sweep            # the cell gate's pre-activations
+    outs = [np.empty((1, n), np.float32) for _ in range(3)]
+    recurrent.lstm_gates(act, gates_x, np.zeros((1, n), np.float32), *outs)
+    got, want = act[0, 2 * n:3 * n], np.tanh(sweep.astype(np.float64))
+    ulp = np.spacing(np.abs(want).astype(np.float32)).astype(np.float64)
+    assert (np.abs(got - want) <= 3 * ulp).all()
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(sweep))    # -0.0 stays -0.0
+    np.testing.assert_array_equal(got[np.abs(sweep) >= 10], np.sign(sweep[np.abs(sweep) >= 10]))
+    act[:], gates_x[0, 2 * n] = -0.0, np.nan
+    recurrent.lstm_gates(act, gates_x, np.zeros((1, n), np.float32), *outs)
+    assert np.isnan(act[0, 2 * n])
+
+
+@needs_build
 @pytest.mark.parametrize("reverse", [False, True])
 @pytest.mark.parametrize("steps,batch,n", [(1, 1, 1), (7, 3, 5), (35, 32, 128), (5, 9, 200)])
 def test_lstm_layer_matches_numpy_reference(reverse, steps, batch, n, monkeypatch):

@@ -26,10 +26,11 @@
 
 static inline float ek_f32_from_bits(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
 
-/* What ek_expf and ek_expf_normal share: n = x / ln 2 rounded to an integer (by the
-   1.5 * 2^23 trick, which vectorises without roundps) and exp(x - n ln 2) by a Cephes
-   polynomial; the caller scales by 2^n. */
-EK_INLINE float ek_expf_reduced(float x, float *n_out) {
+/* What ek_expf, ek_expf_normal and recurrent.c's tanh share: n = x / ln 2 rounded to an
+   integer (by the 1.5 * 2^23 trick, which vectorises without roundps) and exp(r) - 1 for
+   r = x - n ln 2 by a Cephes polynomial, r + r^2 P(r) (relatively accurate: no 1 added
+   yet); the caller scales by 2^n. */
+EK_INLINE float ek_expm1f_reduced(float x, float *n_out) {
     const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
     float r = fmaf(n, -0.693359375f, x);
     r = fmaf(n, 2.12194440e-4f, r);
@@ -39,7 +40,12 @@ EK_INLINE float ek_expf_reduced(float x, float *n_out) {
     p = fmaf(p, r, 1.6666665459e-1f);
     p = fmaf(p, r, 5.0000001201e-1f);
     *n_out = n;
-    return fmaf(p, r * r, r) + 1.0f;
+    return fmaf(p, r * r, r);
+}
+
+/* exp(x - n ln 2), n as above */
+EK_INLINE float ek_expf_reduced(float x, float *n_out) {
+    return ek_expm1f_reduced(x, n_out) + 1.0f;
 }
 
 /* exp(x) in float, within 1 ulp (measured), branch-free (Cephes' polynomial on a 2^n range
