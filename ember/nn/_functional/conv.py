@@ -5,7 +5,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from ... import _dtype as dt
-from ..._creation import tensor
+from ... import _creation
 from ..._signatures import Parser
 from ..._signatures.table_nn import FUNCTIONAL
 from ...ops.conv import col2im_nd, conv_nd, conv_transpose_nd, im2col_nd
@@ -291,5 +291,5 @@ def pad_nd(input, pads, mode):
         if not (lo or hi):
             continue
         idx = np.pad(np.arange(size), (lo, hi), mode=_NP_MODES[mode])
-        input = input.index_select(axis, tensor(idx, device=input.device))
+        input = input.index_select(axis, _creation.tensor(idx, device=input.device))
     return input

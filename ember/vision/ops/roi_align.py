@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ... import nn
-from ..._creation import from_numpy
+from ... import _creation
 
 __all__ = ["roi_align", "RoIAlign"]
 
@@ -70,7 +70,7 @@ def roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1,
         c = samples.shape[0]
         pooled = samples.reshape(c, ph, gh, pw, gw).sum(axis=(2, 4)) / count
         out[k] = pooled
-    return from_numpy(out).to(input.device)
+    return _creation.from_numpy(out).to(input.device)
 
 
 class RoIAlign(nn.Module):
