@@ -2,8 +2,8 @@
 of one uniform sample per plane and dim from the random stream (the same draw as PyTorch's,
 so a seeded call gives PyTorch's windows), and PyTorch's checks. The op is in
 ember/ops/fractional_pooling.py."""
-import ember
 from ... import _dtype as dt
+from ...ops import random_factories
 from ..._signatures import Parser
 from ...ops.fractional_pooling import fractional_max_pool
 from ._pool_args import int_list, ntuple, refuse_none
@@ -36,8 +36,8 @@ def _pool(input, kernel_size, output_size, output_ratio, samples, nd):
         output_size = [int(input.size(k - nd) * ratio[k]) for k in range(nd)]
     if samples is None:
         batch = 1 if input.dim() == nd + 1 else input.size(0)
-        samples = ember.rand(batch, input.size(-nd - 1), nd, dtype=input.dtype,
-                             device=input.device)
+        samples = random_factories.rand(batch, input.size(-nd - 1), nd, dtype=input.dtype,
+                                         device=input.device)
     _PARSERS[nd].check((input, kernel_size, output_size, samples), {})
     refuse_none(public, kernel_size=kernel_size, output_size=output_size)
     kernel, out_shape = int_list(kernel_size, nd), int_list(output_size, nd)

@@ -4,11 +4,11 @@ import math
 
 import numpy as np
 
-import ember
 from ... import _dtype as dt
 from ...autograd.grad_mode import state
 from ...backends.conv_kernels import out_size
 from ...ops.pooling import avg_divisor, avg_pool_nd, max_pool_nd, max_pool_values_nd
+from ...ops.rounding import abs as _abs, sign
 from ..._signatures import Parser
 from ..._signatures.table_torch import FUNCTIONS as _SIGNATURES
 from ._pool_args import COUNT, FLOATS, int_list, ntuple, refuse_none
@@ -322,7 +322,7 @@ def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, nd):
     count = sizes[0]
     for k in sizes[1:]:
         count = count * k
-    return (ember.sign(out) * F.relu(ember.abs(out))).mul(count).pow(1.0 / norm_type)
+    return (sign(out) * F.relu(_abs(out))).mul(count).pow(1.0 / norm_type)
 
 
 def _unpack(sizes, n):

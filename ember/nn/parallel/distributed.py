@@ -12,6 +12,7 @@ import contextlib
 import weakref
 
 from ... import distributed as dist
+from ..._device import device
 from ..._dtype import int32
 from ..._tensor import Tensor, _wrap
 from ...autograd import grad_mode
@@ -292,7 +293,6 @@ class DistributedDataParallel(Module):
                 self._module_buffers:
             _broadcast_coalesced(self._pg, self._module_buffers)
         if self.device_ids:
-            from ... import device
             dev = device("cuda", self.device_ids[0]) if isinstance(self.device_ids[0], int) \
                 else device(self.device_ids[0])
             inputs = tuple(t.to(dev) if isinstance(t, Tensor) else t for t in inputs)
@@ -333,13 +333,13 @@ def _broadcast_coalesced(pg, tensors):
     groups = {}
     for t in tensors:
         groups.setdefault((t.dtype, t._device), []).append(t)
-    for (dtype, device), ts in groups.items():
+    for (dtype, where), ts in groups.items():
         xp = _xp(ts[0])
         flat = xp.concatenate([t._data.reshape(-1) for t in ts])
-        dist.collectives._broadcast(pg, _wrap(flat, dtype, device), 0)
+        dist.collectives._broadcast(pg, _wrap(flat, dtype, where), 0)
         pos = 0
         with grad_mode.no_grad():
             for t in ts:
                 n = t.numel()
-                t.copy_(_wrap(flat[pos:pos + n].reshape(t.shape), dtype, device))
+                t.copy_(_wrap(flat[pos:pos + n].reshape(t.shape), dtype, where))
                 pos += n

@@ -4,13 +4,14 @@ Both are differentiable (chunk, `.to(device)` and cat are ember ops), so gradien
 back from the gathered output to the original inputs."""
 import warnings
 
+from ..._device import device
 from ..._tensor import Tensor
+from ...ops.shape import cat
 
 __all__ = ["scatter", "scatter_kwargs", "gather"]
 
 
 def _device(d):
-    from ... import device
     return device("cuda", d) if isinstance(d, int) else device(d)
 
 
@@ -48,7 +49,6 @@ def scatter_kwargs(inputs, kwargs, target_gpus, dim=0):
 def gather(outputs, target_device, dim=0):
     """Concatenate the per-device `outputs` along `dim` on `target_device` (recursively
     through tuples, lists and dicts)."""
-    from ... import cat
     device = _device(target_device) if target_device != -1 else _device("cpu")
 
     def join(outs):

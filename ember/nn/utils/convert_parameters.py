@@ -1,6 +1,6 @@
 """parameters_to_vector / vector_to_parameters."""
-import ember
 from ..._tensor import Tensor
+from ...ops.shape import cat
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
@@ -20,7 +20,7 @@ def parameters_to_vector(parameters):
     for param in parameters:
         device = _check_param_device(param, device)
         vec.append(param.view(-1))
-    return ember.cat(vec)
+    return cat(vec)
 
 
 def vector_to_parameters(vec, parameters):

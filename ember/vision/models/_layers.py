@@ -1,7 +1,6 @@
 """Building blocks of the models (torchvision.ops.misc and ops.stochastic_depth): their
 submodule layout decides the parameter names, so it follows torchvision's exactly."""
-import ember
-from ... import nn
+from ... import _creation, nn
 
 
 class Conv2dNormActivation(nn.Sequential):
@@ -85,7 +84,7 @@ def stochastic_depth(input, p, mode, training=True):
         return input
     survival = 1.0 - p
     size = [input.shape[0]] + [1] * (input.ndim - 1) if mode == "row" else [1] * input.ndim
-    noise = ember.empty(size, dtype=input.dtype, device=input.device).bernoulli_(survival)
+    noise = _creation.empty(size, dtype=input.dtype, device=input.device).bernoulli_(survival)
     if survival > 0.0:
         noise.div_(survival)
     return input * noise

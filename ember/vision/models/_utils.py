@@ -7,6 +7,8 @@ from collections import OrderedDict
 from functools import partial
 
 from ... import nn
+from ..._dtype import float32
+from ..._tensor import Tensor
 from ._api import Weights, WeightsEnum
 from ._meta import _IMAGENET_CATEGORIES
 
@@ -176,7 +178,6 @@ class ImageClassification(nn.Module):
         self.antialias = antialias
 
     def forward(self, img):
-        from ... import Tensor, float as float32
         from ..transforms import functional as F
         img = F.resize(img, self.resize_size, interpolation=self.interpolation,
                        antialias=self.antialias)

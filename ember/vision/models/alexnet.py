@@ -1,8 +1,8 @@
 """AlexNet, in the "One weird trick" variant torchvision ships (torchvision.models.alexnet)."""
 from typing import Optional
 
-import ember
 from ... import nn
+from ...ops.views import flatten
 from ._api import WeightsEnum, register_model
 from ._utils import _imagenet, _load_weights, _ovewrite_named_param, handle_legacy_interface
 
@@ -29,7 +29,7 @@ class AlexNet(nn.Module):
 
     def forward(self, x):
         x = self.avgpool(self.features(x))
-        return self.classifier(ember.flatten(x, 1))
+        return self.classifier(flatten(x, 1))
 
 
 class AlexNet_Weights(WeightsEnum):

@@ -1,8 +1,8 @@
 """MobileNetV2 (torchvision.models.mobilenetv2)."""
 from typing import Optional
 
-import ember
 from ... import nn
+from ...ops.views import flatten
 from ._api import WeightsEnum, register_model
 from ._layers import Conv2dNormActivation
 from ._utils import (_imagenet, _load_weights, _make_divisible, _ovewrite_named_param,
@@ -79,7 +79,7 @@ class MobileNetV2(nn.Module):
 
     def _forward_impl(self, x):
         x = nn.functional.adaptive_avg_pool2d(self.features(x), (1, 1))
-        return self.classifier(ember.flatten(x, 1))
+        return self.classifier(flatten(x, 1))
 
     def forward(self, x):
         return self._forward_impl(x)

@@ -3,8 +3,8 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Optional
 
-import ember
 from ... import nn
+from ...ops.views import flatten
 from ._api import WeightsEnum, register_model
 from ._layers import Conv2dNormActivation, SqueezeExcitation
 from ._utils import (_imagenet, _load_weights, _make_divisible, _ovewrite_named_param,
@@ -103,7 +103,7 @@ class MobileNetV3(nn.Module):
 
     def _forward_impl(self, x):
         x = self.avgpool(self.features(x))
-        return self.classifier(ember.flatten(x, 1))
+        return self.classifier(flatten(x, 1))
 
     def forward(self, x):
         return self._forward_impl(x)

@@ -3,8 +3,8 @@ names and initialisation order as torchvision, so its checkpoints load with stri
 `manual_seed(s); resnet18()` draws the same initial weights."""
 from typing import Optional
 
-import ember
 from ... import nn
+from ...ops.views import flatten
 from ._api import WeightsEnum, register_model
 from ._utils import _imagenet, _load_weights, _ovewrite_named_param, handle_legacy_interface
 
@@ -146,7 +146,7 @@ class ResNet(nn.Module):
     def _forward_impl(self, x):
         x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
         x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
-        x = ember.flatten(self.avgpool(x), 1)
+        x = flatten(self.avgpool(x), 1)
         return self.fc(x)
 
     def forward(self, x):

@@ -1,8 +1,9 @@
 """SqueezeNet 1.0 and 1.1 (torchvision.models.squeezenet)."""
 from typing import Optional
 
-import ember
 from ... import nn
+from ...ops.shape import cat
+from ...ops.views import flatten
 from ._api import WeightsEnum, register_model
 from ._utils import _imagenet, _load_weights, _ovewrite_named_param, handle_legacy_interface
 
@@ -25,7 +26,7 @@ class Fire(nn.Module):
 
     def forward(self, x):
         x = self.squeeze_activation(self.squeeze(x))
-        return ember.cat([self.expand1x1_activation(self.expand1x1(x)),
+        return cat([self.expand1x1_activation(self.expand1x1(x)),
                           self.expand3x3_activation(self.expand3x3(x))], 1)
 
 
@@ -66,7 +67,7 @@ class SqueezeNet(nn.Module):
                     nn.init.constant_(m.bias, 0)
 
     def forward(self, x):
-        return ember.flatten(self.classifier(self.features(x)), 1)
+        return flatten(self.classifier(self.features(x)), 1)
 
 
 def _squeezenet(version, weights, progress, **kwargs):

@@ -1,8 +1,8 @@
 """VGG 11/13/16/19, plain and with batch norm (torchvision.models.vgg)."""
 from typing import Optional
 
-import ember
 from ... import nn
+from ...ops.views import flatten
 from ._api import Weights, WeightsEnum, register_model
 from ._utils import (ImageClassification, _imagenet, _load_weights, _ovewrite_named_param,
                      handle_legacy_interface)
@@ -36,7 +36,7 @@ class VGG(nn.Module):
 
     def forward(self, x):
         x = self.avgpool(self.features(x))
-        return self.classifier(ember.flatten(x, 1))
+        return self.classifier(flatten(x, 1))
 
 
 def make_layers(cfg, batch_norm=False):
