@@ -402,7 +402,7 @@ def _compiled_door():
     the same steps without Python frames for plain CPU calls, handing every other call to the
     Python `dispatch` above, which stays the definition (and the door on the NumPy path)."""
     from ..backends import cpu_kernels
-    from .._dtype import dtype
+    from .._dtype import _BY_NP, dtype
     from .._tensor import FAST_TYPES
     kernels = cpu_kernels.compiled
     if kernels is None:
@@ -412,7 +412,7 @@ def _compiled_door():
         "current_grad_fn": current_grad_fn, "get_accumulator": get_accumulator,
         "Node": Node, "Op": Op, "dtype": dtype, "ndarray": np.ndarray, "grad_state": state,
         "autocast": _autocast, "anomaly": _anomaly, "instruments": instruments,
-        "empty_params": _EMPTY, "plain_types": FAST_TYPES,
+        "empty_params": _EMPTY, "plain_types": FAST_TYPES, "dtype_of_numpy": _BY_NP,
         # (object, attribute): while any is true the Python door takes every call
         "switches": [(_func, "depth"), (_saved_hooks, "active")]})
     return kernels.dispatch

@@ -34,7 +34,7 @@ static Py_ssize_t dtype_np_slot, dtype_category_slot, version_v_slot;
 static PyTypeObject *version_type, *ndarray_type, *dtype_type;
 static PyObject *python_dispatch, *cpu_device, *grad_state, *autocast_module,
     *anomaly_module, *instruments, *wrap_out, *python_record, *current_grad_fn,
-    *get_accumulator, *empty_params, *plain_types, *switches;
+    *get_accumulator, *empty_params, *plain_types, *switches, *dtype_of_numpy;
 static PyObject *str_enabled, *str_active, *str_shape, *str_dtype, *str_out,
     *str_conj_around, *str_params, *str_arrays;
 
@@ -332,10 +332,17 @@ static PyObject *py_dispatch(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (!out) return NULL;
 
     PyObject *result = NULL;
-    if (Py_TYPE(out) == ndarray_type && PyObject_TypeCheck(dtype, dtype_type)) {
+    if (Py_TYPE(out) == ndarray_type && (dtype == Py_None ||
+                                         PyObject_TypeCheck(dtype, dtype_type))) {
         PyObject *out_dtype = PyObject_GetAttr(out, str_dtype);
         if (!out_dtype) { Py_DECREF(out); return NULL; }
-        if (out_dtype == SLOT(dtype, dtype_np_slot)) result = wrap(out, dtype, cpu_device);
+        /* dtype None: the array's own, looked up as _dtype.from_numpy_dtype does (a dtype
+           it has no entry for, such as a first bfloat16, goes to wrap_out) */
+        PyObject *known = dtype != Py_None ? dtype : PyDict_GetItemWithError(dtype_of_numpy,
+                                                                             out_dtype);
+        if (!known && PyErr_Occurred()) { Py_DECREF(out_dtype); Py_DECREF(out); return NULL; }
+        if (known && out_dtype == SLOT(known, dtype_np_slot))
+            result = wrap(out, known, cpu_device);
         else result = PyObject_CallFunctionObjArgs(wrap_out, out, dtype, cpu_device, NULL);
         Py_DECREF(out_dtype);
     } else {
@@ -553,16 +560,17 @@ static PyObject *py_dispatch_setup(PyObject *self, PyObject *config) {
     const char *keys[] = {"Node", "Op", "dtype", "ndarray", "dispatch", "grad_state",
                           "autocast", "anomaly", "instruments", "wrap_out", "record",
                           "current_grad_fn", "get_accumulator", "empty_params",
-                          "plain_types", "switches", NULL};
+                          "plain_types", "switches", "dtype_of_numpy", NULL};
     PyObject **vars[] = {&node, &opt, &dtype, &ndarray, &python_dispatch, &grad_state,
                          &autocast_module, &anomaly_module, &instruments, &wrap_out,
                          &python_record, &current_grad_fn, &get_accumulator, &empty_params,
-                         &plain_types, &switches};
+                         &plain_types, &switches, &dtype_of_numpy};
     if (ek_config_items(config, "dispatch_setup", keys, vars) < 0) return NULL;
     int bad = !PyType_Check(node) ||
               !PyType_Check(opt) || !PyType_Check(ndarray) || !PyType_Check(dtype) ||
               !PyList_CheckExact(instruments) ||
-              !PyAnySet_Check(plain_types) || !PyList_CheckExact(switches);
+              !PyAnySet_Check(plain_types) || !PyList_CheckExact(switches) ||
+              !PyDict_CheckExact(dtype_of_numpy);
     for (Py_ssize_t k = 0; !bad && k < PyList_GET_SIZE(switches); k++) {
         PyObject *pair = PyList_GET_ITEM(switches, k);
         bad = !PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 ||
