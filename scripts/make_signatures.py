@@ -198,23 +198,32 @@ def methods_taking_numbers(table):
 
 
 def _aten_scalars(table):
-    """`table` with the `float` parameters that are Scalars in the ATen schema typed Number:
-    _nn.pyi is written by hand and says float where the parser takes any Number
-    (softshrink(x, 1 + 0j), then the kernel's conversion error for 1 + 1j)."""
+    """`table` corrected by the ATen schemas: _nn.pyi is written by hand. It says float
+    where the parser takes any Number (softshrink(x, 1 + 0j), then the kernel's conversion
+    error for 1 + 1j), and `= ...` (read as None) for the defaults of parameters that take
+    no None (hardtanh_(x, None))."""
     out = {}
     for name, sigs in table.items():
-        scalars = {a.name for s in torch._C._jit_get_schemas_for_operator(f"aten::{name}")
-                   for a in s.arguments if str(a.type).rstrip("?") in ("Scalar", "number")}
-        out[name] = [", ".join(_number_if_scalar(p, scalars) for p in sig.split(", "))
+        args = {a.name: a for s in torch._C._jit_get_schemas_for_operator(f"aten::{name}")
+                for a in s.arguments}
+        out[name] = [", ".join(_as_in_schema(p, args) for p in sig.split(", "))
                      for sig in sigs]
     return out
 
 
-def _number_if_scalar(part, scalars):
-    kind, _, rest = part.partition(" ")
-    if kind.rstrip("?") == "float" and rest.split(" = ")[0] in scalars:
-        return "Number" + kind[len("float"):] + " " + rest
-    return part
+def _as_in_schema(part, args):
+    decl, _, default = part.partition(" = ")
+    kind, _, pname = decl.rpartition(" ")
+    arg = args.get(pname)
+    if arg is None:
+        return part
+    schema_type = str(arg.type)
+    if kind.rstrip("?") == "float" and schema_type.rstrip("?") in ("Scalar", "number"):
+        kind = "Number" + kind[len("float"):]
+    if default == "None" and not kind.endswith("?") and not schema_type.endswith("?") and \
+            kind != "str" and arg.default_value is not None:
+        default = repr(arg.default_value)   # (str ones are enums on the way: reduction)
+    return f"{kind} {pname}" + (f" = {default}" if default else "")
 
 
 def tables():
@@ -250,6 +259,7 @@ def tables():
     tensor_table = {n: s for n, s in methods.items()
                     if is_builtin(getattr(torch.Tensor, n, None))
                     and parses(getattr(torch.Tensor, n), torch.ones(1))}
+    _from_docstrings(tensor_table)
     taking_numbers = methods_taking_numbers(tensor_table)
     # The stubs leave out the methods' deprecated overloads (x.sub_(2, y): Number alpha,
     # Tensor other), which the parser still accepts; the functions' stubs keep them, with a
@@ -269,6 +279,25 @@ def tables():
         tensor_table[name] = [sig.replace("Tensor or Number ", "Tensor ").replace(
             "Tensor ", "Tensor or Number ") for sig in tensor_table[name]]
     return torch_table, functional, tensor_table
+
+
+def _from_docstrings(tensor_table):
+    """The methods' signatures where the stubs miss what the parser has and the docstrings
+    say it: the dtype conversions' memory_format keyword (half(self) in the stubs; cfloat
+    and cdouble missing), new_tensor's `*` after data."""
+    for name in dir(torch.Tensor):
+        method = getattr(torch.Tensor, name)
+        doc = (getattr(method, "__doc__", None) or "").strip()
+        if doc.startswith(f"{name}(memory_format=torch.preserve_format) -> Tensor") and \
+                name != "cpu" and is_builtin(method) and parses(method, torch.ones(1)):
+            tensor_table[name] = ["*, torch.memory_format? memory_format = None"]
+        first = doc.split("\n")[0]
+        sigs = tensor_table.get(name, ())
+        if first.startswith(f"{name}(") and ", *, " in first and len(sigs) == 1 and \
+                "*" not in sigs[0]:
+            head = first[len(name) + 1:].split(", *, ")[0].split(", ")
+            parts = sigs[0].split(", ")
+            tensor_table[name] = [", ".join(parts[:len(head)] + ["*"] + parts[len(head):])]
 
 
 # nn.functional's Python functions whose own code fails first on wrongly typed arguments

@@ -676,6 +676,29 @@ CASES = {
         lib.tensor(2, dtype=lib.int16)),
     "chunk 0-d tensor chunks empty": lambda lib: lib.ones(0, 1).chunk(
         lib.tensor(2, dtype=lib.int16)),
+    # the stubs' gaps, filled from the ATen schemas and the docstrings: defaults that take
+    # no None, the conversions' keyword-only memory_format, new_tensor's keyword-only dtype
+    "hardtanh_ None min_val": lambda lib: lib.nn.functional.hardtanh_(lib.ones(4), None),
+    "softplus None beta": lambda lib: lib.nn.functional.softplus(lib.ones(2), None),
+    "one_hot None num_classes": lambda lib: lib.nn.functional.one_hot(lib.ones((), dtype=lib.int16),
+                                                                      None),
+    "one_hot default num_classes": lambda lib: lib.nn.functional.one_hot(lib.tensor([0, 2])),
+    "cfloat positional": lambda lib: lib.ones(1).cfloat(lib.ones(3, 3)),
+    "cdouble positional": lambda lib: lib.ones(1).cdouble(True),
+    "half memory_format": lambda lib: lib.ones(2, 2).t().half(
+        memory_format=lib.contiguous_format),
+    "float bad memory_format": lambda lib: lib.ones(1).float(memory_format=1),
+    "new_tensor positional dtype": lambda lib: lib.ones(1).new_tensor(lib.ones(3), lib.float16),
+    "new_tensor keyword dtype": lambda lib: lib.ones(1).new_tensor([1, 2], dtype=lib.float16),
+    # Tensor.type: a non-type, non-str, non-dtype is a TypeError; a class names itself
+    "type complex": lambda lib: lib.ones(1).type(1.5 - 0.5j),
+    "type tensor": lambda lib: lib.ones(1).type(lib.ones(1)),
+    "type numpy class": lambda lib: lib.ones(1).type(np.float32),
+    "type Tensor class": lambda lib: lib.ones(1, dtype=lib.int32).type(lib.Tensor),
+    "type legacy class": lambda lib: lib.ones(1).type(lib.DoubleTensor),
+    # get_autocast_dtype's device_type is a str
+    "get_autocast_dtype int": lambda lib: lib.get_autocast_dtype(1),
+    "get_autocast_dtype None": lambda lib: lib.get_autocast_dtype(None),
 }
 
 

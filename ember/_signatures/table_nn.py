@@ -84,7 +84,7 @@ FUNCTIONAL = {
                  'False',),
                 'wrapper'),
     'elu': ('elu', ('Tensor input, Number alpha = 1.0, object? inplace = False',), 'wrapper'),
-    'elu_': ('elu_', ('Tensor input, Number alpha = None',)),
+    'elu_': ('elu_', ('Tensor input, Number alpha = 1',)),
     'embedding': ('embedding',
                   ('object? input, Tensor weight, SymInt? padding_idx = None, object? max_norm = '
                    'None, object? norm_type = 2.0, bool scale_grad_by_freq = False, bool sparse '
@@ -103,7 +103,7 @@ FUNCTIONAL = {
     'hardshrink': ('hardshrink', ('Tensor input, Number lambd = 0.5, *, Tensor? out = None',)),
     'hardsigmoid': ('hardsigmoid', ('Tensor input, object? inplace = False',), 'wrapper'),
     'hardswish': ('hardswish', ('Tensor input, object? inplace = False',), 'wrapper'),
-    'hardtanh_': ('hardtanh_', ('Tensor input, Number min_val = None, Number max_val = None',)),
+    'hardtanh_': ('hardtanh_', ('Tensor input, Number min_val = -1, Number max_val = 1',)),
     'kl_div': ('kl_div',
                ('Tensor input, Tensor target, object? size_average = None, object? reduce = '
                 "None, object? reduction = 'mean', bool log_target = False",),
@@ -115,7 +115,7 @@ FUNCTIONAL = {
     'leaky_relu': ('leaky_relu',
                    ('Tensor input, Number negative_slope = 0.01, object? inplace = False',),
                    'wrapper'),
-    'leaky_relu_': ('leaky_relu_', ('Tensor input, Number negative_slope = None',)),
+    'leaky_relu_': ('leaky_relu_', ('Tensor input, Number negative_slope = 0.01',)),
     'linear': ('linear', ('Tensor input, Tensor weight, Tensor? bias = None',)),
     'logsigmoid': ('log_sigmoid', ('Tensor input',)),
     'max_pool1d_with_indices': ('max_pool1d_with_indices',
@@ -156,7 +156,7 @@ FUNCTIONAL = {
                   'None, int ignore_index = -100, object? reduce = None, object? reduction = '
                   "'mean'",),
                  'wrapper'),
-    'one_hot': ('one_hot', ('Tensor tensor, int num_classes = None',)),
+    'one_hot': ('one_hot', ('Tensor tensor, int num_classes = -1',)),
     'pad': ('pad',
             ("Tensor input, tuple of ints pad, str mode = 'constant', float? value = None",),
             'wrapper'),
@@ -192,8 +192,8 @@ FUNCTIONAL = {
     'selu': ('selu', ('Tensor input, object? inplace = False',), 'wrapper'),
     'selu_': ('selu_', ('Tensor input',)),
     'silu': ('silu', ('Tensor input, object? inplace = False',), 'wrapper'),
-    'softplus': ('softplus', ('Tensor input, Number beta = None, Number threshold = None',)),
-    'softshrink': ('softshrink', ('Tensor input, Number lambd = None',)),
+    'softplus': ('softplus', ('Tensor input, Number beta = 1, Number threshold = 20',)),
+    'softshrink': ('softshrink', ('Tensor input, Number lambd = 0.5',)),
     'threshold': ('threshold',
                   ('Tensor input, Number threshold, Number value, object? inplace = False',),
                   'wrapper'),

@@ -65,12 +65,18 @@ def _check_device(device_type):
         raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
 
 
+def _check_str(name, device_type):
+    """The builtin's argument parser: device_type is a str."""
+    if not isinstance(device_type, str):
+        raise TypeError(f"{name}(): argument 'device_type' (position 1) must be str, not "
+                        f"{type_name(device_type)}")
+
+
 def is_autocast_enabled(device_type=_CUDA_LEGACY):
     if device_type is _CUDA_LEGACY:   # the legacy no-argument form is CUDA's
         device_type = None
-    elif not isinstance(device_type, str):
-        raise TypeError("is_autocast_enabled(): argument 'device_type' (position 1) must be "
-                        f"str, not {type_name(device_type)}")
+    else:
+        _check_str("is_autocast_enabled", device_type)
     if device_type is not None and device_type not in _state.enabled:
         from .._device import device
         device(device_type)   # PyTorch's error for a string that names no device type
@@ -89,6 +95,7 @@ def set_autocast_enabled(device_type, enabled=None):
 
 
 def get_autocast_dtype(device_type):
+    _check_str("get_autocast_dtype", device_type)
     _check_device(device_type)
     return _state.dtype[device_type]
 

@@ -1,4 +1,5 @@
 """dtype and device conversions: to, type, type_as, float(), long(), cpu(), cuda(), ..."""
+import builtins
 import warnings
 
 import numpy as np
@@ -158,10 +159,16 @@ def type(self, dtype=None, non_blocking=False, **kwargs):
         if ".cuda." in dtype:
             return cast(to(self, "cuda"), target)
         dtype = target
+    elif isinstance(dtype, builtins.type):   # a legacy tensor type (FloatTensor), else named
+        cls, dtype = dtype, getattr(dtype, "dtype", None)
+        if cls is Tensor:
+            dtype = dt.get_default_dtype()
+        elif not isinstance(dtype, dt.dtype):
+            name = cls.__qualname__ if cls.__module__ == "builtins" else \
+                f"{cls.__module__}.{cls.__qualname__}"
+            raise ValueError(f"invalid type: '{name}'")
     elif not isinstance(dtype, dt.dtype):
-        dtype = getattr(dtype, "dtype", None)
-        if not isinstance(dtype, dt.dtype):
-            raise ValueError(f"invalid type: '{dtype}'")
+        raise TypeError("dtype must be a type, str, or dtype object")
     return cast(self, dtype)
 
 
