@@ -842,3 +842,24 @@ def test_methods_and_closed_over_containers_replay_with_their_modules(torch_mod)
                      t_parts[1](t_parts[0](torch_mod.tensor(x)).relu()).sum().detach().numpy(),
                      atol=1e-5, rtol=1e-5)
     assert _captures(run) == 1 and _compiled(run).replays == 3
+
+
+def test_a_plain_attribute_of_a_trainer_is_a_guard(torch_mod):
+    """A bound method reading a number from its object: changing it captures again, and
+    the result follows it as torch's does."""
+    class Scaled:
+        def __init__(self, lib):
+            self.lib, self.model, self.scale = lib, lib.nn.Linear(4, 1), 1.0
+
+        def step(self, x):
+            return self.model(x).sum() * self.scale
+    ours, theirs = Scaled(ember), Scaled(torch_mod)
+    theirs.model.load_state_dict({k: torch_mod.tensor(v.numpy())
+                                  for k, v in ours.model.state_dict().items()})
+    step = ember.compile(ours.step)
+    x = np.ones((2, 4), np.float32)
+    for scale in (1.0, 1.0, 3.0, 3.0):
+        ours.scale = theirs.scale = scale
+        assert_close(step(ember.tensor(x)), theirs.step(torch_mod.tensor(x)).detach().numpy(),
+                     atol=1e-6, rtol=1e-6)
+    assert _captures(step) == 2 and _compiled(step).replays == 2

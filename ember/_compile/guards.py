@@ -113,21 +113,12 @@ def _root_getters(fn, roots):
 
 
 def python_state(fn):
-    """[(getter, fingerprint)] of the plain values and containers the function reads from
-    its globals and closure (a flag, a cache dict, a list of layers): the capture saw their
-    state at the start of the call, and a replay is only right while it stands."""
-    code = _code_of(fn)
-    if code is None:
-        return []
-    found = []
-    g = code.__globals__
-    for n in code.__code__.co_names:
-        if n in g and _fingerprint(g[n]) is not None:
-            found.append(functools.partial(g.get, n))
-    for cell in code.__closure__ or ():
-        if _cell_full(cell) and _fingerprint(cell.cell_contents) is not None:
-            found.append(functools.partial(getattr, cell, "cell_contents"))
-    return [(getter, _fingerprint(getter())) for getter in found]
+    """[(getter, fingerprint)] of the plain values and containers the function can read
+    from outside (reachable: a flag in its globals or closure or on the trainer object of a
+    bound method, a cache dict, a list of layers): the capture saw their state at the start
+    of the call, and a replay is only right while it stands."""
+    return [(getter, _fingerprint(value)) for value, getter in reachable(fn)
+            if getter is not None and _fingerprint(value) is not None]
 
 
 _PLAIN = (int, float, bool, str, bytes, type(None), complex)
