@@ -665,6 +665,43 @@ def test_adam_step_matches_numpy_reference_and_torch(dtype, options, monkeypatch
     np.testing.assert_allclose(runs[0][0], p.detach().numpy(), rtol=tol, atol=tol)
 
 
+@needs_build
+@pytest.mark.parametrize("amsgrad", [False, True])
+def test_adam_steps_split_across_parameters_match_numpy_reference(amsgrad, monkeypatch):
+    """adam_steps runs every parameter's elements, laid end to end, on one team: the
+    pieces a thread takes start and end inside parameters (sizes below and above the team's
+    threshold, float32 and float64, each with its own step count), and every element is
+    the NumPy reference's, at one thread and at two."""
+    from ember.backends import optimizers
+    rng = np.random.default_rng(4)
+    dtypes = [np.float32, np.float32, np.float64, np.float32, np.float32]
+    sizes, steps = [3, 70001, 40000, 17, 1], [1.0, 2.0, 5.0, 3.0, 1.0]
+    params = [[rng.standard_normal(n).astype(dt) for _ in range(5)]
+              for n, dt in zip(sizes, dtypes)]
+    for p in params:
+        p[3] = np.abs(p[3])     # (the second moments and their maximum are never negative)
+        p[4] = np.abs(p[4]) + p[3]
+    options = dict(beta1=0.9, beta2=0.99, lr=1e-2, weight_decay=1e-2, eps=1e-8,
+                   decoupled=True, amsgrad=amsgrad)
+    results = []
+    for compiled, threads in ((None, 1), (cpu_kernels.compiled, 1), (cpu_kernels.compiled, 2)):
+        monkeypatch.setattr(optimizers, "compiled", compiled)
+        arrays = [[a.copy() for a in p] for p in params]
+        before = ember.get_num_threads()
+        try:
+            ember.set_num_threads(threads)
+            optimizers.adam_steps(*[[p[k] for p in arrays] for k in range(5)], steps=steps,
+                                  **options)
+        finally:
+            ember.set_num_threads(before)
+        results.append(arrays)
+    reference = results[0]
+    for arrays in results[1:]:
+        for p, ref in zip(arrays, reference):
+            for a, b in zip(p, ref):
+                np.testing.assert_array_equal(a, b)
+
+
 def test_blas_on_one_thread_restores_the_configured_count():
     from ember import _threads
     before = ember.get_num_threads()
