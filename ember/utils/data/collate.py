@@ -4,25 +4,24 @@ import re
 
 import numpy as np
 
+from ... import _creation
+from ..._dtype import float64
+from ..._tensor import Tensor
+from ...ops.shape import stack
+
 __all__ = ["default_collate", "default_convert"]
 
 _NP_STR = re.compile(r"[SaUO]")
 
 
-def _ember():
-    import ember
-    return ember
-
-
 def default_convert(data):
     """NumPy arrays and scalars inside `data` become tensors; the structure is kept."""
-    ember = _ember()
-    if isinstance(data, ember.Tensor):
+    if isinstance(data, Tensor):
         return data
     if isinstance(data, np.ndarray) and not _NP_STR.search(data.dtype.str):
-        return ember.as_tensor(data)
+        return _creation.as_tensor(data)
     if isinstance(data, np.generic) and not _NP_STR.search(data.dtype.str):
-        return ember.as_tensor(data)
+        return _creation.as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
         try:
             return type(data)({k: default_convert(v) for k, v in data.items()})
@@ -42,7 +41,6 @@ def default_convert(data):
 
 def _stack(batch):
     """Stack tensors into one batch; inside a worker, straight into shared memory."""
-    ember = _ember()
     from .worker import get_worker_info
     first = batch[0]
     if get_worker_info() is not None and all(
@@ -51,26 +49,25 @@ def _stack(batch):
         out = shared_empty((len(batch),) + tuple(first.shape), first.dtype)
         np.stack([t._data for t in batch], out=out._data)
         return out
-    return ember.stack(batch, 0)
+    return stack(batch, 0)
 
 
 def default_collate(batch):
     """Stack tensors/arrays/numbers along a new first dim; recurse into mappings and
     sequences; strings stay lists."""
-    ember = _ember()
     elem = batch[0]
-    if isinstance(elem, ember.Tensor):
+    if isinstance(elem, Tensor):
         return _stack(batch)
     if isinstance(elem, np.ndarray) and not _NP_STR.search(elem.dtype.str):
-        return _stack([ember.as_tensor(b) for b in batch])
+        return _stack([_creation.as_tensor(b) for b in batch])
     if isinstance(elem, np.generic) and not _NP_STR.search(elem.dtype.str):
-        return ember.as_tensor(np.array(batch))
+        return _creation.as_tensor(np.array(batch))
     if isinstance(elem, bool):
-        return ember.tensor(batch)
+        return _creation.tensor(batch)
     if isinstance(elem, float):
-        return ember.tensor(batch, dtype=ember.float64)
+        return _creation.tensor(batch, dtype=float64)
     if isinstance(elem, int):
-        return ember.tensor(batch)
+        return _creation.tensor(batch)
     if isinstance(elem, (str, bytes)):
         return batch
     if isinstance(elem, collections.abc.Mapping):

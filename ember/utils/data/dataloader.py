@@ -11,6 +11,8 @@ import warnings
 import weakref
 
 from . import shm_batches
+from ... import _creation
+from ..._dtype import int64
 from ...autograd import graph as _graph
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
@@ -196,8 +198,7 @@ def _can_pin():
 
 
 def _base_seed(generator):
-    import ember
-    return int(ember.empty((), dtype=ember.int64).random_(generator=generator).item())
+    return int(_creation.empty((), dtype=int64).random_(generator=generator).item())
 
 
 class _SingleProcessIter(_BaseIter):

@@ -1,20 +1,19 @@
 """Samplers: the order in which a DataLoader visits a dataset's indices."""
 import math
 
+from ... import _creation
+from ..._dtype import float64, int64
+from ..._random import Generator
+from ...ops import random as random_ops, random_factories
+
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "WeightedRandomSampler", "BatchSampler"]
 
 
-def _ember():
-    import ember
-    return ember
-
-
 def _new_generator():
     """A fresh generator seeded from the default one (as PyTorch's samplers do)."""
-    ember = _ember()
-    seed = int(ember.empty((), dtype=ember.int64).random_().item())
-    generator = ember.Generator()
+    seed = int(_creation.empty((), dtype=int64).random_().item())
+    generator = Generator()
     generator.manual_seed(seed)
     return generator
 
@@ -61,19 +60,19 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
-        ember = _ember()
         n = len(self.data_source)
         generator = self.generator if self.generator is not None else _new_generator()
         if self.replacement:
             for _ in range(self.num_samples // 32):
-                yield from ember.randint(n, (32,), dtype=ember.int64,
-                                         generator=generator).tolist()
-            yield from ember.randint(n, (self.num_samples % 32,), dtype=ember.int64,
-                                     generator=generator).tolist()
+                yield from random_factories.randint(n, (32,), dtype=int64,
+                                                    generator=generator).tolist()
+            yield from random_factories.randint(n, (self.num_samples % 32,), dtype=int64,
+                                                generator=generator).tolist()
         else:
             for _ in range(self.num_samples // n):
-                yield from ember.randperm(n, generator=generator).tolist()
-            yield from ember.randperm(n, generator=generator).tolist()[:self.num_samples % n]
+                yield from random_factories.randperm(n, generator=generator).tolist()
+            last = random_factories.randperm(n, generator=generator).tolist()
+            yield from last[:self.num_samples % n]
 
     def __len__(self):
         return self.num_samples
@@ -85,8 +84,8 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        ember = _ember()
-        for i in ember.randperm(len(self.indices), generator=self.generator).tolist():
+        order = random_factories.randperm(len(self.indices), generator=self.generator)
+        for i in order.tolist():
             yield self.indices[i]
 
     def __len__(self):
@@ -104,8 +103,7 @@ class WeightedRandomSampler(Sampler):
         if not isinstance(replacement, bool):
             raise ValueError(f"replacement should be a boolean value, but got "
                              f"replacement={replacement}")
-        ember = _ember()
-        weights = ember.as_tensor(weights, dtype=ember.float64)
+        weights = _creation.as_tensor(weights, dtype=float64)
         if weights.dim() != 1:
             raise ValueError("weights should be a 1d sequence but given weights have shape "
                              f"{tuple(weights.shape)}")
@@ -115,9 +113,8 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        ember = _ember()
-        rand = ember.multinomial(self.weights, self.num_samples, self.replacement,
-                                 generator=self.generator)
+        rand = random_ops.multinomial(self.weights, self.num_samples, self.replacement,
+                                      generator=self.generator)
         yield from iter(rand.tolist())
 
     def __len__(self):
