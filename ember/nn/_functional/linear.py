@@ -1,7 +1,9 @@
 """linear, bilinear."""
-import ember
 from ..._dtype import type_name
 from ...amp import autocast_mode as _amp
+from ...ops.einsum import einsum
+from ...ops.linalg import addmm
+from ...ops.matmul import matmul
 
 __all__ = ["linear", "bilinear"]
 
@@ -19,7 +21,7 @@ def linear(input, weight, bias=None):
                            f"{input.shape[-1] if input.dim() else 1} and {weight.shape[-1]}x"
                            f"{weight.shape[0]})")
     if bias is None:
-        return ember.matmul(input, weight.t())
+        return matmul(input, weight.t())
     # With a bias PyTorch runs addmm, whose dtype checks word the error differently.
     if input.dtype != weight.dtype:
         raise RuntimeError("mat1 and mat2 must have the same dtype, but got "
@@ -29,9 +31,9 @@ def linear(input, weight, bias=None):
                            f"{type_name(bias.dtype)} and {type_name(weight.dtype)}")
     # NOTE: PyTorch's graph: addmm on the rows (AddmmBackward0), viewed back for N-d inputs.
     if input.dim() == 2:
-        return ember.addmm(bias, input, weight.t())
+        return addmm(bias, input, weight.t())
     rows = input.reshape(-1, input.shape[-1]) if input.dim() else input.reshape(1, 1)
-    return ember.addmm(bias, rows, weight.t()).view(tuple(input.shape[:-1]) +
+    return addmm(bias, rows, weight.t()).view(tuple(input.shape[:-1]) +
                                                     (weight.shape[0],))
 
 
@@ -51,5 +53,5 @@ def bilinear(input1, input2, weight, bias=None):
     if bias is not None and bias.shape[-1] != weight.shape[0]:
         raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
                            f"{bias.shape[-1]} but expected {weight.shape[0]}")
-    out = ember.einsum("...i,oij,...j->...o", input1, weight, input2)
+    out = einsum("...i,oij,...j->...o", input1, weight, input2)
     return out if bias is None else out + bias

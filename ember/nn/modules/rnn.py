@@ -3,9 +3,10 @@ import math
 import numbers
 import warnings
 
-import ember
 from ... import _creation
 from ...ops.rnn_ops import lstm_cell_fused
+from ...ops.select import relu
+from ...ops.unary import sigmoid, tanh
 from .. import init
 from .._functional.rnn import run_rnn
 from ..parameter import Parameter
@@ -390,9 +391,9 @@ class RNNCell(RNNCellBase):
         self._check_hidden(input, hx, "0")
         gi, gh = self._gates(input, hx)
         if self.nonlinearity == "tanh":
-            ret = ember.tanh(gi + gh)
+            ret = tanh(gi + gh)
         elif self.nonlinearity == "relu":
-            ret = ember.relu(gi + gh)
+            ret = relu(gi + gh)
         else:
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         return ret if batched else ret.squeeze(0)
@@ -432,8 +433,8 @@ class GRUCell(RNNCellBase):
         gi, gh = self._gates(input, hx)
         i_r, i_z, i_n = gi.chunk(3, 1)
         h_r, h_z, h_n = gh.chunk(3, 1)
-        r = ember.sigmoid(i_r + h_r)
-        z = ember.sigmoid(i_z + h_z)
-        n = ember.tanh(i_n + r * h_n)
+        r = sigmoid(i_r + h_r)
+        z = sigmoid(i_z + h_z)
+        n = tanh(i_n + r * h_n)
         ret = n + z * (hx - n)
         return ret if batched else ret.squeeze(0)

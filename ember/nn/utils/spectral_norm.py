@@ -1,8 +1,9 @@
 """The legacy, hook-based spectral_norm: parameter <name>_orig, buffers <name>_u and
 <name>_v, and a forward pre-hook that recomputes <name> (with a power-iteration step in
 training mode). The same RNG draws as PyTorch's initialise u and v."""
-import ember
 from ...autograd.grad_mode import no_grad
+from ...ops.matmul import dot, mv
+from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .._functional.normalization import normalize
 from ..parameter import Parameter, UninitializedParameter
 from .weight_norm import remove_norm_hook
@@ -36,10 +37,10 @@ class SpectralNorm:
         if do_power_iteration:
             with no_grad():
                 for _ in range(self.n_power_iterations):
-                    v = normalize(ember.mv(mat.t(), u), dim=0, eps=self.eps, out=v)
-                    u = normalize(ember.mv(mat, v), dim=0, eps=self.eps, out=u)
+                    v = normalize(mv(mat.t(), u), dim=0, eps=self.eps, out=v)
+                    u = normalize(mv(mat, v), dim=0, eps=self.eps, out=u)
                 u, v = u.clone(), v.clone()
-        sigma = ember.dot(u, ember.mv(mat, v))
+        sigma = dot(u, mv(mat, v))
         return weight / sigma
 
     def remove(self, module):
@@ -81,10 +82,8 @@ class SpectralNorm:
 
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
     if dim is None:
-        transposed = tuple(getattr(ember.nn, n) for n in
-                           ("ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d")
-                           if hasattr(ember.nn, n))
-        dim = 1 if transposed and isinstance(module, transposed) else 0
+        transposed = (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)
+        dim = 1 if isinstance(module, transposed) else 0
     SpectralNorm.apply(module, name, n_power_iterations, dim, eps)
     return module
 

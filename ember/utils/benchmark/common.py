@@ -8,6 +8,8 @@ import textwrap
 
 import numpy as np
 
+from ..._threads import get_num_threads, set_num_threads
+
 _MAX_SIGNIFICANT_FIGURES = 4
 _MIN_CONFIDENCE_INTERVAL = 25e-9  # 25 ns
 _IQR_WARN_THRESHOLD = 0.1
@@ -197,10 +199,9 @@ def ordered_unique(elements):
 
 @contextlib.contextmanager
 def set_torch_threads(n):
-    import ember
-    prior = ember.get_num_threads()
+    prior = get_num_threads()
     try:
-        ember.set_num_threads(n)
+        set_num_threads(n)
         yield
     finally:
-        ember.set_num_threads(prior)
+        set_num_threads(prior)

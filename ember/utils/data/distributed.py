@@ -1,6 +1,8 @@
 """DistributedSampler: each rank sees a disjoint shard of the (shuffled) indices."""
 import math
 
+from ..._random import Generator
+from ...ops import random_factories
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
@@ -30,10 +32,9 @@ class DistributedSampler(Sampler):
 
     def __iter__(self):
         if self.shuffle:
-            import ember
-            g = ember.Generator()
+            g = Generator()
             g.manual_seed(self.seed + self.epoch)
-            indices = ember.randperm(len(self.dataset), generator=g).tolist()
+            indices = random_factories.randperm(len(self.dataset), generator=g).tolist()
         else:
             indices = list(range(len(self.dataset)))
         if not self.drop_last:
