@@ -699,6 +699,28 @@ CASES = {
     # get_autocast_dtype's device_type is a str
     "get_autocast_dtype int": lambda lib: lib.get_autocast_dtype(1),
     "get_autocast_dtype None": lambda lib: lib.get_autocast_dtype(None),
+    # clamp with a Tensor and a Number bound: the Scalar overload reads a 0-d tensor
+    "clamp 0-d tensor min float max": lambda lib: lib.clamp(
+        lib.arange(5.0, dtype=lib.float64), lib.tensor(0.5, dtype=lib.float64), 2.91),
+    "clamp_ bool int bound 0-d tensor": lambda lib: lib.tensor([True, False]).clamp_(
+        5, lib.tensor(3, dtype=lib.uint8)),
+    "clamp complex bound 0-d tensor": lambda lib: lib.clamp(
+        lib.ones(2, 3, dtype=lib.int64), np.complex128(2 + 0j), lib.tensor(1, dtype=lib.uint8)),
+    "clamp int input 0-d float max": lambda lib: lib.clamp(lib.arange(5), 1, lib.tensor(3.5)),
+    "clamp 1-d tensor and number": lambda lib: lib.clamp(lib.arange(5.0), lib.tensor([1.0]), 3),
+    # a 0-d tensor's dims 0 and -1 are the same dim; roll of an empty tensor reads no dim;
+    # solve/lstsq name a B without enough dimensions
+    "flip 0-d repeated dim": lambda lib: lib.flip(lib.tensor(1), (0, -1)),
+    "squeeze repeated dims": lambda lib: lib.ones(3, 1).squeeze((-1, 0, -1)),
+    "squeeze 0-d repeated dims": lambda lib: lib.ones(()).squeeze((0, -1)),
+    "sum 0-d repeated dims": lambda lib: lib.sum(lib.tensor(1.0), (0, -1)),
+    "sum 0-d dim": lambda lib: lib.sum(lib.tensor(1.0), (-1,), keepdim=True),
+    "roll empty bad dim": lambda lib: lib.ones(0, 3).roll(-2, [2]),
+    "roll empty two dims": lambda lib: lib.ones(0, 3).roll([1, 2], [0, 7]),
+    "roll empty misaligned": lambda lib: lib.ones(0, 3).roll([1], [0, 7]),
+    "solve 0-d B": lambda lib: lib.linalg.solve(lib.eye(3), lib.tensor(1.0)),
+    "lstsq 0-d B": lambda lib: lib.linalg.lstsq(lib.ones(5, 3, dtype=lib.float64),
+                                               lib.tensor(1.0, dtype=lib.float64)),
 }
 
 

@@ -25,14 +25,22 @@ def reduce_dims(dim, ndim):
     if dim is None:
         return tuple(range(ndim))
     if isinstance(dim, (list, tuple)):
-        dims = tuple(wrap_dim(d, ndim) for d in dim)
-        if len(set(dims)) != len(dims):
-            repeated = next(d for d in dims if dims.count(d) > 1)
-            raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
+        dims = distinct_dims(dim, ndim)
         if not dims:
             return tuple(range(ndim))
         return tuple(sorted(dims))
     return (wrap_dim(dim, ndim),)
+
+
+def distinct_dims(dims, ndim):
+    """`dims` wrapped, PyTorch's error when two name the same dim. NOTE: a 0-d tensor's
+    dims wrap as a 1-d tensor's here (0 and -1 are the same dim), as in PyTorch's dim
+    bitsets; the result's entries are then 0."""
+    wrapped = tuple(wrap_dim(d, ndim) % max(ndim, 1) for d in dims)
+    if len(set(wrapped)) != len(wrapped):
+        repeated = next(d for d in wrapped if wrapped.count(d) > 1)
+        raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
+    return wrapped
 
 
 def kept_shape(shape, dims):

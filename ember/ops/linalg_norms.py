@@ -268,6 +268,8 @@ _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 def lstsq(A, B, rcond=None, *, driver=None):
     if A._data.ndim < 2:
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if B._data.ndim < 1:
+        raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
     if A.dtype not in (dt.float32, dt.float64, dt.complex64, dt.complex128):
         raise RuntimeError("This function doesn't handle types other than float and double")
     if A.dtype is not B.dtype:

@@ -45,6 +45,8 @@ def solve(A, B, *, left=True, out=None):
     vector = B._data.ndim == 1 or (B._data.ndim == len(sa) - 1 and sb == sa[:-1])
     if vector:
         B = B.unsqueeze(-1)
+    elif B._data.ndim < 2:
+        raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
     if not left:
         A, B = A.mT, B.mT
     n = B._data.shape[-2]

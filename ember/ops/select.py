@@ -260,10 +260,15 @@ def _clamp(name, input, min, max, out):
     if input.dtype.category == dt.COMPLEX:
         raise NotImplementedError("clamp is not supported for complex types")
     lo_tensor, hi_tensor = isinstance(min, Tensor), isinstance(max, Tensor)
-    if (lo_tensor and not (hi_tensor or max is None)) or \
-            (hi_tensor and not (lo_tensor or min is None)):
-        raise TypeError(f"{name}() received an invalid combination of arguments - got "
-                        f"(Tensor, {', '.join(type(b).__name__ for b in (min, max))})")
+    if lo_tensor != hi_tensor and min is not None and max is not None:
+        # a Tensor and a Number: PyTorch's Scalar overload, whose parser reads a 0-d tensor
+        # that does not require grad as its number
+        bound = min if lo_tensor else max
+        if bound._data.ndim or bound.requires_grad:
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"(Tensor, {', '.join(type(b).__name__ for b in (min, max))})")
+        min, max = (bound.item(), max) if lo_tensor else (min, bound.item())
+        lo_tensor = hi_tensor = False
     scalar_op, tensor_op = _CLAMP_OPS[name]
     d = input.dtype
     if type(min) in _SAME_DTYPE_BOUNDS[d.category] and \

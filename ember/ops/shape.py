@@ -12,7 +12,7 @@ from .. import _dtype as dt
 from .._scalars import type_name
 from .._tensor import Size, Tensor, _wrap, write_out
 from ..backends import array_module
-from ._dims import wrap_dim
+from ._dims import distinct_dims, wrap_dim
 from .indexing_views import narrow, select
 from .registry import check_elements, check_tensor, check_tensor_list, defop, dispatch, export
 from .views import clone, expand, reshape, shape_arg
@@ -220,10 +220,7 @@ def flip(input, *dims):
     if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
         dims = dims[0]
     n = input._data.ndim
-    ds = tuple(wrap_dim(d, n) for d in dims)
-    if len(set(ds)) != len(ds):
-        repeated = next(d for d in ds if ds.count(d) > 1)
-        raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
+    ds = distinct_dims(dims, n)
     return dispatch(_flip, (input,), {"dims": ds if n else ()})
 
 
@@ -276,6 +273,8 @@ def roll(input, shifts, dims=None):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:"
                            f"{len(dims)}")
     n = input._data.ndim
+    if input._data.size == 0:   # (PyTorch's kernel returns a copy before reading the dims)
+        return dispatch(_roll, (input,), {"shifts": 0, "dims": None})
     dims = tuple(wrap_dim(d, n) for d in dims)
     if n == 0:
         return dispatch(_roll, (input,), {"shifts": 0, "dims": None})

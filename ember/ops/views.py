@@ -14,7 +14,7 @@ from .. import _dtype as dt
 from .._scalars import type_name
 from .._tensor import Tensor, unbroadcast
 from ..backends import array_module
-from ._dims import size_list, wrap_dim
+from ._dims import distinct_dims, size_list, wrap_dim
 from .registry import METHODS, check_tensor, defop, dispatch, export
 
 
@@ -365,7 +365,7 @@ def squeeze(input, dim=None):
     if dim is None:
         op, ds = _squeeze_all, range(len(shape))
     elif isinstance(dim, (tuple, list)):
-        op, ds = _squeeze_dims, [wrap_dim(d, len(shape)) for d in dim]
+        op, ds = _squeeze_dims, distinct_dims(dim, len(shape))
     else:
         op, ds = _squeeze_dim, (wrap_dim(dim, len(shape)),)
     dims = tuple(sorted({d for d in ds if len(shape) and shape[d] == 1}))
