@@ -7,7 +7,8 @@ function; ember always runs the plain composition.
 import copy
 import warnings
 
-import ember
+from ... import _creation
+from ...ops.matrix_structure import triu
 from .. import functional as F
 from .. import init
 from .._functional.attention import canonical_mask
@@ -40,7 +41,7 @@ def _get_activation_fn(activation):
 
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     """-inf above the diagonal, 0 elsewhere: position i attends to positions <= i."""
-    return ember.triu(ember.full((sz, sz), float("-inf"), dtype=dtype, device=device),
+    return triu(_creation.full((sz, sz), float("-inf"), dtype=dtype, device=device),
                       diagonal=1)
 
 

@@ -3,9 +3,11 @@ import re
 from collections import OrderedDict
 from typing import Optional
 
-import ember
 from ... import nn
+from ..._tensor import Tensor
 from ...nn import functional as F
+from ...ops.shape import cat
+from ...ops.views import flatten
 from ._api import WeightsEnum, register_model
 from ._utils import _imagenet, _ovewrite_named_param, handle_legacy_interface
 
@@ -33,10 +35,10 @@ class _DenseLayer(nn.Module):
         self.memory_efficient = memory_efficient
 
     def bn_function(self, inputs):
-        return self.conv1(self.relu1(self.norm1(ember.cat(inputs, 1))))
+        return self.conv1(self.relu1(self.norm1(cat(inputs, 1))))
 
     def forward(self, input):
-        prev = [input] if isinstance(input, ember.Tensor) else input
+        prev = [input] if isinstance(input, Tensor) else input
         new = self.conv2(self.relu2(self.norm2(self.bn_function(prev))))
         if self.drop_rate > 0:
             new = F.dropout(new, p=self.drop_rate, training=self.training)
@@ -59,7 +61,7 @@ class _DenseBlock(nn.ModuleDict):
         features = [init_features]
         for _, layer in self.items():
             features.append(layer(features))
-        return ember.cat(features, 1)
+        return cat(features, 1)
 
 
 class _Transition(nn.Sequential):
@@ -108,7 +110,7 @@ class DenseNet(nn.Module):
 
     def forward(self, x):
         out = F.relu(self.features(x), inplace=True)
-        out = ember.flatten(F.adaptive_avg_pool2d(out, (1, 1)), 1)
+        out = flatten(F.adaptive_avg_pool2d(out, (1, 1)), 1)
         return self.classifier(out)
 
 

@@ -3,9 +3,10 @@ import warnings
 from collections import namedtuple
 from typing import Optional
 
-import ember
 from ... import nn
 from ...nn import functional as F
+from ...ops.shape import cat
+from ...ops.views import flatten, unsqueeze
 from ._api import WeightsEnum, register_model
 from ._utils import _imagenet, _load_weights, _ovewrite_named_param, handle_legacy_interface
 
@@ -50,7 +51,7 @@ class Inception(nn.Module):
         return [self.branch1(x), self.branch2(x), self.branch3(x), self.branch4(x)]
 
     def forward(self, x):
-        return ember.cat(self._forward(x), 1)
+        return cat(self._forward(x), 1)
 
 
 class InceptionAux(nn.Module):
@@ -66,7 +67,7 @@ class InceptionAux(nn.Module):
 
     def forward(self, x):
         x = self.conv(F.adaptive_avg_pool2d(x, (4, 4)))
-        x = F.relu(self.fc1(ember.flatten(x, 1)), inplace=True)
+        x = F.relu(self.fc1(flatten(x, 1)), inplace=True)
         return self.fc2(self.dropout(x))
 
 
@@ -125,10 +126,10 @@ class GoogLeNet(nn.Module):
     def _transform_input(self, x):
         # weights trained on inputs scaled to [-1, 1]: map ImageNet-normalised input there
         if self.transform_input:
-            x_ch0 = ember.unsqueeze(x[:, 0], 1) * (0.229 / 0.5) + (0.485 - 0.5) / 0.5
-            x_ch1 = ember.unsqueeze(x[:, 1], 1) * (0.224 / 0.5) + (0.456 - 0.5) / 0.5
-            x_ch2 = ember.unsqueeze(x[:, 2], 1) * (0.225 / 0.5) + (0.406 - 0.5) / 0.5
-            x = ember.cat((x_ch0, x_ch1, x_ch2), 1)
+            x_ch0 = unsqueeze(x[:, 0], 1) * (0.229 / 0.5) + (0.485 - 0.5) / 0.5
+            x_ch1 = unsqueeze(x[:, 1], 1) * (0.224 / 0.5) + (0.456 - 0.5) / 0.5
+            x_ch2 = unsqueeze(x[:, 2], 1) * (0.225 / 0.5) + (0.406 - 0.5) / 0.5
+            x = cat((x_ch0, x_ch1, x_ch2), 1)
         return x
 
     def _forward(self, x):
@@ -141,7 +142,7 @@ class GoogLeNet(nn.Module):
         aux2 = self.aux2(x) if self.aux2 is not None and self.training else None
         x = self.maxpool4(self.inception4e(x))
         x = self.inception5b(self.inception5a(x))
-        x = ember.flatten(self.avgpool(x), 1)
+        x = flatten(self.avgpool(x), 1)
         x = self.fc(self.dropout(x))
         return x, aux2, aux1
 

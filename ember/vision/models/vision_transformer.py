@@ -4,8 +4,8 @@ from collections import OrderedDict
 from functools import partial
 from typing import NamedTuple, Optional
 
-import ember
-from ... import nn
+from ... import _creation, nn
+from ...ops.shape import cat
 from ._api import WeightsEnum, register_model
 from ._layers import MLP, Conv2dNormActivation
 from ._utils import _imagenet, _load_weights, _ovewrite_named_param, handle_legacy_interface
@@ -80,7 +80,7 @@ class Encoder(nn.Module):
         super().__init__()
         # learned position embeddings (BERT's init)
         self.pos_embedding = nn.Parameter(
-            ember.empty(1, seq_length, hidden_dim).normal_(std=0.02))
+            _creation.empty(1, seq_length, hidden_dim).normal_(std=0.02))
         self.dropout = nn.Dropout(dropout)
         layers = OrderedDict()
         for i in range(num_layers):
@@ -145,7 +145,7 @@ class VisionTransformer(nn.Module):
         self.norm_layer = norm_layer
         self.conv_proj = _patch_projection(conv_stem_configs, patch_size, hidden_dim)
         seq_length = (image_size // patch_size) ** 2 + 1  # + the class token
-        self.class_token = nn.Parameter(ember.zeros(1, 1, hidden_dim))
+        self.class_token = nn.Parameter(_creation.zeros(1, 1, hidden_dim))
         self.encoder = Encoder(seq_length, num_layers, num_heads, hidden_dim, mlp_dim, dropout,
                                attention_dropout, norm_layer)
         self.seq_length = seq_length
@@ -187,7 +187,7 @@ class VisionTransformer(nn.Module):
     def forward(self, x):
         x = self._process_input(x)
         n = x.shape[0]
-        x = ember.cat([self.class_token.expand(n, -1, -1), x], dim=1)
+        x = cat([self.class_token.expand(n, -1, -1), x], dim=1)
         x = self.encoder(x)
         return self.heads(x[:, 0])  # classify from the class token
 
