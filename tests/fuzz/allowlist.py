@@ -151,6 +151,12 @@ _GROUPS = [
          'torch.slice_inverse',
          'torch.max_pool1d',)),
     (
+        "strides of an empty tensor: torch.tensor() of a NumPy array copies its strides, and "
+        "NumPy 2 gives every empty array zero strides; ember's tensors are NumPy arrays, and it "
+        "reports torch's contiguous strides for every C-contiguous one (torch.zeros(0, 3)'s), "
+        "as it cannot tell where an empty array came from",
+        ('Tensor.stride',)),
+    (
         "logit with eps above 0.5: the clamp bounds cross; torch's kernel and NumPy's clip "
         "resolve the crossed bounds differently",
         ('torch.logit',)),
@@ -201,11 +207,34 @@ CLASSES = {
         "a call with two errors (a shape or dimension error and an unsupported dtype or "
         "index type): torch's TensorIterator/kernel checks one first, ember the other; "
         "both raise, with a correct message for one of the two errors."),
+    "negative size": (
+        lambda t, e: t[0] == "ok" and any(s < 0 for s in getattr(t[1], "shape", ())),
+        "torch returns a tensor with a negative dimension (an empty tensor expanded to a new "
+        "leading size -2: shape [-2, 0]); a NumPy array cannot have one, and ember raises the "
+        "error torch gives for the non-empty case."),
     "dtype coverage": (
         lambda t, e: _raised(t, "NotImplementedError") and e[0] == "ok",
         "torch's CPU kernel is not compiled for this dtype (\"... not implemented for "
         "'ComplexFloat'\"); ember's NumPy kernel computes it."),
 }
+
+
+# Classes of disagreement between two results: name -> (predicate on the comparison's
+# reason, reason).
+RESULT_CLASSES = {
+    "complex32": (
+        lambda why: why.endswith("dtype complex64 != torch complex32"),
+        "ember has no complex32: a float16 operand with a complex one gives complex64 where "
+        "torch gives complex32 (ComplexHalf), as chalf does."),
+}
+
+
+def classify_result(why):
+    """The RESULT_CLASSES name that explains a disagreement of two results, or None."""
+    for name, (predicate, _) in RESULT_CLASSES.items():
+        if predicate(why):
+            return name
+    return None
 
 
 def classify(torch_outcome, ember_outcome):

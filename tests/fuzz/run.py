@@ -22,7 +22,7 @@ if _TESTS not in sys.path:
 import ember  # noqa: E402
 import ember.nn.functional  # noqa: E402
 
-from .allowlist import ALLOWED, NOT_FUZZED, classify  # noqa: E402
+from .allowlist import ALLOWED, NOT_FUZZED, classify, classify_result  # noqa: E402
 from .generate import build, mutate_sample, signature_call  # noqa: E402
 
 QUICK_CALLS = 3000
@@ -254,7 +254,7 @@ def run_call(torch, target, rng, seed):
                 why = compare(list(t_args), list(e_args), torch, "args after the call")
         except Exception as exc:   # comparing raised: an output ember cannot convert
             why = f"comparison raised {type(exc).__name__}: {exc}"
-        return why is None, why, call, None
+        return why is None, why, call, None if why is None else classify_result(why)
 
 
 def _stable_hash(text):

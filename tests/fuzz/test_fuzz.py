@@ -48,3 +48,19 @@ def test_draws_are_stable_when_a_name_is_added():
             continue
         assert t0.name == t1.name and r0.integers(1 << 30) == r1.integers(1 << 30)
     assert 0 < won < 25   # about 2000 / 301 calls
+
+
+def test_classes_explain_only_their_difference():
+    """The complex32 and negative-size classes take their one design difference, not a
+    neighbouring disagreement."""
+    import torch
+    from .allowlist import classify, classify_result
+
+    assert classify_result("result: dtype complex64 != torch complex32") == "complex32"
+    assert classify_result("result: dtype complex128 != torch complex64") is None
+    assert classify_result("result: values differ (complex64)") is None
+    raised = ("raise", RuntimeError("The expanded size of the tensor (-2) isn't allowed"))
+    negative = torch.zeros(0).broadcast_to((-2, -1))   # torch 2.13 returns shape [-2, 0]
+    assert tuple(negative.shape) == (-2, 0)
+    assert classify(("ok", negative), raised) == "negative size"
+    assert classify(("ok", torch.zeros(2, 0)), raised) is None
