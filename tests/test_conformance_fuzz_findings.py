@@ -721,6 +721,14 @@ CASES = {
     "solve 0-d B": lambda lib: lib.linalg.solve(lib.eye(3), lib.tensor(1.0)),
     "lstsq 0-d B": lambda lib: lib.linalg.lstsq(lib.ones(5, 3, dtype=lib.float64),
                                                lib.tensor(1.0, dtype=lib.float64)),
+    # addr computes in the three operands' common dtype (a 0-d input counts in full)
+    "addr float16 and int16 vectors": lambda lib: lib.addr(
+        lib.tensor([1.0, 2, 3, 4], dtype=lib.float64), lib.tensor([0.1, 0.2, 0.3],
+                                                                  dtype=lib.float16),
+        lib.tensor([1, 2, 3, 4], dtype=lib.int16), beta=2.0),
+    "addr 0-d complex input float32 vectors": lambda lib: lib.addr(
+        lib.tensor(1.5 - 2.25j, dtype=lib.complex128), lib.tensor([0.123, -2.71, 3.3]),
+        lib.tensor([1.7, -0.3, 2.9, 3.1]), beta=2.0),
 }
 
 

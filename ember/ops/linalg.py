@@ -87,6 +87,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
 
 @export(inplace=True)
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    if all(isinstance(t, Tensor) for t in (input, vec1, vec2)):
+        # (PyTorch's kernel computes in the three operands' common dtype, input expanded to
+        # the product's shape first: a 0-d input promotes as a full tensor)
+        d = dt.promote_types(dt.promote_types(input.dtype, vec1.dtype), vec2.dtype)
+        vec1, vec2 = vec1.to(d), vec2.to(d)
     r = _add_scaled(input, outer(vec1, vec2), beta, alpha, "addr")
     return r if out is None else write_out(r, out)
 
