@@ -729,6 +729,31 @@ CASES = {
     "addr 0-d complex input float32 vectors": lambda lib: lib.addr(
         lib.tensor(1.5 - 2.25j, dtype=lib.complex128), lib.tensor([0.123, -2.71, 3.3]),
         lib.tensor([1.7, -0.3, 2.9, 3.1]), beta=2.0),
+    # a 0-d tensor that requires grad is no Number to the parser
+    "renorm grad maxnorm": lambda lib: lib.renorm(lib.ones(2, 2), 1, 0,
+                                                  lib.tensor(1.0, requires_grad=True)),
+    "norm grad ord": lambda lib: lib.ones(2, 2).norm(lib.tensor(2.0, requires_grad=True)),
+    "pinverse grad rcond": lambda lib: lib.ones(2, 2).pinverse(
+        lib.tensor(0.1, requires_grad=True)),
+    "baddbmm grad alpha": lambda lib: lib.baddbmm(
+        lib.ones(2, 3, 4), lib.ones(2, 3, 5), lib.ones(2, 5, 4),
+        alpha=lib.tensor(2.0, requires_grad=True)),
+    "add grad 0-d other": lambda lib: lib.add(lib.ones(2), lib.tensor(2.0, requires_grad=True)),
+    # instance_norm: torch's Python steps (use_input_stats' truth, input.size()), then the
+    # builtin's parser
+    "instance_norm str running_mean": lambda lib: lib.nn.functional.instance_norm(
+        lib.ones(2, 3, 4, dtype=lib.int32), "none"),
+    "instance_norm None use_input_stats": lambda lib: lib.nn.functional.instance_norm(
+        lib.ones(1, 3), use_input_stats=None),
+    "instance_norm float use_input_stats": lambda lib: lib.nn.functional.instance_norm(
+        lib.ones(2, 1, 3), use_input_stats=-0.18),
+    "instance_norm list eps": lambda lib: lib.nn.functional.instance_norm(
+        lib.ones(2, 3, 4, dtype=lib.int32), eps=[]),
+    "instance_norm non-tensor input": lambda lib: lib.nn.functional.instance_norm((1, 2)),
+    "instance_norm no running stats": lambda lib: lib.nn.functional.instance_norm(
+        lib.ones(2, 3, 4), use_input_stats=False),
+    "instance_norm ok": lambda lib: lib.nn.functional.instance_norm(
+        lib.arange(24.0, dtype=lib.float64).reshape(2, 3, 4)),
 }
 
 

@@ -54,13 +54,18 @@ def _is_sym_int(v):
 def _is_float(v):
     if isinstance(v, (int, builtins.float, _NUMPY_NUMBER)):   # bool is an int
         return True
-    return isinstance(v, Tensor) and v.ndim == 0
+    return _is_scalar_tensor(v)
 
 
 def _is_number(v):
     if isinstance(v, (int, builtins.float, builtins.complex, _NUMPY_NUMBER)):
         return True
-    return isinstance(v, Tensor) and v.ndim == 0
+    return _is_scalar_tensor(v)
+
+
+def _is_scalar_tensor(v):
+    """A tensor PyTorch's parser reads as a number: 0-d, and not requiring grad."""
+    return isinstance(v, Tensor) and v.ndim == 0 and not v.requires_grad
 
 
 def _is_bool(v):

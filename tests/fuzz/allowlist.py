@@ -73,8 +73,7 @@ _GROUPS = [
         "(`if reduce:` on a tensor: 'Boolean value of Tensor ... is ambiguous'; input.size(), "
         ".layout, .shape on a non-tensor: AttributeError; warnings.warn(stacklevel=tensor)); "
         "ember checks the types first and raises TypeError: both reject the call",
-        ('F.instance_norm',
-         'Tensor.backward',
+        ('Tensor.backward',
          'op_db.einsum (sublist form)',)),
     (
         "lobpcg is an iterative solver from a random start: ember's iteration (NumPy-based "

@@ -13,7 +13,7 @@ from ...autograd.grad_mode import no_grad, state
 from ...ops._elementwise import not_implemented
 from ...ops.nn_ops import _batch_norm, _layer_norm
 from ._util import builtin_parser
-from ...ops.registry import check_tensor, dispatch, name_node
+from ...ops.registry import dispatch, name_node
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm",
            "local_response_norm", "normalize"]
@@ -118,12 +118,18 @@ def _batch_norm_eval(input, running_mean, running_var, weight, bias, eps):
     return input * scale.reshape(shape).to(input.dtype) + shift.reshape(shape).to(input.dtype)
 
 
+_INSTANCE_NORM = builtin_parser("instance_norm")
+
+
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
-    check_tensor("instance_norm", input)
+    # (torch's Python steps: the truth of use_input_stats, input.size(), then the builtin's
+    # argument parser)
     if use_input_stats:
-        _verify_spatial_size(input.shape)
-    elif running_mean is None or running_var is None:
+        _verify_spatial_size(input.size())
+    _INSTANCE_NORM.check((input, weight, bias, running_mean, running_var, use_input_stats,
+                          momentum, eps, True), {})
+    if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when "
                            "use_input_stats is false")
     b, c = input.shape[0], input.shape[1]
