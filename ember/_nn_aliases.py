@@ -28,21 +28,41 @@ def _tensor_hardshrink(self, lambd=0.5):
     return F.hardshrink(self, lambd)
 
 
+# The builtins whose F forms take their arguments in another order, or other ones (torch's
+# F functions call them).
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    if generator is not None:
+        raise NotImplementedError("ember's rrelu draws from the global generator only")
+    return F.rrelu(input, lower, upper, training)
+
+
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
+                  eps, cudnn_enabled):
+    return F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
+                           momentum, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
+    return F.group_norm(input, num_groups, weight, bias, eps)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
+    return F.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
 # Same signature in torch.* as in torch.nn.functional.*.
 SAME_AS_FUNCTIONAL = ("conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d",
                       "conv_transpose2d",
                       "conv_transpose3d", "max_pool1d", "max_pool2d", "max_pool3d",
                       "avg_pool1d", "adaptive_avg_pool1d",
                       "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "cosine_similarity",
-                      "pairwise_distance", "pdist", "prelu", "selu", "celu", "rrelu",
-                      "threshold", "hardshrink", "layer_norm", "group_norm",
-                      "instance_norm", "bilinear",
-                      "pixel_shuffle")
+                      "pairwise_distance", "pdist", "prelu", "selu", "celu",
+                      "threshold", "hardshrink", "bilinear", "pixel_shuffle")
 
 
 def install(namespace):
-    namespace["softmax"] = softmax
-    namespace["log_softmax"] = log_softmax
+    for fn in (softmax, log_softmax, rrelu, instance_norm, group_norm, layer_norm):
+        namespace[fn.__name__] = fn
     from .nn._functional.dropout import TORCH_FORMS
     namespace.update(TORCH_FORMS)
     # torch.embedding is the builtin F.embedding calls: (weight, indices, padding_idx=-1, ...)

@@ -754,6 +754,22 @@ CASES = {
         lib.ones(2, 3, 4), use_input_stats=False),
     "instance_norm ok": lambda lib: lib.nn.functional.instance_norm(
         lib.arange(24.0, dtype=lib.float64).reshape(2, 3, 4)),
+    # torch.rrelu/instance_norm/group_norm/layer_norm are the builtins, not the F forms:
+    # their own parameters, in their own order
+    "torch.rrelu inplace keyword": lambda lib: lib.rrelu(lib.ones(2), inplace=True),
+    "torch.rrelu eval": lambda lib: lib.rrelu(lib.arange(-3.0, 3), 0.1, 0.3),
+    "torch.instance_norm builtin order": lambda lib: lib.instance_norm(
+        lib.arange(24.0, dtype=lib.float64).reshape(2, 3, 4),
+        lib.tensor([1.0, 2, 3], dtype=lib.float64), lib.tensor([0.5, 0, 1], dtype=lib.float64),
+        None, None, True, 0.1, 1e-5, False),
+    "torch.group_norm cudnn flag": lambda lib: lib.group_norm(
+        lib.arange(24.0, dtype=lib.float64).reshape(2, 4, 3), 2,
+        lib.arange(4.0, dtype=lib.float64), None, 1e-5, True),
+    "torch.layer_norm cudnn flag": lambda lib: lib.layer_norm(
+        lib.arange(24.0, dtype=lib.float64).reshape(2, 4, 3), (3,), None,
+        lib.ones(3, dtype=lib.float64), 1e-5, True),
+    "torch.layer_norm too many": lambda lib: lib.layer_norm(lib.ones(2, 3), (3,), None, None,
+                                                            1e-5, True, 4),
 }
 
 
