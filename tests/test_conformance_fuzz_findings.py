@@ -770,6 +770,14 @@ CASES = {
         lib.ones(3, dtype=lib.float64), 1e-5, True),
     "torch.layer_norm too many": lambda lib: lib.layer_norm(lib.ones(2, 3), (3,), None, None,
                                                             1e-5, True, 4),
+    # F.dropout1d/2d/3d end in the feature_dropout builtin, whose parser checks `train`
+    "dropout1d dtype training": lambda lib: lib.nn.functional.dropout1d(
+        lib.ones(2, 3, dtype=lib.int32), training=lib.int16),
+    "dropout3d int training": lambda lib: lib.nn.functional.dropout3d(
+        lib.ones(4, dtype=lib.int64), training=1),
+    "dropout2d str training": lambda lib: lib.nn.functional.dropout2d(
+        lib.ones(1, 1, 1, 2, dtype=lib.complex128), True, "mean"),
+    "dropout2d eval": lambda lib: lib.nn.functional.dropout2d(lib.ones(2, 2, 2), 0.5, False),
 }
 
 

@@ -113,6 +113,17 @@ def _unbatched(input, inplace, fn):
     return result.squeeze_(0) if inplace else result.squeeze(0)
 
 
+_FEATURE = {name: builtin_parser(name) for name in ("feature_dropout", "feature_dropout_")}
+
+
+def _feature_dropout(input, p, training, inplace):
+    """torch's F.dropout1d/2d/3d end: the feature_dropout builtin or its in-place form,
+    whose parser sees the arguments before the kernel."""
+    builtin = "feature_dropout_" if inplace else "feature_dropout"
+    _FEATURE[builtin].check((input, p, training), {})
+    return _dropout_impl(input, p, training, builtin != "feature_dropout", feature=True)
+
+
 def dropout1d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     dim = input.dim()
@@ -124,7 +135,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
             "inputs).")
 
     def run(x):
-        return _dropout_impl(x, p, training, inplace, feature=True)
+        return _feature_dropout(x, p, training, inplace)
     return run(input) if dim == 3 else _unbatched(input, inplace, run)
 
 
@@ -151,7 +162,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
             "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
             "channel-wise dropout behavior, please switch to using dropout1d instead.",
             stacklevel=2)
-    return _dropout_impl(input, p, training, inplace, feature=True)
+    return _feature_dropout(input, p, training, inplace)
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
@@ -161,5 +172,5 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
         _deprecated_rank("dropout3d", dim, 3)
 
     def run(x):
-        return _dropout_impl(x, p, training, inplace, feature=True)
+        return _feature_dropout(x, p, training, inplace)
     return run(input) if dim == 5 else _unbatched(input, inplace, run)
