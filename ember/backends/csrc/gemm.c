@@ -26,9 +26,9 @@ typedef struct nt_runs {
 typedef void (*nt_tile_fn)(const nt_runs *rn, const float *const *ar, const float *const *br,
                            float *c, int64_t ldc, int ma, int nb);
 
-/* Packs a panel (see pack_panel) whose source lies along k (qs 1) or along l (ls 1); NULL:
-   the scalar loops. */
-typedef void (*pack_fn)(const float *src, int64_t qs, int64_t ls, int64_t k, int cols,
+/* Packs panels (see pack_panels): all of them when the source lies along l (ls 1), one when
+   it lies along k (qs 1); NULL: the scalar loops. */
+typedef void (*pack_fn)(const float *src, int64_t qs, int64_t ls, int64_t k, int64_t cols,
                         int width, float *dst);
 
 /* One CPU's kernels and their tile shapes (all 0 where there is none). */
@@ -286,20 +286,26 @@ nt_tile256(const nt_runs *rn, const float *const *ar, const float *const *br, fl
 }
 
 /* ---------------------------------------------------------------- packing */
-/* AVX-512: dst[q * width + l] = src[q * qs + l * ls] for l < cols (zero for cols <= l < width),
-   q < k. Along l: 16-lane copies; along k (a panel's rows, or B's columns, that lie along k:
-   nn.Linear's x and W), 16 x 16 transposes in registers. */
+/* AVX-512 packing (see pack_panels). Along l: 16-lane copies, k outermost, so that the
+   source is read in its order (a transposed A's rows: g^T's panels, 12 floats a row); along
+   k (a panel's rows, or B's columns, that lie along k: nn.Linear's x and W), 16 x 16
+   transposes in registers. */
 __attribute__((target("avx512f"))) static void
-pack512(const float *src, int64_t qs, int64_t ls, int64_t k, int cols, int width, float *dst) {
+pack512(const float *src, int64_t qs, int64_t ls, int64_t k, int64_t cols, int width,
+        float *dst) {
     if (ls == 1) {
+        const int64_t panels = (cols + width - 1) / width;
         for (int64_t q = 0; q < k; q++)
-            for (int l0 = 0; l0 < width; l0 += 16) {
-                const int have = cols - l0 < 0 ? 0 : cols - l0 < 16 ? cols - l0 : 16;
-                const int lanes = width - l0 < 16 ? width - l0 : 16;
-                _mm512_mask_storeu_ps(dst + q * width + l0, (__mmask16)((1u << lanes) - 1),
-                                      _mm512_maskz_loadu_ps((__mmask16)((1u << have) - 1),
-                                                            src + q * qs + l0));
-            }
+            for (int64_t p = 0; p < panels; p++)
+                for (int l0 = 0; l0 < width; l0 += 16) {
+                    const int64_t left = cols - p * width - l0;
+                    const int have = left < 0 ? 0 : left < 16 ? (int)left : 16;
+                    const int lanes = width - l0 < 16 ? width - l0 : 16;
+                    _mm512_mask_storeu_ps(dst + (p * k + q) * width + l0,
+                                          (__mmask16)((1u << lanes) - 1),
+                                          _mm512_maskz_loadu_ps((__mmask16)((1u << have) - 1),
+                                                                src + q * qs + p * width + l0));
+                }
         return;
     }
     for (int l0 = 0; l0 < width; l0 += 16) {
@@ -386,29 +392,36 @@ int ek_sgemm_nr(void) {
     return kn.nr;
 }
 
-/* One panel, k-major: dst[q * width + l] = src[q * qs + l * ls] for l < cols, 0 for
-   cols <= l < width (A's panel: l a row; B's: l a column). */
-static void pack_panel(const ek_kernels *kn, const float *src, int64_t qs, int64_t ls,
-                       int64_t k, int cols, int width, float *dst) {
-    if (kn->pack && (ls == 1 || (qs == 1 && k > 1))) {
+/* Panels of `width` lanes, k-major, one after another (k * width floats each): lane l of
+   panel p at k step q, dst[(p * k + q) * width + l], is src[q * qs + (p * width + l) * ls],
+   or 0 past `cols` (A's panels: l a row; B's: l a column). */
+static void pack_panels(const ek_kernels *kn, const float *src, int64_t qs, int64_t ls,
+                        int64_t k, int64_t cols, int width, float *dst) {
+    if (kn->pack && ls == 1) {
         kn->pack(src, qs, ls, k, cols, width, dst);
-    } else if (ls == 1) {   /* (rows of B, columns of a transposed A: copies) */
-        for (int64_t q = 0; q < k; q++, dst += width) {
-            memcpy(dst, src + q * qs, (size_t)cols * sizeof(float));
-            memset(dst + cols, 0, (size_t)(width - cols) * sizeof(float));
+        return;
+    }
+    for (int64_t p = 0; p * width < cols; p++, src += width * ls, dst += k * width) {
+        const int have = cols - p * width < width ? (int)(cols - p * width) : width;
+        if (kn->pack && qs == 1 && k > 1) {
+            kn->pack(src, qs, ls, k, have, width, dst);
+        } else if (ls == 1) {   /* (rows of B, columns of a transposed A: copies) */
+            for (int64_t q = 0; q < k; q++) {
+                memcpy(dst + q * width, src + q * qs, (size_t)have * sizeof(float));
+                memset(dst + q * width + have, 0, (size_t)(width - have) * sizeof(float));
+            }
+        } else {
+            for (int64_t q = 0; q < k; q++)
+                for (int l = 0; l < width; l++)
+                    dst[q * width + l] = l < have ? src[q * qs + l * ls] : 0.0f;
         }
-    } else {
-        for (int64_t q = 0; q < k; q++)
-            for (int l = 0; l < width; l++)
-                dst[q * width + l] = l < cols ? src[q * qs + l * ls] : 0.0f;
     }
 }
 
 void ek_sgemm_pack_a(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t k, float *ap) {
     ek_kernels kn;
     choose(&kn);
-    for (int64_t p = 0; p < m; p += kn.mr, ap += kn.mr * k)
-        pack_panel(&kn, a + p * rs, cs, rs, k, m - p < kn.mr ? (int)(m - p) : kn.mr, kn.mr, ap);
+    pack_panels(&kn, a, cs, rs, k, m, kn.mr, ap);
 }
 
 void ek_sgemm_packed(int64_t m, int64_t n, int64_t k, const float *ap, const float *b,
@@ -465,6 +478,10 @@ void ek_sgemm_nt_add(int64_t m, int64_t n, int64_t rows, int64_t seg, const floa
 /* Floats of B's packed block (one pass's rows of up to this many columns): 1 MiB, in L2 from
    its packing until the last panel of A has passed over it. */
 #define B_BLOCK_FLOATS (1 << 18)
+/* A is packed this many panels at a time (8 x 12 x 512 floats: 192 KiB, in L2), so that a
+   transposed A (g^T @ x) is read along its rows, not 12 floats a row per panel: the strided
+   reads, one cache line each, took 10-20% of the time at 384 x 1024 x 128. */
+#define A_BLOCK_PANELS 8
 
 static int64_t pass_k(int64_t k) {
     const int64_t passes = (k + WIDE_KC - 1) / WIDE_KC;
@@ -479,7 +496,7 @@ int64_t ek_sgemm_own_floats(const ek_sgemm_args *g) {
     ek_kernels kn;
     choose(&kn);
     const int64_t kp = pass_k(g->k);
-    return kp * (kn.wide_mr + block_cols(&kn, kp));
+    return kp * (A_BLOCK_PANELS * kn.wide_mr + block_cols(&kn, kp));
 }
 
 /* C's rows [i, i + rows), columns [j0, j1) += the bias */
@@ -502,26 +519,29 @@ static void add_bias(const ek_sgemm_args *g, int64_t i, int rows, int64_t j0, in
 #define IN_PLACE_ROWS 256
 static void product_block(const ek_kernels *kn, tile_fn tile, int64_t mr, const ek_sgemm_args *g,
                           int64_t i0, int64_t i1, int64_t j0, int64_t j1, float *own) {
-    const int64_t k = g->k, kp = pass_k(k), nc = block_cols(kn, kp);
+    const int64_t k = g->k, kp = pass_k(k), nc = block_cols(kn, kp), mc = A_BLOCK_PANELS * mr;
     const int in_place = g->b_cs == 1 && i1 - i0 < IN_PLACE_ROWS;
-    float *ap = own, *bp = own + mr * kp;
+    float *ap = own, *bp = own + mc * kp;
     for (int64_t jc = j0; jc < j1; jc += nc) {
         const int64_t jend = j1 - jc < nc ? j1 : jc + nc;
         for (int64_t pc = 0; pc == 0 || pc < k; pc += kp) {   /* (once when k is 0) */
             const int64_t kc = k - pc < kp ? k - pc : kp;
-            for (int64_t j = jc; !in_place && j < jend; j += kn->nr)
-                pack_panel(kn, g->b + pc * g->b_rs + j * g->b_cs, g->b_rs, g->b_cs, kc,
-                           jend - j < kn->nr ? (int)(jend - j) : kn->nr, kn->nr,
-                           bp + (j - jc) * kc);
-            for (int64_t i = i0; i < i1; i += mr) {
-                const int rows = i1 - i < mr ? (int)(i1 - i) : (int)mr;
-                pack_panel(kn, g->a + i * g->a_rs + pc * g->a_cs, g->a_cs, g->a_rs, kc, rows,
-                           (int)mr, ap);
-                for (int64_t j = jc; j < jend; j += kn->nr)
-                    tile(kc, ap, in_place ? g->b + pc * g->b_rs + j : bp + (j - jc) * kc,
-                         in_place ? g->b_rs : kn->nr, NULL, g->c + i * g->ldc + j, g->ldc, rows,
-                         jend - j < kn->nr ? (int)(jend - j) : kn->nr, pc > 0);
-                if (g->bias && pc + kc >= k) add_bias(g, i, rows, jc, jend);
+            if (!in_place)
+                pack_panels(kn, g->b + pc * g->b_rs + jc * g->b_cs, g->b_rs, g->b_cs, kc,
+                            jend - jc, kn->nr, bp);
+            for (int64_t ib = i0; ib < i1; ib += mc) {
+                const int64_t iend = i1 - ib < mc ? i1 : ib + mc;
+                pack_panels(kn, g->a + ib * g->a_rs + pc * g->a_cs, g->a_cs, g->a_rs, kc,
+                            iend - ib, (int)mr, ap);
+                for (int64_t i = ib; i < iend; i += mr) {
+                    const int rows = iend - i < mr ? (int)(iend - i) : (int)mr;
+                    for (int64_t j = jc; j < jend; j += kn->nr)
+                        tile(kc, ap + (i - ib) * kc,
+                             in_place ? g->b + pc * g->b_rs + j : bp + (j - jc) * kc,
+                             in_place ? g->b_rs : kn->nr, NULL, g->c + i * g->ldc + j, g->ldc,
+                             rows, jend - j < kn->nr ? (int)(jend - j) : kn->nr, pc > 0);
+                    if (g->bias && pc + kc >= k) add_bias(g, i, rows, jc, jend);
+                }
             }
         }
     }
