@@ -55,6 +55,8 @@ _TYPES.update({t: "tuple of Tensors" for t in _TENSORS})
 def type_of(annotation):
     """(printed type, nullable) of a pyi annotation; ("object", True) when unknown."""
     text = ast.unparse(annotation)
+    if text == "None":   # (size(self, dim: None = None): the no-argument overload)
+        return "None", True
     nullable = text.endswith(" | None")
     base = text[:-len(" | None")] if nullable else text
     kind = _TYPES.get(base)
@@ -179,7 +181,8 @@ def numbers_as_tensors(table):
 
 def methods_taking_numbers(table):
     """The methods whose first Tensor parameter takes a Python number too (x.copy_(3)),
-    found by calling them so."""
+    found by calling them so. NOTE: with a complex number, which a float overload refuses
+    (x.quantile(0.5) is the float overload, x.quantile(0.5 + 1j) no overload)."""
     import warnings
     found = []
     for name, sigs in table.items():
@@ -188,7 +191,7 @@ def methods_taking_numbers(table):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                getattr(torch.ones(2), name)(1.5)
+                getattr(torch.ones(2), name)(1.5 + 1j)
             except TypeError:
                 continue
             except Exception:

@@ -190,6 +190,7 @@ KINDS = {
     "torch.memory_format": (_named("memory_format"), "torch.memory_format"),
     "torch.Generator": (_named("Generator"), "torch.Generator"),
     "object": (_anything, "object"),
+    "None": (lambda v: False, "None"),   # (size(dim: None = None): the no-argument form)
 }
 
 

@@ -102,7 +102,7 @@ METHODS = {
                  '!Number beta, Tensor batch1, Tensor batch2'),
     'bernoulli': ('*, torch.Generator? generator = None',
                   'float p, *, torch.Generator? generator = None'),
-    'bernoulli_': ('Tensor or Number p, *, torch.Generator? generator = None',
+    'bernoulli_': ('Tensor p, *, torch.Generator? generator = None',
                    'float p = 0.5, *, torch.Generator? generator = None'),
     'bfloat16': ('*, torch.memory_format? memory_format = None',),
     'bincount': ('Tensor? weights = None, SymInt minlength = 0',),
@@ -395,8 +395,8 @@ METHODS = {
     'nanmean': ('int or tuple of ints? dim = None, bool keepdim = False, *, torch.dtype? dtype = '
                 'None',),
     'nanmedian': ('', 'int dim, bool keepdim = False'),
-    'nanquantile': ('Tensor or Number q, int? dim = None, bool keepdim = False, *, str '
-                    "interpolation = 'linear'",
+    'nanquantile': ('Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = '
+                    "'linear'",
                     'float q, int? dim = None, bool keepdim = False, *, str interpolation = '
                     "'linear'"),
     'nansum': ('int or tuple of ints? dim = None, bool keepdim = False, *, torch.dtype? dtype = '
@@ -462,8 +462,8 @@ METHODS = {
     'q_zero_point': ('',),
     'qr': ('bool some = True',),
     'qscheme': ('',),
-    'quantile': ('Tensor or Number q, int? dim = None, bool keepdim = False, *, str '
-                 "interpolation = 'linear'",
+    'quantile': ('Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = '
+                 "'linear'",
                  'float q, int? dim = None, bool keepdim = False, *, str interpolation = '
                  "'linear'"),
     'rad2deg': ('',),
@@ -532,7 +532,7 @@ METHODS = {
     'sinc_': ('',),
     'sinh': ('',),
     'sinh_': ('',),
-    'size': ('object? dim = None', 'int dim'),
+    'size': ('None? dim = None', 'int dim'),
     'slice_inverse': ('Tensor src, int dim = 0, SymInt? start = None, SymInt? end = None, SymInt '
                       'step = 1',),
     'slice_scatter': ('Tensor src, int dim = 0, SymInt? start = None, SymInt? end = None, SymInt '
@@ -561,7 +561,7 @@ METHODS = {
             'False',
             'bool unbiased = True'),
     'storage_offset': ('',),
-    'stride': ('object? dim = None', 'int dim'),
+    'stride': ('None? dim = None', 'int dim'),
     'sub': ('Tensor or Number other, *, Number? alpha = 1, Tensor? out = None',
             '!Number alpha, Tensor or Number other'),
     'sub_': ('Tensor or Number other, *, Number? alpha = 1',
@@ -619,7 +619,8 @@ METHODS = {
     'true_divide_': ('Tensor or Number other',),
     'trunc': ('',),
     'trunc_': ('',),
-    'type': ('object? dtype = None, bool non_blocking = False',),
+    'type': ('None? dtype = None, bool non_blocking = False',
+             'object? dtype, bool non_blocking = False'),
     'type_as': ('Tensor other',),
     'unbind': ('int dim = 0',),
     'unfold': ('int dimension, int size, int step',),
