@@ -255,12 +255,10 @@ def _add_bias_kv(k, v, bias_k, bias_v, static_k, static_v, attn_mask, key_paddin
 
 def _with_padding_mask(attn_mask, key_padding_mask, bsz, num_heads, src_len):
     """attn_mask with the (N, S) key padding mask added, per head: (N * heads, 1, S)."""
-    if key_padding_mask.shape[0] != bsz:
-        raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
-                             f"{key_padding_mask.shape[0]}")
-    if key_padding_mask.shape[1] != src_len:
-        raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
-                             f"{key_padding_mask.shape[1]}")
+    for dim, size in enumerate((bsz, src_len)):
+        if key_padding_mask.shape[dim] != size:
+            raise AssertionError(f"Expected key_padded_mask.shape[{dim}] to be {size}, but got "
+                                 f"{key_padding_mask.shape[dim]}")
     kpm = key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1) \
         .reshape(bsz * num_heads, 1, src_len)
     return kpm if attn_mask is None else attn_mask + kpm
@@ -344,10 +342,8 @@ def _heads(t, static, groups, head_dim, name):
     """(S, N, E) -> (N * heads, S, head_dim), or the caller's precomputed `static` one."""
     if static is None:
         return t.reshape(t.shape[0], groups, head_dim).transpose(0, 1)
-    if static.shape[0] != groups:
-        raise AssertionError(f"expecting static_{name}.size(0) of {groups}, but got "
-                             f"{static.shape[0]}")
-    if static.shape[2] != head_dim:
-        raise AssertionError(f"expecting static_{name}.size(2) of {head_dim}, but got "
-                             f"{static.shape[2]}")
+    for dim, size in ((0, groups), (2, head_dim)):
+        if static.shape[dim] != size:
+            raise AssertionError(f"expecting static_{name}.size({dim}) of {size}, but got "
+                                 f"{static.shape[dim]}")
     return static
