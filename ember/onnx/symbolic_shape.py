@@ -25,6 +25,12 @@ def _twin_input_shape(g, position=0):
     return tuple(g.twin.inputs[position].tensor.shape)
 
 
+def _twin_shapes(g, x):
+    """Where the target shape varies between the traces: the twin's target and x's shape in
+    both traces."""
+    return list(g.twin_param("shape")), tuple(x.tensor.shape), _twin_input_shape(g)
+
+
 def _target(g, pieces):
     """A shape input from numbers and run-time sizes (1-D ONNX names)."""
     if all(isinstance(p, (int, np.integer)) for p in pieces):
@@ -35,11 +41,9 @@ def _target(g, pieces):
 
 @symbolic("view", "reshape", "_reshape_alias", "view_copy")
 def _view(g, call):
-    x = call.inputs[0]
-    shape = list(call.params["shape"])
+    x, shape = call.inputs[0], list(call.params["shape"])
     if g.varying("shape"):
-        other = list(g.twin_param("shape"))
-        in_a, in_b = tuple(x.tensor.shape), _twin_input_shape(g)
+        other, in_a, in_b = _twin_shapes(g, x)
         if len(shape) != len(other):
             raise _dynamic_error(g, "target shape")
         free = []
@@ -65,11 +69,9 @@ def _view(g, call):
 
 @symbolic("expand")
 def _expand(g, call):
-    x = call.inputs[0]
-    shape = list(call.params["shape"])
+    x, shape = call.inputs[0], list(call.params["shape"])
     if g.varying("shape"):
-        other = list(g.twin_param("shape"))
-        in_a, in_b = tuple(x.tensor.shape), _twin_input_shape(g)
+        other, in_a, in_b = _twin_shapes(g, x)
         lead = len(shape) - len(in_a)
         for i, (a, b) in enumerate(zip(shape, other)):
             j = i - lead
