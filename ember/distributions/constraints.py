@@ -81,16 +81,23 @@ class _DependentProperty(property, _Dependent):
                                   event_dim=self._event_dim)
 
 
-class _IndependentConstraint(Constraint):
-    """`base` over `reinterpreted_batch_ndims` more rightmost dims (all must hold)."""
+class _ConstraintOn(Constraint):
+    """A constraint stated through another, `base_constraint` (discrete when it is)."""
 
-    def __init__(self, base_constraint, reinterpreted_batch_ndims):
+    def __init__(self, base_constraint):
         self.base_constraint = base_constraint
-        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
     @property
     def is_discrete(self):
         return self.base_constraint.is_discrete
+
+
+class _IndependentConstraint(_ConstraintOn):
+    """`base` over `reinterpreted_batch_ndims` more rightmost dims (all must hold)."""
+
+    def __init__(self, base_constraint, reinterpreted_batch_ndims):
+        super().__init__(base_constraint)
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
     @property
     def event_dim(self):
@@ -318,16 +325,9 @@ class _Stack(Constraint):
         return ember.stack([c.check(v) for v, c in zip(vs, self.cseq)], self.dim)
 
 
-class MixtureSameFamilyConstraint(Constraint):
+class MixtureSameFamilyConstraint(_ConstraintOn):
     """The support of a MixtureSameFamily: its components' support, checked on the value
     broadcast against the component dim."""
-
-    def __init__(self, base_constraint):
-        self.base_constraint = base_constraint
-
-    @property
-    def is_discrete(self):
-        return self.base_constraint.is_discrete
 
     @property
     def event_dim(self):
