@@ -785,6 +785,21 @@ CASES = {
     "quantile complex q": lambda lib: lib.ones(3).quantile(1.5 - 0.5j),
     "nanquantile complex q empty": lambda lib: lib.ones(0).nanquantile(1.5 - 0.5j),
     "quantile float q": lambda lib: lib.arange(5.0).quantile(0.3),
+    # histogram's int bins take a NumPy integer; lowrank reads A.shape first; cdist returns
+    # an empty or column-less result in x1's dtype before comparing the dtypes
+    "histogram numpy bins": lambda lib: lib.histogram(lib.arange(6.0), np.int64(3)),
+    "histogram numpy zero bins": lambda lib: lib.arange(6.0).histogram(np.int32(0)),
+    "pca_lowrank numpy scalar": lambda lib: lib.pca_lowrank(np.complex128(2 + 0j), 2),
+    "svd_lowrank list": lambda lib: lib.svd_lowrank([1, 2]),
+    "pca_lowrank 1-d": lambda lib: lib.pca_lowrank(lib.ones(3)),
+    "cdist empty x2 other dtype": lambda lib: lib.cdist(lib.ones(1, 3),
+                                                        lib.ones(0, 3, dtype=lib.float64)),
+    "cdist no columns": lambda lib: lib.cdist(lib.ones(1, 0), lib.ones(2, 0, dtype=lib.float64)),
+    "cdist mixed dtypes": lambda lib: lib.cdist(lib.ones(1, 3),
+                                                lib.ones(2, 3, dtype=lib.float64)),
+    "cdist half": lambda lib: lib.cdist(lib.ones(3, 3, dtype=lib.float16),
+                                        lib.ones(1, 3, dtype=lib.float16)),
+    "cdist batch mismatch": lambda lib: lib.cdist(lib.ones(2, 1, 3), lib.ones(0, 2, 3)),
 }
 
 

@@ -6,6 +6,8 @@ import ember
 from .. import _dtype as dt
 from .._scalars import type_name
 from .._signatures.signature import KINDS
+from ._elementwise import not_implemented
+from ._promote import broadcast_error
 from .registry import check_tensor, export, name_node
 
 _MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
@@ -47,9 +49,22 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     r1, r2 = x1.shape[-2], x2.shape[-2]
+    try:
+        shape = np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2])) + (r1, r2)
+    except ValueError:
+        raise broadcast_error(tuple(x1.shape[:-2]), tuple(x2.shape[:-2])) from None
+    if not np.prod(shape) or not x1.shape[-1]:
+        # (PyTorch's kernel returns before it looks at x2's dtype: an empty result, or zeros
+        # for no columns, in x1's)
+        return ember.zeros(shape, dtype=x1.dtype)
+    if x1.dtype is not x2.dtype:
+        raise RuntimeError(f"expected scalar type {dt.type_name(x1.dtype)} but found "
+                           f"{dt.type_name(x2.dtype)}")
     if p == 2 and x1.shape[-1] and (compute_mode == _MODES[1] or (
             compute_mode == _MODES[0] and (r1 > 25 or r2 > 25))):
         return name_node(_euclidean_mm(x1, x2), "CdistBackward0")
+    if x1.dtype.itemsize == 2:   # (the direct kernel has no float16/bfloat16 loop)
+        raise not_implemented("cdist", x1.dtype)
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
     return name_node(ember.linalg.vector_norm(diff, p, dim=-1), "CdistBackward0")
 

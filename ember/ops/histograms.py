@@ -101,10 +101,13 @@ def _histogram_vjp(ctx, *grads):
 @export
 def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
     tensor_bins = isinstance(bins, Tensor)
-    if not isinstance(input, Tensor) or not (tensor_bins or type(bins) is int) or \
+    int_bins = isinstance(bins, (int, np.integer)) and not isinstance(bins, bool)
+    if not isinstance(input, Tensor) or not (tensor_bins or int_bins) or \
             (weight is not None and not isinstance(weight, Tensor)) or \
             (range is not None and (tensor_bins or not isinstance(range, (tuple, list)))):
         raise invalid_combination("histogram", (input, bins), _HISTOGRAM)
+    if int_bins:
+        bins = int(bins)   # (a NumPy integer is an int to PyTorch's parser)
     d = input.dtype
     if tensor_bins:
         if bins.dtype is not d:

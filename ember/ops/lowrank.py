@@ -6,17 +6,16 @@ factors are differentiable."""
 import operator
 
 from .. import _dtype as dt
-from .._scalars import type_name
-from .._tensor import Tensor
 from .registry import export
 
 __all__ = ["svd_lowrank", "pca_lowrank"]
 
 
-def _check_shaped(A):
-    """PyTorch's Python code reads A.shape first: a non-tensor is its AttributeError."""
-    if not isinstance(A, Tensor):
-        raise AttributeError(f"'{type_name(A)}' object has no attribute 'shape'")
+def _matrix_size(A):
+    """(m, n) read off A.shape first, as PyTorch's Python code reads them: an object without
+    a shape is its AttributeError, a NumPy scalar's empty shape its ValueError."""
+    m, n = A.shape[-2:]
+    return m, n
 
 
 def _range_basis(A, q, niter, M):
@@ -45,10 +44,9 @@ def _range_basis(A, q, niter, M):
 
 def svd_lowrank(A, q=6, niter=2, M=None):
     """(U, S, V) with A - M ~ U diag(S) V^H, of rank q."""
-    _check_shaped(A)
     from .. import linalg
     q = 6 if q is None else q
-    m, n = A.shape[-2:]
+    m, n = _matrix_size(A)
     if M is not None:
         M = M.broadcast_to(A.shape)
     if m < n:   # sketch the smaller side: factor the conjugate transpose
@@ -63,8 +61,7 @@ def svd_lowrank(A, q=6, niter=2, M=None):
 def pca_lowrank(A, q=None, center=True, niter=2):
     """(U, S, V) of the (column-centred) data matrix A, its leading q principal directions
     in V."""
-    _check_shaped(A)
-    m, n = A.shape[-2:]
+    m, n = _matrix_size(A)
     if q is None:
         q = min(6, m, n)
     elif not (q >= 0 and q <= min(m, n)):
