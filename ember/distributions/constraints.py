@@ -282,15 +282,22 @@ class _PositiveDefinite(_Symmetric):
         return ember.linalg.cholesky_ex(value).info.eq(0)
 
 
-class _Cat(Constraint):
-    def __init__(self, cseq, dim=0, lengths=None):
+class _Joined(Constraint):
+    """One constraint per part of the value along `dim` (cat, stack): discrete when any is."""
+
+    def __init__(self, cseq, dim=0):
         self.cseq = list(cseq)
-        self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
         self.dim = dim
 
     @property
     def is_discrete(self):
         return any(c.is_discrete for c in self.cseq)
+
+
+class _Cat(_Joined):
+    def __init__(self, cseq, dim=0, lengths=None):
+        super().__init__(cseq, dim)
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
 
     @property
     def event_dim(self):
@@ -305,15 +312,7 @@ class _Cat(Constraint):
         return ember.cat(checks, self.dim)
 
 
-class _Stack(Constraint):
-    def __init__(self, cseq, dim=0):
-        self.cseq = list(cseq)
-        self.dim = dim
-
-    @property
-    def is_discrete(self):
-        return any(c.is_discrete for c in self.cseq)
-
+class _Stack(_Joined):
     @property
     def event_dim(self):
         dim = max(c.event_dim for c in self.cseq)
