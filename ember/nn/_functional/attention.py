@@ -7,8 +7,10 @@ nn.MultiheadAttention, nn.Transformer*) True means "masked out".
 import math
 import warnings
 
-import ember
+from ... import _creation
 from ... import _dtype as dt
+from ...ops.matmul import bmm, matmul
+from ...ops.shape import cat
 from ...ops._elementwise import CPP_NAMES
 from .activation import softmax
 from .linear import linear
@@ -53,10 +55,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         value = value.repeat_interleave(hq // hk, dim=-3)
     if scale is None:
         scale = 1.0 / math.sqrt(query.shape[-1])
-    scores = ember.matmul(query, key.transpose(-2, -1)) * scale
+    scores = matmul(query, key.transpose(-2, -1)) * scale
     allowed = None  # bool: where attention may look
     if is_causal:
-        allowed = ember.ones((L, S), dtype=dt.bool, device=query.device).tril()
+        allowed = _creation.ones((L, S), dtype=dt.bool, device=query.device).tril()
     # NOTE: with both is_causal and attn_mask, PyTorch's fused CPU kernel (the path equal
     # head sizes take) applies both; its math fallback raises instead.  We apply both.
     if attn_mask is not None:
@@ -83,7 +85,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         weights = weights.masked_fill(dead, 0.0)
     if dropout_p > 0.0:
         weights = _dropout(weights, dropout_p)
-    return ember.matmul(weights, value)
+    return matmul(weights, value)
 
 
 # ---------------------------------------------------------------------- multi-head attention
@@ -121,14 +123,14 @@ def canonical_mask(mask, mask_name, other_type, other_name, target_type, check_o
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. "
                       "Use same type for both instead.", stacklevel=3)
     if mask.dtype is dt.bool:
-        mask = ember.zeros(mask.shape, dtype=target_type, device=mask.device).masked_fill_(
+        mask = _creation.zeros(mask.shape, dtype=target_type, device=mask.device).masked_fill_(
             mask, _NEG_INF)
     return mask
 
 
 def _pad_last(t):
     """One zero column appended along the last dim (bias_k/bias_v, add_zero_attn)."""
-    return ember.cat([t, ember.zeros(tuple(t.shape[:-1]) + (1,), dtype=t.dtype,
+    return cat([t, _creation.zeros(tuple(t.shape[:-1]) + (1,), dtype=t.dtype,
                                      device=t.device)], -1)
 
 
@@ -175,9 +177,9 @@ def _packed_projections(query, key, value, in_proj_weight, in_proj_bias):
 
 def _add_zero_attn(k, v, attn_mask, key_padding_mask):
     """A zero key and value appended as one more source position (add_zero_attn=True)."""
-    zeros = ember.zeros((k.shape[0], 1, k.shape[2]), dtype=k.dtype, device=k.device)
-    k = ember.cat([k, zeros], 1)
-    v = ember.cat([v, zeros.to(v.dtype)], 1)
+    zeros = _creation.zeros((k.shape[0], 1, k.shape[2]), dtype=k.dtype, device=k.device)
+    k = cat([k, zeros], 1)
+    v = cat([v, zeros.to(v.dtype)], 1)
     if attn_mask is not None:
         attn_mask = _pad_last(attn_mask)
     if key_padding_mask is not None:
@@ -244,8 +246,8 @@ def _add_bias_kv(k, v, bias_k, bias_v, static_k, static_v, attn_mask, key_paddin
     if static_v is not None:
         raise AssertionError("bias cannot be added to static value.")
     bsz = k.shape[1]
-    k = ember.cat([k, bias_k.repeat(1, bsz, 1)])
-    v = ember.cat([v, bias_v.repeat(1, bsz, 1)])
+    k = cat([k, bias_k.repeat(1, bsz, 1)])
+    v = cat([v, bias_v.repeat(1, bsz, 1)])
     if attn_mask is not None:
         attn_mask = _pad_last(attn_mask)
     if key_padding_mask is not None:
@@ -267,13 +269,13 @@ def _with_padding_mask(attn_mask, key_padding_mask, bsz, num_heads, src_len):
 def _attention_weights(q, k, v, attn_mask, dropout_p, bsz, num_heads, average):
     """(N * heads, L, head_dim) attention and its weights, (N, L, S) averaged over heads or
     (N, heads, L, S): the path that returns them (need_weights=True)."""
-    scores = ember.matmul(q * math.sqrt(1.0 / q.shape[-1]), k.transpose(-2, -1))
+    scores = matmul(q * math.sqrt(1.0 / q.shape[-1]), k.transpose(-2, -1))
     if attn_mask is not None:
         scores = scores + attn_mask
     weights = softmax(scores, -1)
     if dropout_p > 0.0:
         weights = _dropout(weights, dropout_p)
-    out = ember.bmm(weights, v)
+    out = bmm(weights, v)
     weights = weights.view(bsz, num_heads, q.shape[1], k.shape[1])
     return out, (weights.mean(1) if average else weights)
 

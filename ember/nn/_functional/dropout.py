@@ -4,7 +4,8 @@ forms), so a seeded program drops the same elements as under PyTorch."""
 import math
 import warnings
 
-import ember
+from ... import _creation
+from ...autograd.grad_mode import no_grad
 from ...ops.functional_entry_points import check_dropout_p
 from ._util import builtin_parser
 
@@ -25,12 +26,12 @@ def _empty_like_layout(input):
     element gets which draw."""
     a = input._data
     if a.ndim < 2 or a.flags.c_contiguous:
-        return ember.empty_like(input)
+        return _creation.empty_like(input)
     perm = sorted(range(a.ndim), key=lambda d: -abs(a.strides[d]))
     if not a.transpose(perm).flags.c_contiguous:
-        return ember.empty_like(input)
+        return _creation.empty_like(input)
     inverse = sorted(range(a.ndim), key=perm.__getitem__)
-    return ember.empty([a.shape[d] for d in perm], dtype=input.dtype,
+    return _creation.empty([a.shape[d] for d in perm], dtype=input.dtype,
                        device=input.device).permute(inverse)
 
 
@@ -40,7 +41,7 @@ def _noise(input, feature):
     if input.dim() < 2:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
-    return ember.empty(shape, dtype=input.dtype, device=input.device)
+    return _creation.empty(shape, dtype=input.dtype, device=input.device)
 
 
 def _dropout_impl(input, p, training, inplace, feature=False, alpha=False):
@@ -49,9 +50,9 @@ def _dropout_impl(input, p, training, inplace, feature=False, alpha=False):
     if p == 0 or not training or input.numel() == 0:
         return input
     if p == 1:
-        zero = ember.zeros((), dtype=input.dtype, device=input.device)
+        zero = _creation.zeros((), dtype=input.dtype, device=input.device)
         return input.mul_(zero) if inplace else input * zero
-    with ember.no_grad():
+    with no_grad():
         noise = _noise(input, feature).bernoulli_(1 - p)
         if alpha:
             a = 1.0 / math.sqrt((_SELU_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
