@@ -800,6 +800,38 @@ CASES = {
     "cdist half": lambda lib: lib.cdist(lib.ones(3, 3, dtype=lib.float16),
                                         lib.ones(1, 3, dtype=lib.float16)),
     "cdist batch mismatch": lambda lib: lib.cdist(lib.ones(2, 1, 3), lib.ones(0, 2, 3)),
+    # vander's N as the parser took it; permute's dims compared one by one; the int lists of
+    # gradient and frobenius_norm take a lone NumPy integer or 0-d tensor
+    "linalg.vander 0-d tensor N": lambda lib: lib.linalg.vander(
+        lib.tensor([1, 2, 3, 4]), N=lib.tensor(0, dtype=lib.int32)),
+    "vander 0-d uint8 N": lambda lib: lib.vander(lib.ones(1), lib.tensor(2, dtype=lib.uint8)),
+    "vander numpy N": lambda lib: lib.vander(lib.tensor([1.0, 2, 3]), np.int64(2), True),
+    "permute repeat before range": lambda lib: lib.ones(2, 3, 4).permute(2, -1, 4),
+    "permute_copy repeat before range": lambda lib: lib.permute_copy(lib.ones(2, 3, 4),
+                                                                     (2, -1, 4)),
+    "gradient 0-d tensor dim": lambda lib: lib.gradient(lib.arange(4.0) ** 2,
+                                                        dim=lib.tensor(0, dtype=lib.int32))[0],
+    "frobenius_norm numpy dim": lambda lib: lib.frobenius_norm(
+        lib.ones(1, 3, dtype=lib.float64), np.uint8(0), True),
+    # the errors of torch's kernels, in their order
+    "normal broadcast": lambda lib: lib.normal(lib.ones(2, 3), lib.ones(0, 3, dtype=lib.float64)),
+    "unfold negative size": lambda lib: lib.ones(3, 4, dtype=lib.int8).unfold(1, -3, 1),
+    "binomial bool prob": lambda lib: lib.binomial(lib.ones(0), lib.ones(0, 3, dtype=lib.bool)),
+    "linalg.norm three dims": lambda lib: lib.linalg.norm(lib.ones(2, 3, dtype=lib.float64),
+                                                          None, dim=(-1, -2, 1)),
+    "linalg.norm str ord one dim": lambda lib: lib.linalg.norm(
+        lib.ones(2, 3, dtype=lib.float64), "fro", dim=(0,)),
+    # an empty result runs no kernel: no zero-divisor error, no sampler's dtype check (the
+    # leaf check still comes first)
+    "fmod empty by zero": lambda lib: lib.ones(0, 3, dtype=lib.int32).fmod(lib.tensor(0)),
+    "floor divide empty by zero": lambda lib: lib.ones(0, 3, dtype=lib.int32).div(
+        lib.tensor(0), rounding_mode="floor"),
+    "remainder by zero": lambda lib: lib.ones(2, dtype=lib.int32).remainder(0),
+    "exponential_ empty complex": lambda lib: lib.ones(0, 3, dtype=lib.complex128).exponential_(),
+    "log_normal_ empty bool": lambda lib: lib.ones(0, 3, dtype=lib.bool).log_normal_(),
+    "normal_ empty int": lambda lib: lib.ones(0, dtype=lib.int64).normal_(),
+    "exponential_ int": lambda lib: lib.ones(2, dtype=lib.int64).exponential_(),
+    "exponential_ empty leaf": lambda lib: lib.ones(0, requires_grad=True).exponential_(),
 }
 
 

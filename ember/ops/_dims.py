@@ -12,6 +12,14 @@ def wrap_dim(dim, ndim):
     return dim + ndim if dim < 0 else dim
 
 
+def int_tuple(v):
+    """An `int or tuple of ints` argument as a tuple of ints (None stays None): a lone int,
+    NumPy integer or one-element integer tensor is a tuple of one, as to PyTorch's parser."""
+    if v is None:
+        return None
+    return tuple(operator.index(n) for n in (v if isinstance(v, (list, tuple)) else (v,)))
+
+
 def size_at(shape, dim):
     """shape[dim] with the errors of PyTorch's Tensor.size(dim), which kernels call before
     their own rank checks (a 0-d tensor has no dimension at all, not even -1 or 0)."""

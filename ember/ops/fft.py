@@ -7,15 +7,13 @@ Normalization is a per-primitive scale mode over the dims it transforms (none, 1
 1/n), independent of direction, as in PyTorch's kernels: the adjoint of a transform is the
 opposite-direction transform with the same mode, which is what the VJPs use.
 """
-import operator
-
 import numpy as np
 
 from .. import _dtype as dt
 from .._inplace import write_out
 from .._tensor import _wrap
 from ..backends import array_module
-from ._dims import wrap_dim
+from ._dims import int_tuple, wrap_dim
 from ._elementwise import check_tensor
 from .registry import defop, dispatch
 
@@ -178,7 +176,7 @@ def shape_and_dims(x, s, dim):
     """PyTorch's canonical (shape, dims) of an n-dimensional transform."""
     ndim = x.dim()
     dims = None
-    s, dim = _int_list(s), _int_list(dim)
+    s, dim = int_tuple(s), int_tuple(dim)
     if dim is not None:
         if ndim == 0 and dim:
             raise IndexError(f"Dimension specified as {dim[0]} but tensor has no dimensions")
@@ -204,20 +202,12 @@ def shape_and_dims(x, s, dim):
     return shape, dims
 
 
-def _int_list(v):
-    """An `int or tuple of ints` argument as a tuple of ints (None stays None): a lone int
-    or one-element integer tensor is a list of one."""
-    if v is None:
-        return None
-    return tuple(operator.index(n) for n in (v if isinstance(v, (list, tuple)) else (v,)))
-
-
 def c2r_shape_and_dims(fname, x, s, dim):
     """shape_and_dims for the Hermitian-input transforms, with the output's last size."""
     shape, dims = shape_and_dims(x, s, dim)
     if not shape:
         raise RuntimeError(f"{fname} must transform at least one axis")
-    s = _int_list(s)
+    s = int_tuple(s)
     if s is None or s[-1] == -1:
         last = 2 * (x.shape[dims[-1]] - 1)
     else:

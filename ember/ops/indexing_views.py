@@ -185,6 +185,8 @@ def unfold(self, dimension, size, step):
     shape = self._data.shape
     dim = wrap_dim(dimension, len(shape))
     extent = shape[dim] if shape else 1
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
     if size > extent:
         raise RuntimeError(f"maximum size for tensor at dimension {dim} is {extent} but size "
                            f"is {size}")

@@ -3,6 +3,7 @@ norm_except_dim (weight_norm's helper), frobenius_norm, nuclear_norm, and the re
 matrix_rank (which only raises, as in PyTorch). Each is a composition of linalg norms."""
 import warnings
 
+from ._dims import int_tuple
 from .registry import check_tensor, export
 
 __all__ = ["norm_except_dim", "frobenius_norm", "nuclear_norm", "matrix_rank", "native_norm"]
@@ -36,7 +37,7 @@ def frobenius_norm(input, dim, keepdim=False, *, out=None):
                   "`linalg.vector_norm(A, 2., dim, keepdim)` instead", UserWarning,
                   stacklevel=2)
     check_tensor("frobenius_norm", input)
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dims = int_tuple(dim)
     if len(dims) > 2:
         raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dims)} dimensions "
                            "instead.")

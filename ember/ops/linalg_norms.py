@@ -201,8 +201,13 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     """linalg.norm: a vector norm for 1-D dims, a matrix norm for 2-D dims or string ords."""
     if isinstance(dim, int):
         dim = (dim,)
-    if dim is not None and len(dim) == 1:
+    if dim is not None and len(dim) not in (1, 2):
+        raise RuntimeError("linalg.norm: If dim is specified, it must be of length 1 or 2. Got "
+                           f"{list(dim)}")
+    if dim is not None and len(dim) == 1 and not isinstance(ord, str):
         return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype, out=out)
+    if dim is not None and len(dim) == 1:   # (a str ord is a matrix norm's)
+        return matrix_norm(A, ord, dim, keepdim, dtype=dtype, out=out)
     if dim is not None and len(dim) == 2:
         return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype,
                            out=out)

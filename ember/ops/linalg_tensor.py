@@ -3,6 +3,7 @@ A times the same norm of its inverse), tensorinv and tensorsolve (inv and solve 
 tensor), vander (a cumulative product). All are ember ops end to end, so they differentiate
 without VJPs of their own."""
 import math
+import operator
 
 from .. import _dtype as dt
 from .._creation import ones, zeros
@@ -119,8 +120,8 @@ def tensorsolve(A, B, dims=None, *, out=None):
 # ---------------------------------------------------------------------- vander
 def vander(x, *, N=None):
     check_tensor("linalg_vander", x, "x")
-    if N is not None and (not isinstance(N, int) or isinstance(N, bool)):
-        raise TypeError(f"linalg_vander(): argument 'N' must be int, not {type(N).__name__}")
+    if N is not None:
+        N = operator.index(N)   # (the parser took a NumPy integer or 0-d integer tensor)
     d = x.dtype
     if d is dt.bool or d in (dt.float16, dt.bfloat16):
         raise RuntimeError(f"linalg.vander supports floating point, complex, and integer "

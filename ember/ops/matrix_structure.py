@@ -13,7 +13,7 @@ from .._creation import _finish, ones
 from .._device import placement
 from .._tensor import Tensor, write_out
 from ..backends import array_module
-from ._arguments import check_int, int_arg
+from ._arguments import int_arg
 from ._elementwise import not_implemented
 from ._promote import compute_dtype
 from .indexing_views import _diag_embed, diag_embed
@@ -207,7 +207,7 @@ def vander(x, N=None, increasing=False):
     length = x._data.shape[0]
     if N is None:
         N = length
-    check_int("vander", "N", N)
+    N = operator.index(N)   # (the parser took a NumPy integer or 0-d integer tensor)
     if N < 0:
         raise RuntimeError("N must be non-negative.")
     d = dt.promote_types(x.dtype, dt.int64)   # integers give int64, as cumprod's would

@@ -12,7 +12,7 @@ from .._scalars import type_name
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ._arguments import invalid_combination, number_arg
-from ._dims import wrap_dim
+from ._dims import int_tuple, wrap_dim
 from .registry import PUBLIC, check_tensor, export
 from .shape import cat
 
@@ -73,8 +73,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     check_tensor("gradient", input)
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
-    dims = tuple(range(input.dim())) if dim is None else \
-        ((dim,) if isinstance(dim, int) else tuple(dim))
+    dims = tuple(range(input.dim())) if dim is None else int_tuple(dim)
     if spacing is None:   # (PyTorch's Scalar? spacing: None is the unit step)
         spacing = 1
     if isinstance(spacing, (list, tuple)):

@@ -16,6 +16,7 @@ from ._elementwise import binary_not_implemented
 from ._elementwise import (EMPTY, binary, check_tensor, defpointwise,
                            float_result, not_implemented, not_tensor, public, result_of, unary)
 from ._promote import compute_dtype, operand_array, tensor_operands
+from .arithmetic import check_integer_division
 from .registry import METHODS, defop, dispatch, export
 from .select import where
 
@@ -25,23 +26,16 @@ def _zeros(g):
     return zeros_like(g)
 
 
-def _check_int_divisor(xp, b):
-    if (xp.asarray(b) == 0).any():
-        raise RuntimeError("ZeroDivisionError")
-
-
 # ---------------------------------------------------------------------- remainder, fmod
 def _remainder_kernel(a, b):
     xp = array_module(a, b)
-    if xp.result_type(a, b).kind in "iu":
-        _check_int_divisor(xp, b)
+    check_integer_division(xp, a, b)
     return xp.remainder(a, b)
 
 
 def _fmod_kernel(a, b):
     xp = array_module(a, b)
-    if xp.result_type(a, b).kind in "iu":
-        _check_int_divisor(xp, b)
+    check_integer_division(xp, a, b)
     return xp.fmod(a, b)
 
 

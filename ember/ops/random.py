@@ -188,6 +188,8 @@ def normal_(self, mean=0, std=1, *, generator=None):
         parts = _real_parts(self)
         normal_(parts, mean, std / math.sqrt(2), generator=generator)
         return _commit(self, parts._data.view(self.dtype.np))
+    if not self._data.size:   # (PyTorch's kernel, and its dtype check, never run)
+        return _commit(self, None)
     if self.dtype.category != dt.FLOATING:
         raise _not_implemented("normal_kernel_cpu", self.dtype)
     gen = _gen(generator, self._device)
@@ -196,12 +198,14 @@ def normal_(self, mean=0, std=1, *, generator=None):
 
 # ---------------------------------------------------------------------- other samplers
 def exponential_(self, lambd=1, *, generator=None):
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
+    if not self._data.size:   # (PyTorch's kernel, and its dtype check, never run)
+        return _commit(self, None)
     if self.dtype.category != dt.FLOATING:
         raise RuntimeError("Exponential distribution is a continuous probability distribution."
                            f" dtype must be a floating point but you specified "
                            f"{dt.type_name(self.dtype)}")
-    if not lambd > 0:
-        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
     u = _gen(generator, self._device).uniform_double(self._data.size)
     return _commit(self, (-1.0 / lambd) * libm("log1p", -u))
 
@@ -215,9 +219,11 @@ def geometric_(self, p, *, generator=None):
 
 
 def log_normal_(self, mean=1, std=2, *, generator=None):
-    _check_float(self, "log_normal_cpu")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
+    if not self._data.size:   # (PyTorch's kernel, and its dtype check, never run)
+        return _commit(self, None)
+    _check_float(self, "log_normal_cpu")
     z = _gen(generator, self._device).normal_double(self._data.size)
     with np.errstate(over="ignore"):
         return _commit(self, libm("exp", rd.affine(z, float(std), float(mean), _F64)))

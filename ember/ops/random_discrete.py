@@ -33,6 +33,9 @@ def binomial(count, prob, generator=None):
     if not count.dtype.is_floating_point:
         raise ValueError("binomial only supports floating-point dtypes for count, got: "
                          f"{dt.type_name(count.dtype)}")
+    if not prob.dtype.is_floating_point:
+        raise ValueError("binomial only supports floating-point dtypes for prob, got: "
+                         f"{dt.type_name(prob.dtype)}")
     if count.dtype is not prob.dtype:
         raise RuntimeError(f"Found dtype {dt.type_name(prob.dtype)} but expected "
                            f"{dt.type_name(count.dtype)}")

@@ -10,6 +10,7 @@ from .. import backends
 from .._creation import _size_args
 from .._device import placement
 from .._tensor import Tensor, _wrap, write_out
+from ._promote import broadcast_error
 from .random import _check_std, _for, _gen, _like, normal_, random_, uniform_
 from .registry import export
 
@@ -172,7 +173,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         _check_std(std)
     ref = mean if mt else std
     generator = _for(generator, ref._device)
-    shape = np.broadcast_shapes(mean.shape if mt else (), std.shape if st else ())
+    try:
+        shape = np.broadcast_shapes(mean.shape if mt else (), std.shape if st else ())
+    except ValueError:
+        raise broadcast_error(mean.shape if mt else (), std.shape if st else ()) from None
     t = _wrap(np.empty(shape, dtype=ref.dtype.np), ref.dtype)
     # NOTE: PyTorch samples N(0, std) (or N(0, 1)), then scales and shifts in place in the
     # output's dtype: separate roundings, which we keep.

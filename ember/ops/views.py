@@ -254,10 +254,13 @@ def permute(input, *dims):
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input "
                            f"does not match the length of the desired ordering of dimensions "
                            f"i.e. input.dim() = {n} is not equal to len(dims) = {len(dims)}")
-    dims = tuple(wrap_dim(d, n) for d in dims)
-    if len(set(dims)) != n:
-        raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return dispatch(_permute, (input,), {"dims": dims})
+    wrapped = []
+    for d in dims:   # (PyTorch wraps and compares them one by one: a repeat before a range)
+        d = wrap_dim(d, n)
+        if d in wrapped:
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
+        wrapped.append(d)
+    return dispatch(_permute, (input,), {"dims": tuple(wrapped)})
 
 
 @defop("transpose", save=(), view=True)
