@@ -832,6 +832,12 @@ CASES = {
     "normal_ empty int": lambda lib: lib.ones(0, dtype=lib.int64).normal_(),
     "exponential_ int": lambda lib: lib.ones(2, dtype=lib.int64).exponential_(),
     "exponential_ empty leaf": lambda lib: lib.ones(0, requires_grad=True).exponential_(),
+    # an advanced index's bounds are checked by the kernel, which an empty result never runs
+    "getitem empty result out of bounds": lambda lib: lib.ones(0, 3)[:, lib.tensor([1, 5])],
+    "getitem sliced-away dim out of bounds": lambda lib: lib.ones(1, 1, 1, 2)[
+        lib.tensor([[0, 0], [0, 0]]), 1:, lib.tensor([[2, 2], [1, 0]])],
+    "getitem out of bounds": lambda lib: lib.ones(2, 3)[:, lib.tensor([1, 5])],
+    "getitem empty dim non-empty result": lambda lib: lib.ones(0, 3)[lib.tensor([1])],
 }
 
 

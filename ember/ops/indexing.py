@@ -25,11 +25,25 @@ from .views import expand
 
 
 # ---------------------------------------------------------------------- advanced indexing
+def _in_bounds(key):
+    """`key` with every integer index at 0: in bounds (of a non-empty dim), and the same
+    result shape."""
+    return tuple(k * 0 if getattr(k, "dtype", None) is not None and k.dtype.kind in "iu"
+                 else k for k in key)
+
+
 @defop("index", node="IndexBackward0", save=())
 def _index(a, key):
     try:
         return a[key]
     except IndexError:
+        # (PyTorch checks the bounds in its kernel, which an empty result never runs)
+        try:
+            empty = a[_in_bounds(key)]
+        except IndexError:
+            empty = None
+        if empty is not None and empty.size == 0:
+            return empty
         raise advanced_error(a.shape, key) from None
 
 
@@ -151,8 +165,7 @@ def _put_error(self, basic, adv, value, exc, strip=True):
         expand(v.detach(), target.shape)
         return RuntimeError("could not broadcast value")
     try:
-        shape = target[tuple(k if type(k) is slice or k.dtype == bool else k * 0
-                             for k in adv)].shape
+        shape = target[_in_bounds(adv)].shape
     except IndexError:
         return advanced_error(target.shape, adv)
     vshape = tuple(value.shape) if isinstance(value, (Tensor, np.ndarray)) else ()
