@@ -778,7 +778,7 @@ PRODUCTS = [(131, 257, 67), (37, 900, 45), (13, 70, 33), (200, 3, 130), (64, 64,
 
 @needs_build
 @pytest.mark.parametrize("mkn", PRODUCTS, ids=str)
-@pytest.mark.parametrize("layouts", ["cc", "ct", "tc", "tt", "sr", "rs", "cb"])
+@pytest.mark.parametrize("layouts", ["cc", "ct", "tc", "tt", "sr", "rs", "cb", "bt"])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_matmul_matches_float64_reference(mkn, layouts, threads, monkeypatch):
     from ember.backends import matmul

@@ -15,6 +15,9 @@
 typedef void (*tile_fn)(int64_t k, const float *ap, const float *b, int64_t ldb,
                         const int64_t *boff, float *c, int64_t ldc, int mr, int nr,
                         int accumulate);
+/* The general product's tile: A's packed panel (lda 0) or its rows lda apart */
+typedef void (*wide_fn)(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb,
+                        float *c, int64_t ldc, int mr, int nr, int accumulate);
 /* The segments: `rows` runs of `seg` products, run s of row i of A at ar[i] + s * a_step
    (of B: br[j] + s * b_step). Lane l of a sum takes the products at q = l of every run in
    turn, then q = l + 16 of every run, ... (the last vector of a run masked); fold16 then
@@ -35,7 +38,7 @@ typedef void (*pack_fn)(const float *src, int64_t qs, int64_t ls, int64_t k, int
 typedef struct {
     tile_fn tile;
     int mr, nr;
-    tile_fn wide_tile;   /* the general product's, on B's packed panels */
+    wide_fn wide_tile;   /* the general product's */
     int wide_mr;
     nt_tile_fn nt_tile;
     int nt_ma, nt_nb;
@@ -69,7 +72,8 @@ typedef struct {
     }
 #define T512_FMA(i)                                                                     \
     if (T512_HAS(i)) {                                                                  \
-        const __m512 a = _mm512_set1_ps(ap[q * panel + i]);                             \
+        const __m512 a = _mm512_set1_ps(lda ? ap[(i < mr ? i : 0) * lda + q]            \
+                                            : ap[q * panel + i]);                       \
         c##i##0 = _mm512_fmadd_ps(a, b0, c##i##0);                                      \
         c##i##1 = _mm512_fmadd_ps(a, b1, c##i##1);                                      \
     }
@@ -81,9 +85,9 @@ typedef struct {
     }
 
 __attribute__((target("avx512f,fma"))) TILE_INLINE void
-tile512_body(int64_t k, const float *ap, const float *b, int64_t ldb, const int64_t *boff,
-             float *c, int64_t ldc, int mr, __mmask16 m0, __mmask16 m1, int accumulate,
-             int full, int table, int wide) {
+tile512_body(int64_t k, const float *ap, int64_t lda, const float *b, int64_t ldb,
+             const int64_t *boff, float *c, int64_t ldc, int mr, __mmask16 m0, __mmask16 m1,
+             int accumulate, int full, int table, int wide) {
     const int panel = wide ? MR512W : MR512;
     const __m512 z = _mm512_setzero_ps();
     __m512 c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z, c30 = z, c31 = z;
@@ -116,19 +120,24 @@ __attribute__((target("avx512f,fma"))) static void
 tile512(int64_t k, const float *ap, const float *b, int64_t ldb, const int64_t *boff, float *c,
         int64_t ldc, int mr, int nr, int accumulate) {
     T512_MASKS
-    if (boff && nr == NR512) tile512_body(k, ap, b, 0, boff, c, ldc, mr, m0, m1, accumulate, 1, 1, 0);
-    else if (boff) tile512_body(k, ap, b, 0, boff, c, ldc, mr, m0, m1, accumulate, 0, 1, 0);
-    else if (nr == NR512) tile512_body(k, ap, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0, 0);
-    else tile512_body(k, ap, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0, 0);
+    if (boff && nr == NR512) tile512_body(k, ap, 0, b, 0, boff, c, ldc, mr, m0, m1, accumulate, 1, 1, 0);
+    else if (boff) tile512_body(k, ap, 0, b, 0, boff, c, ldc, mr, m0, m1, accumulate, 0, 1, 0);
+    else if (nr == NR512) tile512_body(k, ap, 0, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0, 0);
+    else tile512_body(k, ap, 0, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0, 0);
 }
 
-/* (the wide tile reads B's rows at a stride, no table) */
+/* The wide tile: B's rows at a stride, no table; A's packed panel (lda 0), or its rows in
+   place, lda apart (row-major A: no transposing pack). */
 __attribute__((target("avx512f,fma"))) static void
-tile512w(int64_t k, const float *ap, const float *b, int64_t ldb, const int64_t *boff, float *c,
+tile512w(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
          int64_t ldc, int mr, int nr, int accumulate) {
     T512_MASKS
-    if (nr == NR512) tile512_body(k, ap, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0, 1);
-    else tile512_body(k, ap, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0, 1);
+    if (lda && nr == NR512)
+        tile512_body(k, a, lda, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0, 1);
+    else if (lda) tile512_body(k, a, lda, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0, 1);
+    else if (nr == NR512)
+        tile512_body(k, a, 0, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0, 1);
+    else tile512_body(k, a, 0, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0, 1);
 }
 
 /* ---------------------------------------------------------------- AVX2 + FMA: 6 x 16 */
@@ -143,7 +152,8 @@ tile512w(int64_t k, const float *ap, const float *b, int64_t ldb, const int64_t 
     }
 #define T256_FMA(i)                                                                     \
     {                                                                                   \
-        const __m256 a = _mm256_broadcast_ss(ap + q * MR256 + i);                       \
+        const __m256 a = _mm256_broadcast_ss(lda ? ap + (i < mr ? i : 0) * lda + q       \
+                                             : ap + q * MR256 + i);                     \
         c##i##0 = _mm256_fmadd_ps(a, b0, c##i##0);                                      \
         c##i##1 = _mm256_fmadd_ps(a, b1, c##i##1);                                      \
     }
@@ -155,9 +165,9 @@ tile512w(int64_t k, const float *ap, const float *b, int64_t ldb, const int64_t 
     }
 
 __attribute__((target("avx2,fma"))) TILE_INLINE void
-tile256_body(int64_t k, const float *ap, const float *b, int64_t ldb, const int64_t *boff,
-             float *c, int64_t ldc, int mr, __m256i m0, __m256i m1, int accumulate, int full,
-             int table) {
+tile256_body(int64_t k, const float *ap, int64_t lda, const float *b, int64_t ldb,
+             const int64_t *boff, float *c, int64_t ldc, int mr, __m256i m0, __m256i m1,
+             int accumulate, int full, int table) {
     const __m256i none = _mm256_setzero_si256();
     const __m256 z = _mm256_setzero_ps();
     __m256 c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z;
@@ -178,10 +188,23 @@ tile256(int64_t k, const float *ap, const float *b, int64_t ldb, const int64_t *
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr), lane);
     const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr - 8), lane);
-    if (boff && nr == NR256) tile256_body(k, ap, b, 0, boff, c, ldc, mr, m0, m1, accumulate, 1, 1);
-    else if (boff) tile256_body(k, ap, b, 0, boff, c, ldc, mr, m0, m1, accumulate, 0, 1);
-    else if (nr == NR256) tile256_body(k, ap, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0);
-    else tile256_body(k, ap, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0);
+    if (boff && nr == NR256) tile256_body(k, ap, 0, b, 0, boff, c, ldc, mr, m0, m1, accumulate, 1, 1);
+    else if (boff) tile256_body(k, ap, 0, b, 0, boff, c, ldc, mr, m0, m1, accumulate, 0, 1);
+    else if (nr == NR256) tile256_body(k, ap, 0, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0);
+    else tile256_body(k, ap, 0, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0);
+}
+
+/* (the general product's: A's packed panel, or its rows in place, as tile512w) */
+__attribute__((target("avx2,fma"))) static void
+tile256w(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
+         int64_t ldc, int mr, int nr, int accumulate) {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr), lane);
+    const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr - 8), lane);
+    if (lda && nr == NR256) tile256_body(k, a, lda, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0);
+    else if (lda) tile256_body(k, a, lda, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0);
+    else if (nr == NR256) tile256_body(k, a, 0, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0);
+    else tile256_body(k, a, 0, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0);
 }
 
 /* ---------------------------------------------------------------- C += A B^T */
@@ -369,7 +392,7 @@ static void choose(ek_kernels *kn) {
                                   NT_MA512, NT_NB512,
                                   pack512};
         } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-            found = (ek_kernels){tile256, MR256, NR256, tile256, MR256, nt_tile256,
+            found = (ek_kernels){tile256, MR256, NR256, tile256w, MR256, nt_tile256,
                                   NT_MA256, NT_NB256, NULL};
         }
         done = 1;
@@ -517,10 +540,14 @@ static void add_bias(const ek_sgemm_args *g, int64_t i, int rows, int64_t j0, in
    against 211), but packing B costs a pass over it from memory before the first product
    (75 us of 128 x 784 x 512's 600, which PyTorch does not pay). */
 #define IN_PLACE_ROWS 256
-static void product_block(const ek_kernels *kn, tile_fn tile, int64_t mr, const ek_sgemm_args *g,
+static void product_block(const ek_kernels *kn, wide_fn tile, int64_t mr, const ek_sgemm_args *g,
                           int64_t i0, int64_t i1, int64_t j0, int64_t j1, float *own) {
     const int64_t k = g->k, kp = pass_k(k), nc = block_cols(kn, kp), mc = A_BLOCK_PANELS * mr;
     const int in_place = g->b_cs == 1 && i1 - i0 < IN_PLACE_ROWS;
+    /* A's rows lying along k are read in place, a row per broadcast, unless k is short and
+       many tiles share each packed panel: transposing A into panels took 3-5% at k 512-784,
+       and saved 2-4% at k 128 with 384 columns or more (1 thread, both measured in turn) */
+    const int a_in_place = g->a_cs == 1 && (k >= 256 || j1 - j0 <= 4 * kn->nr);
     float *ap = own, *bp = own + mc * kp;
     for (int64_t jc = j0; jc < j1; jc += nc) {
         const int64_t jend = j1 - jc < nc ? j1 : jc + nc;
@@ -531,15 +558,17 @@ static void product_block(const ek_kernels *kn, tile_fn tile, int64_t mr, const 
                             jend - jc, kn->nr, bp);
             for (int64_t ib = i0; ib < i1; ib += mc) {
                 const int64_t iend = i1 - ib < mc ? i1 : ib + mc;
-                pack_panels(kn, g->a + ib * g->a_rs + pc * g->a_cs, g->a_cs, g->a_rs, kc,
-                            iend - ib, (int)mr, ap);
+                if (!a_in_place)
+                    pack_panels(kn, g->a + ib * g->a_rs + pc * g->a_cs, g->a_cs, g->a_rs, kc,
+                                iend - ib, (int)mr, ap);
                 for (int64_t i = ib; i < iend; i += mr) {
                     const int rows = iend - i < mr ? (int)(iend - i) : (int)mr;
                     for (int64_t j = jc; j < jend; j += kn->nr)
-                        tile(kc, ap + (i - ib) * kc,
+                        tile(kc, a_in_place ? g->a + i * g->a_rs + pc : ap + (i - ib) * kc,
+                             a_in_place ? g->a_rs : 0,
                              in_place ? g->b + pc * g->b_rs + j : bp + (j - jc) * kc,
-                             in_place ? g->b_rs : kn->nr, NULL, g->c + i * g->ldc + j, g->ldc,
-                             rows, jend - j < kn->nr ? (int)(jend - j) : kn->nr, pc > 0);
+                             in_place ? g->b_rs : kn->nr, g->c + i * g->ldc + j, g->ldc, rows,
+                             jend - j < kn->nr ? (int)(jend - j) : kn->nr, pc > 0);
                     if (g->bias && pc + kc >= k) add_bias(g, i, rows, jc, jend);
                 }
             }
@@ -552,7 +581,7 @@ void ek_sgemm_team(const ek_sgemm_args *g, float *own, int id, int team) {
     choose(&kn);
     /* (the wide tile: the 8-row one ran 10% slower at nn.Linear's shapes, and no faster
        where 12 rows fit a product's rows worse, 64 of them) */
-    const tile_fn tile = kn.wide_tile;
+    const wide_fn tile = kn.wide_tile;
     const int64_t mr = kn.wide_mr;
     /* the threads split the longer side of C, so that the operand each of them packs whole
        (A when they split columns, B when they split rows) is the smaller one */
