@@ -838,6 +838,12 @@ CASES = {
         lib.tensor([[0, 0], [0, 0]]), 1:, lib.tensor([[2, 2], [1, 0]])],
     "getitem out of bounds": lambda lib: lib.ones(2, 3)[:, lib.tensor([1, 5])],
     "getitem empty dim non-empty result": lambda lib: lib.ones(0, 3)[lib.tensor([1])],
+    # lerp's real kernel reads a Number weight as a double
+    "lerp complex weight": lambda lib: lib.lerp(lib.ones(3, 4, dtype=lib.float64),
+                                                lib.ones(3, 4, dtype=lib.float64), 1.5 - 0.5j),
+    "lerp zero-imag weight": lambda lib: lib.lerp(lib.zeros(2), lib.ones(2), 0.5 + 0j),
+    "lerp int complex weight": lambda lib: lib.lerp(lib.zeros(2, dtype=lib.int32),
+                                                    lib.ones(2, dtype=lib.int32), 1.5 - 0.5j),
 }
 
 

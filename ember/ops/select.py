@@ -180,6 +180,8 @@ def lerp(input, end, weight, *, out=None):
     if d.category < dt.FLOATING:
         raise not_implemented("lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar",
                               d)
+    if not tensor_weight and d.category != dt.COMPLEX:
+        weight = as_double(weight)   # (the real kernel reads a Number weight as a double)
     compute = compute_dtype(d)
     arrays = tuple(operand_array(x, compute) for x in (input, end, weight))
     op = _lerp_t if tensor_weight else _lerp_s
