@@ -116,14 +116,18 @@ tile512_body(int64_t k, const float *ap, int64_t lda, const float *b, int64_t ld
     const __mmask16 m0 = nr >= 16 ? 0xFFFF : (__mmask16)((1u << nr) - 1);               \
     const __mmask16 m1 = nr >= 32 ? 0xFFFF : nr <= 16 ? 0 : (__mmask16)((1u << (nr - 16)) - 1);
 
+/* The body for these operands, its flags constant in each call */
+#define T512_CALL(a, lda, b, ldb, boff, full, table, wide)                                 \
+    tile512_body(k, a, lda, b, ldb, boff, c, ldc, mr, m0, m1, accumulate, full, table, wide)
+
 __attribute__((target("avx512f,fma"))) static void
 tile512(int64_t k, const float *ap, const float *b, int64_t ldb, const int64_t *boff, float *c,
         int64_t ldc, int mr, int nr, int accumulate) {
     T512_MASKS
-    if (boff && nr == NR512) tile512_body(k, ap, 0, b, 0, boff, c, ldc, mr, m0, m1, accumulate, 1, 1, 0);
-    else if (boff) tile512_body(k, ap, 0, b, 0, boff, c, ldc, mr, m0, m1, accumulate, 0, 1, 0);
-    else if (nr == NR512) tile512_body(k, ap, 0, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0, 0);
-    else tile512_body(k, ap, 0, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0, 0);
+    if (boff && nr == NR512) T512_CALL(ap, 0, b, 0, boff, 1, 1, 0);
+    else if (boff) T512_CALL(ap, 0, b, 0, boff, 0, 1, 0);
+    else if (nr == NR512) T512_CALL(ap, 0, b, ldb, NULL, 1, 0, 0);
+    else T512_CALL(ap, 0, b, ldb, NULL, 0, 0, 0);
 }
 
 /* The wide tile: B's rows at a stride, no table; A's packed panel (lda 0), or its rows in
@@ -132,12 +136,10 @@ __attribute__((target("avx512f,fma"))) static void
 tile512w(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
          int64_t ldc, int mr, int nr, int accumulate) {
     T512_MASKS
-    if (lda && nr == NR512)
-        tile512_body(k, a, lda, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0, 1);
-    else if (lda) tile512_body(k, a, lda, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0, 1);
-    else if (nr == NR512)
-        tile512_body(k, a, 0, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0, 1);
-    else tile512_body(k, a, 0, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0, 1);
+    if (lda && nr == NR512) T512_CALL(a, lda, b, ldb, NULL, 1, 0, 1);
+    else if (lda) T512_CALL(a, lda, b, ldb, NULL, 0, 0, 1);
+    else if (nr == NR512) T512_CALL(a, 0, b, ldb, NULL, 1, 0, 1);
+    else T512_CALL(a, 0, b, ldb, NULL, 0, 0, 1);
 }
 
 /* ---------------------------------------------------------------- AVX2 + FMA: 6 x 16 */
@@ -182,29 +184,32 @@ tile256_body(int64_t k, const float *ap, int64_t lda, const float *b, int64_t ld
     T256_STORE(0) T256_STORE(1) T256_STORE(2) T256_STORE(3) T256_STORE(4) T256_STORE(5)
 }
 
+#define T256_MASKS                                                                      \
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);                    \
+    const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr), lane);                 \
+    const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr - 8), lane);
+#define T256_CALL(a, lda, b, ldb, boff, full, table)                                      \
+    tile256_body(k, a, lda, b, ldb, boff, c, ldc, mr, m0, m1, accumulate, full, table)
+
 __attribute__((target("avx2,fma"))) static void
 tile256(int64_t k, const float *ap, const float *b, int64_t ldb, const int64_t *boff, float *c,
         int64_t ldc, int mr, int nr, int accumulate) {
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr), lane);
-    const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr - 8), lane);
-    if (boff && nr == NR256) tile256_body(k, ap, 0, b, 0, boff, c, ldc, mr, m0, m1, accumulate, 1, 1);
-    else if (boff) tile256_body(k, ap, 0, b, 0, boff, c, ldc, mr, m0, m1, accumulate, 0, 1);
-    else if (nr == NR256) tile256_body(k, ap, 0, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0);
-    else tile256_body(k, ap, 0, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0);
+    T256_MASKS
+    if (boff && nr == NR256) T256_CALL(ap, 0, b, 0, boff, 1, 1);
+    else if (boff) T256_CALL(ap, 0, b, 0, boff, 0, 1);
+    else if (nr == NR256) T256_CALL(ap, 0, b, ldb, NULL, 1, 0);
+    else T256_CALL(ap, 0, b, ldb, NULL, 0, 0);
 }
 
 /* (the general product's: A's packed panel, or its rows in place, as tile512w) */
 __attribute__((target("avx2,fma"))) static void
 tile256w(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
          int64_t ldc, int mr, int nr, int accumulate) {
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr), lane);
-    const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr - 8), lane);
-    if (lda && nr == NR256) tile256_body(k, a, lda, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0);
-    else if (lda) tile256_body(k, a, lda, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0);
-    else if (nr == NR256) tile256_body(k, a, 0, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0);
-    else tile256_body(k, a, 0, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0);
+    T256_MASKS
+    if (lda && nr == NR256) T256_CALL(a, lda, b, ldb, NULL, 1, 0);
+    else if (lda) T256_CALL(a, lda, b, ldb, NULL, 0, 0);
+    else if (nr == NR256) T256_CALL(a, 0, b, ldb, NULL, 1, 0);
+    else T256_CALL(a, 0, b, ldb, NULL, 0, 0);
 }
 
 /* ---------------------------------------------------------------- C += A B^T */
@@ -546,8 +551,10 @@ static void product_block(const ek_kernels *kn, wide_fn tile, int64_t mr, const 
     const int in_place = g->b_cs == 1 && i1 - i0 < IN_PLACE_ROWS;
     /* A's rows lying along k are read in place, a row per broadcast, unless k is short and
        many tiles share each packed panel: transposing A into panels took 3-5% at k 512-784,
-       and saved 2-4% at k 128 with 384 columns or more (1 thread, both measured in turn) */
-    const int a_in_place = g->a_cs == 1 && (k >= 256 || j1 - j0 <= 4 * kn->nr);
+       and saved 2-4% at k 128 with 384 columns or more (1 thread, both measured in turn).
+       (Rows 0 apart, a broadcast row, are packed: the tile reads lda 0 as a packed panel.) */
+    const int a_in_place =
+        g->a_cs == 1 && g->a_rs != 0 && (k >= 256 || j1 - j0 <= 4 * kn->nr);
     float *ap = own, *bp = own + mc * kp;
     for (int64_t jc = j0; jc < j1; jc += nc) {
         const int64_t jend = j1 - jc < nc ? j1 : jc + nc;

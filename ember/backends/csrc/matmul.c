@@ -186,7 +186,8 @@ static PyObject *py_sgemm(PyObject *self, PyObject *const *args, Py_ssize_t narg
     ok = ok && (nviews == 2 || bias_strides(&v[2], m, n, &bt.g.bias_rs, &bt.g.bias_cs));
     if (ok) out = new_f32(&v[0], nd - 2, m, n);
     Py_buffer vc;
-    if (out && PyObject_GetBuffer(out, &vc, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) Py_CLEAR(out);
+    if (out && PyObject_GetBuffer(out, &vc, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+        Py_CLEAR(out);
     if (out) {
         bt.g.a = v[0].buf, bt.g.a_rs = ST(0, nd - 2), bt.g.a_cs = ST(0, nd - 1);
         bt.g.b = v[1].buf, bt.g.b_rs = ST(1, nd - 2), bt.g.b_cs = ST(1, nd - 1);
