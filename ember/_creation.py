@@ -106,8 +106,14 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=Fals
     elif not is_number(s):
         raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not "
                         f"{_type_name(s)}")
-    return tensor(s, dtype=dtype or dt.get_default_dtype(), device=device,
-                  requires_grad=requires_grad)
+    d = dtype or dt.get_default_dtype()
+    if isinstance(s, (builtins.complex, np.complexfloating)) and not d.is_complex:
+        # (the Scalar is converted to the real type: its imaginary part must be 0)
+        if s.imag:
+            target = "double" if dtype is not None or d is not dt.float32 else "float"
+            raise RuntimeError(f"value cannot be converted to type {target} without overflow")
+        s = s.real
+    return tensor(s, dtype=d, device=device, requires_grad=requires_grad)
 
 
 @_parsed("as_tensor", f"object? data, *, {_DEVICE}")

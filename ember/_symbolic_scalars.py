@@ -80,6 +80,9 @@ def sym_constrain_range(size, *, min=None, max=None):
 
 def sym_constrain_range_for_size(size, *, min=None, max=None):
     """As sym_constrain_range, for a value used as a size (so at least 0)."""
+    if max is not None and max <= 2:
+        raise RuntimeError(f"Max value to constrain_range_for_size must be greater than 2. "
+                           f"got: {max}")
     sym_constrain_range(size, min=0 if min is None else min, max=max)
 
 

@@ -844,6 +844,21 @@ CASES = {
     "lerp zero-imag weight": lambda lib: lib.lerp(lib.zeros(2), lib.ones(2), 0.5 + 0j),
     "lerp int complex weight": lambda lib: lib.lerp(lib.zeros(2, dtype=lib.int32),
                                                     lib.ones(2, dtype=lib.int32), 1.5 - 0.5j),
+    # all/any reduce nothing over an empty dim list
+    "all empty dim list": lambda lib: lib.all(lib.tensor([[0, 1.5], [2, 0]]), dim=[]),
+    "any empty dim tuple keepdim": lambda lib: lib.any(lib.tensor([[0, 1.5], [2, 0]]), dim=(),
+                                                       keepdim=True),
+    # a SymInt's conversion refuses a bool tensor; scalar_tensor reads a complex as its
+    # real type; sym_constrain_range_for_size's max above 2
+    "select bool tensor index": lambda lib: lib.select(lib.ones(2, 3), 0, lib.tensor([True])),
+    "select int tensor index": lambda lib: lib.select(lib.arange(6.0).reshape(2, 3), 0,
+                                                      lib.tensor([1])),
+    "scalar_tensor zero-imag complex": lambda lib: lib.scalar_tensor(np.complex128(1 + 0j),
+                                                                     dtype=lib.float16),
+    "scalar_tensor complex": lambda lib: lib.scalar_tensor(1 + 1j),
+    "scalar_tensor complex dtype": lambda lib: lib.scalar_tensor(1 + 1j, dtype=lib.complex64),
+    "sym_constrain_range_for_size max": lambda lib: lib.tensor(
+        lib.sym_constrain_range_for_size(1, max=2) or 0),
 }
 
 

@@ -50,7 +50,7 @@ class Parser:
         for sig in self.signatures:
             fit = sig.accepts(args, kwargs)
             if fit:
-                if sig.sym_int_lists:
+                if sig.sym_ints:
                     sig.convert(args, kwargs)
                 if sig.deprecated:
                     return sig

@@ -253,7 +253,7 @@ class Signature:
     """One overload: `accepts(args, kwargs)` and PyTorch's message when it does not."""
 
     __slots__ = ("params", "positional", "by_name", "printed", "int_varargs", "required",
-                 "deprecated", "keyword_positions", "sym_int_lists")
+                 "deprecated", "keyword_positions", "sym_ints")
 
     def __init__(self, text, keyword_positions=False):
         self.keyword_positions = keyword_positions
@@ -277,7 +277,7 @@ class Signature:
         self.int_varargs = len(self.positional) == 1 and self.positional[0].kind in _INT_LISTS
         self.printed = ", ".join(_printed_part(p, i, self.params)
                                  for i, p in enumerate(self.params))
-        self.sym_int_lists = [p for p in self.params if p.kind == "tuple of SymInts"]
+        self.sym_ints = [p for p in self.params if p.kind in ("tuple of SymInts", "SymInt")]
 
     def accepts(self, args, kwargs):
         """0 when the call does not fit this overload, 1 when it fits, 2 when it fits by the
@@ -315,13 +315,19 @@ class Signature:
 
     def convert(self, args, kwargs):
         """The checks of PyTorch's argument conversion, which follows the overload's match:
-        only its SymInt lists have one (no bool tensors)."""
+        only its SymInts and SymInt lists have one (no bool tensors)."""
         if self.int_varargs and args and not isinstance(args[0], (list, tuple)):
             args = (args,)
-        for p in self.sym_int_lists:
+        for p in self.sym_ints:
             value = args[p.index] if p.index < len(args) else kwargs.get(p.name)
-            if value is not None:
+            if value is None:
+                continue
+            if p.kind == "tuple of SymInts":
                 _check_sym_ints(value)
+            elif isinstance(value, Tensor) and value.dtype.category == BOOL:
+                raise RuntimeError('scalar.isIntegral( false) INTERNAL ASSERT FAILED at "/__w/'
+                                   'pytorch/pytorch/torch/csrc/utils/pybind.cpp":27, please '
+                                   'report a bug to PyTorch. ')
 
     def _bind(self, args, kwargs):
         """[(param, value, position or None)] or a string saying why the call cannot bind."""

@@ -298,7 +298,8 @@ def _logical_reduction(name, fn):
     def reduce(input, dim=None, keepdim=False, *, out=None):
         _check_input(name, input)
         a = input._data
-        dims = dims_of(dim, a.ndim)
+        # (an empty dim list reduces nothing here, unlike sum's, as in PyTorch)
+        dims = () if isinstance(dim, (list, tuple)) and not dim else dims_of(dim, a.ndim)
         xp = array_module(a)
         r = getattr(xp, fn)(a, axis=dims, keepdims=keepdim)
         result = dt.uint8 if input.dtype is dt.uint8 else dt.bool

@@ -211,6 +211,11 @@ CLASSES = {
         "torch returns a tensor with a negative dimension (an empty tensor expanded to a new "
         "leading size -2: shape [-2, 0]); a NumPy array cannot have one, and ember raises the "
         "error torch gives for the non-empty case."),
+    "complex32 view": (
+        lambda t, e: t[0] == "ok" and _raised(e, "RuntimeError") and
+        "gives ComplexHalf, which ember lacks" in str(e[1]),
+        "ember has no complex32: view_as_complex of a float16 tensor, whose view torch gives "
+        "as complex32, is refused with an error saying so."),
     "dtype coverage": (
         lambda t, e: _raised(t, "NotImplementedError") and e[0] == "ok",
         "torch's CPU kernel is not compiled for this dtype (\"... not implemented for "

@@ -64,3 +64,7 @@ def test_classes_explain_only_their_difference():
     assert tuple(negative.shape) == (-2, 0)
     assert classify(("ok", negative), raised) == "negative size"
     assert classify(("ok", torch.zeros(2, 0)), raised) is None
+    lacks = RuntimeError("view_as_complex of a Half tensor gives ComplexHalf, which ember "
+                         "lacks; convert to float32 first")
+    assert classify(("ok", torch.zeros(1)), ("raise", lacks)) == "complex32 view"
+    assert classify(("ok", torch.zeros(1)), ("raise", RuntimeError("other"))) is None
