@@ -102,14 +102,15 @@ static int run(const batch *bt, int parts) {
 /* Whether the tiles beat NumPy's BLAS at these shapes (measured, 1 thread, AVX-512): not
    for few rows or columns (a matrix-vector product, nn.Linear's 10 outputs: BLAS reads each
    operand once, the tiles would waste most of their lanes), nor for products under about
-   1M multiply-adds with both operands' rows in place (64 x 64 x 64: 5.1 us against 3.9; the
-   packing of A's panels and the call cost more than the tiles save), except when B is read
-   along its columns (x @ W^T), which NumPy's matmul handles worse (64 x 64 x 64: 5.5 against
-   5.9, 10 x 128 x 256: 9.3 against 18.5). */
-static int worth_it(int64_t m, int64_t n, int64_t k, int64_t a_cs, int64_t b_cs) {
+   1M multiply-adds (64 x 64 x 64: 5.1 us against 3.9; a GPT's attention backward, 64
+   products of 64 x 64 x 32 with A transposed, 156 us against 109: packing and the call
+   cost more than the tiles save), except when B is read along its columns (q @ k^T,
+   x @ W^T), which NumPy's matmul handles worse (attention's 64 products of 64 x 32 x 64:
+   131 us against 200; 10 x 128 x 256: 9.3 against 18.5). */
+static int worth_it(int64_t m, int64_t n, int64_t k, int64_t b_cs) {
     const int64_t fmas = m * n * k;
     if (2 * m < ek_sgemm_mr() || 2 * n < ek_sgemm_nr() || fmas < (1 << 14)) return 0;
-    return fmas >= (1 << 20) || a_cs != 1 || b_cs != 1;
+    return fmas >= (1 << 20) || b_cs != 1;
 }
 
 /* numpy.empty and numpy.float32, found on first use (no NumPy headers at build time) */
@@ -180,7 +181,7 @@ static PyObject *py_sgemm(PyObject *self, PyObject *const *args, Py_ssize_t narg
     const int64_t m = ok ? v[0].shape[nd - 2] : 0, k = ok ? v[0].shape[nd - 1] : 0;
     const int64_t n = ok ? v[1].shape[nd - 1] : 0;
 #define ST(i, d) (int64_t)(v[i].strides[d] / (Py_ssize_t)sizeof(float))
-    ok = ok && v[1].shape[nd - 2] == k && worth_it(m, n, k, ST(0, nd - 1), ST(1, nd - 1));
+    ok = ok && v[1].shape[nd - 2] == k && worth_it(m, n, k, ST(1, nd - 1));
     batch bt = {{m, n, k, NULL, 0, 0, NULL, 0, 0, NULL, n, NULL, 0, 0}, &v[0], &v[1], nd - 2,
                 1, m * n};
     ok = ok && (nviews == 2 || bias_strides(&v[2], m, n, &bt.g.bias_rs, &bt.g.bias_cs));
