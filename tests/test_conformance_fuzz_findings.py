@@ -859,6 +859,23 @@ CASES = {
     "scalar_tensor complex dtype": lambda lib: lib.scalar_tensor(1 + 1j, dtype=lib.complex64),
     "sym_constrain_range_for_size max": lambda lib: lib.tensor(
         lib.sym_constrain_range_for_size(1, max=2) or 0),
+    # histc's range (the data's when min == max) must be finite; lstm_cell's two hidden
+    # states; addmv/addbmm compare the input's dtype after the product's checks
+    "histc infinite data": lambda lib: lib.histc(lib.tensor([1.0, float("-inf"), 2.0]), bins=5),
+    "histc nan data": lambda lib: lib.histc(lib.tensor([float("nan")])),
+    "histc infinite bounds": lambda lib: lib.histc(lib.tensor([1.0, 2.0]), bins=4,
+                                                   min=float("inf"), max=float("inf")),
+    "histc finite": lambda lib: lib.histc(lib.tensor([1.0, 2.0, 2.5]), bins=4),
+    "lstm_cell no hidden states": lambda lib: lib.lstm_cell(
+        lib.ones(2, 3), (), lib.ones(16, 3), lib.ones(16, 4)),
+    "lstm_cell one hidden state": lambda lib: lib.lstm_cell(
+        lib.ones(2, 3), (lib.ones(2, 4),), lib.ones(16, 3), lib.ones(16, 4)),
+    "addmv int input": lambda lib: lib.addmv(lib.ones(3, dtype=lib.int16), lib.ones(3, 4),
+                                             lib.ones(4)),
+    "addmv ok": lambda lib: lib.addmv(lib.ones(3), lib.arange(12.0).reshape(3, 4), lib.ones(4),
+                                      beta=2),
+    "addbmm int input": lambda lib: lib.addbmm(lib.ones(2, dtype=lib.int16), lib.ones(2, 3, 4),
+                                               lib.ones(2, 4, 2)),
 }
 
 

@@ -35,10 +35,10 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     lo, hi = float(as_double(min)), float(as_double(max))
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
-    if lo == hi and a.size:
-        finite = a[xp.isfinite(a)]
-        if finite.size:
-            lo, hi = float(finite.min()), float(finite.max())
+    if lo == hi and a.size:   # (the data's range, NaN and infinities included)
+        lo, hi = float(a.min()), float(a.max())
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     keep_ = (a >= lo) & (a <= hi)

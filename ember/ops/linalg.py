@@ -81,7 +81,12 @@ def _fusable(input, mat1, mat2):
 
 @export(inplace=True)
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
-    r = _add_scaled(input, mv(mat, vec), beta, alpha, "addmv")
+    prod = mv(mat, vec)   # (its shape and dtype checks come first)
+    if isinstance(input, Tensor) and input.dtype is not mat.dtype:
+        raise RuntimeError("addmv input tensors must have the same dtype, but got " +
+                           ", ".join(dt.type_name(t.dtype) for t in (input, mat)) + ", and " +
+                           dt.type_name(vec.dtype))
+    r = _add_scaled(input, prod, beta, alpha, "addmv")
     return r if out is None else write_out(r, out)
 
 
@@ -122,7 +127,11 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 @export(inplace=True)
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     input = _expand_to_product("addbmm", input, batch1, batch2, ((batch1, 1), (batch2, 2)))
-    r = _add_scaled(input, bmm(batch1, batch2).sum(0), beta, alpha, "addbmm")
+    prod = bmm(batch1, batch2)   # (its shape and dtype checks come first)
+    if input.dtype is not batch2.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{dt.type_name(input.dtype)} and {dt.type_name(batch2.dtype)}")
+    r = _add_scaled(input, prod.sum(0), beta, alpha, "addbmm")
     return r if out is None else write_out(r, out)
 
 

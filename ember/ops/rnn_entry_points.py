@@ -68,8 +68,11 @@ def _relu_step(input, hx, w_ih, w_hh, b_ih, b_hh):
 
 
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
-    _check_cell("lstm_cell", input, tuple(hx), w_ih, w_hh)
-    return _lstm_step(input, tuple(hx), w_ih, w_hh, b_ih, b_hh)
+    hx = tuple(hx)
+    if len(hx) != 2:
+        raise RuntimeError("lstm_cell expects two hidden states")
+    _check_cell("lstm_cell", input, hx, w_ih, w_hh)
+    return _lstm_step(input, hx, w_ih, w_hh, b_ih, b_hh)
 
 
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):

@@ -84,11 +84,10 @@ _GROUPS = [
         "mixed or integral dtypes torch's kernel refuses ('expected scalar type Half but found "
         "Int', 'kl_div: Integral inputs not supported', "
         "'Index put requires the source and destination dtypes match', "
-        "cross/layer_norm/addbmm/bmm operands of two dtypes); ember promotes or casts and "
-        "computes (follow-up: addbmm/bmm live in ops/linalg and ops/matmul)",
+        "cross/layer_norm/bmm operands of two dtypes); ember promotes or casts and "
+        "computes (follow-up: bmm lives in ops/matmul)",
         ('F.bilinear',
          'Tensor.cross',
-         'op_db.addbmm',
          'op_db.bmm',
          'op_db.layer_norm',
          'op_db.setitem',
