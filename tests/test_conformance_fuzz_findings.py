@@ -876,6 +876,18 @@ CASES = {
                                       beta=2),
     "addbmm int input": lambda lib: lib.addbmm(lib.ones(2, dtype=lib.int16), lib.ones(2, 3, 4),
                                                lib.ones(2, 4, 2)),
+    # autograd records no integer or bool result of a differentiable reduction
+    "sum int dtype of grad input": lambda lib: lib.ones(2, requires_grad=True).sum(
+        dtype=lib.int64),
+    "nansum bool dtype of grad input": lambda lib: lib.ones(2, requires_grad=True).nansum(
+        dtype=lib.bool),
+    "cumsum int8 dtype of complex grad input": lambda lib: lib.ones(
+        2, dtype=lib.complex64, requires_grad=True).cumsum(0, dtype=lib.int8),
+    "prod int dtype of grad input": lambda lib: lib.ones(2, requires_grad=True).prod(
+        dtype=lib.int32),
+    "sum bad dim before dtype": lambda lib: lib.ones(2, requires_grad=True).sum(
+        5, dtype=lib.int64),
+    "sum int dtype no grad": lambda lib: lib.ones(2).sum(dtype=lib.int64),
 }
 
 

@@ -10,7 +10,7 @@ from ..backends.numpy_backend import accumulate
 from . import return_types
 from ._promote import compute_dtype
 from ._reduce_ops import const, exp_, gather_dim, log_, scatter_dim
-from .reduction import one_dim, sum_dtype
+from .reduction import one_dim, recorded_dtype, sum_dtype
 from ._elementwise import defpointwise
 from .registry import defop, dispatch, export
 
@@ -47,9 +47,9 @@ def _cumsum_vjp(ctx, g):
 
 
 def _scan(op, input, dim, dtype, out):
-    result = sum_dtype(input, dtype)
-    r = dispatch(op, (input,), {"dim": _dim(input, dim), "acc": compute_dtype(result).np},
-                 result)
+    d = _dim(input, dim)
+    result = recorded_dtype(input, sum_dtype(input, dtype))
+    r = dispatch(op, (input,), {"dim": d, "acc": compute_dtype(result).np}, result)
     return r if out is None else write_out(r, out)
 
 

@@ -12,6 +12,7 @@ from ..backends import array_module, reduction
 from ._dims import kept_shape, reduce_dims, wrap_dim  # noqa: F401
 from ._promote import compute_dtype
 from ._reduce_ops import const, exp_
+from ..autograd.grad_mode import state as grad_state
 from .registry import defop, dispatch, export
 
 
@@ -56,6 +57,14 @@ def sum_dtype(input, dtype):
     return dt.int64 if input.dtype.category < dt.FLOATING else input.dtype
 
 
+def recorded_dtype(input, result):
+    """`result`, the dtype of a differentiable reduction's output: PyTorch's autograd refuses
+    to record an integer or bool one for an input that requires grad (sum(dtype=int64))."""
+    if result.category < dt.FLOATING and input.requires_grad and grad_state.enabled:
+        raise RuntimeError(f"Autograd not support dtype: {dt.type_name(result)}")
+    return result
+
+
 def _check_input(name, input):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
@@ -82,7 +91,7 @@ def _sum_vjp(ctx, g):
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     _check_input("sum", input)
     dims = dims_of(dim, input._data.ndim)
-    result = sum_dtype(input, dtype)
+    result = recorded_dtype(input, sum_dtype(input, dtype))
     acc = compute_dtype(result).np
     op = _sum if dim is None else _SUM_DIM
     r = dispatch(op, (input,), {"dims": dims, "keepdim": keepdim, "acc": acc}, result)
@@ -114,7 +123,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     dims = dims_of(dim, input._data.ndim)
     if input.dtype.is_complex:   # (after the dims, as torch checks them)
         raise RuntimeError("nansum on CPU does not support complex inputs")
-    result = sum_dtype(input, dtype)
+    result = recorded_dtype(input, sum_dtype(input, dtype))
     acc = compute_dtype(result).np
     r = dispatch(_nansum, (input,), {"dims": dims, "keepdim": keepdim, "acc": acc}, result)
     return _finish(r, out)
@@ -243,7 +252,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
         keepdim = False
     if n == 0:
         dims = ()
-    result = sum_dtype(input, dtype)
+    result = recorded_dtype(input, sum_dtype(input, dtype))
     acc = compute_dtype(result).np
     op = _prod if dim is None else _prod_dim
     r = dispatch(op, (input,), {"dims": dims, "keepdim": keepdim, "acc": acc}, result)
