@@ -54,9 +54,9 @@ static ek_sgemm_args item(const batch *bt, int64_t t) {
     return g;
 }
 
-/* Scratch floats kept from call to call (the GIL serialises the calls): a fresh allocation of
-   B's packed block (up to 4 MiB) came from the system each time, and faulting its pages in
-   took 110 us of a 650 us product (128 x 784 x 512). */
+/* Scratch floats kept from call to call (the GIL serialises the calls): the threads' packed
+   blocks (about 1.2 MiB each) are over glibc's mmap threshold, so a fresh allocation would
+   come from the system, its pages faulted in, on every call. */
 static float *scratch;
 static int64_t scratch_floats;
 
