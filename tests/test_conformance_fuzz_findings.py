@@ -888,6 +888,19 @@ CASES = {
     "sum bad dim before dtype": lambda lib: lib.ones(2, requires_grad=True).sum(
         5, dtype=lib.int64),
     "sum int dtype no grad": lambda lib: lib.ones(2).sum(dtype=lib.int64),
+    # median, nan_to_num and slice_inverse differentiate real outputs only: a complex one
+    # is refused after the kernel ran
+    "median empty complex grad": lambda lib: lib.ones(0, 3, dtype=lib.complex64,
+                                                      requires_grad=True).median(),
+    "median complex grad kernel first": lambda lib: lib.ones(2, 3, dtype=lib.complex64,
+                                                             requires_grad=True).median(),
+    "nan_to_num complex grad": lambda lib: lib.nan_to_num(
+        lib.ones((), dtype=lib.complex128, requires_grad=True), 1.5, 7.0, -7.0),
+    "nan_to_num complex": lambda lib: lib.nan_to_num(lib.ones((), dtype=lib.complex128), 1.5),
+    "slice_inverse complex input grad src": lambda lib: lib.ones(
+        2, 3, 4, dtype=lib.complex64).slice_inverse(lib.ones((), requires_grad=True), -1),
+    "slice_inverse real grad": lambda lib: lib.ones(2, 3, requires_grad=True).slice_inverse(
+        lib.ones(2, 3), 0),
 }
 
 

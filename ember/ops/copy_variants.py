@@ -14,6 +14,7 @@ from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import no_grad
 from ..backends import array_module
 from ._dims import wrap_dim
+from ._grad_support import real_grad_only
 from .registry import PUBLIC, Op, check_tensor, defop, dispatch, export
 from .shape import _cat
 from .splitting import _bounds, _split_forward
@@ -120,7 +121,8 @@ def slice_inverse(input, src, dim=0, start=None, end=None, step=1):
     describe how `src` was made)."""
     check_tensor("slice_inverse", input)
     check_tensor("slice_inverse", src, "src", 2)
-    return PUBLIC["as_strided"](input, src.shape, src.stride(), src.storage_offset())
+    out = PUBLIC["as_strided"](input, src.shape, src.stride(), src.storage_offset())
+    return real_grad_only("slice_inverse", out, input, src)
 
 
 # ---------------------------------------------------------------------- nonzero_static

@@ -10,7 +10,8 @@ from ..backends.numpy_backend import accumulate
 from . import return_types
 from ._promote import compute_dtype
 from ._reduce_ops import const, exp_, gather_dim, log_, scatter_dim
-from .reduction import one_dim, recorded_dtype, sum_dtype
+from ._grad_support import recorded_dtype
+from .reduction import one_dim, sum_dtype
 from ._elementwise import defpointwise
 from .registry import defop, dispatch, export
 

@@ -11,8 +11,8 @@ from .._tensor import Tensor, write_out
 from ..backends import array_module, reduction
 from ._dims import kept_shape, reduce_dims, wrap_dim  # noqa: F401
 from ._promote import compute_dtype
+from ._grad_support import recorded_dtype
 from ._reduce_ops import const, exp_
-from ..autograd.grad_mode import state as grad_state
 from .registry import defop, dispatch, export
 
 
@@ -55,14 +55,6 @@ def sum_dtype(input, dtype):
     if dtype is not None:
         return dtype
     return dt.int64 if input.dtype.category < dt.FLOATING else input.dtype
-
-
-def recorded_dtype(input, result):
-    """`result`, the dtype of a differentiable reduction's output: PyTorch's autograd refuses
-    to record an integer or bool one for an input that requires grad (sum(dtype=int64))."""
-    if result.category < dt.FLOATING and input.requires_grad and grad_state.enabled:
-        raise RuntimeError(f"Autograd not support dtype: {dt.type_name(result)}")
-    return result
 
 
 def _check_input(name, input):

@@ -13,6 +13,7 @@ from ..backends import array_module
 from ._elementwise import (check_tensor, defpointwise, float_result, not_implemented, public,
                            unary, zeros_vjp)
 from ._promote import broadcast_error
+from ._grad_support import real_grad_only
 from .registry import METHODS, defop, dispatch, export
 
 
@@ -225,7 +226,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     params = {"nan": float(nan),
               "posinf": float(info.max) if posinf is None else float(posinf),
               "neginf": float(info.min) if neginf is None else float(neginf)}
-    return unary(_nan_to_num, input, d, out, params)
+    return real_grad_only("nan_to_num", unary(_nan_to_num, input, d, out, params), input)
 
 
 def _write(r, out):

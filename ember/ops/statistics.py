@@ -20,6 +20,7 @@ from ._promote import compute_dtype
 from ._reduce_ops import const, gather_dim, nan_count, stable_argsort
 from .minmax import evenly, scatter_selected
 from .reduction import dims_of, one_dim, expand_reduced, numel_of
+from ._grad_support import real_grad_only
 from .registry import check_tensor, defop, dispatch, export
 from .rounding import complex_from_parts
 
@@ -264,7 +265,8 @@ def _median_fn(name, all_op):
         if dim is None:
             if input._data.size:
                 _check_pick_dtype(name, input, "median_cpu")
-            r = dispatch(all_op, (input,), {"how": name}, input.dtype)
+            r = real_grad_only(name, dispatch(all_op, (input,), {"how": name}, input.dtype),
+                               input)
             return r if out is None else write_out(r, out)
         return _pick_dim(name, input, dim, keepdim, out)
     reduce.__name__ = name
