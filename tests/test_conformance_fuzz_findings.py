@@ -901,6 +901,12 @@ CASES = {
         2, 3, 4, dtype=lib.complex64).slice_inverse(lib.ones((), requires_grad=True), -1),
     "slice_inverse real grad": lambda lib: lib.ones(2, 3, requires_grad=True).slice_inverse(
         lib.ones(2, 3), 0),
+    # to_sparse_csr/csc check a given dense_dim's range before the input's rank
+    "to_sparse_csc 1-d dense_dim": lambda lib: lib.ones(3, dtype=lib.int8).to_sparse_csc(1),
+    "to_sparse_csr 1-d dense_dim 0": lambda lib: lib.ones(1).to_sparse_csr(0),
+    "to_sparse_csr 1-d": lambda lib: lib.ones(1).to_sparse_csr(),
+    "to_sparse_csr dense_dim 1": lambda lib: lib.arange(24.0).reshape(2, 3, 4).to_sparse_csr(
+        1).to_dense(),
 }
 
 

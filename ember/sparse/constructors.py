@@ -176,12 +176,12 @@ def dense_to_compressed(x, layout, blocksize=None, dense_dim=None):
     name = f"dense_to_sparse_{short}"
     n = x.dim()
     dense = 0 if dense_dim is None else int(dense_dim)
+    if dense_dim is not None and not 0 <= dense <= n - 2:   # (before the rank, as torch)
+        raise RuntimeError(f"{name}: dense_dim argument must be in [0,{n - 2}] range, but "
+                           f"{dense} is given")
     if n < 2:
         raise IndexError(f"Dimension out of range (expected to be in range of "
                          f"[{-max(n, 1)}, {max(n, 1) - 1}], but got {n - 2})")
-    if not 0 <= dense <= n - 2:
-        raise RuntimeError(f"{name}: dense_dim argument must be in [0,{n - 2}] range, but "
-                           f"{dense} is given")
     br, bc = _blocksize(name, blocksize, layout)
     nb = n - 2 - dense
     size = tuple(x.shape)
