@@ -590,15 +590,17 @@ void ek_sgemm_team(const ek_sgemm_args *g, float *own, int id, int team) {
        where 12 rows fit a product's rows worse, 64 of them) */
     const wide_fn tile = kn.wide_tile;
     const int64_t mr = kn.wide_mr;
-    /* the threads split the longer side of C, so that the operand each of them packs whole
-       (A when they split columns, B when they split rows) is the smaller one */
-    if (g->m >= g->n) {
-        const int64_t panels = (g->m + mr - 1) / mr;
-        const int64_t i0 = id * panels / team * mr, i1 = (id + 1) * panels / team * mr;
+    /* the threads split C's rows or its columns, whichever has more panels (the finer split
+       balances better: 512 x 128 x 784 splits 43 panels of rows 21/22, where its 25 of
+       columns would split 12/13); each packs whole the operand it shares (B when they split
+       rows, A when columns), at most a few percent of its work at these shapes */
+    const int64_t row_panels = (g->m + mr - 1) / mr, col_panels = (g->n + kn.nr - 1) / kn.nr;
+    if (row_panels >= col_panels) {
+        const int64_t i0 = id * row_panels / team * mr, i1 = (id + 1) * row_panels / team * mr;
         product_block(&kn, tile, mr, g, i0, i1 < g->m ? i1 : g->m, 0, g->n, own);
     } else {
-        const int64_t panels = (g->n + kn.nr - 1) / kn.nr;
-        const int64_t j0 = id * panels / team * kn.nr, j1 = (id + 1) * panels / team * kn.nr;
+        const int64_t j0 = id * col_panels / team * kn.nr;
+        const int64_t j1 = (id + 1) * col_panels / team * kn.nr;
         product_block(&kn, tile, mr, g, 0, g->m, j0, j1 < g->n ? j1 : g->n, own);
     }
 }
