@@ -907,6 +907,17 @@ CASES = {
     "to_sparse_csr 1-d": lambda lib: lib.ones(1).to_sparse_csr(),
     "to_sparse_csr dense_dim 1": lambda lib: lib.arange(24.0).reshape(2, 3, 4).to_sparse_csr(
         1).to_dense(),
+    # solve_triangular copies B into A's dtype; tensorinv slices the sizes at ind first
+    "solve_triangular float64 B": lambda lib: lib.linalg.solve_triangular(
+        lib.eye(3) * 2, lib.ones(3, 1, dtype=lib.float64), upper=True),
+    "solve_triangular int B complex A": lambda lib: lib.linalg.solve_triangular(
+        lib.eye(3, dtype=lib.complex64), lib.ones(3, 1, dtype=lib.int64), upper=True,
+        unitriangular=True),
+    "solve_triangular int A": lambda lib: lib.linalg.solve_triangular(
+        lib.eye(3, dtype=lib.int64), lib.ones(3, 1), upper=True),
+    "tensorinv 0-d": lambda lib: lib.linalg.tensorinv(lib.tensor(1.0)),
+    "tensorinv ind past rank": lambda lib: lib.linalg.tensorinv(lib.ones(2, 2), 3),
+    "tensorinv ok": lambda lib: lib.linalg.tensorinv(lib.eye(4).reshape(4, 2, 2) * 2, 1),
 }
 
 

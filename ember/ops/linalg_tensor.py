@@ -87,6 +87,8 @@ def tensorinv(A, ind=2, *, out=None):
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
     shape = A._data.shape
+    if ind > len(shape):   # (PyTorch slices the sizes at ind first)
+        raise RuntimeError(f"ArrayRef: invalid slice, N = {ind}; size = {len(shape)}")
     rows, cols = _prod(shape[:ind]), _prod(shape[ind:])
     if rows != cols:
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
