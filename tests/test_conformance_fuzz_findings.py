@@ -918,6 +918,12 @@ CASES = {
     "tensorinv 0-d": lambda lib: lib.linalg.tensorinv(lib.tensor(1.0)),
     "tensorinv ind past rank": lambda lib: lib.linalg.tensorinv(lib.ones(2, 2), 3),
     "tensorinv ok": lambda lib: lib.linalg.tensorinv(lib.eye(4).reshape(4, 2, 2) * 2, 1),
+    # a fixed-size int list (std's int[1] dim) takes no varargs; a tensor is no device
+    "std int varargs": lambda lib: lib.ones(2, 3, dtype=lib.int32).std(1, np.int32(2)),
+    "var int varargs": lambda lib: lib.ones(2, 3).var(1, 2),
+    "var dim unbiased": lambda lib: lib.arange(24.0).reshape(2, 3, 4).var(0, True),
+    "is_pinned tensor device": lambda lib: lib.ones(3, 1).is_pinned(
+        lib.tensor(0, dtype=lib.int32)),
 }
 
 

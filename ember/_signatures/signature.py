@@ -154,7 +154,8 @@ def _is_dtype(v):
 
 def _is_device(v):
     from .._device import device
-    return isinstance(v, (device, str)) or _is_int(v)
+    # (an int is a device index; a tensor is not, not even a 0-d integer one)
+    return isinstance(v, (device, str)) or (_is_int(v) and not isinstance(v, Tensor))
 
 
 def _named(type_name_):
@@ -273,8 +274,10 @@ class Signature:
         self.required = [p for p in self.params if p.required]
         # NOTE: PyTorch's parser lets a lone int-list parameter take its ints as varargs
         # (x.view(2, 3), zeros(2, 3), x.flip(0)), but not one among others (flip(x, 0)),
-        # nor after a first list (zeros((2,), 3) has too many positional arguments).
-        self.int_varargs = len(self.positional) == 1 and self.positional[0].kind in _INT_LISTS
+        # nor after a first list (zeros((2,), 3) has too many positional arguments), nor a
+        # list of a fixed size (x.std(0, 1): int[1] dim).
+        self.int_varargs = len(self.positional) == 1 and \
+            self.positional[0].kind in ("tuple of ints", "tuple of SymInts")
         self.printed = ", ".join(_printed_part(p, i, self.params)
                                  for i, p in enumerate(self.params))
         self.sym_ints = [p for p in self.params if p.kind in ("tuple of SymInts", "SymInt")]
