@@ -16,6 +16,10 @@ import numpy as np
 from . import array_module
 from .cpu_kernels import compiled, note_fallback
 
+# Multiply-adds under which a product with B's rows in place is BLAS's (csrc/matmul.c's
+# worth_it: packing and the call cost more than the tiles save)
+_BLAS_BELOW = 1 << 20
+
 
 def _compiled(a, b, bias):
     """a @ b (+ bias) on the compiled GEMM, or None where it does not take them."""
@@ -24,6 +28,8 @@ def _compiled(a, b, bias):
         return None
     if type(a) is not np.ndarray or type(b) is not np.ndarray:
         return None
+    if b.strides[-1] == 4 and a.size * b.shape[-1] < _BLAS_BELOW:
+        return None   # (the kernel would decline it: this saves the call, 1 us a product)
     if (a.ndim > 2 or b.ndim > 2) and a.ndim > 1 and b.ndim > 1:
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])   # (ValueError as NumPy's)
         a = np.broadcast_to(a, batch + a.shape[-2:])
