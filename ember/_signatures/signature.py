@@ -99,8 +99,9 @@ def _size_element(i, e):
 
 
 def _check_sym_ints(value):
-    """PyTorch's conversion of a SymInt list that passed the parser: a bool tensor in it
-    (alone or as an element) fails an internal check, a RuntimeError."""
+    """PyTorch's conversion of a SymInt list that passed the parser, element by element: a
+    bool tensor fails an internal check (a RuntimeError) unless an earlier element already
+    failed to convert (the parser's TypeError)."""
     items = value if isinstance(value, (list, tuple)) else (value,)
     for i, e in enumerate(items):
         if e.__class__ is int:
