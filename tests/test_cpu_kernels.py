@@ -763,6 +763,17 @@ def _operand(rng, rows, cols, layout):
     return rng.standard_normal((rows, cols)).astype(np.float32)
 
 
+def _products_on(threads, fn, monkeypatch):
+    """_both_paths of fn, backends/matmul.py's kernels on `threads` threads."""
+    from ember.backends import matmul
+    before = cpu_kernels.compiled.get_num_threads()
+    try:
+        cpu_kernels.compiled.set_num_threads(threads)
+        return _both_paths(fn, monkeypatch, matmul)
+    finally:
+        cpu_kernels.compiled.set_num_threads(before)
+
+
 def _product_tol(a, b):
     """float32 rounding of k products summed: k eps |a| |b| bounds each element's error"""
     k = a.shape[-1]
@@ -788,12 +799,7 @@ def test_matmul_matches_float64_reference(mkn, layouts, threads, monkeypatch):
     if m * k * n >= 1 << 20 or b.strides[1] != 4:
         # (smaller products with B's rows in place go to BLAS: faster there)
         assert cpu_kernels.compiled.sgemm(a, b, None) is not None
-    before = cpu_kernels.compiled.get_num_threads()
-    try:
-        cpu_kernels.compiled.set_num_threads(threads)
-        fast, ref = _both_paths(lambda: matmul.matmul(a, b), monkeypatch, matmul)
-    finally:
-        cpu_kernels.compiled.set_num_threads(before)
+    fast, ref = _products_on(threads, lambda: matmul.matmul(a, b), monkeypatch)
     exact = a.astype(np.float64) @ b.astype(np.float64)
     assert fast.dtype == np.float32 and fast.shape == (m, n)
     tol = _product_tol(a, b)
@@ -830,15 +836,10 @@ def test_batched_matmul_matches_float64_reference(shapes, threads, monkeypatch):
     # b read along its columns (attention's q @ k^T), so the kernel takes every size
     b = np.swapaxes(rng.standard_normal(shapes[1][:-2] + shapes[1][:-3:-1]), -1, -2)
     b = b.astype(np.float32)
-    before = cpu_kernels.compiled.get_num_threads()
-    try:
-        cpu_kernels.compiled.set_num_threads(threads)
-        fast, ref = _both_paths(lambda: matmul.matmul(a, b), monkeypatch, matmul)
-    finally:
-        cpu_kernels.compiled.set_num_threads(before)
+    fast, ref = _products_on(threads, lambda: matmul.matmul(a, b), monkeypatch)
     exact = np.matmul(a.astype(np.float64), b.astype(np.float64))
     assert fast.shape == ref.shape == exact.shape and fast.dtype == np.float32
-    tol = 2 * a.shape[-1] * np.finfo(np.float32).eps * np.matmul(np.abs(a), np.abs(b))
+    tol = _product_tol(a, b)
     assert np.all(np.abs(fast - exact) <= tol)
     assert np.all(np.abs(ref - exact) <= tol)
 
