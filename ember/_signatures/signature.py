@@ -38,11 +38,7 @@ def _is_int(v):
         return False
     if isinstance(v, (int, _NUMPY_INT)):
         return True
-    return isinstance(v, Tensor) and v.ndim == 0 and _integral(v)
-
-
-def _integral(t):
-    return t.dtype.category == INTEGER
+    return isinstance(v, Tensor) and v.ndim == 0 and v.dtype.category == INTEGER
 
 
 def _is_sym_int(v):
@@ -70,10 +66,6 @@ def _is_scalar_tensor(v):
 
 def _is_bool(v):
     return v.__class__ is builtins.bool
-
-
-def _is_str(v):
-    return isinstance(v, str)
 
 
 def _is_size(v):
@@ -177,7 +169,7 @@ KINDS = {
     "SymInt": (_is_sym_int, "int"),
     "float": (_is_float, "float"),
     "bool": (_is_bool, "bool"),
-    "str": (_is_str, "str"),
+    "str": (lambda v: isinstance(v, str), "str"),
     "tuple of ints": (_is_size, "tuple of ints"),
     "tuple of SymInts": (_is_size, "tuple of ints"),
     "int or tuple of ints": (_is_int_or_size, "tuple of ints"),

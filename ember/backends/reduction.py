@@ -6,8 +6,9 @@ A sum over every element of a large contiguous float32 or float64 array runs com
 array's length alone, so the bits are the same at every thread count and on every CPU (they
 differ from NumPy's pairwise sum in the last places; both accumulate in the array's type, as
 PyTorch does). So does a sum over its leading dims (a bias's gradient), in NumPy's own order
-(row after row), so with NumPy's bits. Everything else (sums over some dims, small arrays, other dtypes or
-accumulation types, CuPy, no build, EMBER_KERNELS=numpy) is NumPy's, the reference.
+(row after row), so with NumPy's bits. Everything else (sums over some dims, small arrays,
+other dtypes or accumulation types, CuPy, no build, EMBER_KERNELS=numpy) is NumPy's, the
+reference.
 `index_row_sum` adds each output row's rows in the order they come, on both paths (the same
 bits, at every thread count: threads own output rows).
 """

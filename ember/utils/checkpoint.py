@@ -12,6 +12,13 @@ requires grad.
 import contextlib
 import warnings
 
+from .. import _creation, autograd, nn
+from .._random import get_rng_state, set_rng_state
+from .._runtime_settings import get_device_module
+from .._tensor import Tensor
+from ..autograd.function import Function
+from ..autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
+
 __all__ = ["checkpoint", "checkpoint_sequential", "noop_context_fn"]
 
 
@@ -19,85 +26,73 @@ def noop_context_fn():
     return contextlib.nullcontext(), contextlib.nullcontext()
 
 
-def _function_classes():
-    """The Function classes, made on first use (autograd is imported lazily from here)."""
-    from ..autograd.function import Function
+class CheckpointFunction(Function):
+    """The reentrant checkpoint as a Function: `apply(run_function, preserve_rng_state,
+    *args)` runs without a graph and recomputes in backward."""
 
-    class CheckpointFunction(Function):
-        """The reentrant checkpoint as a Function: `apply(run_function, preserve_rng_state,
-        *args)` runs without a graph and recomputes in backward."""
+    @staticmethod
+    def forward(ctx, run_function, preserve_rng_state, *args):
+        return _checkpoint_forward(ctx, run_function, preserve_rng_state,
+                                   contextlib.nullcontext(), args)
 
-        @staticmethod
-        def forward(ctx, run_function, preserve_rng_state, *args):
-            return _checkpoint_forward(ctx, run_function, preserve_rng_state,
-                                       contextlib.nullcontext(), args)
+    @staticmethod
+    def backward(ctx, *grads):
+        return (None, None) + _recomputed_grads(ctx, grads)
 
-        @staticmethod
-        def backward(ctx, *grads):
-            return (None, None) + _recomputed_grads(ctx, grads)
 
-    class _RecomputingFunction(Function):
-        # (checkpoint()'s own: a recompute context, and a `dummy` leaf that keeps the output
-        # in the graph when no input requires grad, as the non-reentrant mode does)
-        @staticmethod
-        def forward(ctx, run_function, preserve_rng_state, recompute_context, dummy, *args):
-            return _checkpoint_forward(ctx, run_function, preserve_rng_state,
-                                       recompute_context, args)
+class _RecomputingFunction(Function):
+    # (checkpoint()'s own: a recompute context, and a `dummy` leaf that keeps the output
+    # in the graph when no input requires grad, as the non-reentrant mode does)
+    @staticmethod
+    def forward(ctx, run_function, preserve_rng_state, recompute_context, dummy, *args):
+        return _checkpoint_forward(ctx, run_function, preserve_rng_state,
+                                   recompute_context, args)
 
-        @staticmethod
-        def backward(ctx, *grads):
-            return (None, None, None, None) + _recomputed_grads(ctx, grads)
-
-    CheckpointFunction.__module__ = _RecomputingFunction.__module__ = __name__
-    CheckpointFunction.__qualname__ = "CheckpointFunction"
-    return CheckpointFunction, _RecomputingFunction
+    @staticmethod
+    def backward(ctx, *grads):
+        return (None, None, None, None) + _recomputed_grads(ctx, grads)
 
 
 def _checkpoint_forward(ctx, run_function, preserve_rng_state, recompute_context, args):
-    import ember
     ctx.run_function = run_function
     ctx.recompute_context = recompute_context
-    ctx.rng_state = ember.get_rng_state() if preserve_rng_state else None
+    ctx.rng_state = get_rng_state() if preserve_rng_state else None
     ctx.inputs = args
-    ctx.save_for_backward(*[a for a in args if isinstance(a, ember.Tensor)])
-    with ember.no_grad():
+    ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
+    with no_grad():
         return run_function(*args)
 
 
 def _recomputed_grads(ctx, grads):
     """Run the function again with the graph on (from the forward's random state) and
     differentiate it: the gradients of ctx's inputs."""
-    import ember
     saved = iter(ctx.saved_tensors)
     inputs = []
     for a in ctx.inputs:
-        if isinstance(a, ember.Tensor):
+        if isinstance(a, Tensor):
             t = next(saved).detach()
             t.requires_grad_(a.requires_grad)
             inputs.append(t)
         else:
             inputs.append(a)
-    current = ember.get_rng_state() if ctx.rng_state is not None else None
+    current = get_rng_state() if ctx.rng_state is not None else None
     if ctx.rng_state is not None:
-        ember.set_rng_state(ctx.rng_state)
+        set_rng_state(ctx.rng_state)
     try:
-        with ember.enable_grad(), ctx.recompute_context:
+        with enable_grad(), ctx.recompute_context:
             outputs = ctx.run_function(*inputs)
     finally:
         if current is not None:
-            ember.set_rng_state(current)
-    if isinstance(outputs, ember.Tensor):
+            set_rng_state(current)
+    if isinstance(outputs, Tensor):
         outputs = (outputs,)
     pairs = [(o, g) for o, g in zip(outputs, grads)
-             if isinstance(o, ember.Tensor) and o.requires_grad and g is not None]
+             if isinstance(o, Tensor) and o.requires_grad and g is not None]
     if not pairs:
         raise RuntimeError("none of output has requires_grad=True, this checkpoint() "
                            "is not necessary")
-    ember.autograd.backward([o for o, _ in pairs], [g for _, g in pairs])
-    return tuple(t.grad if isinstance(t, ember.Tensor) else None for t in inputs)
-
-
-_cls = []
+    autograd.backward([o for o, _ in pairs], [g for _, g in pairs])
+    return tuple(t.grad if isinstance(t, Tensor) else None for t in inputs)
 
 
 def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
@@ -106,7 +101,6 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
 
     NOTE: ember always recomputes the whole function (`early_stop` and the debug flags change
     nothing in the values: they are PyTorch's memory and diagnostics options)."""
-    import ember
     preserve_rng_state = kwargs.pop("preserve_rng_state", True)
     if use_reentrant is False and determinism_check not in ("default", "none"):
         raise ValueError("determinism_check should be one of ['default', 'none'], but got "
@@ -129,26 +123,24 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
         fn = function
         function = lambda *a: fn(*a, **kwargs)  # noqa: E731
     forward_context, recompute_context = context_fn()
-    if not ember.is_grad_enabled():
+    if not is_grad_enabled():
         with forward_context:
             return function(*args)
-    needs = any(isinstance(a, ember.Tensor) and a.requires_grad for a in args)
+    needs = any(isinstance(a, Tensor) and a.requires_grad for a in args)
     if use_reentrant and not needs:
         warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
                       stacklevel=2)
     # A leaf that requires grad makes the output part of the graph even when no input
     # does, so parameters inside `function` still get gradients (non-reentrant semantics).
-    dummy = None if use_reentrant else ember.empty(0, requires_grad=True)
-    if not _cls:
-        _cls.extend(_function_classes())
+    dummy = None if use_reentrant else _creation.empty(0, requires_grad=True)
     with forward_context:
-        return _cls[1].apply(function, preserve_rng_state, recompute_context, dummy, *args)
+        return _RecomputingFunction.apply(function, preserve_rng_state, recompute_context,
+                                          dummy, *args)
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
     """Run a Sequential (or list of modules) in `segments` checkpointed chunks; the last
     chunk runs normally (its activations are needed right away)."""
-    import ember
     if use_reentrant is None:
         warnings.warn(
             "torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should "
@@ -160,7 +152,7 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
-    if isinstance(functions, ember.nn.Sequential):
+    if isinstance(functions, nn.Sequential):
         functions = list(functions.children())
     functions = list(functions)
     segment_size = len(functions) // segments
@@ -208,13 +200,12 @@ class DefaultDeviceType:
 
 def detach_variable(inputs):
     """A tuple of the inputs detached, each keeping its requires_grad."""
-    import ember
     if not isinstance(inputs, tuple):
         raise RuntimeError("Only tuple of tensors is supported. Got Unsupported input type: "
                            f"{type(inputs).__name__}")
     out = []
     for inp in inputs:
-        if not isinstance(inp, ember.Tensor):
+        if not isinstance(inp, Tensor):
             out.append(inp)
             continue
         x = inp.detach()
@@ -224,18 +215,16 @@ def detach_variable(inputs):
 
 
 def check_backward_validity(inputs):
-    import ember
-    if not any(isinstance(t, ember.Tensor) and t.requires_grad for t in inputs):
+    if not any(isinstance(t, Tensor) and t.requires_grad for t in inputs):
         warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
                       stacklevel=2)
 
 
 def _accelerator_tensors(args):
-    import ember
     found = []
 
     def visit(a):
-        if isinstance(a, ember.Tensor):
+        if isinstance(a, Tensor):
             if a.device.type not in ("cpu", "meta"):
                 found.append(a)
         elif isinstance(a, (list, tuple)):
@@ -251,12 +240,11 @@ def _accelerator_tensors(args):
 def get_device_states(*args):
     """(device ids, random states) of the accelerator devices the tensors in `args` live on
     (the CPU's state is saved separately); ([], []) for CPU tensors."""
-    import ember
     tensors = _accelerator_tensors(args)
     ids = [t.get_device() for t in tensors]
     if not ids:
         return [], []
-    module = ember.get_device_module(tensors[0].device.type)
+    module = get_device_module(tensors[0].device.type)
     states = []
     for index in ids:
         with module.device(index):
@@ -266,12 +254,11 @@ def get_device_states(*args):
 
 def set_device_states(devices, states, *, device_type=None):
     """Restore the random states `get_device_states` gave."""
-    import ember
     if device_type is None:
         device_type = DefaultDeviceType.get_device_type()
     if device_type == "meta":
         return
-    module = ember.get_device_module(device_type)
+    module = get_device_module(device_type)
     for index, state in zip(devices, states):
         with module.device(index):
             module.set_rng_state(state)
@@ -304,15 +291,7 @@ def set_checkpoint_debug_enabled(enabled):
         _debug_enabled = previous
 
 
-def __getattr__(name):
-    if name == "CheckpointFunction":   # (a Function class: made when first asked for)
-        if not _cls:
-            _cls.extend(_function_classes())
-        return _cls[0]
-    raise AttributeError(f"module 'ember.utils.checkpoint' has no attribute '{name}'")
-
-
-__all__ += ["CheckpointError", "CheckpointFunction",  # noqa: F822  (module __getattr__)
+__all__ += ["CheckpointError", "CheckpointFunction",
             "CheckpointPolicy", "DefaultDeviceType",
             "SelectiveCheckpointContext", "check_backward_validity",
             "create_selective_checkpoint_contexts", "detach_variable", "get_device_states",

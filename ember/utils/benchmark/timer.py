@@ -6,6 +6,7 @@ import timeit
 
 import numpy as np
 
+from ... import cuda
 from . import common
 
 __all__ = ["Timer", "timer", "Language"]
@@ -13,9 +14,8 @@ __all__ = ["Timer", "timer", "Language"]
 
 def timer():
     """timeit's clock, after waiting for queued accelerator work."""
-    import ember
-    if ember.cuda.is_available():
-        ember.cuda.synchronize()
+    if cuda.is_available():
+        cuda.synchronize()
     return timeit.default_timer()
 
 
@@ -33,7 +33,7 @@ class Timer:
     def __init__(self, stmt="pass", setup="pass", global_setup="", timer=timer, globals=None,
                  label=None, sub_label=None, description=None, env=None, num_threads=1,
                  language=Language.PYTHON):
-        import ember
+        import ember   # (the statements' `torch`: the public namespace itself)
         if not isinstance(stmt, str):
             raise ValueError("Currently only a `str` stmt is supported.")
         self._globals = dict(globals or {})
