@@ -31,6 +31,8 @@ def normal_cdf_and_gauss(x):
     if x.dtype != np.float32 or array_module(x) is not np:
         xp = array_module(x)
         return special_module(x).ndtr(x), xp.exp(-0.5 * (x * x))
+    if x.ndim == 0:   # (NumPy's arithmetic on a 0-d array gives scalars, which take no out=)
+        return tuple(r.reshape(()) for r in normal_cdf_and_gauss(x.reshape(1)))
     a = np.abs(x)
     np.minimum(a, _CLAMP, out=a)   # (NaN stays NaN)
     t = a * _K
