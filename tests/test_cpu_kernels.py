@@ -880,6 +880,38 @@ def test_matmul_bits_do_not_depend_on_the_thread_count():
             np.testing.assert_array_equal(x, y)
 
 
+
+@needs_build
+def test_float32_training_products_never_reach_blas_threads(monkeypatch):
+    # OpenBLAS shares a product over 2^18 multiply-adds among threads of its own, which then
+    # spin on the cores ember's team needs: no such float32 product may reach NumPy's matmul
+    # in a training step (convolutions with a strided input gradient, an LSTM's weight
+    # gradient, nn.Linear's backward at small sizes)
+    shared = []
+    real = np.matmul
+
+    def recording(a, b, *args, **kwargs):
+        if a.dtype == np.float32 and a.ndim >= 2 and b.ndim >= 2 and \
+                a.shape[-2] * a.shape[-1] * b.shape[-1] > 1 << 18:
+            shared.append((a.shape, b.shape))
+        return real(a, b, *args, **kwargs)
+    monkeypatch.setattr(np, "matmul", recording)
+    before = cpu_kernels.compiled.get_num_threads()
+    cpu_kernels.compiled.set_num_threads(2)
+    try:
+        ember.manual_seed(0)
+        nn = ember.nn
+        conv = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.Conv2d(8, 16, 5, stride=2),
+                             nn.ReLU(), nn.Flatten(),
+                             nn.Linear(16 * 12 * 12, 120), nn.ReLU(), nn.Linear(120, 84))
+        rnn = nn.LSTM(32, 128, batch_first=True)
+        conv(ember.randn(64, 3, 28, 28)).sum().backward()
+        rnn(ember.randn(32, 35, 32))[0].sum().backward()
+    finally:
+        cpu_kernels.compiled.set_num_threads(before)
+    assert shared == []
+
+
 _PRODUCT_RUN = """
 import sys, numpy as np
 from ember.backends import matmul

@@ -21,20 +21,16 @@ def _load():
     choice = os.environ.get(ENV, "").lower()
     if choice == "numpy":
         return None, None
-    # NOTE: OpenMP's default wait policy keeps a team's threads spinning after each parallel
-    # loop, on cores that BLAS's own threads (and the next kernel) need: on a 2-core machine
-    # that cost more than the loops gained. libgomp reads the policy once, when it loads
-    # with the extension, so it is set for that moment only (the user's choice stands).
-    chosen = "OMP_WAIT_POLICY" in os.environ
-    if not chosen:
-        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    # NOTE: the team keeps OpenMP's default wait policy (libgomp: a thread spins about 3 ms
+    # after a loop, then sleeps), as PyTorch's does: a training step's kernels come well
+    # inside that, and waking sleeping threads cost 2-75 us a loop on a 2-core VM (2-thread
+    # MLP and GPT steps at 0.67-0.69 of PyTorch waiting passively, 0.90 spinning). Nothing
+    # else needs the cores meanwhile: float32 products never go to OpenBLAS's own threads
+    # (backends/matmul.py), whose spinning took the team's cores when they did.
     try:
         from . import _kernels
     except ImportError as exc:
         return None, exc
-    finally:
-        if not chosen:
-            del os.environ["OMP_WAIT_POLICY"]
     return _kernels, None
 
 

@@ -8,17 +8,18 @@ in the same pass over C, and each element of C is one fused multiply-add chain o
 order, so its bits do not depend on the CPU's vector width or on the thread count.
 Everything else runs the array module's matmul, which on NumPy is BLAS: other dtypes,
 matrix-vector products (BLAS's gemv reads each operand once; the tiles would waste most of
-their lanes), CuPy arrays, and no build or EMBER_KERNELS=numpy (the reference the kernel is
-tested against).
+their lanes), small products BLAS runs faster on the calling thread (csrc/matmul.c's
+worth_it: never one it would share among threads of its own), CuPy arrays, and no build or
+EMBER_KERNELS=numpy (the reference the kernel is tested against).
 """
 import numpy as np
 
 from . import array_module
 from .cpu_kernels import compiled, note_fallback
 
-# Multiply-adds under which a product with B's rows in place is BLAS's (csrc/matmul.c's
-# worth_it: packing and the call cost more than the tiles save)
-_BLAS_BELOW = 1 << 20
+# Multiply-adds up to which a product with B's rows in place is BLAS's, on the calling thread
+# alone (csrc/matmul.c's worth_it: packing and the call cost more than the tiles save)
+_BLAS_ALONE_UP_TO = 1 << 18
 
 
 def _compiled(a, b, bias):
@@ -28,7 +29,7 @@ def _compiled(a, b, bias):
         return None
     if type(a) is not np.ndarray or type(b) is not np.ndarray:
         return None
-    if b.strides[-1] == 4 and a.size * b.shape[-1] < _BLAS_BELOW:
+    if b.strides[-1] == 4 and a.size * b.shape[-1] <= _BLAS_ALONE_UP_TO:
         return None   # (the kernel would decline it: this saves the call, 1 us a product)
     if (a.ndim > 2 or b.ndim > 2) and a.ndim > 1 and b.ndim > 1:
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])   # (ValueError as NumPy's)

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..backends import array_module
 from ..backends import conv_kernels as K
+from ..backends import matmul as products
 from .registry import defop, dispatch
 
 
@@ -119,7 +120,7 @@ def _convolution_transpose(y, w, x_shape, stride, padding, dilation, groups):
     x = xp.zeros(x_shape, dtype=y.dtype)
     wt = wm.swapaxes(-1, -2)
     for j0, count in K.column_chunks(x, length, groups * wm.shape[2]):
-        cols = xp.matmul(wt, _columns(gy, j0, count))
+        cols = products.matmul(wt, _columns(gy, j0, count))
         K.col2im(xp, cols, x, w.shape[2:], stride, padding, dilation, groups, out, j0)
     return x
 
@@ -198,8 +199,8 @@ def _convolution_weight(x, y, w_shape, stride, padding, dilation, groups):
     for j0, count in K.column_chunks(x, length, x.shape[1] * int(np.prod(ksize))):
         cols = K.im2col(xp, x, ksize, stride, padding, dilation, groups, out, j0, count)
         gyc = _columns(gy, j0, count)
-        part = xp.matmul(cols, gyc.swapaxes(-1, -2)) if wide else \
-            xp.matmul(gyc, cols.swapaxes(-1, -2))
+        part = products.matmul(cols, gyc.swapaxes(-1, -2)) if wide else \
+            products.matmul(gyc, cols.swapaxes(-1, -2))
         if gw is None:
             gw = part
         else:

@@ -12,6 +12,7 @@ recomputes them in ember ops from the saved inputs.
 """
 from ..autograd.grad_mode import state
 from ..backends import array_module, recurrent
+from ..backends import matmul as products
 from ..backends.special import quiet
 from .registry import defop, dispatch
 
@@ -23,7 +24,7 @@ def _lstm_cell_kernel(gates_x, h, w_hh, c, stash):
     """h' and c'; the activations [i, f, g, o] and tanh(c') the backward reads go to
     `stash`."""
     xp = array_module(gates_x)
-    act = xp.matmul(h, w_hh.T)
+    act = products.matmul(h, w_hh.T)
     h_new, c_new, tc = (xp.empty_like(c) for _ in range(3))
     recurrent.lstm_gates(act, gates_x, c, h_new, c_new, tc)
     stash.append((act, tc))
@@ -43,7 +44,8 @@ def _lstm_cell_backward(grad_h, grad_c, saved, h, w_hh, c, need_h, need_w):
     act, tc = saved
     d = xp.empty_like(act)
     grad_c_prev = recurrent.lstm_gate_grads(act, tc, c, grad_h, grad_c, d)
-    return (d, xp.matmul(d, w_hh) if need_h else d, xp.matmul(d.T, h) if need_w else d,
+    return (d, products.matmul(d, w_hh) if need_h else d,
+            products.matmul(d.T, h) if need_w else d,
             grad_c_prev)
 
 
@@ -103,7 +105,7 @@ def _lstm_layer_backward(grad_out, grad_h, grad_c, h0, c0, w_hh, saved, hs, reve
     # the hidden state each step started from, in step order: h0 first
     h_prev = xp.concatenate([hs[1:], h0[None]] if reverse else [h0[None], hs[:-1]])
     n4 = d.shape[2]
-    grad_w = xp.matmul(d.reshape(-1, n4).T, h_prev.reshape(-1, n4 // 4))
+    grad_w = products.matmul(d.reshape(-1, n4).T, h_prev.reshape(-1, n4 // 4))
     return d, dh, dc, grad_w
 
 

@@ -99,18 +99,30 @@ static int run(const batch *bt, int parts) {
     return 0;
 }
 
-/* Whether the tiles beat NumPy's BLAS at these shapes (measured, 1 thread, AVX-512): not
-   for few rows or columns (a matrix-vector product, nn.Linear's 10 outputs: BLAS reads each
-   operand once, the tiles would waste most of their lanes), nor for products under about
-   1M multiply-adds (64 x 64 x 64: 5.1 us against 3.9; a GPT's attention backward, 64
-   products of 64 x 64 x 32 with A transposed, 156 us against 109: packing and the call
-   cost more than the tiles save), except when B is read along its columns (q @ k^T,
-   x @ W^T), which NumPy's matmul handles worse (attention's 64 products of 64 x 32 x 64:
-   131 us against 200; 10 x 128 x 256: 9.3 against 18.5). */
+/* Multiply-adds up to which OpenBLAS runs a product on the calling thread alone (its
+   interface's threshold: 65536 times GEMM_MULTITHREAD_THRESHOLD, 4) */
+#define BLAS_ALONE_UP_TO (1 << 18)
+
+/* Whether the tiles take a product, rather than NumPy's BLAS: every matrix product BLAS would
+   share among its own threads, and smaller ones where B is read along its columns.
+   NOTE: after a shared product OpenBLAS's threads spin for about 2^28 cycles, on the cores
+   ember's team needs for the kernels that follow (a LeNet step on 2 threads: 8.0 ms with its
+   small Linear backwards on BLAS, 5.0 without), so the tiles take those even where they
+   waste lanes (128 x 256 x 10: 12.8 us against BLAS's 8.6 on one thread; 4096 x 1024 x 2,
+   memory-bound, 1.6 ms against 1.2). The rule does not look at the thread count: a product's
+   bits stay the same on any number of threads. Below the threshold BLAS wins (64 x 64 x 64:
+   4.5 us against 3.7; a GPT's attention backward, 64 products of 64 x 64 x 32 with A
+   transposed, 156 us against 109: packing and the call cost more than the tiles save),
+   except when B is read along its columns (q @ k^T, x @ W^T), which NumPy's matmul handles
+   worse (attention's 64 products of 64 x 32 x 64: 131 us against 200; 10 x 128 x 256: 9.3
+   against 18.5), and for few rows or columns, whose lanes the tiles would mostly waste. A
+   matrix-vector product (one row or column) stays BLAS's gemv: 1 x 4096 x 4096 took 6.8 ms
+   on the tiles on 2 threads, against 2.1. */
 static int worth_it(int64_t m, int64_t n, int64_t k, int64_t b_cs) {
     const int64_t fmas = m * n * k;
-    if (2 * m < ek_sgemm_mr() || 2 * n < ek_sgemm_nr() || fmas < (1 << 14)) return 0;
-    return fmas >= (1 << 20) || b_cs != 1;
+    if (m == 1 || n == 1) return 0;
+    if (fmas > BLAS_ALONE_UP_TO) return 1;
+    return b_cs != 1 && fmas >= (1 << 14) && 2 * m >= ek_sgemm_mr() && 2 * n >= ek_sgemm_nr();
 }
 
 /* numpy.empty and numpy.float32, found on first use (no NumPy headers at build time) */
