@@ -24,7 +24,7 @@ _UNARY_CODES = {"exp": 0, "sigmoid": 1, "sqrt": 2}
 _NUMPY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
           "div": operator.truediv}
 # Elements from which the team pays for + - * / (csrc/ember_kernels.h EK_PARALLEL_MIN_F32/64).
-_MIN_ELEMENTS = {np.dtype(np.float32): 1 << 18, np.dtype(np.float64): 1 << 17}
+_MIN_ELEMENTS = {np.dtype(np.float32): 1 << 16, np.dtype(np.float64): 1 << 15}
 # Elements from which the compiled unary functions beat NumPy's on one thread (measured: 64K
 # float32 exps 22 us against 26; below, the call's fixed cost eats the gain).
 _UNARY_MIN = 1 << 16

@@ -21,13 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Work below which one thread is faster. NOTE: starting a thread team cost 15-50 us on a
-   2-core VM (a sleeping vCPU is slow to wake), 20-100x a bare-metal team's start, so a team
-   must have ~100 us of work: about 1M cells of columns (a copy each), or 256K window elements
-   of pooling. The conv ops' ~1 MiB pieces stay on one thread: their GEMMs, which OpenBLAS
-   spreads over the threads itself, are most of the time. */
-#define EK_COLUMNS_PARALLEL_MIN (1 << 20)
-#define EK_POOL_PARALLEL_MIN (1 << 18)
+/* Work below which one thread is faster: about 25 us of work, 256K cells of columns (a copy
+   each), or 64K window elements of pooling (the team's threads are awake inside a training
+   step: ember_kernels.h). */
+#define EK_COLUMNS_PARALLEL_MIN (1 << 18)
+#define EK_POOL_PARALLEL_MIN (1 << 16)
 #define WIN_INLINE static inline __attribute__((always_inline))   /* compiled per clone */
 
 typedef struct {
@@ -194,9 +192,9 @@ WIN_INLINE void ek_window(int64_t o, int dim, const ek_geom *g, int64_t *start, 
 static int conv_forward_pays(const ek_geom *g, int64_t og) {
     return og <= EK_CONV_FEW_CHANNELS || ek_len(g) >= EK_CONV_SMALL_IMAGE;
 }
-/* Flops (2 per multiply-add) from which the pieces go to a thread team: about 40 us of work
-   (waking the passive team: 2-4 us on an idle machine, up to 75 us on a loaded one). */
-#define EK_CONV_PARALLEL_MIN (1 << 22)
+/* Flops (2 per multiply-add) from which the pieces go to a thread team: about 20 us of
+   work. */
+#define EK_CONV_PARALLEL_MIN (1 << 21)
 
 /* The pieces of a batch's columns for pieces of `bytes` of columns: parts of one sample
    (`width` columns, a multiple of the tile width 32, the last part shorter) when a sample has

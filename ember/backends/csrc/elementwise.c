@@ -68,8 +68,9 @@ enum { EK_ADD, EK_SUB, EK_MUL, EK_DIV };
 BINARY(binary_f32, float)
 BINARY(binary_f64, double)
 
-/* Elements from which a team pays for a unary function (64K exps take 22 us on one thread). */
-#define EK_PARALLEL_MIN_UNARY (1 << 17)
+/* Elements from which a team pays for a unary function (32K exps take 12 us on one
+   thread). */
+#define EK_PARALLEL_MIN_UNARY (1 << 15)
 
 enum { EK_EXP, EK_SIGMOID, EK_SQRT, EK_UNARY_OPS };
 

@@ -24,17 +24,16 @@
 #define EK_CLONES
 #endif
 
-/* Elements from which a row kernel (softmax, the norms) runs on a thread team. NOTE: the
-   team waits passively between loops (cpu_kernels.py: spinning threads took BLAS's cores),
-   so each parallel loop first wakes its threads: 2-4 us measured on a 2-core machine whose
-   other core ran other work (an empty parallel region after 200 us idle), up to 50 us when
-   other processes hold both cores, and a halted idle core may take longer. A loop
-   parallelises when one thread would take well over ten times that: about 256K float32
-   elements of a row kernel (a GPT block's attention softmax), half as many float64 (twice
-   the time per element). Kernels with more or less work per element set thresholds of their
-   own (GELU, the LSTM gates and exp lower, the whole-array sum higher). */
-#define EK_PARALLEL_MIN_F32 (1 << 18)
-#define EK_PARALLEL_MIN_F64 (1 << 17)
+/* Elements from which a row kernel (softmax, the norms) and + - * / run on a thread team.
+   NOTE: the team's threads spin for a while after each loop (OpenMP's default wait policy,
+   cpu_kernels.py), so a loop inside a training step finds them awake: a team of two halved
+   GELU's time from 32K float32 elements (20 us), and softmax's and the adds' from 128K
+   (PyTorch's grain is 32K elements). A loop parallelises from about 64K float32 elements
+   (10-25 us on one thread), half as many float64 (twice the time per element). Kernels with
+   more or less work per element set thresholds of their own (GELU, the LSTM gates and exp
+   lower, the whole-array sum higher). */
+#define EK_PARALLEL_MIN_F32 (1 << 16)
+#define EK_PARALLEL_MIN_F64 (1 << 15)
 
 /* NumPy's bit generator interface (numpy/random/bitgen.h, a documented, stable layout):
    a BitGenerator's `capsule` attribute holds a pointer to one of these. */

@@ -158,8 +158,8 @@ static void hidden_grad_matmul(sgemm_t sgemm, const float *d, const float *w_hh,
    gradients, for its product) ran the 2-thread backward slower than one thread: the shared
    operand's cache lines crossed cores at every step. The rows go in chunks of whole panels of
    gemm.h's kernel, two chunks a thread, taken as threads come free: a thread whose core is
-   busy (OpenBLAS's team spins there for a while after each GEMM) leaves its second chunk to
-   the others. A product's bits do not depend on the split (each element is one chain over
+   busy (another process, or a BLAS thread still spinning) leaves its second chunk to the
+   others. A product's bits do not depend on the split (each element is one chain over
    k). */
 typedef struct {
     int64_t steps, batch, n;

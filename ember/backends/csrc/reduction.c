@@ -15,8 +15,9 @@
 #include "vector_math.h"
 
 #define SUM_BLOCK 1024   /* elements: 64 additions a lane; the blocks' sums stay small */
-/* float32 elements (float64: half) from which a team pays: 1M take 130 us on one thread */
-#define SUM_PARALLEL_MIN (1 << 19)
+/* float32 elements (float64: half) from which a team pays: 128K take 9 us on one thread,
+   6 on two */
+#define SUM_PARALLEL_MIN (1 << 17)
 
 #define ROW_SUM(T, NAME, LANES_SUM)                                                         \
     EK_INLINE T NAME(const T *restrict x, int64_t n) {                                      \
@@ -119,7 +120,7 @@ EK_INLINE void add_row_f64(double *restrict out, const double *restrict x, int64
 }
 
 /* elements of x from which a team pays (each thread reads every index) */
-#define ROWS_PARALLEL_MIN (1 << 18)
+#define ROWS_PARALLEL_MIN (1 << 16)
 
 #define INDEX_ROW_SUM(T, NAME, ADD_ROW)                                                     \
     EK_CLONES static void NAME(const T *x, const int64_t *index, int64_t n, int64_t dim,     \
