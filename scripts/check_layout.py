@@ -46,8 +46,6 @@ file ember/_signatures/table_torch.py
 # functions over 60 lines
 function ember/ops/index_keys.py:parse_key
 function ember/ops/numeric_calculus.py:segment_reduce
-function ember/ops/registry.py:dispatch
-function ember/ops/registry.py:_record
 function ember/ops/spectral.py:stft
 function ember/ops/spectral.py:istft
 function ember/ops/statistics.py:_quantile

@@ -237,6 +237,12 @@ def dispatch(op, inputs, params=_EMPTY, dtype=None, arrays=None):
             for instrument in instruments:
                 instrument(op, inputs, params, result)
         return result
+    return _many_results(op, inputs, params, out, dtype, device, needs_grad)
+
+
+def _many_results(op, inputs, params, out, dtype, device, needs_grad):
+    """The end of `dispatch` for an op with several outputs: wrap each (`dtype`, when given,
+    is the first one's), record one node for all of them, tell the instruments."""
     results = tuple(_wrap_out(o, None, device) for o in out)
     if dtype is not None:
         results[0].dtype = dtype
@@ -277,11 +283,34 @@ def _record(op, inputs, params, results, device):
 
     NOTE: hot path on the Python door (every differentiable op): one pass over the inputs,
     no generators, and only the Node fields every node needs (hooks and the like are class
-    defaults)."""
+    defaults). backends/csrc/dispatch.c's `record` follows these steps one for one."""
+    edges, shapes, dtypes, versions, scalars = _input_edges(inputs, op.save_inputs is None)
+    kept, saved_versions = _kept_inputs(inputs, op.save_inputs, scalars)
+    node = op.node_class(op, kept, params, edges, (shapes, dtypes, device))
+    node.saved_versions = versions if saved_versions is None else saved_versions
+    if len(results) == 1:
+        _attach_result(node, op, results[0])
+    else:
+        _attach_results(node, op, results)
+    if _saved_hooks.active:   # a saved_tensors_hooks region is open: pack what was saved
+        _saved_hooks_pack(node, results)
+    if _anomaly.enabled:
+        _anomaly.record_trace(node)
+    if instruments:
+        for instrument in instruments:
+            on_record = getattr(instrument, "on_record", None)
+            if on_record is not None:
+                on_record(node)
+    return node
+
+
+def _input_edges(inputs, keep_versions):
+    """One pass over an op's inputs: each input's edge into the graph (None for a scalar or a
+    tensor that needs no gradient), shape and dtype, the versions of all of them when the node
+    saves every input (`keep_versions`), and whether any input is a Python scalar."""
     edges, shapes, dtypes = [], [], []
-    save = op.save_inputs
-    versions = [] if save is None else None
-    scalars = None   # save=(): the inputs with tensors blanked, when there are scalars
+    versions = [] if keep_versions else None
+    scalars = False
     for x in inputs:
         if isinstance(x, Tensor):
             if x._requires_grad:
@@ -305,11 +334,18 @@ def _record(op, inputs, params, results, device):
             dtypes.append(None)
             if versions is not None:
                 versions.append(None)
-            elif scalars is None:
-                scalars = True
+            scalars = True
+    return edges, shapes, dtypes, versions, scalars
+
+
+def _kept_inputs(inputs, save, scalars):
+    """What the node keeps of its inputs, by the op's `save` (None: all of them; a tuple of
+    positions: those tensors; empty: only the Python scalars, which a VJP may read as an
+    exponent or an alpha), and the versions of the kept tensors where `save` names them (None
+    where `_input_edges` took them, or nothing is kept)."""
     if save is None:
-        kept = inputs
-    elif save:
+        return inputs, None
+    if save:
         kept = list(inputs)
         versions = [None] * len(kept)
         for i, x in enumerate(inputs):
@@ -318,46 +354,39 @@ def _record(op, inputs, params, results, device):
                     versions[i] = x._vc.v
                 else:
                     kept[i] = None
-    elif scalars:
-        # Nothing saved but Python scalars (a VJP may read an exponent, an alpha).
-        kept = [None if isinstance(x, Tensor) else x for x in inputs]
-    else:
-        kept = _NONES.get(len(inputs)) or (None,) * len(inputs)
-    node = op.node_class(op, kept, params, edges, (shapes, dtypes, device))
-    node.saved_versions = versions
-    if len(results) == 1:
-        r = results[0]
-        node.out_meta = ((r._data.shape, r.dtype),)
-        if op.save_output:
-            version = r._vc
-            node._out = ((r._data,), (r.dtype,), version, version.v)  # (see save_output)
-        if r.dtype.category == COMPLEX and not op.conj_ready:
-            node.conj_around = True
-        r._requires_grad = True
-        r.grad_fn = node
-        r._output_nr = 0
-    else:
-        node.out_meta = tuple((r._data.shape, r.dtype) for r in results)
-        if op.save_output:
-            node.save_output([r._data for r in results], [r.dtype for r in results],
-                             results[0]._vc)
-        if not op.conj_ready and any(r.dtype.category == COMPLEX for r in results):
-            node.conj_around = True
-        for nr, r in enumerate(results):
-            if r.dtype.category >= FLOATING:
-                r._requires_grad = True
-                r.grad_fn = node
-                r._output_nr = nr
-    if _saved_hooks.active:   # a saved_tensors_hooks region is open: pack what was saved
-        _saved_hooks_pack(node, results)
-    if _anomaly.enabled:
-        _anomaly.record_trace(node)
-    if instruments:
-        for instrument in instruments:
-            on_record = getattr(instrument, "on_record", None)
-            if on_record is not None:
-                on_record(node)
-    return node
+        return kept, versions
+    if scalars:
+        return [None if isinstance(x, Tensor) else x for x in inputs], None
+    return _NONES.get(len(inputs)) or (None,) * len(inputs), None
+
+
+def _attach_result(node, op, r):
+    """Make `node` the grad_fn of an op's single result `r` (saving it where the op's VJP
+    reads its output)."""
+    node.out_meta = ((r._data.shape, r.dtype),)
+    if op.save_output:
+        version = r._vc
+        node._out = ((r._data,), (r.dtype,), version, version.v)  # (see save_output)
+    if r.dtype.category == COMPLEX and not op.conj_ready:
+        node.conj_around = True
+    r._requires_grad = True
+    r.grad_fn = node
+    r._output_nr = 0
+
+
+def _attach_results(node, op, results):
+    """Make `node` the grad_fn of each floating result of a many-output op."""
+    node.out_meta = tuple((r._data.shape, r.dtype) for r in results)
+    if op.save_output:
+        node.save_output([r._data for r in results], [r.dtype for r in results],
+                         results[0]._vc)
+    if not op.conj_ready and any(r.dtype.category == COMPLEX for r in results):
+        node.conj_around = True
+    for nr, r in enumerate(results):
+        if r.dtype.category >= FLOATING:
+            r._requires_grad = True
+            r.grad_fn = node
+            r._output_nr = nr
 
 
 _NONES = {n: (None,) * n for n in range(1, 5)}
