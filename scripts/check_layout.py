@@ -80,15 +80,6 @@ import ember.nn.utils.rnn -> ember (nn/optim/data -> public/cli)
 import ember.ops.distance -> ember (ops -> public/cli)
 import ember.ops.nn_ops -> ember (ops -> public/cli)
 import ember.utils.benchmark.timer -> ember (vision/utils -> public/cli)
-import ember.vision.utils -> ember (vision/utils -> public/cli)
-import ember.vision.datasets.fakedata -> ember (vision/utils -> public/cli)
-import ember.vision.io -> ember (vision/utils -> public/cli)
-import ember.vision.ops.boxes -> ember (vision/utils -> public/cli)
-import ember.vision.transforms._conversion -> ember (vision/utils -> public/cli)
-import ember.vision.transforms._random_transforms -> ember (vision/utils -> public/cli)
-import ember.vision.transforms.autoaugment -> ember (vision/utils -> public/cli)
-import ember.vision.transforms.functional -> ember (vision/utils -> public/cli)
-import ember.vision.transforms.transforms -> ember (vision/utils -> public/cli)
 """.split("\n") if line and not line.startswith("#")}
 
 

@@ -4,9 +4,11 @@ import warnings
 
 import numpy as np
 
-import ember
-
+from .._creation import from_numpy
+from .._dtype import int64, uint8
 from .._optional import require
+from .._tensor import Tensor
+from ..ops.shape import cat, stack, tile
 
 __all__ = ["make_grid", "save_image", "draw_bounding_boxes"]
 
@@ -15,17 +17,17 @@ def make_grid(tensor, nrow=8, padding=2, normalize=False, value_range=None, scal
               pad_value=0.0):
     """Tile a batch (B, C, H, W) (or a list of images) into one image, `nrow` per row."""
     if isinstance(tensor, list):
-        tensor = ember.stack(tensor, dim=0)
-    if not isinstance(tensor, ember.Tensor):
+        tensor = stack(tensor, dim=0)
+    if not isinstance(tensor, Tensor):
         raise TypeError("tensor should be of type torch.Tensor")
     if tensor.dim() == 2:
         tensor = tensor.unsqueeze(0)
     if tensor.dim() == 3:
         if tensor.size(0) == 1:
-            tensor = ember.cat((tensor, tensor, tensor), 0)
+            tensor = cat((tensor, tensor, tensor), 0)
         tensor = tensor.unsqueeze(0)
     if tensor.dim() == 4 and tensor.size(1) == 1:
-        tensor = ember.cat((tensor, tensor, tensor), 1)
+        tensor = cat((tensor, tensor, tensor), 1)
     if normalize is True:
         if value_range is not None and not isinstance(value_range, tuple):
             raise TypeError("value_range has to be a tuple (min, max) if specified. min and "
@@ -40,7 +42,7 @@ def make_grid(tensor, nrow=8, padding=2, normalize=False, value_range=None, scal
             high = a.max(axis=axes, keepdims=True).astype(np.float64)
         a = np.clip(a, low.astype(a.dtype), high.astype(a.dtype))
         a = ((a - low.astype(a.dtype)) / np.maximum(high - low, 1e-5).astype(a.dtype))
-        tensor = ember.from_numpy(a.astype(a.dtype, copy=False)).to(tensor.device)
+        tensor = from_numpy(a.astype(a.dtype, copy=False)).to(tensor.device)
     if tensor.size(0) == 1:
         return tensor.squeeze(0)
     a = tensor.detach().cpu().numpy()
@@ -54,7 +56,7 @@ def make_grid(tensor, nrow=8, padding=2, normalize=False, value_range=None, scal
     grid = grid.transpose(2, 0, 3, 1, 4).reshape(channels, ymaps * (h + padding),
                                                  xmaps * (w + padding))
     grid = np.pad(grid, ((0, 0), (0, padding), (0, padding)), constant_values=pad_value)
-    return ember.from_numpy(np.ascontiguousarray(grid)).to(tensor.device)
+    return from_numpy(np.ascontiguousarray(grid)).to(tensor.device)
 
 
 def save_image(tensor, fp, format=None, **kwargs):
@@ -97,9 +99,9 @@ def draw_bounding_boxes(image, boxes, labels=None, colors=None, fill=False, widt
     ImageFont = require("PIL.ImageFont", "draw_bounding_boxes")
 
     from .transforms import functional as F
-    if not isinstance(image, ember.Tensor):
+    if not isinstance(image, Tensor):
         raise TypeError(f"Tensor expected, got {type(image)}")
-    if not (image.dtype == ember.uint8 or image.is_floating_point()):
+    if not (image.dtype == uint8 or image.is_floating_point()):
         raise ValueError(f"The image dtype must be uint8 or float, got {image.dtype}")
     if image.dim() != 3:
         raise ValueError("Pass individual images, not batches")
@@ -124,13 +126,13 @@ def draw_bounding_boxes(image, boxes, labels=None, colors=None, fill=False, widt
     else:
         txt_font = ImageFont.truetype(font=font, size=font_size or 10)
     if image.size(0) == 1:
-        image = ember.tile(image, (3, 1, 1))
+        image = tile(image, (3, 1, 1))
     original = image.dtype
     if original.is_floating_point:
-        image = F.convert_image_dtype(image, ember.uint8)
+        image = F.convert_image_dtype(image, uint8)
     canvas = F.to_pil_image(image)
     draw = ImageDraw.Draw(canvas, "RGBA") if fill else ImageDraw.Draw(canvas)
-    for bbox, color, label, label_color in zip(boxes.to(ember.int64).tolist(), colors,
+    for bbox, color, label, label_color in zip(boxes.to(int64).tolist(), colors,
                                                labels, label_colors):
         if fill:
             draw.rectangle(bbox, width=width, outline=color, fill=color + (100,))

@@ -1,4 +1,7 @@
 """FakeData: random images, reproducible per index (the same as torchvision's per seed)."""
+from ..._dtype import long
+from ..._random import get_rng_state, manual_seed, set_rng_state
+from ...ops.random_factories import randint, randn
 from .vision import VisionDataset
 
 
@@ -15,16 +18,14 @@ class FakeData(VisionDataset):
         self.random_offset = random_offset
 
     def __getitem__(self, index):
-        import ember
-
         from ..transforms import ToPILImage
         if index >= len(self):
             raise IndexError(f"{self.__class__.__name__} index out of range")
-        state = ember.get_rng_state()
-        ember.manual_seed(index + self.random_offset)
-        img = ember.randn(*self.image_size)
-        target = ember.randint(0, self.num_classes, size=(1,), dtype=ember.long)[0]
-        ember.set_rng_state(state)
+        state = get_rng_state()
+        manual_seed(index + self.random_offset)
+        img = randn(*self.image_size)
+        target = randint(0, self.num_classes, size=(1,), dtype=long)[0]
+        set_rng_state(state)
         img, target = self._transformed(ToPILImage()(img), target)
         return img, target.item()
 

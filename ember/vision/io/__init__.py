@@ -5,9 +5,10 @@ from enum import Enum
 
 import numpy as np
 
-import ember
-
+from ..._creation import from_numpy
+from ..._dtype import uint8
 from ..._optional import require
+from ..._tensor import Tensor
 
 __all__ = ["ImageReadMode", "read_file", "write_file", "decode_image", "decode_png",
            "decode_jpeg", "read_image", "encode_png", "write_png", "encode_jpeg",
@@ -31,7 +32,7 @@ def read_file(path):
     """The file's bytes as a 1-D uint8 tensor."""
     with open(path, "rb") as f:
         data = f.read()
-    return ember.from_numpy(np.frombuffer(data, dtype=np.uint8).copy())
+    return from_numpy(np.frombuffer(data, dtype=np.uint8).copy())
 
 
 def write_file(filename, data):
@@ -52,7 +53,7 @@ def decode_image(input, mode=ImageReadMode.UNCHANGED, apply_exif_orientation=Fal
     ImageOps = require("PIL.ImageOps", "decode_image")
     if isinstance(input, str) or hasattr(input, "__fspath__"):
         input = read_file(input)
-    if not isinstance(input, ember.Tensor) or input.dtype != ember.uint8 or input.dim() != 1:
+    if not isinstance(input, Tensor) or input.dtype != uint8 or input.dim() != 1:
         raise RuntimeError("Expected a 1 dimensional uint8 tensor holding the encoded image")
     img = Image.open(_io.BytesIO(input.numpy().tobytes()))
     if apply_exif_orientation:
@@ -69,7 +70,7 @@ def decode_image(input, mode=ImageReadMode.UNCHANGED, apply_exif_orientation=Fal
     else:
         a = np.array(img)
     a = a[None] if a.ndim == 2 else a.transpose(2, 0, 1)
-    return ember.from_numpy(np.ascontiguousarray(a))
+    return from_numpy(np.ascontiguousarray(a))
 
 
 decode_png = decode_image
@@ -82,9 +83,9 @@ def read_image(path, mode=ImageReadMode.UNCHANGED, apply_exif_orientation=False)
 
 def _to_pil(input):
     Image = require("PIL.Image", "encode_png / encode_jpeg")
-    if not isinstance(input, ember.Tensor) or input.dim() != 3:
+    if not isinstance(input, Tensor) or input.dim() != 3:
         raise RuntimeError("Input should be a 3 dimensional (C, H, W) tensor")
-    if input.dtype != ember.uint8:
+    if input.dtype != uint8:
         raise RuntimeError(f"Input tensor dtype should be uint8, got {input.dtype}")
     a = input.detach().cpu().numpy()
     channels = a.shape[0]
@@ -98,7 +99,7 @@ def _to_pil(input):
 def _encode(img, **kwargs):
     buffer = _io.BytesIO()
     img.save(buffer, **kwargs)
-    return ember.from_numpy(np.frombuffer(buffer.getvalue(), dtype=np.uint8).copy())
+    return from_numpy(np.frombuffer(buffer.getvalue(), dtype=np.uint8).copy())
 
 
 def encode_png(input, compression_level=6):

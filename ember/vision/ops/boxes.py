@@ -1,7 +1,10 @@
 """Box utilities in (x1, y1, x2, y2) form unless stated: area, IoU, NMS, conversion."""
 import numpy as np
 
-import ember
+from ..._creation import empty, from_numpy, tensor
+from ..._dtype import float32, float64, int32, int64
+from ...ops.select import maximum, minimum, where
+from ...ops.shape import stack
 
 __all__ = ["nms", "batched_nms", "box_area", "box_iou", "generalized_box_iou", "box_convert",
            "clip_boxes_to_image", "remove_small_boxes"]
@@ -10,8 +13,8 @@ __all__ = ["nms", "batched_nms", "box_area", "box_iou", "generalized_box_iou", "
 def _upcast(t):
     # keep products of coordinates from overflowing (float16 / small ints)
     if t.is_floating_point():
-        return t if t.dtype in (ember.float32, ember.float64) else t.float()
-    return t if t.dtype in (ember.int32, ember.int64) else t.int()
+        return t if t.dtype in (float32, float64) else t.float()
+    return t if t.dtype in (int32, int64) else t.int()
 
 
 def box_area(boxes):
@@ -21,8 +24,8 @@ def box_area(boxes):
 
 def _inter_union(boxes1, boxes2):
     area1, area2 = box_area(boxes1), box_area(boxes2)
-    lt = ember.max(boxes1[:, None, :2], boxes2[:, :2])
-    rb = ember.min(boxes1[:, None, 2:], boxes2[:, 2:])
+    lt = maximum(boxes1[:, None, :2], boxes2[:, :2])
+    rb = minimum(boxes1[:, None, 2:], boxes2[:, 2:])
     wh = _upcast(rb - lt).clamp(min=0)
     inter = wh[:, :, 0] * wh[:, :, 1]
     return inter, area1[:, None] + area2 - inter
@@ -37,8 +40,8 @@ def box_iou(boxes1, boxes2):
 def generalized_box_iou(boxes1, boxes2):
     inter, union = _inter_union(boxes1, boxes2)
     iou = inter / union
-    lt = ember.min(boxes1[:, None, :2], boxes2[:, :2])
-    rb = ember.max(boxes1[:, None, 2:], boxes2[:, 2:])
+    lt = minimum(boxes1[:, None, :2], boxes2[:, :2])
+    rb = maximum(boxes1[:, None, 2:], boxes2[:, 2:])
     wh = _upcast(rb - lt).clamp(min=0)
     hull = wh[:, :, 0] * wh[:, :, 1]
     return iou - (hull - union) / hull
@@ -71,16 +74,16 @@ def nms(boxes, scores, iou_threshold):
     for i in range(len(order)):
         if not suppressed[i]:
             suppressed[i + 1:] |= iou[i, i + 1:]
-    return ember.from_numpy(order[~suppressed].astype(np.int64)).to(boxes.device)
+    return from_numpy(order[~suppressed].astype(np.int64)).to(boxes.device)
 
 
 def batched_nms(boxes, scores, idxs, iou_threshold):
     """NMS within each category `idxs` (boxes of different categories never suppress each
     other): each category's boxes are offset so that they cannot overlap."""
     if boxes.numel() == 0:
-        return ember.empty((0,), dtype=ember.int64, device=boxes.device)
+        return empty((0,), dtype=int64, device=boxes.device)
     max_coordinate = boxes.max()
-    offsets = idxs.to(boxes) * (max_coordinate + ember.tensor(1).to(boxes))
+    offsets = idxs.to(boxes) * (max_coordinate + tensor(1).to(boxes))
     return nms(boxes + offsets[:, None], scores, iou_threshold)
 
 
@@ -100,7 +103,7 @@ def box_convert(boxes, in_fmt, out_fmt):
         a, b, c, d = a, b, c - a, d - b
     elif out_fmt == "cxcywh":
         a, b, c, d = (a + c) / 2, (b + d) / 2, c - a, d - b
-    return ember.stack((a, b, c, d), dim=-1)
+    return stack((a, b, c, d), dim=-1)
 
 
 def clip_boxes_to_image(boxes, size):
@@ -108,11 +111,11 @@ def clip_boxes_to_image(boxes, size):
     height, width = size
     x = boxes[..., 0::2].clamp(min=0, max=width)
     y = boxes[..., 1::2].clamp(min=0, max=height)
-    return ember.stack((x, y), dim=boxes.dim()).reshape(boxes.shape)
+    return stack((x, y), dim=boxes.dim()).reshape(boxes.shape)
 
 
 def remove_small_boxes(boxes, min_size):
     """Indices of the boxes whose sides are both at least min_size."""
     ws, hs = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
     keep = (ws >= min_size) & (hs >= min_size)
-    return ember.where(keep)[0]
+    return where(keep)[0]

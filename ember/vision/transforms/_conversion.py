@@ -7,9 +7,10 @@ from enum import Enum
 
 import numpy as np
 
-import ember
-
+from ..._creation import as_tensor, empty, from_numpy
+from ..._dtype import float32, get_default_dtype, uint8
 from ..._optional import require
+from ..._tensor import Tensor
 from . import _functional_tensor as ft
 
 
@@ -55,7 +56,7 @@ def _is_pil_image(img):
 
 
 def _is_tensor(img):
-    return isinstance(img, ember.Tensor)
+    return isinstance(img, Tensor)
 
 
 def _check_image(img):
@@ -71,7 +72,7 @@ def _np(img):
 
 
 def _wrap(array, like):
-    return ember.from_numpy(np.ascontiguousarray(array)).to(like.device)
+    return from_numpy(np.ascontiguousarray(array)).to(like.device)
 
 
 def _on_tensor(fn, img, *args):
@@ -79,7 +80,7 @@ def _on_tensor(fn, img, *args):
 
 
 def _np_dtype(dtype):
-    return ember.empty(0, dtype=dtype).numpy().dtype
+    return empty(0, dtype=dtype).numpy().dtype
 
 
 def _interp(interpolation):
@@ -112,7 +113,7 @@ def to_tensor(pic):
         raise TypeError(f"pic should be PIL Image or ndarray. Got {type(pic)}")
     if isinstance(pic, np.ndarray) and pic.ndim not in {2, 3}:
         raise ValueError(f"pic should be 2/3 dimensional. Got {pic.ndim} dimensions.")
-    default = ember.get_default_dtype()
+    default = get_default_dtype()
     if isinstance(pic, np.ndarray):
         a = pic[:, :, None] if pic.ndim == 2 else pic
     else:
@@ -121,8 +122,8 @@ def to_tensor(pic):
         if pic.mode == "1":
             a = 255 * a
         a = a.reshape(pic.size[1], pic.size[0], len(pic.getbands()))
-    img = ember.from_numpy(np.ascontiguousarray(a.transpose(2, 0, 1)))
-    if img.dtype == ember.uint8:
+    img = from_numpy(np.ascontiguousarray(a.transpose(2, 0, 1)))
+    if img.dtype == uint8:
         return img.to(dtype=default).div(255)
     return img
 
@@ -132,12 +133,12 @@ def pil_to_tensor(pic):
         raise TypeError(f"pic should be PIL Image. Got {type(pic)}")
     a = np.array(pic, copy=True)
     a = a.reshape(pic.size[1], pic.size[0], len(pic.getbands()))
-    return ember.from_numpy(np.ascontiguousarray(a.transpose(2, 0, 1)))
+    return from_numpy(np.ascontiguousarray(a.transpose(2, 0, 1)))
 
 
 def to_pil_image(pic, mode=None):
     """CHW tensor or HWC ndarray -> PIL image; float data is scaled by 255 first."""
-    if isinstance(pic, ember.Tensor):
+    if isinstance(pic, Tensor):
         if pic.ndim not in {2, 3}:
             raise ValueError(f"pic should be 2/3 dimensional. Got {pic.ndim} dimensions.")
         if pic.ndim == 2:
@@ -178,8 +179,8 @@ def to_pil_image(pic, mode=None):
     return image.fromarray(np.ascontiguousarray(npimg), mode=mode)
 
 
-def convert_image_dtype(image, dtype=ember.float32):
-    if not isinstance(image, ember.Tensor):
+def convert_image_dtype(image, dtype=float32):
+    if not isinstance(image, Tensor):
         raise TypeError("Expected tensor as input, got {}".format(type(image)))
     out = ft.convert_image_dtype(_np(image), _np_dtype(dtype))
     if out is None:
@@ -190,7 +191,7 @@ def convert_image_dtype(image, dtype=ember.float32):
 
 def normalize(tensor, mean, std, inplace=False):
     """(x - mean) / std per channel, with ember ops (so it is differentiable)."""
-    if not isinstance(tensor, ember.Tensor):
+    if not isinstance(tensor, Tensor):
         raise TypeError(f"img should be Tensor Image. Got {type(tensor)}")
     if not tensor.is_floating_point():
         raise TypeError(f"Input tensor should be a float tensor. Got {tensor.dtype}.")
@@ -199,8 +200,8 @@ def normalize(tensor, mean, std, inplace=False):
                          f"tensor.size() = {tensor.size()}")
     if not inplace:
         tensor = tensor.clone()
-    mean = ember.as_tensor(mean, dtype=tensor.dtype, device=tensor.device)
-    std = ember.as_tensor(std, dtype=tensor.dtype, device=tensor.device)
+    mean = as_tensor(mean, dtype=tensor.dtype, device=tensor.device)
+    std = as_tensor(std, dtype=tensor.dtype, device=tensor.device)
     if (std == 0).any():
         raise ValueError(f"std evaluated to zero after conversion to {tensor.dtype}, leading "
                          "to division by zero.")

@@ -3,15 +3,19 @@ import math
 import numbers
 from collections.abc import Sequence
 
-import ember
-from ember import nn
+from ... import nn
+from ..._creation import empty, tensor
+from ..._dtype import float32
+from ..._tensor import Tensor
+from ...ops.random_factories import rand, randint, randperm
+from ...ops.unary import exp, log
 
 from . import functional as F
 from ._conversion import InterpolationMode, _interpolation_modes_from_int
 
 
 def _uniform(low, high):
-    return ember.empty(1).uniform_(float(low), float(high)).item()
+    return empty(1).uniform_(float(low), float(high)).item()
 
 
 def _check_sequence_input(x, name, req_sizes):
@@ -40,7 +44,7 @@ def _interp(interpolation):
 
 def _fill_for(img, fill):
     """Tensors take one fill value per channel (torchvision expands a number)."""
-    if isinstance(img, ember.Tensor):
+    if isinstance(img, Tensor):
         if isinstance(fill, (int, float)):
             return [float(fill)] * F.get_dimensions(img)[0]
         return [float(f) for f in fill]
@@ -76,7 +80,7 @@ class ColorJitter(nn.Module):
 
     @staticmethod
     def get_params(brightness, contrast, saturation, hue):
-        fn_idx = ember.randperm(4)
+        fn_idx = randperm(4)
         b = None if brightness is None else _uniform(*brightness)
         c = None if contrast is None else _uniform(*contrast)
         s = None if saturation is None else _uniform(*saturation)
@@ -213,7 +217,7 @@ class RandomPerspective(nn.Module):
         hw, hh = int(distortion_scale * (width // 2)), int(distortion_scale * (height // 2))
 
         def draw(low, high):
-            return int(ember.randint(low, high, size=(1,)).item())
+            return int(randint(low, high, size=(1,)).item())
         topleft = [draw(0, hw + 1), draw(0, hh + 1)]
         topright = [draw(width - hw - 1, width), draw(0, hh + 1)]
         botright = [draw(width - hw - 1, width), draw(height - hh - 1, height)]
@@ -224,7 +228,7 @@ class RandomPerspective(nn.Module):
     def forward(self, img):
         fill = _fill_for(img, self.fill)
         _, height, width = F.get_dimensions(img)
-        if ember.rand(1) < self.p:
+        if rand(1) < self.p:
             start, end = self.get_params(width, height, self.distortion_scale)
             return F.perspective(img, start, end, self.interpolation, fill)
         return img
@@ -252,7 +256,7 @@ class RandomGrayscale(nn.Module):
 
     def forward(self, img):
         channels = F.get_dimensions(img)[0]
-        if ember.rand(1) < self.p:
+        if rand(1) < self.p:
             return F.rgb_to_grayscale(img, num_output_channels=channels)
         return img
 
@@ -314,26 +318,26 @@ class RandomErasing(nn.Module):
     def get_params(img, scale, ratio, value=None):
         img_c, img_h, img_w = img.shape[-3], img.shape[-2], img.shape[-1]
         area = img_h * img_w
-        log_ratio = ember.log(ember.tensor(ratio))
+        log_ratio = log(tensor(ratio))
         for _ in range(10):
             erase_area = area * _uniform(scale[0], scale[1])
-            aspect = ember.exp(ember.empty(1).uniform_(log_ratio[0].item(),
+            aspect = exp(empty(1).uniform_(log_ratio[0].item(),
                                                        log_ratio[1].item())).item()
             h = int(round(math.sqrt(erase_area * aspect)))
             w = int(round(math.sqrt(erase_area / aspect)))
             if not (h < img_h and w < img_w):
                 continue
             if value is None:
-                v = ember.empty([img_c, h, w], dtype=ember.float32).normal_()
+                v = empty([img_c, h, w], dtype=float32).normal_()
             else:
-                v = ember.tensor(value)[:, None, None]
-            i = ember.randint(0, img_h - h + 1, size=(1,)).item()
-            j = ember.randint(0, img_w - w + 1, size=(1,)).item()
+                v = tensor(value)[:, None, None]
+            i = randint(0, img_h - h + 1, size=(1,)).item()
+            j = randint(0, img_w - w + 1, size=(1,)).item()
             return i, j, h, w, v
         return 0, 0, img_h, img_w, img
 
     def forward(self, img):
-        if ember.rand(1) < self.p:
+        if rand(1) < self.p:
             if isinstance(self.value, (int, float)):
                 value = [float(self.value)]
             elif isinstance(self.value, str):
@@ -360,7 +364,7 @@ class _RandomApplyOne(nn.Module):
         self.p = p
 
     def forward(self, img):
-        return self._apply(img) if ember.rand(1).item() < self.p else img
+        return self._apply(img) if rand(1).item() < self.p else img
 
     def __repr__(self):
         return f"{self.__class__.__name__}(p={self.p})"

@@ -3,8 +3,12 @@ parameters drawn as torchvision draws them."""
 import math
 from enum import Enum
 
-import ember
-from ember import nn
+from ... import nn
+from ..._creation import tensor
+from ..._dtype import long
+from ..._ranges import arange, linspace
+from ..._tensor import Tensor
+from ...ops.random_factories import rand, randint
 
 from . import functional as F
 from .functional import InterpolationMode
@@ -142,16 +146,16 @@ def _parse_policy(text):
 
 
 def _linspace(start, end, steps):
-    return ember.linspace(start, end, steps)
+    return linspace(start, end, steps)
 
 
 def _posterize_bits(top, num_bins, spread):
-    return top - (ember.arange(num_bins) / ((num_bins - 1) / spread)).round().int()
+    return top - (arange(num_bins) / ((num_bins - 1) / spread)).round().int()
 
 
 def _space(num_bins, shear, translate, rotate, enhance, bits_spread, identity):
     """The magnitude table: op -> (magnitudes, signed); 0-dim magnitudes mean 'none'."""
-    none = ember.tensor(0.0)
+    none = tensor(0.0)
     space = {"Identity": (none, False)} if identity else {}
     space.update({
         "ShearX": (_linspace(0.0, shear, num_bins), True),
@@ -172,7 +176,7 @@ def _space(num_bins, shear, translate, rotate, enhance, bits_spread, identity):
 
 
 def _tensor_fill(img, fill):
-    if isinstance(img, ember.Tensor):
+    if isinstance(img, Tensor):
         channels = F.get_dimensions(img)[0]
         if isinstance(fill, (int, float)):
             return [float(fill)] * channels
@@ -196,14 +200,14 @@ class AutoAugment(nn.Module):
     def _augmentation_space(self, num_bins, image_size):
         space = _space(num_bins, 0.3, (150.0 / 331.0 * image_size[1],
                                        150.0 / 331.0 * image_size[0]), 30.0, 0.9, 4, False)
-        space["Invert"] = (ember.tensor(0.0), False)
+        space["Invert"] = (tensor(0.0), False)
         return space
 
     @staticmethod
     def get_params(transform_num):
-        policy_id = int(ember.randint(transform_num, (1,)).item())
-        probs = ember.rand((2,))
-        signs = ember.randint(2, (2,))
+        policy_id = int(randint(transform_num, (1,)).item())
+        probs = rand((2,))
+        signs = randint(2, (2,))
         return policy_id, probs, signs
 
     def forward(self, img):
@@ -226,7 +230,7 @@ class AutoAugment(nn.Module):
 
 
 def _draw_sign(magnitude, signed):
-    if signed and ember.randint(2, (1,)).item():
+    if signed and randint(2, (1,)).item():
         return -magnitude
     return magnitude
 
@@ -249,7 +253,7 @@ class RandAugment(nn.Module):
         op_meta = self._augmentation_space(self.num_magnitude_bins, (height, width))
         names = list(op_meta)
         for _ in range(self.num_ops):
-            op_name = names[int(ember.randint(len(op_meta), (1,)).item())]
+            op_name = names[int(randint(len(op_meta), (1,)).item())]
             magnitudes, signed = op_meta[op_name]
             magnitude = float(magnitudes[self.magnitude].item()) if magnitudes.ndim > 0 else 0.0
             img = _apply_op(img, op_name, _draw_sign(magnitude, signed), self.interpolation,
@@ -275,10 +279,10 @@ class TrivialAugmentWide(nn.Module):
     def forward(self, img):
         fill = _tensor_fill(img, self.fill)
         op_meta = self._augmentation_space(self.num_magnitude_bins)
-        op_name = list(op_meta)[int(ember.randint(len(op_meta), (1,)).item())]
+        op_name = list(op_meta)[int(randint(len(op_meta), (1,)).item())]
         magnitudes, signed = op_meta[op_name]
         if magnitudes.ndim > 0:
-            index = ember.randint(len(magnitudes), (1,), dtype=ember.long)
+            index = randint(len(magnitudes), (1,), dtype=long)
             magnitude = float(magnitudes[index].item())
         else:
             magnitude = 0.0

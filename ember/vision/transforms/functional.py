@@ -5,8 +5,8 @@ import sys
 
 import numpy as np
 
-import ember
-
+from ..._dtype import float32, uint8
+from ..._tensor import Tensor
 from . import _functional_tensor as ft
 from ._conversion import (InterpolationMode, convert_image_dtype,  # noqa: F401
                           get_dimensions, get_image_num_channels, get_image_size, normalize,
@@ -323,7 +323,7 @@ def adjust_gamma(img, gamma, gain=1):
         raise ValueError("Gamma should be a non-negative real number")
     if _is_pil_image(img):
         return fp.adjust_gamma(img, gamma, gain)
-    result = img if img.is_floating_point() else convert_image_dtype(img, ember.float32)
+    result = img if img.is_floating_point() else convert_image_dtype(img, float32)
     result = (gain * result ** gamma).clamp(0, 1)
     return convert_image_dtype(result, img.dtype)
 
@@ -352,7 +352,7 @@ def posterize(img, bits):
         raise ValueError(f"The number if bits should be between 0 and 8. Got {bits}")
     if _is_pil_image(img):
         return fp.posterize(img, bits)
-    if img.dtype != ember.uint8:
+    if img.dtype != uint8:
         raise TypeError(f"Only torch.uint8 image tensors are supported, but found {img.dtype}")
     _channels_check(img)
     return _on_tensor(ft.posterize, img, bits)
@@ -378,7 +378,7 @@ def equalize(img):
     if _is_pil_image(img):
         return fp.equalize(img)
     _channels_check(img)
-    if img.dtype != ember.uint8:
+    if img.dtype != uint8:
         raise TypeError(f"Only torch.uint8 image tensors are supported, but found {img.dtype}")
     return _on_tensor(ft.equalize, img)
 
@@ -413,7 +413,7 @@ def gaussian_blur(img, kernel_size, sigma=None):
 
 
 def erase(img, i, j, h, w, v, inplace=False):
-    if not isinstance(img, ember.Tensor):
+    if not isinstance(img, Tensor):
         raise TypeError(f"img should be Tensor Image. Got {type(img)}")
     if not inplace:
         img = img.clone()
@@ -422,4 +422,4 @@ def erase(img, i, j, h, w, v, inplace=False):
 
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in
-           ("numbers", "np", "ember", "fp", "ft", "sys")]
+           ("numbers", "np", "fp", "ft", "sys", "Tensor", "float32", "uint8")]

@@ -8,8 +8,10 @@ import numbers
 import random
 from collections.abc import Sequence
 
-import ember
-from ember import nn
+from ... import nn
+from ..._creation import empty, tensor
+from ...ops.random_factories import rand, randint
+from ...ops.unary import exp, log
 
 from . import functional as F
 from ._conversion import InterpolationMode, _interpolation_modes_from_int
@@ -185,7 +187,7 @@ class RandomApply(nn.Module):
         self.transforms, self.p = transforms, p
 
     def forward(self, img):
-        if self.p < ember.rand(1):
+        if self.p < rand(1):
             return img
         for t in self.transforms:
             img = t(img)
@@ -233,8 +235,8 @@ class RandomCrop(nn.Module):
                              f"{(h, w)}")
         if w == tw and h == th:
             return 0, 0, h, w
-        i = ember.randint(0, h - th + 1, size=(1,)).item()
-        j = ember.randint(0, w - tw + 1, size=(1,)).item()
+        i = randint(0, h - th + 1, size=(1,)).item()
+        j = randint(0, w - tw + 1, size=(1,)).item()
         return i, j, th, tw
 
     def __init__(self, size, padding=None, pad_if_needed=False, fill=0,
@@ -266,7 +268,7 @@ class RandomHorizontalFlip(nn.Module):
         self.p = p
 
     def forward(self, img):
-        return F.hflip(img) if ember.rand(1) < self.p else img
+        return F.hflip(img) if rand(1) < self.p else img
 
     def __repr__(self):
         return f"{self.__class__.__name__}(p={self.p})"
@@ -274,11 +276,11 @@ class RandomHorizontalFlip(nn.Module):
 
 class RandomVerticalFlip(RandomHorizontalFlip):
     def forward(self, img):
-        return F.vflip(img) if ember.rand(1) < self.p else img
+        return F.vflip(img) if rand(1) < self.p else img
 
 
 def _uniform(low, high):
-    return ember.empty(1).uniform_(float(low), float(high)).item()
+    return empty(1).uniform_(float(low), float(high)).item()
 
 
 class RandomResizedCrop(nn.Module):
@@ -297,17 +299,17 @@ class RandomResizedCrop(nn.Module):
     def get_params(img, scale, ratio):
         _, height, width = F.get_dimensions(img)
         area = height * width
-        log_ratio = ember.log(ember.tensor(ratio))
+        log_ratio = log(tensor(ratio))
         for _ in range(10):
             target_area = area * _uniform(scale[0], scale[1])
             # NOTE: exp runs on a float32 tensor (as torchvision's does) before .item()
-            aspect = ember.exp(ember.empty(1).uniform_(log_ratio[0].item(),
+            aspect = exp(empty(1).uniform_(log_ratio[0].item(),
                                                        log_ratio[1].item())).item()
             w = int(round(math.sqrt(target_area * aspect)))
             h = int(round(math.sqrt(target_area / aspect)))
             if 0 < w <= width and 0 < h <= height:
-                i = ember.randint(0, height - h + 1, size=(1,)).item()
-                j = ember.randint(0, width - w + 1, size=(1,)).item()
+                i = randint(0, height - h + 1, size=(1,)).item()
+                j = randint(0, width - w + 1, size=(1,)).item()
                 return i, j, h, w
         in_ratio = float(width) / float(height)
         if in_ratio < min(ratio):
