@@ -56,14 +56,20 @@ def _any_requires_grad(values):
     return False
 
 
+def check_output(self, shape, dtype):
+    """PyTorch's checks of an in-place op's output `self` against the result's `shape` and
+    `dtype`, in TensorIterator's order (the broadcast shape, then the cast)."""
+    if shape != self._data.shape:
+        raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
+                           f"broadcast shape {list(shape)}")
+    if dtype is not self.dtype and not dt.can_cast(dtype, self.dtype):
+        raise RuntimeError(f"result type {dt.type_name(dtype)} can't be cast to the "
+                           f"desired output type {dt.type_name(self.dtype)}")
+
+
 def commit_inplace(self, result):
     """Write `result` into `self`'s storage (checking dtype and shape), bump its version."""
-    if result.dtype is not self.dtype and not dt.can_cast(result.dtype, self.dtype):
-        raise RuntimeError(f"result type {dt.type_name(result.dtype)} can't be cast to the "
-                           f"desired output type {dt.type_name(self.dtype)}")
-    if result._data.shape != self._data.shape:
-        raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
-                           f"broadcast shape {list(result._data.shape)}")
+    check_output(self, result._data.shape, result.dtype)
     if _func.depth and _func.commit_inplace(self, result) is not None:
         return self   # under vmap: a batched tensor's storage is its physical batch
     if result._data is not self._data:

@@ -924,6 +924,24 @@ CASES = {
     "var dim unbiased": lambda lib: lib.arange(24.0).reshape(2, 3, 4).var(0, True),
     "is_pinned tensor device": lambda lib: lib.ones(3, 1).is_pinned(
         lib.tensor(0, dtype=lib.int32)),
+    # an in-place pointwise op checks its output's shape, then the cast, before it looks for
+    # a kernel for the dtype (TensorIterator's order)
+    "gcd_ float shape": lambda lib: lib.zeros(3, dtype=lib.float64).gcd_(
+        lib.zeros(3, 3, dtype=lib.float64)),
+    "lcm_ float cast": lambda lib: lib.lcm_(lib.zeros(2, 3, dtype=lib.uint8), lib.zeros(2, 3)),
+    "bitwise_xor_ float shape": lambda lib: lib.zeros(()).bitwise_xor_(lib.zeros(0, 3)),
+    "bitwise_and_ complex cast": lambda lib: lib.zeros(1, dtype=lib.float64).bitwise_and_(
+        lib.zeros(1, dtype=lib.complex64)),
+    "bitwise_or_ float no kernel": lambda lib: lib.zeros(3).bitwise_or_(lib.zeros(3)),
+    "atan2_ complex shape": lambda lib: lib.zeros(3, dtype=lib.complex64).atan2_(
+        lib.zeros(2, 3, dtype=lib.complex64)),
+    "add_ int shape before cast": lambda lib: lib.zeros(3, dtype=lib.int64).add_(
+        lib.zeros(2, 3)),
+    "ge_ complex shape": lambda lib: lib.zeros(3, dtype=lib.complex64).ge_(
+        lib.zeros(2, 3, dtype=lib.complex64)),
+    # a strided mask: PyTorch has no sparse_mask kernel for it
+    "sparse_mask strided mask": lambda lib: lib.zeros(2, 2).sparse_mask(lib.zeros(2, 2)),
+    "sparse_mask 0-d strided": lambda lib: lib.zeros(()).sparse_mask(lib.zeros(1, 1, 2)),
 }
 
 
@@ -933,3 +951,14 @@ def test_agrees_with_torch(name):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")   # (deprecation notes of torch.nuclear_norm and co.)
         assert _outcome(ember, call) == _outcome(torch, call)
+
+
+@pytest.mark.parametrize("name", ["gcd_ float shape", "lcm_ float cast",
+                                  "add_ int shape before cast", "bitwise_xor_ float shape"])
+def test_inplace_output_errors_say_what_torch_says(name):
+    messages = []
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError) as info:
+            CASES[name](lib)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]

@@ -36,14 +36,19 @@ def not_implemented(kernel, dtype):
 def binary_not_implemented(kernel, dtype, a, b):
     """not_implemented for a binary op, after the operands' broadcast check: PyTorch's
     TensorIterator computes the broadcast shape before it looks for a kernel, so shapes that
-    do not broadcast are the error even when the dtype has no kernel either."""
+    do not broadcast are the error even when the dtype has no kernel either. The error carries
+    the loop's shape and dtype as `loop`: an in-place caller checks its output against them
+    first (registry.apply_inplace), as TensorIterator does."""
     sa, sb = shape_of(a), shape_of(b)
+    shape = sa
     if sa != sb:
         try:
-            np.broadcast_shapes(sa, sb)
+            shape = np.broadcast_shapes(sa, sb)
         except ValueError:
             return broadcast_error(sa, sb)
-    return not_implemented(kernel, dtype)
+    error = not_implemented(kernel, dtype)
+    error.loop = (shape, dtype)
+    return error
 
 
 # C++ type names PyTorch prints in some dtype-mismatch messages (lerp, ...).

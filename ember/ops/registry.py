@@ -413,9 +413,16 @@ def make_inplace(fn, name):
 
 
 def apply_inplace(self, fn, args, kwargs):
-    from .._tensor import commit_inplace, snapshot_for_inplace
+    """Compute `fn(self, *args, **kwargs)` out of place, then write it into `self`."""
+    from .._inplace import check_output, commit_inplace, snapshot_for_inplace
     source = snapshot_for_inplace(self, args, kwargs)
-    result = fn(source, *args, **kwargs)
+    try:
+        result = fn(source, *args, **kwargs)
+    except NotImplementedError as missing:
+        loop = getattr(missing, "loop", None)
+        if loop is not None:   # (a pointwise op without a kernel for the dtype: PyTorch
+            check_output(self, *loop)   # checks the output's shape and dtype first)
+        raise
     return commit_inplace(self, result)
 
 

@@ -47,6 +47,10 @@ def _on_coordinates(x, values):
 # ---------------------------------------------------------------------- sparse_mask
 def sparse_mask(input, mask):
     """`input`'s entries at `mask`'s (coalesced) coordinates, as a sparse tensor."""
+    if mask.layout is _constants.strided:   # (PyTorch's dispatcher has no kernel for it)
+        raise NotImplementedError("Could not run 'aten::sparse_mask' with arguments from the "
+                                  "'CPU' backend: the mask must be sparse, not strided "
+                                  "(mask.to_sparse() makes one).")
     if not _is_sparse(mask):
         raise RuntimeError(f"sparse_mask expects mask to be sparse COO, got {mask.layout}")
     if tuple(input.shape) != tuple(mask.shape):
