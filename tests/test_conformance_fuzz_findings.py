@@ -939,6 +939,14 @@ CASES = {
         lib.zeros(2, 3)),
     "ge_ complex shape": lambda lib: lib.zeros(3, dtype=lib.complex64).ge_(
         lib.zeros(2, 3, dtype=lib.complex64)),
+    "igamma int broadcast": lambda lib: lib.zeros(2, 3, dtype=lib.int32).igamma(
+        lib.zeros(0, 3, dtype=lib.bool)),
+    "igamma_ int shape": lambda lib: lib.zeros(1, dtype=lib.int64).igamma_(
+        lib.zeros(0, dtype=lib.bool)),
+    "nextafter_ complex cast": lambda lib: lib.zeros(4).nextafter_(
+        lib.zeros(1, dtype=lib.complex128)),
+    "nextafter complex broadcast": lambda lib: lib.zeros(3).nextafter(
+        lib.zeros(4, dtype=lib.complex128)),
     # a strided mask: PyTorch has no sparse_mask kernel for it
     "sparse_mask strided mask": lambda lib: lib.zeros(2, 2).sparse_mask(lib.zeros(2, 2)),
     "sparse_mask 0-d strided": lambda lib: lib.zeros(()).sparse_mask(lib.zeros(1, 1, 2)),

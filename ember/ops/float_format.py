@@ -9,7 +9,8 @@ from .._creation import zeros_like
 from .._tensor import write_out
 from ..backends import array_module
 from . import pointwise, return_types
-from ._elementwise import (EMPTY, check_tensor, defpointwise, not_implemented, result_of)
+from ._elementwise import (EMPTY, binary_not_implemented, check_tensor, defpointwise,
+                           result_of)
 from ._promote import broadcast_error, compute_dtype, operand_array
 from .registry import apply_inplace, defop, dispatch, export
 
@@ -107,7 +108,7 @@ def nextafter(input, other, *, out=None):
     check_tensor("nextafter", other, "other", 2)
     result = result_of(input, other)
     if result.category != dt.FLOATING:
-        raise not_implemented("nextafter_cpu", result)
+        raise binary_not_implemented("nextafter_cpu", result, input, other)
     # NOTE: the next float16/bfloat16 value must be found in that type, not in float32.
     arrays = (operand_array(input, result), operand_array(other, result))
     return _float_binary(_nextafter, input, other, result, arrays, out)

@@ -7,7 +7,7 @@ import math
 from .. import _dtype as dt
 from .._tensor import Tensor
 from ..backends.special import special_module
-from ._elementwise import defpointwise
+from ._elementwise import binary_not_implemented, defpointwise
 from .conversion import cast
 from .registry import PUBLIC, defop, dispatch, export
 from .select import where
@@ -72,7 +72,7 @@ def _igamma_call(name, input, other):
                             f"not {type(v).__name__}")
     d = dt.result_type(input, other)
     if d.category != dt.FLOATING:
-        raise NotImplementedError(f'"{name}_cpu" not implemented for \'{dt.type_name(d)}\'')
+        raise binary_not_implemented(f"{name}_cpu", d, input, other)
     a, x = PUBLIC["broadcast_tensors"](cast(input, d), cast(other, d))
     return dispatch(_IGAMMA[name], (a, x), {"upper": name == "igammac"}, d)
 
