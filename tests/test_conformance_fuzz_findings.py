@@ -947,6 +947,14 @@ CASES = {
         lib.zeros(1, dtype=lib.complex128)),
     "nextafter complex broadcast": lambda lib: lib.zeros(3).nextafter(
         lib.zeros(4, dtype=lib.complex128)),
+    # a 0-d index (or src) beside a 1-d input stands for one element of one dim
+    "scatter_reduce 0-d index": lambda lib: lib.zeros(4, dtype=lib.float64).scatter_reduce(
+        0, lib.tensor(1), lib.arange(6.0, dtype=lib.float64) + 3, "mean", include_self=False),
+    "scatter 0-d index": lambda lib: lib.zeros(4).scatter(0, lib.tensor(2), lib.arange(6.0) + 5),
+    "scatter_add 0-d index and src": lambda lib: lib.zeros(3).scatter_add(
+        0, lib.tensor(1), lib.tensor(3.0)),
+    "scatter_reduce 0-d src": lambda lib: lib.arange(4.0).scatter_reduce(
+        0, lib.tensor(1), lib.tensor(9.0), "prod"),
     # a strided mask: PyTorch has no sparse_mask kernel for it
     "sparse_mask strided mask": lambda lib: lib.zeros(2, 2).sparse_mask(lib.zeros(2, 2)),
     "sparse_mask 0-d strided": lambda lib: lib.zeros(()).sparse_mask(lib.zeros(1, 1, 2)),

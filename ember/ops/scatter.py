@@ -220,11 +220,15 @@ def _scatter_prepare(input, dim, index, src, name):
         if src.dtype is not input.dtype:
             raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
         if empty:
-            return d
+            return d, index._data, src
         _check_scatter_sizes(shape, ishape, src._data.shape, d)
     if not empty:
         _check_bounds(index._data, shape[d] if shape else 1, d)
-    return d
+    # a 0-d index or src is the one-element tensor of one dim it stands for (PyTorch's
+    # ensure_nonempty_size), so the kernels and VJPs see operands of the input's rank
+    if isinstance(src, Tensor) and src._data.ndim == 0 and shape:
+        src = src.reshape(1)
+    return d, index._data.reshape(1) if index._data.ndim == 0 else index._data, src
 
 
 _REDUCE_NAMES = {"add": "sum", "multiply": "prod"}
@@ -234,10 +238,10 @@ _REDUCE_NAMES = {"add": "sum", "multiply": "prod"}
 def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
     if src is None:
         src = value
-    d = _scatter_prepare(input, dim, index, src, "scatter")
-    if index._data.size == 0:
+    d, index_array, src = _scatter_prepare(input, dim, index, src, "scatter")
+    if index_array.size == 0:
         return input.clone() if out is None else write_out(input, out)
-    params = {"index": index._data, "dim": d}
+    params = {"index": index_array, "dim": d}
     if reduce is not None:
         if reduce not in _REDUCE_NAMES:
             raise RuntimeError("reduce argument must be either add or multiply.")
@@ -251,10 +255,10 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
 
 @export
 def scatter_add(input, dim, index, src, *, out=None):
-    d = _scatter_prepare(input, dim, index, src, "scatter_add")
-    if index._data.size == 0:
+    d, index_array, src = _scatter_prepare(input, dim, index, src, "scatter_add")
+    if index_array.size == 0:
         return input.clone() if out is None else write_out(input, out)
-    r = dispatch(_scatter_add, (input, src), {"index": index._data, "dim": d})
+    r = dispatch(_scatter_add, (input, src), {"index": index_array, "dim": d})
     return r if out is None else write_out(r, out)
 
 
@@ -384,10 +388,10 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
-    d = _scatter_prepare(input, dim, index, src, "scatter_reduce")
-    if index._data.size == 0:
+    d, index_array, src = _scatter_prepare(input, dim, index, src, "scatter_reduce")
+    if index_array.size == 0:
         return input.clone() if out is None else write_out(input, out)
-    r = dispatch(_scatter_reduce, (input, src), {"index": index._data, "dim": d,
+    r = dispatch(_scatter_reduce, (input, src), {"index": index_array, "dim": d,
                                                  "reduce": reduce,
                                                  "include_self": builtins.bool(include_self)})
     return r if out is None else write_out(r, out)
