@@ -978,3 +978,43 @@ def test_inplace_output_errors_say_what_torch_says(name):
             CASES[name](lib)
         messages.append(str(info.value))
     assert messages[0] == messages[1]
+
+
+def _doubled(lib):
+    return lib.ones(2, requires_grad=True) * 2
+
+
+# Tensor.backward checks in PyTorch's order: the gradients' types, then retain_graph and
+# create_graph as its engine binding reads them (an unsigned char through __index__), then the
+# roots and `inputs`
+BACKWARD_CASES = {
+    "string gradient": lambda lib: lib.ones(2, 3, dtype=lib.bfloat16).backward("sum"),
+    "tensor create_graph": lambda lib: lib.ones(1, 3).backward(
+        create_graph=lib.ones(2, 3, dtype=lib.bool)),
+    "None create_graph": lambda lib: lib.ones(()).backward(create_graph=None),
+    "tensor retain_graph before inputs": lambda lib: lib.ones(3, 1).backward(
+        retain_graph=lib.ones(2, 1, 3, dtype=lib.int8), inputs=[lib.ones(2)]),
+    "negative retain_graph": lambda lib: lib.ones(3).backward(retain_graph=-4),
+    "retain_graph past a byte": lambda lib: lib.ones(3).backward(retain_graph=300),
+    "int retain_graph": lambda lib: _doubled(lib).sum().backward(retain_graph=2),
+    "one-element int tensor flag": lambda lib: _doubled(lib).sum().backward(
+        retain_graph=lib.tensor([1])),
+    "float tensor flag": lambda lib: _doubled(lib).sum().backward(retain_graph=lib.tensor(1.0)),
+    "inputs that need no grad": lambda lib: _doubled(lib).sum().backward(inputs=[lib.ones(2)]),
+    "root and inputs that need no grad": lambda lib: lib.ones(2).sum().backward(
+        inputs=[lib.ones(2)]),
+    "int root": lambda lib: lib.ones(4, dtype=lib.int64).backward(),
+    "gradient of another shape": lambda lib: _doubled(lib).sum().backward(lib.ones(3)),
+}
+
+
+@pytest.mark.parametrize("name", list(BACKWARD_CASES))
+def test_backward_argument_errors_say_what_torch_says(name):
+    outcomes = []
+    for lib in (ember, torch):
+        try:
+            BACKWARD_CASES[name](lib)
+            outcomes.append("returned")
+        except Exception as exc:   # the type and the message are what is compared
+            outcomes.append((type(exc).__name__, str(exc).replace("torch.", "")))
+    assert outcomes[0] == outcomes[1]

@@ -1,4 +1,5 @@
 """ember.autograd: backward, grad, grad modes, Function, functional, gradcheck, anomaly."""
+import operator
 import warnings
 
 from .. import _tensor
@@ -35,8 +36,14 @@ def _make_grads(outputs, grads):
     result = []
     for i, out in enumerate(outputs):
         g = grads[i] if grads is not None and i < len(grads) else None
+        if g is not None and not isinstance(g, _tensor.Tensor):
+            raise TypeError("gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__}")
         if g is None:
-            if out._requires_grad and out._data.size != 1:
+            if not out._requires_grad:   # (the engine's check of the roots then refuses it)
+                result.append(None)
+                continue
+            if out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not out.dtype.is_floating_point:
                 raise RuntimeError("grad can be implicitly created only for real scalar "
@@ -69,24 +76,46 @@ def _check_roots(outputs):
                                "have a grad_fn")
 
 
+def _engine_flag(value):
+    """retain_graph or create_graph as PyTorch's engine binding reads it, through __index__
+    into an unsigned char: a bool, an int in [0, 255] or a one-element integer tensor."""
+    if isinstance(value, bool):
+        return value
+    try:
+        number = operator.index(value)
+    except TypeError as exc:
+        if isinstance(value, _tensor.Tensor):
+            raise
+        raise TypeError(f"'{type(value).__name__}' object cannot be interpreted as an "
+                        "integer") from exc
+    if not 0 <= number <= 255:
+        raise OverflowError("unsigned byte integer is "
+                            f"{'less than minimum' if number < 0 else 'greater than maximum'}")
+    return bool(number)
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
-    """Accumulate d(tensors)/d(leaf) into each leaf's `.grad` (weighted by grad_tensors)."""
+    """Accumulate d(tensors)/d(leaf) into each leaf's `.grad` (weighted by grad_tensors).
+
+    The checks come in PyTorch's order: the gradients' types and shapes, the two flags, then
+    the roots and `inputs` (PyTorch's engine)."""
     tensors = _as_tuple(tensors)
     grad_tensors = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if not inputs:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-        for t in inputs:
-            if not t._requires_grad:
-                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if not tensors:
         return
-    _check_roots(tensors)
     grads = _make_grads(tensors, grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
+    retain_graph, create_graph = _engine_flag(retain_graph), _engine_flag(create_graph)
+    _check_roots(tensors)
+    for t in inputs or ():
+        if not t._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if create_graph:
         warnings.warn(
             "Using backward() with create_graph=True will create a reference cycle between the "
