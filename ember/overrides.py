@@ -54,10 +54,13 @@ def has_torch_function_variadic(*args):
 
 
 def _overloaded_args(relevant_args):
-    """The arguments to try, one per type, subclasses before their bases, else in order."""
+    """The arguments to try, one per type whose class defines __torch_function__ (exact
+    Tensors too: their default runs the function), subclasses before their bases, else in
+    order."""
     found = []
     for arg in relevant_args:
-        if not _overrides(arg) or any(type(arg) is type(f) for f in found):
+        if getattr(type(arg), "__torch_function__", None) is None or \
+                any(type(arg) is type(f) for f in found):
             continue
         index = len(found)
         for i, f in enumerate(found):

@@ -955,6 +955,14 @@ CASES = {
         0, lib.tensor(1), lib.tensor(3.0)),
     "scatter_reduce 0-d src": lambda lib: lib.arange(4.0).scatter_reduce(
         0, lib.tensor(1), lib.tensor(9.0), "prod"),
+    # randint_like's tensor `high` is a CPU scalar
+    "randint_like 1-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor([5])),
+    "randint_like 0-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor(1)),
+    # handle_torch_function tries exact Tensors too: their default calls the function
+    "handle_torch_function not callable": lambda lib: lib.overrides.handle_torch_function(
+        -4, (lib.ones(3),), 1),
+    "handle_torch_function plain tensors": lambda lib: lib.overrides.handle_torch_function(
+        lib.add, (lib.ones(3), lib.ones(3)), lib.ones(3), 2),
     # a strided mask: PyTorch has no sparse_mask kernel for it
     "sparse_mask strided mask": lambda lib: lib.zeros(2, 2).sparse_mask(lib.zeros(2, 2)),
     "sparse_mask 0-d strided": lambda lib: lib.zeros(()).sparse_mask(lib.zeros(1, 1, 2)),

@@ -121,6 +121,10 @@ def randint_like(input, *args, generator=None, dtype=None, layout=None, device=N
             raise TypeError("randint_like() missing required argument 'high'")
         if args:
             low = args.pop()
+    if low is None and isinstance(high, Tensor) and (high._data.ndim or
+                                                      high.device.type != "cpu"):
+        # (PyTorch's overload with a tensor `high` reads it as a CPU scalar)
+        raise RuntimeError("high must be a scalar tensor and on CPU")
     device = _like_device(input, device)
     t = random_(_like(input, dtype), int(low or 0), int(high),
                 generator=_for(generator, device))
