@@ -5,6 +5,7 @@ prepares operands with PyTorch's promotion. Broadcast gradients are summed back 
 the engine (`unbroadcast`), never here.
 """
 import math
+from functools import partial
 
 import numpy as np
 
@@ -191,10 +192,11 @@ def _pos(self):
     return self
 
 
-# ---------------------------------------------------------------------- mul
-@defop("mul")
-def _mul(a, b):
-    return elementwise.binary("mul", a, b)
+# ---------------------------------------------------------------------- mul / div
+# Their forwards are the backend's kernel itself, with the op's name bound (no Python layer
+# between dispatch and the kernel).
+_mul = defop("mul")(partial(elementwise.binary, "mul"))
+_div = defop("div")(partial(elementwise.binary, "div"))
 
 
 @_mul.defvjp
@@ -210,12 +212,6 @@ def mul(input, other, *, out=None):
         return binary(_mul, input, other, None, out)
     except NotImplementedError:
         return _sparse_binary("mul", input, other, out)
-
-
-# ---------------------------------------------------------------------- div
-@defop("div")
-def _div(a, b):
-    return elementwise.binary("div", a, b)
 
 
 @_div.defvjp

@@ -65,13 +65,20 @@ def _cumprod(a, dim, acc):
     return _scan_output(xp.cumprod(_scan_input(a), axis=dim, dtype=acc), a)
 
 
+def _scan_vjp(grad):
+    """The VJP of a scan of input x to output y along dim from `grad(g, x, y, dim)`; a 0-d
+    scan is the identity, its gradient g itself."""
+    def vjp(ctx, g):
+        x = ctx.inputs[0]
+        if x._data.ndim == 0:
+            return g
+        return grad(g, x, ctx.output, ctx.params["dim"])
+    return vjp
+
+
 @_cumprod.defvjp
-def _cumprod_vjp(ctx, g):
-    x = ctx.inputs[0]
-    if x._data.ndim == 0:
-        return g
-    dim = ctx.params["dim"]
-    y = ctx.output
+@_scan_vjp
+def _cumprod_vjp(g, x, y, dim):
     a = x._data
     xp = array_module(a)
     zero = a == 0
@@ -209,16 +216,12 @@ def _reverse_logcumsumexp(z, dim):
 
 
 @_logcumsumexp.defvjp
-def _logcumsumexp_vjp(ctx, g):
+@_scan_vjp
+def _logcumsumexp_vjp(g, x, y, dim):
     # grad_i = sum_{k >= i} g_k exp(x_i - y_k), summed in log space for stability, with the
     # positive and negative parts of g apart (log needs positive numbers).
     # NOTE: zeros of g stand as a huge negative finite log, not -inf: -inf - -inf would
     # make nan in the double backward.
-    x = ctx.inputs[0]
-    if x._data.ndim == 0:
-        return g
-    dim = ctx.params["dim"]
-    y = ctx.output
     xp = array_module(g._data)
     tiny = -float(xp.finfo(g._data.dtype).max) / 16
     total = None

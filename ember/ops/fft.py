@@ -37,15 +37,19 @@ def _fft_module(a):
     return _scipy_fft
 
 
+def _transform(a, fname, dim, norm, forward, **kwargs):
+    """`a` through the fft module's function `fname` over `dim`, scaled by mode `norm` as a
+    transform in direction `forward`."""
+    scaling = _FORWARD_NORM if forward else _INVERSE_NORM
+    return getattr(_fft_module(a), fname)(a, axes=dim, norm=scaling[norm], **kwargs)
+
+
 # ---------------------------------------------------------------------- the three primitives
 @defop("fft_c2c", node="FftC2CBackward0", save=(), conj_ready=True)
 def _c2c(a, dim, norm, forward):
     if not dim:
         return a.copy()
-    m = _fft_module(a)
-    if forward:
-        return m.fftn(a, axes=dim, norm=_FORWARD_NORM[norm])
-    return m.ifftn(a, axes=dim, norm=_INVERSE_NORM[norm])
+    return _transform(a, "fftn" if forward else "ifftn", dim, norm, forward)
 
 
 @_c2c.defvjp
@@ -56,10 +60,7 @@ def _c2c_vjp(ctx, g):
 
 @defop("fft_r2c", node="FftR2CBackward0", save=(), conj_ready=True)
 def _r2c(a, dim, norm, onesided):
-    m = _fft_module(a)
-    if onesided:
-        return m.rfftn(a, axes=dim, norm=_FORWARD_NORM[norm])
-    return m.fftn(a, axes=dim, norm=_FORWARD_NORM[norm])
+    return _transform(a, "rfftn" if onesided else "fftn", dim, norm, True)
 
 
 @_r2c.defvjp
@@ -79,9 +80,8 @@ def _r2c_vjp(ctx, g):
 
 @defop("fft_c2r", node="FftC2RBackward0", save=(), conj_ready=True)
 def _c2r(a, dim, norm, last_dim_size):
-    m = _fft_module(a)
     s = [a.shape[d] for d in dim[:-1]] + [last_dim_size]
-    return m.irfftn(a, s=s, axes=dim, norm=_INVERSE_NORM[norm])
+    return _transform(a, "irfftn", dim, norm, False, s=s)
 
 
 @_c2r.defvjp

@@ -26,16 +26,27 @@ def _masked_fill(a, value, mask):
     return xp.where(mask, value, a).astype(a.dtype, copy=False)
 
 
-@_masked_fill.defvjp
-def _masked_fill_vjp(ctx, g):
-    mask = ctx.params["mask"]
-    ga = gv = None
-    if ctx.edges[0] is not None:
-        ga = dispatch(_masked_fill, (g, 0), {"mask": mask})
-    if ctx.edges[1] is not None:
-        keep = ~array_module(mask).broadcast_to(mask, g._data.shape)
-        gv = dispatch(_masked_fill, (g, 0), {"mask": keep}).sum()
-    return ga, gv
+def _masked_vjp(second_grad):
+    """The VJP of an op writing its second operand into input's masked places: input's
+    gradient is g with those places zeroed, the second's `second_grad(ctx, g, mask)`."""
+    def vjp(ctx, g):
+        mask = ctx.params["mask"]
+        ga = gb = None
+        if ctx.edges[0] is not None:
+            ga = dispatch(_masked_fill, (g, 0), {"mask": mask})
+        if ctx.edges[1] is not None:
+            gb = second_grad(ctx, g, mask)
+        return ga, gb
+    return vjp
+
+
+def _fill_value_grad(ctx, g, mask):
+    """The value's gradient: g summed over the masked places."""
+    keep = ~array_module(mask).broadcast_to(mask, g._data.shape)
+    return dispatch(_masked_fill, (g, 0), {"mask": keep}).sum()
+
+
+_masked_fill.defvjp(_masked_vjp(_fill_value_grad))
 
 
 @export
@@ -106,16 +117,12 @@ def _masked_scatter(a, src, mask):
     return out
 
 
-@_masked_scatter.defvjp
-def _masked_scatter_vjp(ctx, g):
-    mask = ctx.params["mask"]
-    ga = gs = None
-    if ctx.edges[0] is not None:
-        ga = dispatch(_masked_fill, (g, 0), {"mask": mask})
-    if ctx.edges[1] is not None:
-        gs = dispatch(_masked_scatter_source_grad, (g,), {"mask": mask,
-                                                          "shape": ctx.in_meta[0][1]})
-    return ga, gs
+def _scatter_source_grad(ctx, g, mask):
+    return dispatch(_masked_scatter_source_grad, (g,), {"mask": mask,
+                                                        "shape": ctx.in_meta[0][1]})
+
+
+_masked_scatter.defvjp(_masked_vjp(_scatter_source_grad))
 
 
 @defop("masked_scatter_source_grad", node="MaskedSelectBackward0", save=())

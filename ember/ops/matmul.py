@@ -68,13 +68,38 @@ def _mat2_grad(a, g, b):
     return matmul(a.mT, g)
 
 
-def _product(a, b, name):
+def _product(a, b, name, out=None):
+    """a @ b after the checks every product makes (written into `out` when given)."""
     check_tensor(name, a)
     check_tensor(name, b, "other" if name == "matmul" else "mat2", 2)
     _check_dtypes(name, a, b)
     compute = compute_dtype(a.dtype)
     acc = compute.np if compute is not a.dtype else None
-    return dispatch(_matmul, (a, b), {"acc": acc}, a.dtype)
+    r = dispatch(_matmul, (a, b), {"acc": acc}, a.dtype)
+    return r if out is None else write_out(r, out)
+
+
+# PyTorch's errors for mm's and bmm's operands, in the order it checks: the rank of each
+# operand, then the sizes the product joins.
+_OPERAND_ERRORS = {
+    "mm": ("self must be a matrix", "mat2 must be a matrix",
+           "mat1 and mat2 shapes cannot be multiplied ({a} and {b})"),
+    "bmm": ("batch1 must be a 3D tensor", "batch2 must be a 3D tensor",
+            "Expected size for first two dimensions of batch2 tensor to be: [{a0}, {a2}] but "
+            "got: [{b0}, {b1}]."),
+}
+
+
+def _operand_error(name, rank, sa, sb):
+    """The error for mm's or bmm's operand shapes `sa`, `sb` once they failed its check (the
+    fast path tests them in one condition and comes here only to say why)."""
+    first, second, sizes = _OPERAND_ERRORS[name]
+    if len(sa) != rank:
+        return RuntimeError(first)
+    if len(sb) != rank:
+        return RuntimeError(second)
+    return RuntimeError(sizes.format(a=_dims(sa), b=_dims(sb), a0=sa[0], a2=sa[-1], b0=sb[0],
+                                     b1=sb[1]))
 
 
 _strided = Tensor.layout
@@ -150,40 +175,27 @@ def addmm_fused(bias, mat1, mat2):
     return dispatch(_addmm, (bias, mat1, mat2), {"acc": acc}, mat1.dtype)
 
 
-@export
-def mm(input, mat2, *, out=None):
-    if input.__class__ is not Tensor or mat2.__class__ is not Tensor:
-        check_tensor("mm", input)   # (one class test on the hot path)
-        check_tensor("mm", mat2, "mat2", 2)
-        if input.layout is not _strided or mat2.layout is not _strided:   # (ember/sparse)
-            return mat2.__rmatmul__(input) if input.layout is _strided else input.mm(mat2)
-    if input._data.ndim != 2:
-        raise RuntimeError("self must be a matrix")
-    if mat2._data.ndim != 2:
-        raise RuntimeError("mat2 must be a matrix")
-    sa, sb = input._data.shape, mat2._data.shape
-    if sa[1] != sb[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_dims(sa)} and "
-                           f"{_dims(sb)})")
-    r = _product(input, mat2, "mm")
-    return r if out is None else write_out(r, out)
+def _fixed_rank_product(name, rank):
+    """mm (rank 2) or bmm (rank 3): the product of two operands of exactly that rank, whose
+    batch sizes (bmm's first dim) agree."""
+    def product(input, mat2, *, out=None):
+        if input.__class__ is not Tensor or mat2.__class__ is not Tensor:
+            check_tensor(name, input)   # (one class test on the hot path)
+            check_tensor(name, mat2, "mat2", 2)
+            if rank == 2 and (input.layout is not _strided or mat2.layout is not _strided):
+                # (ember/sparse takes mm; a sparse bmm operand refuses at its data)
+                return mat2.__rmatmul__(input) if input.layout is _strided else input.mm(mat2)
+        sa, sb = input._data.shape, mat2._data.shape
+        if len(sa) != rank or len(sb) != rank or sa[-1] != sb[-2] or \
+                (rank == 3 and sa[0] != sb[0]):
+            raise _operand_error(name, rank, sa, sb)
+        return _product(input, mat2, name, out)
+    product.__name__ = product.__qualname__ = name
+    return export(product)
 
 
-@export
-def bmm(input, mat2, *, out=None):
-    if input.__class__ is not Tensor or mat2.__class__ is not Tensor:
-        check_tensor("bmm", input)   # (one class test on the hot path)
-        check_tensor("bmm", mat2, "mat2", 2)
-    sa, sb = input._data.shape, mat2._data.shape
-    if len(sa) != 3:
-        raise RuntimeError("batch1 must be a 3D tensor")
-    if len(sb) != 3:
-        raise RuntimeError("batch2 must be a 3D tensor")
-    if sb[0] != sa[0] or sb[1] != sa[2]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{sa[0]}, {sa[2]}] but got: [{sb[0]}, {sb[1]}].")
-    r = _product(input, mat2, "bmm")
-    return r if out is None else write_out(r, out)
+mm = _fixed_rank_product("mm", 2)
+bmm = _fixed_rank_product("bmm", 3)
 
 
 @export

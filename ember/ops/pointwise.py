@@ -48,22 +48,20 @@ _fmod = defpointwise("fmod", node="FmodBackward1")(_fmod_kernel)
 _fmod_s = defpointwise("fmod_scalar", node="FmodBackward0", save=())(_fmod_kernel)
 
 
-@_remainder.defvjp
-def _remainder_vjp(ctx, g):
-    a, b = ctx.inputs
-    gb = None
-    if ctx.edges[1] is not None:
-        gb = -g * a.div(b, rounding_mode="floor")
-    return g, gb
+def _rounded_quotient_vjp(rounding_mode):
+    """The VJP of a - b * div(a, b, rounding_mode): remainder's ("floor") or fmod's
+    ("trunc"); the quotient is piecewise constant."""
+    def vjp(ctx, g):
+        a, b = ctx.inputs
+        gb = None
+        if ctx.edges[1] is not None:
+            gb = -g * a.div(b, rounding_mode=rounding_mode)
+        return g, gb
+    return vjp
 
 
-@_fmod.defvjp
-def _fmod_vjp(ctx, g):
-    a, b = ctx.inputs
-    gb = None
-    if ctx.edges[1] is not None:
-        gb = -g * a.div(b, rounding_mode="trunc")
-    return g, gb
+_remainder.defvjp(_rounded_quotient_vjp("floor"))
+_fmod.defvjp(_rounded_quotient_vjp("trunc"))
 
 
 def _first_grad(ctx, g):
@@ -107,8 +105,11 @@ def fmod(input, other, *, out=None):
 
 
 # ---------------------------------------------------------------------- pow
-def _int_pow(xp, a, e):
-    """Integer power; negative exponents give 0 except for bases 1 and -1 (as PyTorch)."""
+def _power(xp, a, e):
+    """a ** e; in integers a negative exponent gives 0 except for bases 1 and -1 (as
+    PyTorch)."""
+    if xp.result_type(a, e).kind not in "iu":
+        return xp.power(a, e)
     neg = xp.asarray(e) < 0
     if not neg.any():
         return xp.power(a, e)
@@ -118,12 +119,14 @@ def _int_pow(xp, a, e):
     return xp.where(neg, special, r).astype(r.dtype)
 
 
+def _real_nonnegative(e):
+    # (complex exponents have no order: PyTorch tests a real, non-negative exponent)
+    return (e.imag == 0) & (e.real >= 0) if e.is_complex() else e >= 0
+
+
 @defpointwise("pow_tensor", node="PowBackward1", save_output=True)
 def _pow(a, e):
-    xp = array_module(a, e)
-    if xp.result_type(a, e).kind in "iu":
-        return _int_pow(xp, a, e)
-    return xp.power(a, e)
+    return _power(array_module(a, e), a, e)
 
 
 @_pow.defvjp
@@ -133,9 +136,7 @@ def _pow_vjp(ctx, g):
     if ctx.edges[0] is not None:
         ga = where(e == 0, 0.0, g * e * pow(x, e - 1))
     if ctx.edges[1] is not None:
-        # (complex exponents have no order: PyTorch tests a real, non-negative exponent)
-        real_nonneg = (e.imag == 0) & (e.real >= 0) if e.is_complex() else e >= 0
-        ge = g * where((x == 0) & real_nonneg, 0.0, ctx.output * x.log())
+        ge = g * where((x == 0) & _real_nonnegative(e), 0.0, ctx.output * x.log())
     return ga, ge
 
 
@@ -155,10 +156,7 @@ def _pow_scalar_vjp(ctx, g):
 
 @defpointwise("pow_scalar_base", node="PowBackward2", save=(1,), save_output=True)
 def _pow_scalar_base(base, e):
-    xp = array_module(e)
-    if xp.result_type(base, e).kind in "iu":
-        return _int_pow(xp, base, e)
-    return xp.power(base, e)
+    return _power(array_module(e), base, e)
 
 
 @_pow_scalar_base.defvjp
@@ -171,7 +169,7 @@ def _pow_scalar_base_vjp(ctx, g):
         log_base = math.log(base) if base > 0 else (-math.inf if base == 0 else math.nan)
     d = ctx.output * log_base
     if base == 0:
-        d = where((e.imag == 0) & (e.real >= 0) if e.is_complex() else e >= 0, 0.0, d)
+        d = where(_real_nonnegative(e), 0.0, d)
     return None, g * d
 
 

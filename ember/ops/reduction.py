@@ -93,9 +93,14 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
 _SUM_DIM = _sum.renamed("SumBackward1")
 
 
-@defop("nansum", save=(0,))
-def _nansum(a, dims, keepdim, acc):
-    return array_module(a).nansum(a, axis=dims, keepdims=keepdim, dtype=acc)
+def _array_reduction(name):
+    """The forward that is the array module's reduction `name` (nansum, prod)."""
+    def forward(a, dims, keepdim, acc):
+        return getattr(array_module(a), name)(a, axis=dims, keepdims=keepdim, dtype=acc)
+    return forward
+
+
+_nansum = defop("nansum", save=(0,))(_array_reduction("nansum"))
 
 
 @_nansum.defvjp
@@ -199,9 +204,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 # ---------------------------------------------------------------------- prod
-@defop("prod", save=(0,), save_output=True)
-def _prod(a, dims, keepdim, acc):
-    return array_module(a).prod(a, axis=dims, keepdims=keepdim, dtype=acc)
+_prod = defop("prod", save=(0,), save_output=True)(_array_reduction("prod"))
 
 
 @_prod.defvjp

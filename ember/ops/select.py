@@ -6,6 +6,8 @@ their first input, clamp passes the gradient on its boundaries (min <= x <= max)
 0 at 0. Scalar and tensor bounds are separate registry entries with PyTorch's node names
 (ClampBackward1 for scalars, ClampBackward0 for tensors).
 """
+import operator
+
 from .. import _dtype as dt
 from .._scalars import as_double
 from .._tensor import Tensor, write_out
@@ -27,24 +29,15 @@ def _extremum(op, name, input, other, out):
     return binary(op, input, other, result, result, out=out)
 
 
-@defop("maximum")
-def _maximum(a, b):
-    return array_module(a, b).maximum(a, b)
+def _array_function(name):
+    """The forward that is the array module's two-operand function `name`."""
+    def forward(a, b):
+        return getattr(array_module(a, b), name)(a, b)
+    return forward
 
 
-@defop("minimum")
-def _minimum(a, b):
-    return array_module(a, b).minimum(a, b)
-
-
-@defop("fmax")
-def _fmax(a, b):
-    return array_module(a, b).fmax(a, b)
-
-
-@defop("fmin")
-def _fmin(a, b):
-    return array_module(a, b).fmin(a, b)
+_maximum, _minimum, _fmax, _fmin = (defop(name)(_array_function(name))
+                                    for name in ("maximum", "minimum", "fmax", "fmin"))
 
 
 def _tie_split(g, a, b, loses):
@@ -52,18 +45,17 @@ def _tie_split(g, a, b, loses):
     return where(loses, 0.0, where(a == b, g / 2, g))
 
 
-@_maximum.defvjp
-def _maximum_vjp(ctx, g):
-    a, b = ctx.inputs
-    return (_tie_split(g, a, b, a < b) if ctx.edges[0] is not None else None,
-            _tie_split(g, a, b, a > b) if ctx.edges[1] is not None else None)
+def _extremum_vjp(first_loses):
+    """maximum's (first_loses is <) or minimum's (>) VJP: the ties split."""
+    def vjp(ctx, g):
+        a, b = ctx.inputs
+        return (_tie_split(g, a, b, first_loses(a, b)) if ctx.edges[0] is not None else None,
+                _tie_split(g, a, b, first_loses(b, a)) if ctx.edges[1] is not None else None)
+    return vjp
 
 
-@_minimum.defvjp
-def _minimum_vjp(ctx, g):
-    a, b = ctx.inputs
-    return (_tie_split(g, a, b, a > b) if ctx.edges[0] is not None else None,
-            _tie_split(g, a, b, a < b) if ctx.edges[1] is not None else None)
+_maximum.defvjp(_extremum_vjp(operator.lt))
+_minimum.defvjp(_extremum_vjp(operator.gt))
 
 
 def _fextremum_vjp(first_wins):
@@ -79,24 +71,18 @@ _fmax.defvjp(_fextremum_vjp(lambda a, b: a >= b))
 _fmin.defvjp(_fextremum_vjp(lambda a, b: a <= b))
 
 
-@export
-def maximum(input, other, *, out=None):
-    return _extremum(_maximum, "maximum", input, other, out)
+def _extremum_fn(op, name):
+    """The public function `name` of op maximum, minimum, fmax or fmin."""
+    def extremum(input, other, *, out=None):
+        return _extremum(op, name, input, other, out)
+    extremum.__name__ = extremum.__qualname__ = name
+    return export(extremum)
 
 
-@export
-def minimum(input, other, *, out=None):
-    return _extremum(_minimum, "minimum", input, other, out)
-
-
-@export
-def fmax(input, other, *, out=None):
-    return _extremum(_fmax, "fmax", input, other, out)
-
-
-@export
-def fmin(input, other, *, out=None):
-    return _extremum(_fmin, "fmin", input, other, out)
+maximum = _extremum_fn(_maximum, "maximum")
+minimum = _extremum_fn(_minimum, "minimum")
+fmax = _extremum_fn(_fmax, "fmax")
+fmin = _extremum_fn(_fmin, "fmin")
 
 
 # ---------------------------------------------------------------------- where, lerp

@@ -71,10 +71,15 @@ def special_binary(op, fname, kernel, input, other, out=None, half=True, differe
     return binary(op, input, other, float_result(d), out=out)
 
 
+def _scipy_op(name, node, **kwargs):
+    """Op special_<name>: scipy.special's (cupyx's) function `name` of one array."""
+    def forward(a):
+        return getattr(special_module(a), name)(a)
+    return defpointwise("special_" + name, node=node, **kwargs)(forward)
+
+
 # ---------------------------------------------------------------------- scaled erfc, i0e, i1e
-@defpointwise("special_erfcx", node="SpecialErfcxBackward0", save_output=True)
-def _erfcx(a):
-    return special_module(a).erfcx(a)
+_erfcx = _scipy_op("erfcx", "SpecialErfcxBackward0", save_output=True)
 
 
 @_erfcx.defvjp
@@ -82,9 +87,7 @@ def _erfcx_vjp(ctx, g):
     return (2.0 * ctx.inputs[0] * ctx.output - _TWO_OVER_SQRT_PI) * g
 
 
-@defpointwise("special_i0e", node="SpecialI0EBackward0", save_output=True)
-def _i0e(a):
-    return special_module(a).i0e(a)
+_i0e = _scipy_op("i0e", "SpecialI0EBackward0", save_output=True)
 
 
 @_i0e.defvjp
@@ -93,9 +96,7 @@ def _i0e_vjp(ctx, g):
     return g * (unary(_i1e, x, x.dtype) - x.sgn() * ctx.output)
 
 
-@defpointwise("special_i1e", node="SpecialI1EBackward0", save_output=True)
-def _i1e(a):
-    return special_module(a).i1e(a)
+_i1e = _scipy_op("i1e", "SpecialI1EBackward0", save_output=True)
 
 
 @_i1e.defvjp
@@ -106,9 +107,7 @@ def _i1e_vjp(ctx, g):
 
 
 # ---------------------------------------------------------------------- normal distribution
-@defpointwise("special_ndtri", node="SpecialNdtriBackward0", save=(), save_output=True)
-def _ndtri(a):
-    return special_module(a).ndtri(a)
+_ndtri = _scipy_op("ndtri", "SpecialNdtriBackward0", save=(), save_output=True)
 
 
 @_ndtri.defvjp
@@ -117,9 +116,7 @@ def _ndtri_vjp(ctx, g):
     return g * _SQRT_2PI * (out * out / 2).exp()
 
 
-@defpointwise("special_log_ndtr", node="SpecialLogNdtrBackward0", save_output=True)
-def _log_ndtr(a):
-    return special_module(a).log_ndtr(a)
+_log_ndtr = _scipy_op("log_ndtr", "SpecialLogNdtrBackward0", save_output=True)
 
 
 @_log_ndtr.defvjp
@@ -128,9 +125,7 @@ def _log_ndtr_vjp(ctx, g):
     return g / _SQRT_2PI * (-(ctx.output + x * x / 2)).exp()
 
 
-@defpointwise("special_entr", node="SpecialEntrBackward0")
-def _entr(a):
-    return special_module(a).entr(a)
+_entr = _scipy_op("entr", "SpecialEntrBackward0")
 
 
 @_entr.defvjp

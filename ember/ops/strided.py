@@ -48,15 +48,38 @@ def _span(size, stride):
     return 1 + sum((n - 1) * s for n, s in zip(size, stride))
 
 
-def check_geometry(size, stride, offset, itemsize, storage_items):
+# PyTorch's messages for a (size, stride) layout a function refuses, by the check that fails
+# first: lengths that differ, a negative size, a negative stride.
+_LAYOUT_ERRORS = {
+    "as_strided": (
+        "mismatch in length of strides and shape",
+        "Storage size calculation overflowed with sizes={size} and strides={stride}",
+        "as_strided: Negative strides are not supported at the moment, got strides: {stride}"),
+    "new_empty_strided": (
+        "dimensionality of sizes ({ndim}) must match dimensionality of strides ({stride_ndim})",
+        "Trying to create tensor with negative dimension {least}: {size}",
+        "Storage size calculation overflowed with sizes={size} and strides={stride}"),
+}
+
+
+def _check_layout(fname, size, stride):
+    """Raise `fname`'s error for a layout that fails a check (see _LAYOUT_ERRORS)."""
+    lengths, negative_size, negative_stride = _LAYOUT_ERRORS[fname]
     if len(size) != len(stride):
-        raise RuntimeError("mismatch in length of strides and shape")
-    if any(s < 0 for s in size):
-        raise RuntimeError(f"Storage size calculation overflowed with sizes={size_list(size)} "
-                           f"and strides={size_list(stride)}")
-    if any(s < 0 for s in stride):
-        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got "
-                           f"strides: {size_list(stride)}")
+        message = lengths
+    elif any(s < 0 for s in size):
+        message = negative_size
+    elif any(s < 0 for s in stride):
+        message = negative_stride
+    else:
+        return
+    raise RuntimeError(message.format(size=size_list(size), stride=size_list(stride),
+                                      ndim=len(size), stride_ndim=len(stride),
+                                      least=min(size, default=0)))
+
+
+def check_geometry(size, stride, offset, itemsize, storage_items):
+    _check_layout("as_strided", size, stride)
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     need = 0 if 0 in size else offset + _span(size, stride)
@@ -75,15 +98,7 @@ def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_g
                             f"{1 if name == 'size' else 2}) must be tuple of ints, not "
                             f"{type(v).__name__}")
     size, stride = shape_arg((size,)), shape_arg((stride,))
-    if len(size) != len(stride):
-        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality "
-                           f"of strides ({len(stride)})")
-    if any(s < 0 for s in size):
-        raise RuntimeError(f"Trying to create tensor with negative dimension "
-                           f"{min(size)}: {list(size)}")
-    if any(s < 0 for s in stride):
-        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
-                           f"strides={list(stride)}")
+    _check_layout("new_empty_strided", size, stride)
     buffer = self.new_empty((0 if 0 in size else _span(size, stride),), dtype=dtype,
                             device=device)
     out = buffer   # (its dtype and device; the array becomes the strided one)
