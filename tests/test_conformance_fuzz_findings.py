@@ -955,6 +955,17 @@ CASES = {
         0, lib.tensor(1), lib.tensor(3.0)),
     "scatter_reduce 0-d src": lambda lib: lib.arange(4.0).scatter_reduce(
         0, lib.tensor(1), lib.tensor(9.0), "prod"),
+    # clamp refuses complex values after its loop's broadcast and in-place output checks
+    "clamp_ complex bound shape": lambda lib: lib.zeros(3, dtype=lib.float64).clamp_(
+        lib.zeros((), dtype=lib.int32), lib.zeros(3, 1, dtype=lib.complex128)),
+    "clamp_ complex bound cast": lambda lib: lib.zeros(2, 3).clamp_(
+        lib.zeros(2, 3, dtype=lib.complex64)),
+    "clamp_min complex broadcast": lambda lib: lib.zeros(3, 3, dtype=lib.int64).clamp_min(
+        lib.zeros(2, 3, 4, dtype=lib.complex128)),
+    "clamp_min_ complex input broadcast": lambda lib: lib.zeros(
+        2, 1, 3, dtype=lib.complex64).clamp_min_(lib.zeros(2, 3, 4, dtype=lib.complex64)),
+    "clip_ complex number cast": lambda lib: lib.zeros(2, dtype=lib.uint8).clip_(1.5 - 0.5j),
+    "clamp complex input": lambda lib: lib.zeros(3, dtype=lib.complex64).clamp(0, 1),
     # randint_like's tensor `high` is a CPU scalar
     "randint_like 1-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor([5])),
     "randint_like 0-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor(1)),

@@ -34,19 +34,25 @@ def not_implemented(kernel, dtype):
 
 
 def binary_not_implemented(kernel, dtype, a, b):
-    """not_implemented for a binary op, after the operands' broadcast check: PyTorch's
-    TensorIterator computes the broadcast shape before it looks for a kernel, so shapes that
-    do not broadcast are the error even when the dtype has no kernel either. The error carries
-    the loop's shape and dtype as `loop`: an in-place caller checks its output against them
-    first (registry.apply_inplace), as TensorIterator does."""
-    sa, sb = shape_of(a), shape_of(b)
-    shape = sa
-    if sa != sb:
-        try:
-            shape = np.broadcast_shapes(sa, sb)
-        except ValueError:
-            return broadcast_error(sa, sb)
-    error = not_implemented(kernel, dtype)
+    """not_implemented for a binary op, raised where PyTorch's TensorIterator raises it (see
+    after_loop_checks)."""
+    return after_loop_checks(not_implemented(kernel, dtype), dtype, a, b)
+
+
+def after_loop_checks(error, dtype, *operands):
+    """`error` (a pointwise op refusing `dtype`) in its place after TensorIterator's checks:
+    PyTorch computes the operands' broadcast shape before it looks for a kernel, so shapes that
+    do not broadcast are the error first. The error carries the loop's shape and dtype as
+    `loop`: an in-place caller checks its output against them first (registry.apply_inplace),
+    as TensorIterator does."""
+    shape = ()
+    for x in operands:
+        s = shape_of(x)
+        if s != shape:
+            try:
+                shape = np.broadcast_shapes(shape, s)
+            except ValueError:
+                return broadcast_error(shape, s)
     error.loop = (shape, dtype)
     return error
 

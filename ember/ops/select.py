@@ -12,7 +12,7 @@ from .. import _dtype as dt
 from .._scalars import as_double
 from .._tensor import Tensor, write_out
 from ..backends import array_module
-from ._elementwise import (CPP_NAMES, EMPTY, binary, check_tensor, defpointwise,
+from ._elementwise import (CPP_NAMES, EMPTY, after_loop_checks, binary, check_tensor, defpointwise,
                            not_implemented, not_tensor, public, result_of, unary)
 from ._promote import broadcast_error, compute_dtype, operand_array, result_type_of
 from .registry import defop, dispatch, export
@@ -241,12 +241,19 @@ def _real_bound(name, bound):
     return as_double(bound)
 
 
+def _complex_refused(input, min, max):
+    """clamp's refusal of complex values, after the broadcast and in-place output checks (its
+    loop is built before the check, in PyTorch)."""
+    return after_loop_checks(NotImplementedError("clamp is not supported for complex types"),
+                             result_type_of((input, min, max)), input, min, max)
+
+
 def _clamp(name, input, min, max, out):
     check_tensor(name, input)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if input.dtype.category == dt.COMPLEX:
-        raise NotImplementedError("clamp is not supported for complex types")
+        raise _complex_refused(input, min, max)
     lo_tensor, hi_tensor = isinstance(min, Tensor), isinstance(max, Tensor)
     if lo_tensor != hi_tensor and min is not None and max is not None:
         # a Tensor and a Number: PyTorch's Scalar overload, whose parser reads a 0-d tensor
@@ -268,7 +275,7 @@ def _clamp(name, input, min, max, out):
     else:
         result = result_type_of((input, min, max))
         if result.category == dt.COMPLEX:
-            raise NotImplementedError("clamp is not supported for complex types")
+            raise _complex_refused(input, min, max)
     if result is dt.bool and not ((min is None) != (max is None) and (lo_tensor or hi_tensor)):
         # (PyTorch's bool kernels: only clamp with one tensor bound)
         kernel = "clamp" if min is not None and max is not None else \
