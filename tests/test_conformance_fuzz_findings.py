@@ -966,6 +966,11 @@ CASES = {
         2, 1, 3, dtype=lib.complex64).clamp_min_(lib.zeros(2, 3, 4, dtype=lib.complex64)),
     "clip_ complex number cast": lambda lib: lib.zeros(2, dtype=lib.uint8).clip_(1.5 - 0.5j),
     "clamp complex input": lambda lib: lib.zeros(3, dtype=lib.complex64).clamp(0, 1),
+    "copysign complex broadcast": lambda lib: lib.zeros(0, 3, dtype=lib.int16).copysign(
+        lib.zeros(3, 3, dtype=lib.complex64)),
+    "copysign_ complex cast": lambda lib: lib.zeros(3).copysign_(
+        lib.zeros(3, dtype=lib.complex64)),
+    "xlogy_ complex shape": lambda lib: lib.zeros(3).xlogy_(lib.zeros(2, 3, dtype=lib.complex64)),
     # randint_like's tensor `high` is a CPU scalar
     "randint_like 1-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor([5])),
     "randint_like 0-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor(1)),

@@ -384,7 +384,7 @@ def xlogy(input, other, *, out=None):
         op = _xlogy_scalar_self
     result = result_of(input, other)
     if result.category == dt.COMPLEX:
-        raise not_implemented("xlogy_cpu", result)
+        raise binary_not_implemented("xlogy_cpu", result, input, other)
     return binary(op, input, other, float_result(result), out=out)
 
 
@@ -413,7 +413,7 @@ def copysign(input, other, *, out=None):
     check_tensor("copysign", input)
     result = result_of(input, other)
     if result.category == dt.COMPLEX:
-        raise not_implemented("copysign_cpu", result)
+        raise binary_not_implemented("copysign_cpu", result, input, other)
     return binary(_copysign, input, other, float_result(result), out=out)
 
 
