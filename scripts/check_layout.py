@@ -43,12 +43,6 @@ KNOWN = {line for line in """
 # files over 500 lines
 file ember/_signatures/table_tensor.py
 file ember/_signatures/table_torch.py
-# functions over 60 lines
-function ember/ops/index_keys.py:parse_key
-function ember/ops/numeric_calculus.py:segment_reduce
-function ember/ops/spectral.py:stft
-function ember/ops/spectral.py:istft
-function ember/ops/statistics.py:_quantile
 # Tensor's methods reach the ops and the engine (function-level imports), the op registry
 # records nodes the engine runs, a few op families call nn.functional
 import ember._creation -> ember.ops.conversion (tensor -> ops)
@@ -62,23 +56,7 @@ import ember.ops.registry -> ember.autograd.graph (ops -> autograd)
 import ember.ops.rnn_entry_points -> ember.nn.functional (ops -> nn/optim/data)
 import ember.ops.rnn_ops -> ember.autograd (ops -> autograd)
 import ember.ops.spectral -> ember.nn.functional (ops -> nn/optim/data)
-# modules that import the public face (`ember`) instead of the layer they need
-import ember.nn.init -> ember (nn/optim/data -> public/cli)
-import ember.nn._functional.activation -> ember (nn/optim/data -> public/cli)
-import ember.nn._functional.distance -> ember (nn/optim/data -> public/cli)
-import ember.nn._functional.embedding -> ember (nn/optim/data -> public/cli)
-import ember.nn._functional.loss -> ember (nn/optim/data -> public/cli)
-import ember.nn._functional.loss_extra -> ember (nn/optim/data -> public/cli)
-import ember.nn._functional.normalization -> ember (nn/optim/data -> public/cli)
-import ember.nn._functional.resample_grid -> ember (nn/optim/data -> public/cli)
-import ember.nn._functional.rnn -> ember (nn/optim/data -> public/cli)
-import ember.nn.utils._orthogonal -> ember (nn/optim/data -> public/cli)
-import ember.nn.utils.clip_grad -> ember (nn/optim/data -> public/cli)
-import ember.nn.utils.parametrizations -> ember (nn/optim/data -> public/cli)
-import ember.nn.utils.prune -> ember (nn/optim/data -> public/cli)
-import ember.nn.utils.rnn -> ember (nn/optim/data -> public/cli)
-import ember.ops.distance -> ember (ops -> public/cli)
-import ember.ops.nn_ops -> ember (ops -> public/cli)
+# utils.benchmark's Timer gives its statements the public package itself as `torch`
 import ember.utils.benchmark.timer -> ember (vision/utils -> public/cli)
 """.split("\n") if line and not line.startswith("#")}
 

@@ -3,8 +3,14 @@ same random stream) as PyTorch's."""
 import math
 import warnings
 
+from .. import _creation
 from .._tensor import Tensor  # noqa: F401  (torch.nn.init re-exports it too)
 from ..autograd.grad_mode import no_grad
+from ..ops.indexing_views import diagonal
+from ..ops.linalg_decomp import qr
+from ..ops.random_factories import randperm
+from ..ops.rounding import sign
+from ..ops.select import where
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
@@ -66,7 +72,6 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Normal values, those outside [a, b] redrawn; PyTorch's two rejection samplers (so the
     same seed gives the same values)."""
-    import ember
 
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
@@ -84,8 +89,8 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
                 mask = (result < lo) | (result > hi)
                 if not mask.any():
                     break
-                fresh = ember.empty_like(result).normal_(mean, std, generator=generator)
-                result = ember.where(mask, fresh, result)
+                fresh = _creation.empty_like(result).normal_(mean, std, generator=generator)
+                result = where(mask, fresh, result)
             if result is not tensor:
                 tensor.copy_(result)
             return tensor
@@ -97,14 +102,14 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
             return ((x - mean) / std) ** 2 * -0.5 - log_peak
 
         tensor.uniform_(a, b, generator=generator)
-        accept = ember.empty_like(tensor)
+        accept = _creation.empty_like(tensor)
         pending = accept.uniform_(generator=generator).log_().gt(log_density(tensor))
         result = tensor
         while pending.any():
-            candidates = ember.empty_like(tensor).uniform_(a, b, generator=generator)
-            result = ember.where(pending, candidates, result)
+            candidates = _creation.empty_like(tensor).uniform_(a, b, generator=generator)
+            result = where(pending, candidates, result)
             redraw = accept.uniform_(generator=generator).log_().gt(log_density(candidates))
-            pending = ember.where(pending, redraw, pending)
+            pending = where(pending, redraw, pending)
         if result is not tensor:
             tensor.copy_(result)
         return tensor
@@ -127,9 +132,8 @@ def zeros_(tensor):
 def eye_(tensor):
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    import ember
     with no_grad():
-        tensor.copy_(ember.eye(*tensor.shape, dtype=tensor.dtype))
+        tensor.copy_(_creation.eye(*tensor.shape, dtype=tensor.dtype))
     return tensor
 
 
@@ -192,14 +196,13 @@ def orthogonal_(tensor, gain=1, generator=None):
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
-    import ember
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flattened = ember.empty(rows, cols, dtype=tensor.dtype).normal_(0, 1, generator=generator)
+    flattened = _creation.empty(rows, cols, dtype=tensor.dtype).normal_(0, 1, generator=generator)
     if rows < cols:
         flattened = flattened.t()
-    q, r = ember.linalg.qr(flattened)
-    q = q * ember.sign(ember.diagonal(r, 0))
+    q, r = qr(flattened)
+    q = q * sign(diagonal(r, 0))
     if rows < cols:
         q = q.t()
     with no_grad():
@@ -211,13 +214,12 @@ def orthogonal_(tensor, gain=1, generator=None):
 def sparse_(tensor, sparsity, std=0.01, generator=None):
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    import ember
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
     with no_grad():
         tensor.normal_(0, std, generator=generator)
         for col in range(cols):
-            row_indices = ember.randperm(rows)
+            row_indices = randperm(rows)
             tensor[row_indices[:num_zeros], col] = 0
     return tensor
 

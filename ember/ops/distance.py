@@ -2,13 +2,15 @@
 gives zero where a distance is zero, as PyTorch's)."""
 import numpy as np
 
-import ember
 from .. import _dtype as dt
+from .._creation import ones_like, tensor, zeros
 from .._scalars import type_name
 from .._signatures.signature import KINDS
 from ._elementwise import not_implemented
 from ._promote import broadcast_error
+from .linalg_norms import vector_norm
 from .registry import check_tensor, export, name_node
+from .shape import cat
 
 _MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
           "donot_use_mm_for_euclid_dist")
@@ -18,8 +20,8 @@ def _euclidean_mm(x1, x2):
     """|a-b|^2 = |a|^2 + |b|^2 - 2ab as one matmul; faster for many rows, less exact."""
     n1 = (x1 * x1).sum(-1, keepdim=True)
     n2 = (x2 * x2).sum(-1, keepdim=True)
-    a = ember.cat([x1 * -2, n1, ember.ones_like(n1)], -1)
-    b = ember.cat([x2, ember.ones_like(n2), n2], -1)
+    a = cat([x1 * -2, n1, ones_like(n1)], -1)
+    b = cat([x2, ones_like(n2), n2], -1)
     return (a @ b.transpose(-1, -2)).clamp_min(0).sqrt()
 
 
@@ -56,7 +58,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if not np.prod(shape) or not x1.shape[-1]:
         # (PyTorch's kernel returns before it looks at x2's dtype: an empty result, or zeros
         # for no columns, in x1's)
-        return ember.zeros(shape, dtype=x1.dtype)
+        return zeros(shape, dtype=x1.dtype)
     if x1.dtype is not x2.dtype:
         raise RuntimeError(f"expected scalar type {dt.type_name(x1.dtype)} but found "
                            f"{dt.type_name(x2.dtype)}")
@@ -66,7 +68,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if x1.dtype.itemsize == 2:   # (the direct kernel has no float16/bfloat16 loop)
         raise not_implemented("cdist", x1.dtype)
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    return name_node(ember.linalg.vector_norm(diff, p, dim=-1), "CdistBackward0")
+    return name_node(vector_norm(diff, p, dim=-1), "CdistBackward0")
 
 
 @export(method=False)
@@ -79,6 +81,6 @@ def pdist(input, p=2):
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     n = input.shape[0]
-    i, j = (ember.tensor(a, device=input.device) for a in np.triu_indices(n, 1))
+    i, j = (tensor(a, device=input.device) for a in np.triu_indices(n, 1))
     diff = input.index_select(0, i) - input.index_select(0, j)
-    return name_node(ember.linalg.vector_norm(diff, p, dim=-1), "PdistBackward0")
+    return name_node(vector_norm(diff, p, dim=-1), "PdistBackward0")

@@ -15,12 +15,14 @@ import math
 
 import numpy as np
 
+from .._creation import zeros
 from .._dtype import FLOATING
 from ..autograd.grad_mode import state
 from ..backends import array_module
 from ..backends import activations, normalization, reduction
 from ..backends.special import quiet
 from ._elementwise import not_implemented
+from .histograms import bincount
 from .registry import defop, dispatch
 
 # ---------------------------------------------------------------------- layer norm
@@ -170,7 +172,6 @@ def _embedding_vjp(ctx, g):
     scale_grad_by_freq each row's gradient is divided by its index's count in the batch.
     A plain backward sums the rows in one kernel (PyTorch's embedding_dense_backward);
     create_graph and scale_grad_by_freq take the same sums in ember ops."""
-    import ember
     indices = ctx.inputs[1]
     rows, dim = ctx.in_meta[0][0]
     padding_idx = ctx.params.get("padding_idx", -1)
@@ -180,12 +181,12 @@ def _embedding_vjp(ctx, g):
     flat = indices.reshape(-1)
     g2 = g.reshape(-1, dim)
     if ctx.params.get("scale_grad_by_freq", False):
-        counts = ember.bincount(flat, minlength=rows)
+        counts = bincount(flat, minlength=rows)
         g2 = g2 / counts.index_select(0, flat).to(g2.dtype).unsqueeze(1)
     if padding_idx >= 0:
         keep = (flat != padding_idx).to(g2.dtype).unsqueeze(1)
         g2 = g2 * keep
-    grad = ember.zeros((rows, dim), dtype=g.dtype, device=g.device)
+    grad = zeros((rows, dim), dtype=g.dtype, device=g.device)
     return grad.index_add(0, flat, g2), None
 
 

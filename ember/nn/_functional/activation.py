@@ -10,18 +10,31 @@ import warnings
 
 import numpy as np
 
-import ember
+from ... import _dtype as dt
+from ..._creation import empty, empty_like, full_like, ones_like, zeros_like
 from ..._dtype import COMPLEX, FLOATING, type_name
 from ..._signatures import Parser, checked
+from ..._tensor import Tensor
+from ...autograd.grad_mode import is_grad_enabled
 from ...ops._elementwise import not_implemented
 from ...ops.nn_ops import gelu as _ops_gelu
-from ...ops.registry import name_node
+from ...ops.registry import check_tensor, name_node
+from ...ops.rounding import abs as _abs
+from ...ops.select import clamp, relu as _ops_relu, where
+from ...ops.splitting import chunk
+from ...ops.unary import exp, expm1, log1p, sigmoid as _ops_sigmoid, tanh as _ops_tanh
+from ._util import builtin_parser
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu",
            "selu_", "celu", "celu_", "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh",
            "hardtanh_", "hardsigmoid", "hardswish", "hardshrink", "softshrink", "tanhshrink",
            "threshold", "threshold_", "softplus", "softsign", "logsigmoid", "glu", "softmax",
            "softmin", "log_softmax", "prelu", "rrelu", "rrelu_", "gumbel_softmax"]
+
+
+# torch.clamp behind its parser, where the caller's input reaches it unchecked (F.hardtanh;
+# logsigmoid from the losses): a non-tensor is clamp's TypeError, listing its overloads
+_checked_clamp = checked(clamp, builtin_parser("clamp"), method=False)
 
 
 def _inplace(input, result):
@@ -48,10 +61,10 @@ def _floating_kernel(kernel, complex_ok=False, first=None):
 
         @functools.wraps(fn)
         def checked(input, *args, **kwargs):
-            if isinstance(input, ember.Tensor):
+            if isinstance(input, Tensor):
                 if at is not None and input._requires_grad and input.is_leaf and \
                         kwargs.get("inplace", len(args) > at and args[at]) is True and \
-                        ember.is_grad_enabled():
+                        is_grad_enabled():
                     raise RuntimeError("a leaf Variable that requires grad is being used in "
                                        "an in-place operation.")
                 if first is not None:
@@ -83,11 +96,12 @@ def _real(value, dtype=None):
 
 
 def relu(input, inplace=False):
-    return ember.relu_(input) if inplace else ember.relu(input)
+    return relu_(input) if inplace else _ops_relu(input)
 
 
 def relu_(input):
-    return ember.relu_(input)
+    check_tensor("relu_", input)   # (torch.relu_'s check, then the method)
+    return input.relu_()
 
 
 def relu6(input, inplace=False):
@@ -97,7 +111,7 @@ def relu6(input, inplace=False):
 def _opmath(dtype):
     """The type torch's activation kernels read their Scalars in: double for float64, float
     for the others (half included)."""
-    return dtype if dtype is ember.float64 else ember.float32
+    return dtype if dtype is dt.float64 else dt.float32
 
 
 def _python_wrapper(*params):
@@ -128,7 +142,7 @@ def _python_wrapper(*params):
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     negative_slope = _real(negative_slope, _opmath(input.dtype))
     x = _source(input, inplace)
-    out = ember.where(x > 0, x, x * negative_slope)
+    out = where(x > 0, x, x * negative_slope)
     return _inplace(input, out) if inplace else name_node(out, "LeakyReluBackward0")
 
 
@@ -141,7 +155,7 @@ def leaky_relu_(input, negative_slope=0.01):
 def elu(input, alpha=1.0, inplace=False):
     alpha = _real(alpha, _opmath(input.dtype))
     x = _source(input, inplace)
-    out = ember.where(x > 0, x, alpha * ember.expm1(ember.clamp(x, max=0)))
+    out = where(x > 0, x, alpha * expm1(clamp(x, max=0)))
     return _inplace(input, out) if inplace else name_node(out, "EluBackward0")
 
 
@@ -171,7 +185,7 @@ def _celu_alpha(input, alpha=1.0, inplace=False):
 @_floating_kernel("elu_cpu", first=_celu_alpha)
 def celu(input, alpha=1.0, inplace=False):
     x = _source(input, inplace)
-    out = ember.where(x > 0, x, alpha * ember.expm1(ember.clamp(x, max=0) / alpha))
+    out = where(x > 0, x, alpha * expm1(clamp(x, max=0) / alpha))
     return _inplace(input, out) if inplace else name_node(out, "CeluBackward0")
 
 
@@ -189,14 +203,14 @@ def silu(input, inplace=False):
         raise RuntimeError("silu does not support automatic differentiation for outputs with "
                            "complex dtype.")
     x = _source(input, inplace)
-    out = x * ember.sigmoid(x)
+    out = x * _ops_sigmoid(x)
     return _inplace(input, out) if inplace else name_node(out, "SiluBackward0")
 
 
 @_floating_kernel("mish_cpu")
 def mish(input, inplace=False):
     x = _source(input, inplace)
-    out = x * ember.tanh(softplus(x))
+    out = x * _ops_tanh(softplus(x))
     return _inplace(input, out) if inplace else name_node(out, "MishBackward0")
 
 
@@ -224,29 +238,29 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 
 def _hardtanh(input, min_val, max_val, inplace):
     # (the builtin's Scalars: a 0-d tensor through item(), a complex as a double)
-    min_val, max_val = (_real(v.item() if isinstance(v, ember.Tensor) else v)
+    min_val, max_val = (_real(v.item() if isinstance(v, Tensor) else v)
                         for v in (min_val, max_val))
-    if isinstance(input, ember.Tensor) and input.dtype.category < FLOATING:
-        if input.dtype is ember.bool:
+    if isinstance(input, Tensor) and input.dtype.category < FLOATING:
+        if input.dtype is dt.bool:
             raise RuntimeError("Bool inputs not supported for hardtanh")
-        if input.dtype is ember.uint8 and (min_val < 0 or max_val < 0):
+        if input.dtype is dt.uint8 and (min_val < 0 or max_val < 0):
             raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
         # PyTorch casts the bounds to an integral input's dtype (no promotion to float).
         min_val, max_val = int(min_val), int(max_val)
-    out = ember.clamp(_source(input, inplace), min_val, max_val)
+    out = _checked_clamp(_source(input, inplace), min_val, max_val)
     return _inplace(input, out) if inplace else name_node(out, "HardtanhBackward0")
 
 
 @_floating_kernel("hardsigmoid_cpu")
 def hardsigmoid(input, inplace=False):
-    out = ember.clamp(_source(input, inplace) / 6 + 0.5, 0, 1)
+    out = clamp(_source(input, inplace) / 6 + 0.5, 0, 1)
     return _inplace(input, out) if inplace else name_node(out, "HardsigmoidBackward0")
 
 
 @_floating_kernel("hardswish_cpu")
 def hardswish(input, inplace=False):
     x = _source(input, inplace)
-    out = x * ember.clamp(x + 3, 0, 6) / 6
+    out = x * clamp(x + 3, 0, 6) / 6
     return _inplace(input, out) if inplace else name_node(out, "HardswishBackward0")
 
 
@@ -257,19 +271,19 @@ def hardswish(input, inplace=False):
 def hardshrink(input, lambd=0.5):
     lambd = _real(lambd, input.dtype)
     inside = (input >= -lambd) & (input <= lambd)
-    return name_node(ember.where(inside, ember.zeros_like(input), input),
+    return name_node(where(inside, zeros_like(input), input),
                      "HardshrinkBackward0")
 
 
 @_floating_kernel("softshrink_check")
 def softshrink(input, lambd=0.5):
-    lambd = float(_real(lambd.item() if isinstance(lambd, ember.Tensor) else lambd))
-    top = float(ember.finfo(input.dtype).max)
+    lambd = float(_real(lambd.item() if isinstance(lambd, Tensor) else lambd))
+    top = float(dt.finfo(input.dtype).max)
     if not 0 <= lambd <= top:
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
                            f"{type_name(input.dtype)}, but found {lambd:g}")
-    out = ember.where(input > lambd, input - lambd,
-                      ember.where(input < -lambd, input + lambd, input * 0))
+    out = where(input > lambd, input - lambd,
+                where(input < -lambd, input + lambd, input * 0))
     return name_node(out, "SoftshrinkBackward0")
 
 
@@ -278,10 +292,10 @@ def tanhshrink(input):
 
 
 def threshold(input, threshold, value, inplace=False):
-    if input.dtype is ember.bool:   # (PyTorch's kernel has no bool loop; ember's where would)
+    if input.dtype is dt.bool:   # (PyTorch's kernel has no bool loop; ember's where would)
         raise not_implemented("threshold_cpu", input.dtype)
     threshold, value = _real(threshold, input.dtype), _real(value, input.dtype)
-    out = ember.where(input <= threshold, ember.full_like(input, value), input)
+    out = where(input <= threshold, full_like(input, value), input)
     return _inplace(input, out) if inplace else name_node(out, "ThresholdBackward0")
 
 
@@ -296,8 +310,8 @@ def softplus(input, beta=1.0, threshold=20.0):
     # its compute type: double for float64, float for the others.
     beta, threshold = _real(beta, _opmath(input.dtype)), _real(threshold, _opmath(input.dtype))
     scaled = input * beta
-    soft = ember.log1p(ember.exp(ember.clamp(scaled, max=threshold))) / beta
-    return name_node(ember.where(scaled > threshold, input, soft), "SoftplusBackward0")
+    soft = log1p(exp(clamp(scaled, max=threshold))) / beta
+    return name_node(where(scaled > threshold, input, soft), "SoftplusBackward0")
 
 
 # NOTE: torch's stubs call beta and threshold floats, but its builtin takes Scalars (a complex
@@ -314,7 +328,7 @@ def softsign(input):
 @_floating_kernel("log_sigmoid_cpu")
 def logsigmoid(input):
     # NOTE: log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)): stable for large |x|.
-    out = ember.clamp(input, max=0) - ember.log1p(ember.exp(-ember.abs(input)))
+    out = _checked_clamp(input, max=0) - log1p(exp(-_abs(input)))
     return name_node(out, "LogSigmoidBackward0")
 
 
@@ -323,7 +337,7 @@ def glu(input, dim=-1):
     input fails on its .dim()) before its kernel's dtype check."""
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    if isinstance(dim, (bool, ember.Tensor)) or not isinstance(dim, (int, np.integer)):
+    if isinstance(dim, (bool, Tensor)) or not isinstance(dim, (int, np.integer)):
         from ..._scalars import type_name
         raise TypeError(f"glu(): argument 'dim' (position 2) must be int, not "
                         f"{type_name(dim)}")
@@ -340,8 +354,8 @@ def glu(input, dim=-1):
 
 @_floating_kernel("glu_cpu")
 def _glu_kernel(input, dim):
-    a, b = ember.chunk(input, 2, dim)
-    return name_node(a * ember.sigmoid(b), "GluBackward0")
+    a, b = chunk(input, 2, dim)
+    return name_node(a * _ops_sigmoid(b), "GluBackward0")
 
 
 def _implicit_dim(name, ndim, stacklevel):
@@ -396,7 +410,7 @@ def _prelu_kernel(input, weight):
         if input.dim() > 1:
             shape[1] = weight.numel()
         weight = weight.reshape(shape)
-    return name_node(ember.where(input > 0, input, weight * input), "PreluKernelBackward0")
+    return name_node(where(input > 0, input, weight * input), "PreluKernelBackward0")
 
 
 def _rrelu_bounds(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
@@ -412,8 +426,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         # NOTE: PyTorch draws one double-precision uniform per non-positive element, in order,
         # so the same seed gives the same slopes only if exactly those are drawn.
         negative = input.detach() <= 0
-        draws = ember.empty(int(negative.sum()), dtype=ember.float64).uniform_(lower, upper)
-        slope = ember.ones_like(input, requires_grad=False)
+        draws = empty(int(negative.sum()), dtype=dt.float64).uniform_(lower, upper)
+        slope = ones_like(input, requires_grad=False)
         slope[negative] = draws.to(input.dtype)
         out = _source(input, inplace) * slope
     else:
@@ -428,10 +442,10 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
 def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     if eps != 1e-10:   # (a tensor eps: PyTorch's comparison raises, as this one does)
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
-    gumbels = -ember.empty_like(logits).exponential_().log()
+    gumbels = -empty_like(logits).exponential_().log()
     y_soft = softmax((logits + gumbels) / tau, dim)
     if not hard:
         return y_soft
     index = y_soft.argmax(dim, keepdim=True)
-    y_hard = ember.zeros_like(logits).scatter_(dim, index, 1.0)
+    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
     return y_hard - y_soft.detach() + y_soft

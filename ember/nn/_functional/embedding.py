@@ -1,12 +1,15 @@
 """embedding, embedding_bag, one_hot."""
 import warnings
 
-import ember
 from ... import _dtype as dt
+from ..._creation import zeros
+from ..._ranges import arange
 from ...autograd.grad_mode import no_grad
-from ...ops.functional_entry_points import check_indices
+from ...ops.functional_entry_points import check_indices, embedding_renorm_
+from ...ops.histograms import bincount
 from ...ops.nn_ops import _embedding
 from ...ops.registry import dispatch
+from ...ops.sorting import searchsorted
 from ..._value_checks import check_only
 from ._util import builtin_parser
 
@@ -25,10 +28,15 @@ def _padding_index(padding_idx, weight):
     return padding_idx
 
 
+_EMBEDDING_RENORM = builtin_parser("embedding_renorm_")
+
+
 def _no_grad_renorm(weight, input, max_norm, norm_type):
-    # (through ember's checked builtin: its parser sees the arguments as torch's does)
+    # (torch.embedding_renorm_'s parser first: it sees the arguments as torch's does)
     with no_grad():
-        ember.embedding_renorm_(weight.detach(), input, max_norm, norm_type)
+        args = (weight.detach(), input, max_norm, norm_type)
+        _EMBEDDING_RENORM.check(args, {})
+        embedding_renorm_(*args)
 
 
 @check_only
@@ -74,7 +82,7 @@ def _bag_offsets(input, offsets, per_sample_weights):
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
                              "is a mini-batch of fixed length sequences. However, found offsets "
                              f"of type {_type_str(offsets)}")
-        offsets = ember.arange(0, input.numel(), input.shape[1], dtype=input.dtype)
+        offsets = arange(0, input.numel(), input.shape[1], dtype=input.dtype)
         if per_sample_weights is not None:
             per_sample_weights = per_sample_weights.reshape(-1)
         return input.reshape(-1), offsets, per_sample_weights, False
@@ -155,10 +163,10 @@ def _bag_reduce(input, weight, offsets, mode, scale_grad_by_freq, per_sample_wei
     bags = offsets.numel() - 1 if include_last_offset else offsets.numel()
     starts = offsets[:bags] if include_last_offset else offsets
     # The bag of each input position: how many bag starts are at or before it, minus one.
-    position = ember.arange(n, dtype=offsets.dtype)
+    position = arange(n, dtype=offsets.dtype)
     # NOTE: with include_last_offset the last bag still runs to the end of the input, past
     # offsets[-1] when that is smaller than the input's length (PyTorch's CPU kernel).
-    bag = ember.searchsorted(starts.contiguous(), position, right=True) - 1
+    bag = searchsorted(starts.contiguous(), position, right=True) - 1
     pad = _padding_index(padding_idx, weight)
     keep = input != pad if pad >= 0 else None
     if keep is not None:
@@ -169,7 +177,7 @@ def _bag_reduce(input, weight, offsets, mode, scale_grad_by_freq, per_sample_wei
     # (with sparse=True the weight's gradient is sparse: one entry per looked-up row, as torch)
     rows = torch_embedding(weight, input, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
     dim = weight.shape[1]
-    out = ember.zeros((bags, dim), dtype=weight.dtype, device=weight.device)
+    out = zeros((bags, dim), dtype=weight.dtype, device=weight.device)
     if mode == "max":
         index = bag.unsqueeze(1).expand(bag.numel(), dim)
         return out.scatter_reduce(0, index, rows, "amax", include_self=False)
@@ -177,7 +185,7 @@ def _bag_reduce(input, weight, offsets, mode, scale_grad_by_freq, per_sample_wei
         rows = rows * per_sample_weights.unsqueeze(1).to(rows.dtype)
     out = out.index_add(0, bag, rows)
     if mode == "mean":
-        counts = ember.bincount(bag, minlength=bags).clamp(min=1)
+        counts = bincount(bag, minlength=bags).clamp(min=1)
         out = out / counts.unsqueeze(1).to(out.dtype)
     return out
 
@@ -195,5 +203,5 @@ def one_hot(tensor, num_classes=-1):
         raise RuntimeError("Class values must be non-negative.")
     if num_classes < 0:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    classes = ember.arange(num_classes, dtype=dt.int64, device=tensor.device)
+    classes = arange(num_classes, dtype=dt.int64, device=tensor.device)
     return (tensor.unsqueeze(-1) == classes).long()

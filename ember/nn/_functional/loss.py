@@ -6,13 +6,24 @@ PyTorch's loss is itself a composite (l1_loss, kl_div, the weighted forms) so is
 import math
 import warnings
 
-import ember
-from ..._dtype import INTEGER, type_name
+from ... import _dtype as dt
+from ..._creation import full, full_like, tensor, zeros, zeros_like
+from ..._dtype import INTEGER, can_cast, promote_types, result_type, type_name
+from ..._ranges import arange
 from ..._signatures import Parser
+from ..._tensor import Tensor
 from ...amp import autocast_mode as _amp
 from ...autograd.grad_mode import state
 from ...ops import loss_ops
+from ...ops.cumulative import cumsum
+from ...ops.grids import broadcast_shapes, broadcast_tensors
+from ...ops.pointwise import pow as _pow, xlogy
+from ...ops.reduction import logsumexp, sum as _sum
 from ...ops.registry import name_node
+from ...ops.rounding import abs as _abs
+from ...ops.select import clamp, minimum, where
+from ...ops.shape import cat, stack
+from ...ops.unary import exp, log
 
 from ._util import (builtin_parser, check_weight, compare_sizes, reduce_loss, reduction_enum,
                     reduction_name, reduction_of, torch_size, weighted_reduction)
@@ -31,8 +42,8 @@ __all__ = ["mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_ent
 def _kernel_dtype(input, target, kernel, into_input=False):
     """The dtype a pointwise loss kernel computes in: the promoted one, which must be
     floating; `into_input`: the result is written into the input's dtype (huber_loss)."""
-    common = ember.promote_types(input.dtype, target.dtype)
-    if into_input and not ember.can_cast(common, input.dtype):
+    common = promote_types(input.dtype, target.dtype)
+    if into_input and not can_cast(common, input.dtype):
         raise RuntimeError(f"result type {type_name(common)} can't be cast to the desired "
                            f"output type {type_name(input.dtype)}")
     if not common.is_floating_point:
@@ -51,7 +62,7 @@ _SMOOTH_L1 = Parser("smooth_l1_loss", ("Tensor input, Tensor target, int reducti
 def _l1(input, target, reduction):
     """The builtin l1_loss: a composite of sub, abs and the reduction."""
     _L1.check((input, target, reduction), {})
-    loss = ember.abs(input - target)
+    loss = _abs(input - target)
     return reduce_loss(loss, reduction_name(reduction))
 
 
@@ -64,7 +75,7 @@ def _pointwise_operands(input, target, size_average, reduce, reduction):
     compare_sizes(input, target)
     if size_average is not None or reduce is not None:
         reduction = reduction_of(size_average, reduce, reduction)
-    input, target = ember.broadcast_tensors(input, target)
+    input, target = broadcast_tensors(input, target)
     return input, target, reduction
 
 
@@ -72,8 +83,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     x, y, reduction = _pointwise_operands(input, target, size_average, reduce, reduction)
     if weight is not None:   # (PyTorch's weighted form is a composite: no named node)
         check_weight(weight, input)
-        return weighted_reduction(ember.pow(x - y, 2), weight, reduction,
-                         lambda w: ember.sum(w) / ember.sum(weight))
+        return weighted_reduction(_pow(x - y, 2), weight, reduction,
+                                  lambda w: _sum(w) / _sum(weight))
     enum = reduction_enum(reduction)
     _MSE.check((x, y, enum), {})
     common = _kernel_dtype(x, y, "mse_cpu")
@@ -85,8 +96,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     x, y, reduction = _pointwise_operands(input, target, size_average, reduce, reduction)
     if weight is not None:
         check_weight(weight, input)
-        return weighted_reduction(ember.abs(x - y), weight, reduction,
-                         lambda w: ember.sum(w) / ember.sum(weight))
+        return weighted_reduction(_abs(x - y), weight, reduction,
+                                  lambda w: _sum(w) / _sum(weight))
     return _l1(x, y, reduction_enum(reduction))
 
 
@@ -112,7 +123,7 @@ def _check_targets(input, target, class_dim, weight):
     elif tuple(target.shape) != (input.shape[0],) + tuple(input.shape[2:]):
         raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, "
                            f"got {list(target.shape)}")
-    if target.dtype not in (ember.int64, ember.uint8):
+    if target.dtype not in (dt.int64, dt.uint8):
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
                            f"{type_name(target.dtype)}")
     if nd == 1 and td == 1 and target.shape[0] != 1:
@@ -160,8 +171,8 @@ def _weighted_mean(total, weight_sum):
     NOTE: with every target ignored this is 0/0 = nan, as in PyTorch, whose backward still
     gives zero gradients: the nan is added apart from the division so none flows back."""
     empty = weight_sum == 0
-    return (total / ember.where(empty, 1, weight_sum) +
-            ember.where(empty, math.nan, 0).to(total.dtype))
+    return (total / where(empty, 1, weight_sum) +
+            where(empty, math.nan, 0).to(total.dtype))
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
@@ -177,7 +188,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                            f"{label_smoothing}")
     if target.shape == input.shape and not target.dtype.is_floating_point:
         raise RuntimeError("Expected floating point type for target with class "
-                           f"probabilities, got {ember._dtype.type_name(target.dtype)}")
+                           f"probabilities, got {type_name(target.dtype)}")
     class_dim = 0 if input.dim() == 1 else 1
     logp = log_softmax(input, class_dim)
     n_classes = input.shape[class_dim]
@@ -203,7 +214,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if weight is None:
             smooth = _weighted_mean(smooth.sum(), valid.sum())
         else:
-            safe = ember.where(valid, target, ember.zeros_like(target))
+            safe = where(valid, target, zeros_like(target))
             smooth = _weighted_mean(smooth.sum(), (weight[safe] * valid.to(weight.dtype)).sum())
     else:
         smooth = reduce_loss(smooth, reduction)
@@ -225,7 +236,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          f"the input size ({torch_size(input)}) is deprecated. Please ensure "
                          "they have the same size.")
     if weight is not None:
-        weight = weight.expand(ember.broadcast_shapes(target.size(), weight.size()))
+        weight = weight.expand(broadcast_shapes(target.size(), weight.size()))
     _BCE.check((input, target, weight, enum), {})
     if target.dtype is not input.dtype:
         raise RuntimeError(f"Found dtype {type_name(target.dtype)} but expected "
@@ -237,12 +248,12 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                           float(input.detach().max()) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
     # NOTE: PyTorch clamps the logs at -100 so that log(0) never yields -inf.
-    log_p = ember.clamp(ember.log(input), min=-100)
-    log_q = ember.clamp(ember.log(1 - input), min=-100)
+    log_p = clamp(log(input), min=-100)
+    log_q = clamp(log(1 - input), min=-100)
     loss = -(target * log_p + (1 - target) * log_q)
     if weight is not None:   # (into the loss, in place: its dtype stays)
-        common = ember.result_type(loss, weight)
-        if not ember.can_cast(common, loss.dtype):
+        common = result_type(loss, weight)
+        if not can_cast(common, loss.dtype):
             raise RuntimeError(f"result type {type_name(common)} can't be cast to the desired "
                                f"output type {type_name(loss.dtype)}")
         loss = (loss * weight).to(loss.dtype)
@@ -306,8 +317,8 @@ def _huber(input, target, reduction, delta):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     common = _kernel_dtype(input, target, "huber_cpu", into_input=True)
-    diff = ember.abs(input.to(common) - target.to(common))
-    loss = ember.where(diff < delta, 0.5 * diff * diff, delta * (diff - 0.5 * delta))
+    diff = _abs(input.to(common) - target.to(common))
+    loss = where(diff < delta, 0.5 * diff * diff, delta * (diff - 0.5 * delta))
     loss = loss.to(input.dtype)
     return name_node(reduce_loss(loss, reduction_name(reduction)), "HuberLossBackward0")
 
@@ -322,8 +333,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     common = _kernel_dtype(input, target, "smooth_l1_cpu")
-    diff = ember.abs(input.to(common) - target.to(common))
-    loss = ember.where(diff < beta, 0.5 * diff * diff / beta, diff - 0.5 * beta)
+    diff = _abs(input.to(common) - target.to(common))
+    loss = where(diff < beta, 0.5 * diff * diff / beta, diff - 0.5 * beta)
     return name_node(reduce_loss(loss, reduction_name(enum)), "SmoothL1LossBackward0")
 
 
@@ -354,9 +365,9 @@ def _kl_div(input, target, reduction=0, *, log_target=False):
     if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
         raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
-        loss = ember.exp(target) * (target - input)
+        loss = exp(target) * (target - input)
     else:
-        loss = ember.xlogy(target, target) - target * input
+        loss = xlogy(target, target) - target * input
     return reduce_loss(loss, reduction_name(reduction))
 
 
@@ -394,34 +405,34 @@ def _ctc(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0
     s_max = labels.shape[1]
     neg = -1e30
     # Extended labels: blank, y1, blank, y2, ..., blank; (N, S') with S' = 2 S + 1.
-    ext = ember.full((n, 2 * s_max + 1), blank, dtype=ember.int64)
+    ext = full((n, 2 * s_max + 1), blank, dtype=dt.int64)
     if s_max:
         ext[:, 1::2] = labels
     width = ext.shape[1]
-    pos = ember.arange(width).unsqueeze(0)
+    pos = arange(width).unsqueeze(0)
     in_range = pos < (2 * tg_len + 1).unsqueeze(1)
-    skip = ember.zeros((n, width), dtype=ember.bool)
+    skip = zeros((n, width), dtype=dt.bool)
     if width > 2:
         skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
     lp = log_probs.gather(2, ext.unsqueeze(0).expand(t_max, n, width))  # (T, N, S')
-    floor = ember.full((n, width), neg, dtype=log_probs.dtype)
-    alpha = ember.where((pos < 2) & in_range, lp[0], floor)
-    col = ember.full((n, 1), neg, dtype=log_probs.dtype)
+    floor = full((n, width), neg, dtype=log_probs.dtype)
+    alpha = where((pos < 2) & in_range, lp[0], floor)
+    col = full((n, 1), neg, dtype=log_probs.dtype)
     for t in range(1, t_max):
-        a1 = ember.cat([col, alpha[:, :-1]], 1)
-        a2 = ember.where(skip, ember.cat([col, col, alpha[:, :-2]], 1)[:, :width], floor)
-        step = ember.logsumexp(ember.stack([alpha, a1, a2]), 0) + lp[t]
-        step = ember.where(in_range, step, floor)
-        alpha = ember.where((t < in_len).unsqueeze(1), step, alpha)
+        a1 = cat([col, alpha[:, :-1]], 1)
+        a2 = where(skip, cat([col, col, alpha[:, :-2]], 1)[:, :width], floor)
+        step = logsumexp(stack([alpha, a1, a2]), 0) + lp[t]
+        step = where(in_range, step, floor)
+        alpha = where((t < in_len).unsqueeze(1), step, alpha)
     last = (2 * tg_len).unsqueeze(1)
     end = alpha.gather(1, last)
-    before = ember.where(last > 0, alpha.gather(1, (last - 1).clamp_min(0)),
-                         ember.full_like(end, neg))
-    ll = ember.logsumexp(ember.cat([end, before], 1), 1)
+    before = where(last > 0, alpha.gather(1, (last - 1).clamp_min(0)),
+                   full_like(end, neg))
+    ll = logsumexp(cat([end, before], 1), 1)
     impossible = (ll < neg / 2) | (in_len == 0) & (tg_len > 0)
-    loss = ember.where(impossible, ember.full_like(ll, math.inf), -ll)
+    loss = where(impossible, full_like(ll, math.inf), -ll)
     if zero_infinity:
-        loss = ember.where(impossible | loss.isinf(), ember.zeros_like(loss), loss)
+        loss = where(impossible | loss.isinf(), zeros_like(loss), loss)
     if reduction == "mean":
         return (loss / tg_len.clamp_min(1).to(loss.dtype)).mean()
     if reduction == "sum":
@@ -436,7 +447,7 @@ def _batched(log_probs, targets, input_lengths, target_lengths, unbatched):
     """torch's first checks (integral lengths, then 3-d log-probabilities once an unbatched
     input has its batch dim); log_probs and targets batched."""
     for name, lengths in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
-        if isinstance(lengths, ember.Tensor) and lengths.dtype.category != INTEGER:
+        if isinstance(lengths, Tensor) and lengths.dtype.category != INTEGER:
             raise RuntimeError(f"{name} must be integral")
     if unbatched:
         log_probs, targets = log_probs.unsqueeze(1), targets.unsqueeze(0)
@@ -448,9 +459,9 @@ def _batched(log_probs, targets, input_lengths, target_lengths, unbatched):
 
 
 def _lengths(lengths, n, name):
-    if not isinstance(lengths, ember.Tensor):
-        lengths = ember.tensor(list(lengths), dtype=ember.int64)
-    lengths = lengths.reshape(-1).to(ember.int64)
+    if not isinstance(lengths, Tensor):
+        lengths = tensor(list(lengths), dtype=dt.int64)
+    lengths = lengths.reshape(-1).to(dt.int64)
     if lengths.numel() != n:
         raise RuntimeError(f"{name} must be of size batch_size")
     return lengths
@@ -458,7 +469,7 @@ def _lengths(lengths, n, name):
 
 def _padded_targets(targets, tg_len, n):
     """(N, S) labels from padded (N, S) targets or their 1-D concatenation."""
-    targets = targets.to(ember.int64)
+    targets = targets.to(dt.int64)
     s_max = int(tg_len.max()) if n else 0
     if targets.dim() == 2:
         if targets.shape[1] < s_max:
@@ -466,11 +477,11 @@ def _padded_targets(targets, tg_len, n):
                                f"but got size {targets.shape[1]} for argument #2 'targets' "
                                "(while checking arguments for ctc_loss_allocate_outputs)")
         return targets[:, :s_max]
-    starts = ember.cumsum(tg_len, 0) - tg_len
-    s = ember.arange(s_max).unsqueeze(0)
-    idx = (starts.unsqueeze(1) + ember.minimum(s, (tg_len - 1).clamp_min(0).unsqueeze(1)))
+    starts = cumsum(tg_len, 0) - tg_len
+    s = arange(s_max).unsqueeze(0)
+    idx = (starts.unsqueeze(1) + minimum(s, (tg_len - 1).clamp_min(0).unsqueeze(1)))
     if targets.numel() == 0:
-        return ember.zeros((n, s_max), dtype=ember.int64)
+        return zeros((n, s_max), dtype=dt.int64)
     return targets[idx.clamp(0, targets.numel() - 1)]
 
 

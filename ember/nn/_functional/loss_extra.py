@@ -3,11 +3,18 @@
 log-sum-exp with a finite floor for CTC."""
 import math
 
-import ember
+from ... import _dtype as dt
+from ..._creation import full_like, ones, ones_like, zeros, zeros_like
 from ..._dtype import type_name
-from ..._signatures import Parser
+from ..._signatures import Parser, checked
 from ...autograd.grad_mode import state
+from ...ops.arithmetic import neg
+from ...ops.cumulative import cumprod
+from ...ops.reduction import any as _any
 from ...ops.registry import name_node
+from ...ops.select import minimum, where
+from ...ops.unary import exp, log
+from ...ops.views import unsqueeze
 
 from ._util import (builtin_parser, reduce_loss, reduction_enum, reduction_name,
                     reduction_of)
@@ -32,15 +39,15 @@ def _poisson_nll(input, target, log_input, full, eps, reduction):
     """torch.poisson_nll_loss, the builtin."""
     _POISSON.check((input, target, log_input, full, eps, reduction), {})
     if log_input:
-        loss = ember.exp(input) - target * input
+        loss = exp(input) - target * input
     else:
-        loss = input - target * ember.log(input + eps)
+        loss = input - target * log(input + eps)
     if full:
         # Stirling's approximation of log(target!), only where target > 1.
         big = target.detach() > 1
-        safe = ember.where(big, target, ember.ones_like(target))
-        stirling = safe * ember.log(safe) - safe + 0.5 * ember.log(2 * math.pi * safe)
-        loss = loss + ember.where(big, stirling, ember.zeros_like(stirling))
+        safe = where(big, target, ones_like(target))
+        stirling = safe * log(safe) - safe + 0.5 * log(2 * math.pi * safe)
+        loss = loss + where(big, stirling, zeros_like(stirling))
     return reduce_loss(loss, reduction_name(reduction))
 
 
@@ -50,12 +57,12 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if isinstance(var, float):
         if var < 0:
             raise ValueError("var has negative entry/entries")
-        var = var * ember.ones_like(input)
-    elif ember.any(var < 0):
+        var = var * ones_like(input)
+    elif _checked_any(var < 0):
         raise ValueError("var has negative entry/entries")
     if var.size() != input.size():
         if input.size()[:-1] == var.size():
-            var = ember.unsqueeze(var, -1)
+            var = unsqueeze(var, -1)
         elif input.ndim == var.ndim and sum(
                 y for x, y in zip(input.size(), var.size()) if x != y) == 1:
             pass  # heteroscedastic: one dim of size 1 broadcasts
@@ -67,7 +74,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     # gradient passes as if it were not (straight through).
     v = var.detach()
     var = var + (v.clone().clamp_(min=eps) - v)
-    loss = 0.5 * (ember.log(var) + (input - target) ** 2 / var)
+    loss = 0.5 * (log(var) + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
     return reduce_loss(loss, reduction)
@@ -110,12 +117,14 @@ def _hinge_embedding(input, target, margin=1.0, reduction=0):
     _HINGE.check((input, target, margin, reduction), {})
     # NOTE: torch's kernel fills the margin in the input's dtype (an integer input truncates
     # it) and keeps that dtype throughout.
-    zeros = ember.zeros_like(input)
-    hinge = (ember.full_like(input, float(margin)) - input).clamp_min(0)
-    loss = ember.where(target != 1, hinge, zeros) + ember.where(target != -1, input, zeros)
+    zero = zeros_like(input)
+    hinge = (full_like(input, float(margin)) - input).clamp_min(0)
+    loss = where(target != 1, hinge, zero) + where(target != -1, input, zero)
     return reduce_loss(loss, reduction_name(reduction))
 
 
+# torch.any behind its parser: gaussian_nll_loss hands it `var < 0` of the caller's var
+_checked_any = checked(_any, builtin_parser("any"), method=False)
 _POISSON = builtin_parser("poisson_nll_loss")
 _MARGIN_RANKING = builtin_parser("margin_ranking_loss")
 _HINGE = builtin_parser("hinge_embedding_loss")
@@ -147,9 +156,9 @@ def _cosine_embedding(input1, input2, target, margin=0.0, reduction=0):
     mag1 = (input1 * input1).sum(tdim) + eps
     mag2 = (input2 * input2).sum(tdim) + eps
     cos = prod / (mag1 * mag2).sqrt()
-    zeros = ember.zeros_like(cos)
-    loss = (ember.where(target == 1, 1 - cos, zeros) +
-            ember.where(target == -1, (cos - margin).clamp_min(0), zeros))
+    zero = zeros_like(cos)
+    loss = (where(target == 1, 1 - cos, zero) +
+            where(target == -1, (cos - margin).clamp_min(0), zero))
     return reduce_loss(loss, reduction_name(reduction))
 
 
@@ -177,7 +186,7 @@ def _triplet_margin(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
-        d_neg = ember.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+        d_neg = minimum(d_neg, pairwise_distance(positive, negative, p, eps))
     return reduce_loss((margin + d_pos - d_neg).clamp_min(0), reduction_name(reduction))
 
 
@@ -192,7 +201,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     d_pos = dist(anchor, positive)
     d_neg = dist(anchor, negative)
     if swap:
-        d_neg = ember.minimum(d_neg, dist(positive, negative))
+        d_neg = minimum(d_neg, dist(positive, negative))
     return reduce_loss((margin + d_pos - d_neg).clamp_min(0), reduction)
 
 
@@ -222,10 +231,10 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if y.numel() and (int(y.max()) >= c or int(y.min()) < -1):
         raise RuntimeError("multilabel_margin_loss: target values must be in [-1, nclasses)")
     # The targets are the labels before the first -1 of each row.
-    valid = ember.cumprod((y >= 0).to(ember.int64), 1).to(ember.bool)
-    safe = ember.where(valid, y, ember.zeros_like(y))
-    is_target = ember.zeros((n, c), dtype=ember.int64).scatter_add(
-        1, safe, valid.to(ember.int64)) > 0
+    valid = cumprod((y >= 0).to(dt.int64), 1).to(dt.bool)
+    safe = where(valid, y, zeros_like(y))
+    is_target = zeros((n, c), dtype=dt.int64).scatter_add(
+        1, safe, valid.to(dt.int64)) > 0
     picked = x.gather(1, safe)                                   # (N, J): x[y_j]
     hinge = (1 - picked.unsqueeze(2) + x.unsqueeze(1)).clamp_min(0)  # (N, J, C)
     mask = valid.unsqueeze(2) & ~is_target.unsqueeze(1)
@@ -268,17 +277,17 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                            f"[{n}], but got {_size(target)}. Input has shape {_size(input)}.")
     if weight is not None and weight.numel() != c:
         raise RuntimeError(f"inconsistent weight size, expected {c} but got {_size(weight)}")
-    if input.numel() and input.dtype not in (ember.float32, ember.float64):
+    if input.numel() and input.dtype not in (dt.float32, dt.float64):
         raise NotImplementedError('"multi_margin_loss_cpu_kernel" not implemented for '
                                   f"'{type_name(input.dtype)}'")
-    for t, expected in ((target, ember.int64), (weight, input.dtype)):
+    for t, expected in ((target, dt.int64), (weight, input.dtype)):
         if t is not None and t.dtype is not expected and n:
             raise RuntimeError(f"expected scalar type {type_name(expected)} but found "
                                f"{type_name(t.dtype)}")
     if y.numel() and (int(y.max()) >= c or int(y.min()) < 0):
         raise RuntimeError("target out of range")
     if not n:   # (nothing is gathered: torch never looks at the target's dtype)
-        y = y.to(ember.int64)
+        y = y.to(dt.int64)
     picked = x.gather(1, y.unsqueeze(1))
     hinge = (margin - picked + x).clamp_min(0)
     if p == 2:
@@ -286,7 +295,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if weight is not None:
         hinge = hinge * weight[y].unsqueeze(1)
     # The target's own class is not a margin violation.
-    not_target = ember.ones((n, c), dtype=x.dtype).scatter(1, y.unsqueeze(1), 0.0)
+    not_target = ones((n, c), dtype=x.dtype).scatter(1, y.unsqueeze(1), 0.0)
     loss = (hinge * not_target).sum(1) / c
     if input.dim() <= 1:
         loss = loss.reshape(())
@@ -307,7 +316,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     # NOTE: torch's kernel, in place into a copy of -input: log1p(exp(-input * target)) in
     # the input's shape and dtype (so its casting and broadcasting errors are the in-place
     # ops'), not the stabler softplus.
-    loss = ember.neg(input)
+    loss = neg(input)
     loss.mul_(target)
     loss.exp_()
     loss.log1p_()

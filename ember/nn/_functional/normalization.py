@@ -6,14 +6,19 @@ composed from them or from plain ember ops.
 """
 import numbers
 
-import ember
+from ... import _dtype as dt
+from ..._creation import zeros
 from ..._dtype import FLOATING
+from ..._ranges import arange
+from ..._signatures import checked
 from ..._tensor import _wrap
 from ...autograd.grad_mode import no_grad, state
 from ...ops._elementwise import not_implemented
+from ...ops.arithmetic import div
 from ...ops.nn_ops import _batch_norm, _layer_norm
-from ._util import builtin_parser
 from ...ops.registry import dispatch, name_node
+from ...ops.shape import cat
+from ._util import builtin_parser
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm",
            "local_response_norm", "normalize"]
@@ -58,6 +63,8 @@ def _update_stats(running, value, momentum):
 
 
 _BATCH_NORM = builtin_parser("batch_norm")
+# torch.div behind its parser: normalize hands it the caller's `out`
+_checked_div = checked(div, builtin_parser("div"), method=False)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
@@ -225,10 +232,10 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if input.dtype.category < FLOATING:   # (integers and bool: torch's kernel has no loop for them)
         raise not_implemented("rms_norm", input.dtype)
     if eps is None:
-        eps = ember.finfo(input.dtype).eps
+        eps = dt.finfo(input.dtype).eps
     dims = tuple(range(input.dim() - nd, input.dim()))
     x = input
-    if input.dtype in (ember.float16, ember.bfloat16):
+    if input.dtype in (dt.float16, dt.bfloat16):
         x = input.float()
     y = x * (x * x).mean(dims, keepdim=True).add(eps).rsqrt()
     if weight is not None:
@@ -248,20 +255,20 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     # Sum over a window of `size` channels (zero padded size//2 before, (size-1)//2 after):
     # one shifted slice per window offset, so the loop runs `size` times, not per element.
     lo, hi = size // 2, (size - 1) // 2
-    zeros = ember.zeros((input.shape[0], 1) + tuple(input.shape[2:]), dtype=input.dtype)
-    padded = ember.cat([zeros.expand((input.shape[0], lo) + tuple(input.shape[2:])), sq,
-                        zeros.expand((input.shape[0], hi) + tuple(input.shape[2:]))], 1)
+    zero = zeros((input.shape[0], 1) + tuple(input.shape[2:]), dtype=input.dtype)
+    padded = cat([zero.expand((input.shape[0], lo) + tuple(input.shape[2:])), sq,
+                  zero.expand((input.shape[0], hi) + tuple(input.shape[2:]))], 1)
     total = padded.narrow(1, 0, c)
     for o in range(1, size):
         total = total + padded.narrow(1, o, c)
-    div = (total / size).mul(alpha).add(k).pow(beta)
-    return input / div
+    denom = (total / size).mul(alpha).add(k).pow(beta)
+    return input / denom
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     if out is not None:
-        return ember.div(input, denom, out=out)
+        return _checked_div(input, denom, out=out)
     return input / denom
 
 
@@ -275,9 +282,9 @@ def _cross_map_lrn2d(input, size, alpha, beta, k):
     c = input.shape[1]
     pre_pad = int((size - 1) / 2 + 1)
     sq = input * input
-    zero = ember.zeros((input.shape[0], 1) + tuple(input.shape[2:]), dtype=input.dtype)
-    prefix = ember.cat([zero, sq.cumsum(1)], 1)
-    channel = ember.arange(c)
+    zero = zeros((input.shape[0], 1) + tuple(input.shape[2:]), dtype=input.dtype)
+    prefix = cat([zero, sq.cumsum(1)], 1)
+    channel = arange(c)
     lo = (channel - pre_pad + 1).clamp(min=0)
     hi = (channel + pre_pad).clamp(max=c)
     total = prefix.index_select(1, hi) - prefix.index_select(1, lo)

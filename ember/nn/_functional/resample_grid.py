@@ -3,7 +3,15 @@ tensors (so the grid's gradient comes from autograd), the corner indices are det
 integers, and the input is read with one `gather` per corner (its gradient a scatter-add)."""
 import warnings
 
-import ember
+from ... import _dtype as dt
+from ..._creation import ones, zeros, zeros_like
+from ..._ranges import linspace
+from ..._signatures import checked
+from ...ops.pointwise import fmod
+from ...ops.rounding import floor, round as _round
+from ...ops.select import where
+from ...ops.shape import stack
+from ._util import builtin_parser
 
 __all__ = ["grid_sample", "affine_grid"]
 
@@ -21,19 +29,19 @@ def _unnormalize(coord, size, align_corners):
 def _clip(coord, size):
     """Clamp into [0, size - 1]; like PyTorch, the gradient is zero on and past the edges."""
     inside = (coord > 0) & (coord < size - 1)
-    return ember.where(inside, coord, coord.detach().clamp(0, size - 1))
+    return where(inside, coord, coord.detach().clamp(0, size - 1))
 
 
 def _reflect(coord, twice_low, twice_high):
     """Reflect into [twice_low / 2, twice_high / 2] as many times as needed."""
     if twice_low == twice_high:
-        return ember.zeros_like(coord)
+        return zeros_like(coord)
     low = twice_low / 2
     span = (twice_high - twice_low) / 2
     c = (coord - low).abs()
-    extra = ember.fmod(c, span)
-    flips = ember.floor(c.detach() / span)
-    return ember.where(ember.fmod(flips, 2) == 0, extra + low, span - extra + low)
+    extra = fmod(c, span)
+    flips = floor(c.detach() / span)
+    return where(fmod(flips, 2) == 0, extra + low, span - extra + low)
 
 
 def _pad_coords(coord, size, padding_mode, align_corners):
@@ -117,14 +125,14 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     coords = [_pad_coords(c, s, padding_mode, align_corners) for c, s in zip(raw, sizes)]
     if mode == "nearest":
         # NOTE: round half to even, as C's nearbyint.
-        return read([ember.round(c.detach()).to(ember.int64) for c in coords])
-    lows = [ember.floor(c.detach()) for c in coords]
+        return read([_round(c.detach()).to(dt.int64) for c in coords])
+    lows = [floor(c.detach()) for c in coords]
     out = None
     for corner in range(1 << nd):
         idx, weight = [], None
         for d in range(nd):
             hi = (corner >> d) & 1
-            idx.append(lows[d].to(ember.int64) + hi)
+            idx.append(lows[d].to(dt.int64) + hi)
             w = coords[d] - lows[d] if hi else (lows[d] + 1) - coords[d]
             weight = w if weight is None else weight * w
         term = read(idx) * weight.unsqueeze(1)
@@ -133,7 +141,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
 
 def _bicubic(read, raw, sizes, padding_mode, align_corners):
-    lows = [ember.floor(c.detach()) for c in raw]
+    lows = [floor(c.detach()) for c in raw]
     cx, cy = (_cubic_coeffs(c - low) for c, low in zip(raw, lows))
     out = None
     for j in range(4):
@@ -141,7 +149,7 @@ def _bicubic(read, raw, sizes, padding_mode, align_corners):
         row = None
         for i in range(4):
             xi = _pad_coords(lows[0] + (i - 1), sizes[0], padding_mode, align_corners)
-            term = read([xi.detach().to(ember.int64), yj.detach().to(ember.int64)])
+            term = read([xi.detach().to(dt.int64), yj.detach().to(dt.int64)])
             term = term * cx[i].unsqueeze(1)
             row = term if row is None else row + term
         row = row * cy[j].unsqueeze(1)
@@ -149,10 +157,14 @@ def _bicubic(read, raw, sizes, padding_mode, align_corners):
     return out
 
 
+# torch.linspace behind its parser: affine_grid hands it the caller's sizes unchecked
+_checked_linspace = checked(linspace, builtin_parser("linspace"), method=False)
+
+
 def _base(n, align_corners, like):
     if n <= 1:
-        return ember.zeros(max(n, 1), dtype=like.dtype)
-    steps = ember.linspace(-1, 1, n, dtype=like.dtype)
+        return zeros(max(n, 1), dtype=like.dtype)
+    steps = _checked_linspace(-1, 1, n, dtype=like.dtype)
     return steps if align_corners else steps * ((n - 1) / n)
 
 
@@ -189,8 +201,8 @@ def affine_grid(theta, size, align_corners=None):
         shape = [1] * nd
         shape[nd - 1 - d] = spatial[d]
         parts.append(ax.reshape(shape).expand(out_shape))
-    parts.append(ember.ones(out_shape, dtype=theta.dtype))
-    base = ember.stack(parts, -1).reshape(1, -1, nd + 1).expand(n, -1, nd + 1)
+    parts.append(ones(out_shape, dtype=theta.dtype))
+    base = stack(parts, -1).reshape(1, -1, nd + 1).expand(n, -1, nd + 1)
     grid = base @ theta.transpose(1, 2)
     return grid.reshape((n,) + out_shape + (nd,))
 

@@ -12,8 +12,11 @@ direction the finished sequences' states drop out of the batch (and are kept as 
 states); in the reverse direction the batch grows and new sequences start from their
 initial state.
 """
-import ember
+from ...ops.linalg import addmm
 from ...ops.rnn_ops import lstm_cell_fused, lstm_layer
+from ...ops.select import relu
+from ...ops.shape import cat, stack
+from ...ops.unary import sigmoid, tanh
 
 __all__ = []
 
@@ -23,7 +26,7 @@ def _matmul_t(w):
 
 
 def _rnn_step(nonlinearity):
-    act = ember.tanh if nonlinearity == "tanh" else ember.relu
+    act = tanh if nonlinearity == "tanh" else relu
 
     def step(xp, h, c, w):
         return act(xp + h.mm(w[0])), None
@@ -39,12 +42,12 @@ def _lstm_step(xp, h, c, w):
 
 def _gru_step(xp, h, c, w):
     w_hh_t, b_hh = w[0], w[1]
-    gh = h.mm(w_hh_t) if b_hh is None else ember.addmm(b_hh, h, w_hh_t)
+    gh = h.mm(w_hh_t) if b_hh is None else addmm(b_hh, h, w_hh_t)
     size = h.shape[1]
     x_rz, x_n = xp.split([2 * size, size], 1)
     h_rz, h_n = gh.split([2 * size, size], 1)
-    r, z = ember.sigmoid(x_rz + h_rz).chunk(2, 1)
-    n = ember.tanh(x_n + r * h_n)
+    r, z = sigmoid(x_rz + h_rz).chunk(2, 1)
+    n = tanh(x_n + r * h_n)
     return n + z * (h - n), None
 
 
@@ -76,9 +79,9 @@ def _run_direction(step, xs, h, c, w, sizes, reverse):
         for t in range(len(xs) - 1, -1, -1):
             bs = sizes[t]
             if bs > n:  # longer sequences join, from their initial state
-                h = ember.cat([h, h0[n:bs]])
+                h = cat([h, h0[n:bs]])
                 if c is not None:
-                    c = ember.cat([c, c0[n:bs]])
+                    c = cat([c, c0[n:bs]])
                 n = bs
             h, c = step(xs[t], h, c, w)
             outs[t] = h
@@ -97,9 +100,9 @@ def _run_direction(step, xs, h, c, w, sizes, reverse):
         h, c = step(xs[t], h, c, w)
         outs[t] = h
     if done_h:
-        h = ember.cat([h] + done_h[::-1])
+        h = cat([h] + done_h[::-1])
         if c is not None:
-            c = ember.cat([c] + done_c[::-1])
+            c = cat([c] + done_c[::-1])
     return outs, h, c
 
 
@@ -107,7 +110,7 @@ def _project(x, w_ih, bias, sizes):
     """x @ W_ih^T + bias for every step at once (one 2-D matmul): in x's layout, or split
     into per-step pieces for packed data."""
     flat = x.reshape(-1, x.shape[-1])
-    xp = flat.mm(w_ih.t()) if bias is None else ember.addmm(bias, flat, w_ih.t())
+    xp = flat.mm(w_ih.t()) if bias is None else addmm(bias, flat, w_ih.t())
     if sizes is not None:
         return list(xp.split(sizes, 0))
     return xp.view(tuple(x.shape[:-1]) + (w_ih.shape[0],))
@@ -152,13 +155,13 @@ def run_rnn(mode, x, hx, cx, weights, num_layers, bidirectional, dropout, traini
                     xs = list(xs.unbind(0))
                 outs, h, c = _run_direction(step, xs, hx[k], None if cx is None else cx[k],
                                             w, sizes, reverse=d == 1)
-                outputs.append(ember.stack(outs) if sizes is None else ember.cat(outs))
+                outputs.append(stack(outs) if sizes is None else cat(outs))
             h_n.append(h)
             if c is not None:
                 c_n.append(c)
-        layer_input = outputs[0] if dirs == 1 else ember.cat(outputs, -1)
+        layer_input = outputs[0] if dirs == 1 else cat(outputs, -1)
         if dropout and training and layer < num_layers - 1:
             from .. import functional as F
             layer_input = F.dropout(layer_input, dropout, True)
     output = layer_input.transpose(0, 1) if batch_first else layer_input
-    return output, ember.stack(h_n), (ember.stack(c_n) if c_n else None)
+    return output, stack(h_n), (stack(c_n) if c_n else None)

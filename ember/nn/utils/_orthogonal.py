@@ -1,8 +1,19 @@
 """nn.utils.parametrizations.orthogonal: a matrix (or batch of matrices) kept orthogonal
 through the matrix exponential, the Cayley map or a product of Householder reflectors, with
 PyTorch's dynamic trivialization (a `base` buffer the map is applied to)."""
-import ember
+from ..._creation import eye, ones_like, zeros_like
+from ..._dtype import finfo
+from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
+from ...ops.comparison import allclose
+from ...ops.linalg_decomp import qr
+from ...ops.linalg_norms import vector_norm
+from ...ops.linalg_solve import solve
+from ...ops.linalg_spectral import matrix_exp
+from ...ops.pointwise import copysign, hypot
+from ...ops.random_factories import randn
+from ...ops.select import where
+from ...ops.shape import cat, stack
 from ..modules.module import Module
 
 _MAPS = ("matrix_exp", "cayley", "householder")
@@ -13,8 +24,8 @@ def _householder_product(A, tau):
     strictly-lower part of column i of A with a unit diagonal (torch.linalg.householder_product).
     Composed from ember ops, so it is differentiable; the loop is over reflectors."""
     n, k = A.shape[-2], A.shape[-1]
-    V = A.tril(-1) + ember.eye(n, k, dtype=A.dtype)
-    Q = ember.eye(n, k, dtype=A.dtype).expand(*A.shape[:-2], n, k)
+    V = A.tril(-1) + eye(n, k, dtype=A.dtype)
+    Q = eye(n, k, dtype=A.dtype).expand(*A.shape[:-2], n, k)
     for i in reversed(range(tau.shape[-1])):
         v = V[..., :, i:i + 1]
         Q = Q - tau[..., i, None, None] * (v @ (v.mH @ Q))
@@ -30,32 +41,32 @@ def _geqrf(A):
     for j in range(k):
         x = A[..., j:, j]
         alpha = x[..., 0]
-        xnorm = ember.linalg.vector_norm(x[..., 1:], dim=-1)
+        xnorm = vector_norm(x[..., 1:], dim=-1)
         reflect = xnorm != 0
-        beta = ember.where(reflect, -ember.copysign(ember.hypot(alpha, xnorm), alpha), alpha)
-        safe_beta = ember.where(reflect, beta, ember.ones_like(beta))
-        tau = ember.where(reflect, (beta - alpha) / safe_beta, ember.zeros_like(beta))
-        scale = ember.where(reflect, alpha - beta, ember.ones_like(beta))
-        v = ember.cat([ember.ones_like(alpha)[..., None], x[..., 1:] / scale[..., None]], -1)
+        beta = where(reflect, -copysign(hypot(alpha, xnorm), alpha), alpha)
+        safe_beta = where(reflect, beta, ones_like(beta))
+        tau = where(reflect, (beta - alpha) / safe_beta, zeros_like(beta))
+        scale = where(reflect, alpha - beta, ones_like(beta))
+        v = cat([ones_like(alpha)[..., None], x[..., 1:] / scale[..., None]], -1)
         rest = A[..., j:, j + 1:]
         A[..., j:, j + 1:] = rest - tau[..., None, None] * (v[..., :, None] @ (
             v[..., None, :] @ rest))
         A[..., j, j] = beta
         A[..., j + 1:, j] = v[..., 1:]
         taus.append(tau)
-    return A, ember.stack(taus, -1)
+    return A, stack(taus, -1)
 
 
 def _make_orthogonal(A):
     """The Q of A = QR (A tall) with diag(R) made non-negative."""
-    Q, R = ember.linalg.qr(A)
+    Q, R = qr(A)
     return Q * R.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
 
 
 def _is_orthogonal(Q):
     n, k = Q.shape[-2], Q.shape[-1]
-    eye = ember.eye(k, dtype=Q.dtype)
-    return ember.allclose(Q.mH @ Q, eye, atol=10.0 * n * ember.finfo(Q.dtype).eps)
+    identity = eye(k, dtype=Q.dtype)
+    return allclose(Q.mH @ Q, identity, atol=10.0 * n * finfo(Q.dtype).eps)
 
 
 class _Orthogonal(Module):
@@ -79,13 +90,13 @@ class _Orthogonal(Module):
             # A skew-symmetric n x n matrix from the lower triangle (zero-padded when tall).
             X = X.tril()
             if n != k:
-                X = ember.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], -1)
+                X = cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], -1)
             A = X - X.mH
             if self.orthogonal_map == "matrix_exp":
-                Q = ember.matrix_exp(A)
+                Q = matrix_exp(A)
             else:
-                eye = ember.eye(n, dtype=A.dtype)
-                Q = ember.linalg.solve(eye - 0.5 * A, eye + 0.5 * A)
+                identity = eye(n, dtype=A.dtype)
+                Q = solve(identity - 0.5 * A, identity + 0.5 * A)
             if n != k:
                 Q = Q[..., :k]
         else:
@@ -123,16 +134,16 @@ class _Orthogonal(Module):
             A, tau = _geqrf(Q)
             diagonal = A.diagonal(dim1=-2, dim2=-1)
             sign = diagonal.sign()
-            diagonal.copy_(ember.where(tau == 0.0, -sign, sign))
+            diagonal.copy_(where(tau == 0.0, -sign, sign))
             return A.mT if transpose else A
         if n == k:
             Q = _make_orthogonal(Q) if not _is_orthogonal(Q) else Q.clone()
         else:
             # Complete the columns to a square orthogonal base with random ones.
-            N = ember.randn(*(tuple(Q.shape[:-2]) + (n, n - k)), dtype=Q.dtype)
-            Q = _make_orthogonal(ember.cat([Q, N], -1))
+            N = randn(*(tuple(Q.shape[:-2]) + (n, n - k)), dtype=Q.dtype)
+            Q = _make_orthogonal(cat([Q, N], -1))
         self.base = Q
-        neg_eye = ember.zeros_like(Q_init)
+        neg_eye = zeros_like(Q_init)
         neg_eye.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
         return neg_eye
 
@@ -141,7 +152,7 @@ def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization
     """Keep `module.<name>` orthogonal (orthonormal columns if tall, rows if wide)."""
     from . import parametrize
     weight = getattr(module, name, None)
-    if not isinstance(weight, ember.Tensor):
+    if not isinstance(weight, Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     if weight.dim() < 2:
         raise ValueError("Expected a matrix or batch of matrices. Got a tensor of "

@@ -5,12 +5,22 @@
 import types
 import warnings
 
-import ember
+from ..._creation import tensor
+from ..._signatures import checked
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
+from ...ops.linalg_norms import vector_norm
+from ...ops.select import clamp
+from ...ops.shape import stack
+from .._functional._util import builtin_parser
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "get_total_norm",
            "clip_grads_with_norm_"]
+
+
+# torch.clamp behind its parser: clip_grads_with_norm_ hands it the caller's total_norm, and a
+# number there is PyTorch's TypeError naming clamp
+_checked_clamp = checked(clamp, builtin_parser("clamp"), method=False)
 
 
 def _as_list(tensors):
@@ -22,11 +32,11 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     tensors = _as_list(tensors)
     norm_type = float(norm_type)
     if not tensors:
-        return ember.tensor(0.0)
+        return tensor(0.0)
     first_device = tensors[0].device
     with no_grad():
-        norms = [ember.linalg.vector_norm(t, norm_type).to(first_device) for t in tensors]
-        total = ember.linalg.vector_norm(ember.stack(norms), norm_type)
+        norms = [vector_norm(t, norm_type).to(first_device) for t in tensors]
+        total = vector_norm(stack(norms), norm_type)
     if error_if_nonfinite and bool(total.isnan() | total.isinf()):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is "
@@ -42,7 +52,7 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     if not grads:
         return
     with no_grad():
-        coef = ember.clamp(max_norm / (total_norm + 1e-6), max=1.0)
+        coef = _checked_clamp(max_norm / (total_norm + 1e-6), max=1.0)
         for g in grads:
             g.mul_(coef.to(g.device))
 

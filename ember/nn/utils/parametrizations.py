@@ -1,7 +1,11 @@
 """nn.utils.parametrizations: weight_norm, spectral_norm, orthogonal (through parametrize)."""
-import ember
+from ... import _tensor   # (the module: a bare Tensor would join this module's public names)
 from ...autograd.grad_mode import no_grad
+from ...ops.linalg import vdot
+from ...ops.linalg_norms import vector_norm
+from ...ops.matmul import mv
 from .._functional.normalization import normalize
+from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
 from . import parametrize
 from ._orthogonal import orthogonal  # noqa: F401
@@ -14,7 +18,7 @@ def _norm_except_dim(v, dim):
     if dim == -1:
         return v.norm()
     dims = tuple(d for d in range(v.dim()) if d != dim)
-    return ember.linalg.vector_norm(v, 2, dim=dims, keepdim=True) if dims else v.abs()
+    return vector_norm(v, 2, dim=dims, keepdim=True) if dims else v.abs()
 
 
 def _weight_norm(v, g, dim):
@@ -85,9 +89,9 @@ class _SpectralNorm(Module):
     def _power_method(self, weight_mat, n_power_iterations):
         with no_grad():
             for _ in range(n_power_iterations):
-                self._u = normalize(ember.mv(weight_mat, self._v), dim=0, eps=self.eps,
+                self._u = normalize(mv(weight_mat, self._v), dim=0, eps=self.eps,
                                     out=self._u)
-                self._v = normalize(ember.mv(weight_mat.mH, self._u), dim=0, eps=self.eps,
+                self._v = normalize(mv(weight_mat.mH, self._u), dim=0, eps=self.eps,
                                     out=self._v)
 
     def forward(self, weight):
@@ -97,7 +101,7 @@ class _SpectralNorm(Module):
         if self.training:
             self._power_method(weight_mat, self.n_power_iterations)
         u, v = self._u.clone(), self._v.clone()
-        sigma = ember.vdot(u, ember.mv(weight_mat, v))
+        sigma = vdot(u, mv(weight_mat, v))
         return weight / sigma
 
     def right_inverse(self, value):
@@ -106,13 +110,11 @@ class _SpectralNorm(Module):
 
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
     weight = getattr(module, name, None)
-    if not isinstance(weight, ember.Tensor):
+    if not isinstance(weight, _tensor.Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     if dim is None:
-        transposed = tuple(getattr(ember.nn, n) for n in
-                           ("ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d")
-                           if hasattr(ember.nn, n))
-        dim = 1 if transposed and isinstance(module, transposed) else 0
+        transposed = (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)
+        dim = 1 if isinstance(module, transposed) else 0
     parametrize.register_parametrization(module, name,
                                          _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module

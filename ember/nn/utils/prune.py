@@ -13,7 +13,14 @@ import abc
 import numbers
 from collections.abc import Iterable
 
-import ember
+from ..._constants import contiguous_format
+from ..._creation import ones_like, zeros_like
+from ...ops.random_factories import rand, rand_like
+from ...ops.reduction import norm
+from ...ops.rounding import abs as _abs
+from ...ops.sorting import topk
+from ...ops.statistics import kthvalue
+from .convert_parameters import parameters_to_vector
 
 __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured",
            "L1Unstructured", "RandomStructured", "LnStructured", "CustomFromMask",
@@ -56,10 +63,10 @@ class BasePruningMethod(abc.ABC):
             # (order matters for named_parameters/state_dict: `<name>_orig` goes last)
             module.register_parameter(name + "_orig", orig)
             del module._parameters[name]
-            default_mask = ember.ones_like(orig)
+            default_mask = ones_like(orig)
         else:
             default_mask = getattr(module, name + "_mask").detach().clone(
-                memory_format=ember.contiguous_format)
+                memory_format=contiguous_format)
         try:
             mask = method.compute_mask(importance_scores, default_mask=default_mask)
             module.register_buffer(name + "_mask", mask)
@@ -81,7 +88,7 @@ class BasePruningMethod(abc.ABC):
         else:
             importance_scores = t
         if default_mask is None:
-            default_mask = ember.ones_like(t)
+            default_mask = ones_like(t)
         return t * self.compute_mask(importance_scores, default_mask=default_mask)
 
     def remove(self, module):
@@ -203,7 +210,7 @@ class _EntryPruning(BasePruningMethod):
         size = t.nelement()
         count = _prune_count(self.amount, size)
         _check_amount_fits(self.amount, size)
-        mask = default_mask.clone(memory_format=ember.contiguous_format)
+        mask = default_mask.clone(memory_format=contiguous_format)
         if count != 0:
             mask.view(-1)[self._chosen(t, count)] = 0
         return mask
@@ -213,7 +220,7 @@ class RandomUnstructured(_EntryPruning):
     """Prunes `amount` entries (a count, or a fraction of the tensor) chosen at random."""
 
     def _chosen(self, t, count):
-        return ember.topk(ember.rand_like(t).view(-1), k=count).indices
+        return topk(rand_like(t).view(-1), k=count).indices
 
     @classmethod
     def apply(cls, module, name, amount):
@@ -224,7 +231,7 @@ class L1Unstructured(_EntryPruning):
     """Prunes the `amount` entries of smallest absolute value."""
 
     def _chosen(self, t, count):
-        return ember.topk(ember.abs(t).view(-1), k=count, largest=False).indices
+        return topk(_abs(t).view(-1), k=count, largest=False).indices
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
@@ -250,7 +257,7 @@ class _ChannelPruning(BasePruningMethod):
         _check_amount_fits(self.amount, channels)
         if count == 0:
             return default_mask
-        mask = ember.zeros_like(t)
+        mask = zeros_like(t)
         region = [slice(None)] * t.dim()
         region[self.dim] = self._kept(t, channels, count)
         mask[tuple(region)] = 1
@@ -262,8 +269,8 @@ class RandomStructured(_ChannelPruning):
     """Prunes `amount` whole channels along `dim`, chosen at random."""
 
     def _kept(self, t, channels, count):
-        draws = ember.rand(channels)
-        return draws > ember.kthvalue(draws, k=count).values
+        draws = rand(channels)
+        return draws > kthvalue(draws, k=count).values
 
     @classmethod
     def apply(cls, module, name, amount, dim=-1):
@@ -279,8 +286,8 @@ class LnStructured(_ChannelPruning):
 
     def _kept(self, t, channels, count):
         dim = self.dim + t.dim() if self.dim < 0 else self.dim
-        norms = ember.norm(t, p=self.n, dim=[d for d in range(t.dim()) if d != dim])
-        return ember.topk(norms, k=channels - count, largest=True).indices
+        norms = norm(t, p=self.n, dim=[d for d in range(t.dim()) if d != dim])
+        return topk(norms, k=channels - count, largest=True).indices
 
     @classmethod
     def apply(cls, module, name, amount, n, dim, importance_scores=None):
@@ -372,12 +379,12 @@ def global_unstructured(parameters, pruning_method, importance_scores=None, **kw
     if not isinstance(importance_scores, dict):
         raise TypeError("global_unstructured(): importance_scores must be of type dict")
     parameters = list(parameters)
-    to_vector = ember.nn.utils.parameters_to_vector
-    scores = to_vector([importance_scores.get((module, name), getattr(module, name))
-                        for module, name in parameters])
-    default_mask = to_vector([getattr(module, name + "_mask",
-                                      ember.ones_like(getattr(module, name)))
-                              for module, name in parameters])
+    scores = parameters_to_vector([importance_scores.get((module, name),
+                                                         getattr(module, name))
+                                   for module, name in parameters])
+    default_mask = parameters_to_vector([getattr(module, name + "_mask",
+                                                 ones_like(getattr(module, name)))
+                                         for module, name in parameters])
     container = PruningContainer()
     container._tensor_name = "temp"
     method = pruning_method(**kwargs)

@@ -8,9 +8,15 @@ positions gather that row.
 from collections import namedtuple
 from collections.abc import Iterable
 
-import ember
 from ... import _dtype as dt
+from ..._creation import as_tensor, empty_like, full, tensor, zeros
+from ..._ranges import arange
+from ..._signatures import checked
 from ..._tensor import Tensor
+from ...ops.select import where
+from ...ops.shape import cat
+from ...ops.sorting import sort
+from .._functional._util import builtin_parser
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence",
            "pad_packed_sequence", "pad_sequence", "unpad_sequence", "pack_sequence",
@@ -106,9 +112,8 @@ def invert_permutation(permutation):
     """The inverse of a permutation tensor (None stays None)."""
     if permutation is None:
         return None
-    output = ember.empty_like(permutation)
-    output.scatter_(0, permutation, ember.arange(permutation.numel(),
-                                                 device=permutation.device))
+    output = empty_like(permutation)
+    output.scatter_(0, permutation, arange(permutation.numel(), device=permutation.device))
     return output
 
 
@@ -119,7 +124,7 @@ def _lengths_tensor(lengths):
                                f"{lengths.dim()}D {lengths.device} "
                                f"{dt.type_name(lengths.dtype)} tensor")
         return lengths.to(dtype=dt.int64)
-    lengths = ember.as_tensor(lengths, dtype=dt.int64)
+    lengths = as_tensor(lengths, dtype=dt.int64)
     if lengths.dim() != 1:
         raise RuntimeError("'lengths' argument should be a 1D CPU int64 tensor, but got "
                            f"{lengths.dim()}D cpu Long tensor")
@@ -143,7 +148,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
                 "pack_sequence to sidestep this requirement if you do not need ONNX "
                 "exportability.")
     else:
-        lengths, sorted_indices = ember.sort(lengths, descending=True)
+        lengths, sorted_indices = sort(lengths, descending=True)
         sorted_indices = sorted_indices.to(input.device)
         input = input.index_select(batch_dim, sorted_indices)
     if batch and int(lengths[-1]) <= 0:
@@ -155,7 +160,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
                            f"({steps}), but got a length of {int(lengths[0])}")
     # present[t, b]: sequence b still runs at step t; its nonzero (t, b) pairs come out in
     # the packed order (time-major, then batch).
-    present = ember.arange(steps).unsqueeze(1) < lengths.unsqueeze(0)
+    present = arange(steps).unsqueeze(1) < lengths.unsqueeze(0)
     t, b = present.nonzero().unbind(1)
     rows = b * steps + t if batch_first else t * batch + b
     flat = input.reshape((steps * batch,) + tuple(input.shape[2:]))
@@ -176,28 +181,32 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
         max_len = total_length
     batch = int(batch_sizes[0]) if batch_sizes.shape[0] else 0
     bs = batch_sizes.to(dtype=dt.int64)
-    lengths = (bs.unsqueeze(0) > ember.arange(batch).unsqueeze(1)).sum(1)
-    columns = ember.arange(batch)
+    lengths = (bs.unsqueeze(0) > arange(batch).unsqueeze(1)).sum(1)
+    columns = arange(batch)
     if sequence.unsorted_indices is not None:
         columns = sequence.unsorted_indices.cpu()
         lengths = lengths[columns]
     offsets = bs.cumsum(0) - bs
-    steps = ember.arange(max_len).unsqueeze(1)                       # (T, 1)
+    steps = arange(max_len).unsqueeze(1)                       # (T, 1)
     real = steps < lengths.unsqueeze(0)                               # (T, B)
     # Position of (t, b) in the packed data, or the appended padding row.
-    offsets = ember.cat([offsets, ember.zeros(max_len - offsets.shape[0], dtype=dt.int64)])
-    index = ember.where(real, offsets[steps] + columns.unsqueeze(0), data.shape[0])
+    offsets = cat([offsets, zeros(max_len - offsets.shape[0], dtype=dt.int64)])
+    index = where(real, offsets[steps] + columns.unsqueeze(0), data.shape[0])
     if batch_first:
         index = index.t()
     padded = _gather_with_padding(data, index, padding_value)
     return padded, lengths
 
 
+# torch.full behind its parser: the caller's padding_value reaches it unchecked
+_checked_full = checked(full, builtin_parser("full"), method=False)
+
+
 def _gather_with_padding(data, index, padding_value):
     """data rows picked by `index` (shape (A, B)); index len(data) picks `padding_value`."""
-    pad = ember.full((1,) + tuple(data.shape[1:]), padding_value, dtype=data.dtype,
-                     device=data.device)
-    source = ember.cat([data, pad])
+    pad = _checked_full((1,) + tuple(data.shape[1:]), padding_value, dtype=data.dtype,
+                        device=data.device)
+    source = cat([data, pad])
     out = source.index_select(0, index.reshape(-1).to(data.device))
     return out.view(tuple(index.shape) + tuple(data.shape[1:]))
 
@@ -223,11 +232,11 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
                                    "dimensions")
             raise RuntimeError(f"The size of tensor a ({trailing[d]}) must match the size of "
                                f"tensor b ({other[d]}) at non-singleton dimension {d + 1}")
-    lengths = ember.tensor([s.shape[0] for s in sequences], dtype=dt.int64)
+    lengths = tensor([s.shape[0] for s in sequences], dtype=dt.int64)
     total = int(lengths.sum())
     max_len = int(lengths.max())
     starts = lengths.cumsum(0) - lengths
-    steps = ember.arange(max_len).unsqueeze(1)                       # (T, 1)
+    steps = arange(max_len).unsqueeze(1)                       # (T, 1)
     if padding_side == "right":
         real = steps < lengths
         pos = starts + steps
@@ -235,10 +244,10 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
         shift = max_len - lengths
         real = steps >= shift
         pos = starts + steps - shift
-    index = ember.where(real, pos, total)                             # (T, B)
+    index = where(real, pos, total)                             # (T, B)
     if batch_first:
         index = index.t()
-    return _gather_with_padding(ember.cat(sequences), index, padding_value)
+    return _gather_with_padding(cat(sequences), index, padding_value)
 
 
 def unpad_sequence(padded_sequences, lengths, batch_first=False):
@@ -250,7 +259,7 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
 
 def pack_sequence(sequences, enforce_sorted=True):
     """pad_sequence followed by pack_padded_sequence."""
-    lengths = ember.as_tensor([v.size(0) for v in sequences])
+    lengths = as_tensor([v.size(0) for v in sequences])
     return pack_padded_sequence(pad_sequence(sequences), lengths,
                                 enforce_sorted=enforce_sorted)
 
