@@ -83,6 +83,7 @@ def _sequence_index(k):
 
 # Index elements PyTorch converts to an index tensor (any Python sequence but a tuple).
 _SEQUENCES = (list, range, np.ndarray, str)
+_ARRAY_KEYS = (Tensor, tuple) + _SEQUENCES   # the elements _index_array converts
 
 
 def _is_legacy_sequence(key):
@@ -103,19 +104,12 @@ def parse_key(self, key):
     'slice', 'unsqueeze', 'alias') or None when the view would be the tensor itself;
     adv: None or the advanced key (arrays and full slices) applied to the view.
     """
+    # NOTE: every x[...] runs this: ints, slices, None and ... stay inline, and the helpers
+    # are called once per key or only for the rarer elements (each call costs ~2% of x[1:3, 0]).
     if type(key) is not tuple:
-        if isinstance(key, tuple):   # a torch.Size or a named tuple: a tuple of indices
-            key = tuple(key)
-        elif isinstance(key, list) and _is_legacy_sequence(key):
-            warnings.warn("Using a non-tuple sequence for multidimensional indexing is "
-                          "deprecated; use x[tuple(seq)] instead of x[seq].", UserWarning,
-                          stacklevel=3)
-            key = tuple(key)
-        else:
-            key = (key,)
+        key = _sequence_key(key) if isinstance(key, (tuple, list)) else (key,)
     shape = self._data.shape
-    ndim = len(shape)
-    items, consumed = [], 0
+    items, consumed = [], 0   # the elements as ints, slices, None, ... and index arrays
     for k in key:
         tk = type(k)
         if tk is int:
@@ -124,32 +118,59 @@ def parse_key(self, key):
         elif tk is slice or k is None or k is Ellipsis:
             items.append(k)
             consumed += tk is slice
-        elif tk is builtins.bool:   # (np.bool_ is not an index in PyTorch)
-            mask = np.asarray(builtins.bool(k))   # a 0-d mask, on the tensor's device
-            items.append(mask if self._device.type == "cpu" else
-                         backends.to_device(self._device, mask))
-        elif isinstance(k, (Tensor, tuple) + _SEQUENCES):
+        elif isinstance(k, _ARRAY_KEYS):
             a = _index_array(k, self._device)
-            if a is None:
+            if a is None:   # a 0-d integer tensor: an int
                 items.append(builtins.int(k.item()))
                 consumed += 1
             else:
                 items.append(a)
                 consumed += a.ndim if a.dtype == bool else 1
-        elif isinstance(k, np.integer) or (hasattr(k, "__index__") and
-                                            not isinstance(k, (float, complex, np.bool_))):
-            items.append(k.__index__())
-            consumed += 1
         else:
-            raise _bad_index(k)
-    if consumed > ndim:
-        if ndim == 0:
-            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python "
-                             "or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a "
-                             "number")
-        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+            k, n = _scalar_item(k, self._device)
+            items.append(k)
+            consumed += n
+    if consumed > len(shape):
+        raise _too_many_indices(len(shape))
+    return _split_items(items, shape, consumed)
 
-    basic, adv, vshape = [], [], []
+
+def _sequence_key(key):
+    """A tuple subclass or a list key as the tuple of indices it stands for."""
+    if isinstance(key, tuple):   # a torch.Size or a named tuple: a tuple of indices
+        return tuple(key)
+    if _is_legacy_sequence(key):
+        warnings.warn("Using a non-tuple sequence for multidimensional indexing is "
+                      "deprecated; use x[tuple(seq)] instead of x[seq].", UserWarning,
+                      stacklevel=4)
+        return tuple(key)
+    return (key,)
+
+
+def _scalar_item(k, device):
+    """(index, dims consumed) of a bool (a 0-d mask, on the tensor's device) or of an object
+    with __index__; PyTorch's error for anything else."""
+    if type(k) is builtins.bool:   # (np.bool_ is not an index in PyTorch)
+        mask = np.asarray(k)
+        return (mask if device.type == "cpu" else backends.to_device(device, mask)), 0
+    if isinstance(k, np.integer) or (hasattr(k, "__index__") and
+                                     not isinstance(k, (float, complex, np.bool_))):
+        return k.__index__(), 1
+    raise _bad_index(k)
+
+
+def _too_many_indices(ndim):
+    """PyTorch's error for a key that indexes more dims than the tensor's `ndim`."""
+    if ndim == 0:
+        return IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    return IndexError(f"too many indices for tensor of dimension {ndim}")
+
+
+def _split_items(items, shape, consumed):
+    """parse_key's (basic, kind, adv) from the key's elements; `consumed`: the dims they index,
+    the Ellipsis aside."""
+    basic, adv, vshape = [], [], []   # vshape: the shape of the basic view so far
     dim, kind, has_adv, ellipsis_seen = 0, None, False, False
     for k in items:
         tk = type(k)
@@ -165,7 +186,7 @@ def parse_key(self, key):
             size = shape[dim]
             k = _check_slice(k)
             basic.append(k)
-            adv.append(slice(None))
+            adv.append(FULL)
             start, stop, step = k.indices(size)
             vshape.append(len(range(start, stop, step)))
             if start != 0 or stop != size or step != 1:
@@ -173,23 +194,19 @@ def parse_key(self, key):
             dim += 1
         elif k is None:
             basic.append(None)
-            adv.append(slice(None))
+            adv.append(FULL)
             vshape.append(1)
             kind = "unsqueeze"
-        elif k is Ellipsis:
-            n = 0 if ellipsis_seen else ndim - consumed
-            ellipsis_seen = True
-            basic.extend((slice(None),) * n)
-            adv.extend((slice(None),) * n)
-            vshape.extend(shape[dim:dim + n])
-            dim += n
-        else:  # an index array
-            has_adv = True
-            n = k.ndim if k.dtype == bool else 1
-            if k.dtype == bool and n:
-                _check_mask(k, vshape + list(shape[dim:]), len(vshape))
-            basic.extend((slice(None),) * n)
-            adv.append(k)
+        else:   # an Ellipsis or an index array: n whole dims of the basic view
+            if k is Ellipsis:
+                n = 0 if ellipsis_seen else len(shape) - consumed
+                ellipsis_seen = True
+                adv.extend((FULL,) * n)
+            else:
+                has_adv = True
+                n = 1 if k.dtype != bool else _mask_dims(k, vshape, shape, dim)
+                adv.append(k)
+            basic.extend((FULL,) * n)
             vshape.extend(shape[dim:dim + n])
             dim += n
     basic.append(Ellipsis)
@@ -197,13 +214,22 @@ def parse_key(self, key):
         kind = "slice"  # PyTorch's single-slice fast path always records a slice
     elif kind is None and not has_adv:
         kind = "alias"
-    if has_adv:
-        while adv and type(adv[-1]) is slice:
-            adv.pop()
-        adv = tuple(adv)
-    else:
-        adv = None
-    return tuple(basic), kind, adv
+    return tuple(basic), kind, (_trim_full_slices(adv) if has_adv else None)
+
+
+def _mask_dims(mask, vshape, shape, dim):
+    """The number of dims a bool mask indexes, checked against the view's dims from there on
+    (vshape: the basic view's dims so far, then those of `shape` from `dim`)."""
+    if mask.ndim:
+        _check_mask(mask, vshape + list(shape[dim:]), len(vshape))
+    return mask.ndim
+
+
+def _trim_full_slices(adv):
+    """The advanced key as a tuple, without the full slices that end it."""
+    while adv and type(adv[-1]) is slice:
+        adv.pop()
+    return tuple(adv)
 
 
 def _slice_int(v):

@@ -225,6 +225,24 @@ def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, ax
     reduction's identity. Leading dims of lengths/offsets batch the runs."""
     check_tensor("segment_reduce", data)
     reduce = {"amax": "max", "amin": "min"}.get(reduce, reduce)   # PyTorch's aliases
+    _check_segment_args(reduce, lengths, indices, offsets)
+    axis = axis % data.dim()
+    bounds, lengths_host = _segment_bounds(lengths, offsets)
+    _check_unbatched(bounds, axis)
+    if not unsafe and lengths is not None:
+        _check_lengths(lengths_host, bounds, data.shape[axis])
+    pieces = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        run = data.narrow(axis, int(lo), int(hi - lo))
+        if hi == lo:
+            pieces.append(_empty_run(data, axis, _EMPTY[reduce] if initial is None else initial))
+        else:
+            pieces.append(_reduce_run(run, reduce, axis, initial))
+    return PUBLIC["stack"](pieces, axis)
+
+
+def _check_segment_args(reduce, lengths, indices, offsets):
+    """PyTorch's errors for an unknown reduction and for the ways of giving the runs."""
     if reduce not in _EMPTY:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
@@ -232,54 +250,63 @@ def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, ax
         raise RuntimeError("segment_reduce(): indices based reduction is not supported yet.")
     if lengths is None and offsets is None:
         raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined")
-    axis = axis % data.dim()
+
+
+def _segment_bounds(lengths, offsets):
+    """(bounds, lengths on the host): the runs' boundaries as an int64 host array (one more
+    than the runs along the last axis); the host lengths are None when offsets gave them."""
     with no_grad():
-        if lengths is not None:
-            lengths_host = lengths.cpu().numpy()
-            bounds = np.concatenate([np.zeros(lengths_host.shape[:-1] + (1,), np.int64),
-                                     np.cumsum(lengths_host, -1)], -1)
-        else:
-            bounds = offsets.cpu().numpy().astype(np.int64)
+        if lengths is None:
+            return offsets.cpu().numpy().astype(np.int64), None
+        lengths_host = lengths.cpu().numpy()
+    bounds = np.concatenate([np.zeros(lengths_host.shape[:-1] + (1,), np.int64),
+                             np.cumsum(lengths_host, -1)], -1)
+    return bounds, lengths_host
+
+
+def _check_unbatched(bounds, axis):
+    """ember reduces one batch of runs, along the first axis of `data`."""
     if bounds.ndim != 1:
         raise NotImplementedError("ember does not support batched lengths/offsets in "
                                   "segment_reduce; pass 1-D lengths or offsets")
     if axis != 0:
         raise RuntimeError("segment_reduce(): Expected axis to be the last dimension of "
                            f"lengths but got {axis}.")
-    if not unsafe and lengths is not None:
-        if (lengths_host < 0).any():
-            raise RuntimeError("lengths contains negative value!")
-        if int(bounds[-1]) != data.shape[axis]:
-            raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis to "
-                               "sum to data.size(lengths.dim()-1) when !unsafe.")
-    pieces = []
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        run = data.narrow(axis, int(lo), int(hi - lo))
-        if hi == lo:
-            fill = _EMPTY[reduce] if initial is None else initial
-            shape = list(data.shape)
-            shape[axis] = 1
-            pieces.append(data.new_full(shape, fill).squeeze(axis))
-            continue
-        if reduce == "sum":
-            value = run.sum(axis)
-        elif reduce == "prod":
-            value = run.prod(axis)
-        elif reduce == "mean":
-            # NOTE: PyTorch's mean with `initial` adds it to the sum, not to the count
-            value = run.mean(axis) if initial is None else \
-                (run.sum(axis) + initial) / int(hi - lo)
-        elif reduce == "max":
-            value = run.amax(axis)
-        else:
-            value = run.amin(axis)
-        if initial is not None and reduce != "mean":
-            combine = {"sum": lambda v: v + initial, "prod": lambda v: v * initial,
-                       "max": lambda v: v.clamp(min=initial),
-                       "min": lambda v: v.clamp(max=initial)}[reduce]
-            value = combine(value)
-        pieces.append(value)
-    return PUBLIC["stack"](pieces, axis)
+
+
+def _check_lengths(lengths_host, bounds, size):
+    """PyTorch's checks of `lengths` when not unsafe: none negative, summing to `size`."""
+    if (lengths_host < 0).any():
+        raise RuntimeError("lengths contains negative value!")
+    if int(bounds[-1]) != size:
+        raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis to "
+                           "sum to data.size(lengths.dim()-1) when !unsafe.")
+
+
+def _empty_run(data, axis, fill):
+    """The result of an empty run: `fill` in the shape of `data` reduced along `axis`."""
+    shape = list(data.shape)
+    shape[axis] = 1
+    return data.new_full(shape, fill).squeeze(axis)
+
+
+def _reduce_run(run, reduce, axis, initial):
+    """One non-empty run reduced along `axis`, `initial` folded in as PyTorch folds it."""
+    if reduce == "sum":
+        value = run.sum(axis)
+        return value if initial is None else value + initial
+    if reduce == "prod":
+        value = run.prod(axis)
+        return value if initial is None else value * initial
+    if reduce == "mean":
+        # NOTE: PyTorch's mean with `initial` adds it to the sum, not to the count
+        return run.mean(axis) if initial is None else \
+            (run.sum(axis) + initial) / run.shape[axis]
+    if reduce == "max":
+        value = run.amax(axis)
+        return value if initial is None else value.clamp(min=initial)
+    value = run.amin(axis)
+    return value if initial is None else value.clamp(max=initial)
 
 
 for _name in __all__:

@@ -113,33 +113,29 @@ _STFT = Parser("stft", (
     "bool? align_to_window = None"))
 
 
+_NO_STFT_WINDOW = (
+    "A window was not provided. A rectangular window will be applied,which is known to cause "
+    "spectral leakage. Other windows such as torch.hann_window or torch.hamming_window are "
+    "recommended to reduce spectral leakage.To suppress this warning and use a rectangular "
+    "window, explicitly set `window=torch.ones(n_fft, device=<device>)`.")
+_REAL_STFT_DEPRECATED = (
+    "stft with return_complex=False is deprecated. In a future pytorch release, stft will "
+    "return complex tensors for all inputs, and return_complex=False will raise an error.\n"
+    "Note: you can still call torch.view_as_real on the complex output to recover the old "
+    "return format.")
+
+
 @export
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
          pad_mode="reflect", normalized=False, onesided=None, return_complex=None,
          align_to_window=None):
-    # (PyTorch's Python code: the align_to_window rule, then input.dim() when centring)
-    if center and align_to_window is not None:
-        raise RuntimeError("stft align_to_window should only be set when center = false")
-    if center and not isinstance(input, Tensor):
-        raise AttributeError(f"'{type_name(input)}' object has no attribute 'dim'")
-    check_tensor("stft", input)
-    if center:   # (torch.functional.stft pads in Python before the native call)
-        from ..nn.functional import pad
-        signal_dim = input.dim()
-        extended = [1] * (3 - signal_dim) + list(input.shape)
-        half = int(n_fft // 2)   # (int(): a tensor n_fft fails here, as in PyTorch)
-        input = pad(input.view(extended), [half, half], pad_mode)
-        input = input.view(input.shape[-signal_dim:])
+    input = _stft_signal(input, n_fft, center, pad_mode, align_to_window)
     _STFT.check((input, n_fft, hop_length, win_length, window, normalized, onesided,
                  return_complex, align_to_window), {})   # (the native call's parser)
     hop = n_fft >> 2 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
     if window is None:
-        _warn_once("stft", "A window was not provided. A rectangular window will be applied,"
-                   "which is known to cause spectral leakage. Other windows such as "
-                   "torch.hann_window or torch.hamming_window are recommended to reduce "
-                   "spectral leakage.To suppress this warning and use a rectangular window, "
-                   "explicitly set `window=torch.ones(n_fft, device=<device>)`.")
+        _warn_once("stft", _NO_STFT_WINDOW)
     elif window.device != input.device:
         raise RuntimeError("stft input and window must be on the same device but got self on "
                            f"{input.device} and window on {window.device}")
@@ -149,24 +145,57 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
               f"return_complex={_opt(return_complex)}, "
               f"align_to_window={_opt(align_to_window)}) : ")
     if return_complex is None:
-        return_complex = input.dtype.category == dt.COMPLEX or (window is not None and
-                                                       window.dtype.category == dt.COMPLEX)
-        if not return_complex:
-            raise RuntimeError("stft requires the return_complex parameter be given for real "
-                               "inputs, and will further require that return_complex=True in "
-                               "a future PyTorch release.")
+        return_complex = _complex_by_default(input, window)
     elif not return_complex:
-        _warn_once("stft_real", "stft with return_complex=False is deprecated. In a future "
-                   "pytorch release, stft will return complex tensors for all inputs, and "
-                   "return_complex=False will raise an error.\nNote: you can still call "
-                   "torch.view_as_real on the complex output to recover the old return "
-                   "format.")
+        _warn_once("stft_real", _REAL_STFT_DEPRECATED)
+    _check_stft_sizes(prefix, input, n_fft, hop, win, window)
+    x = input.unsqueeze(0) if input.dim() == 1 else input
+    frames = _stft_frames(x, n_fft, hop, win, window, align_to_window)
+    out = _stft_fft(frames, normalized, onesided).transpose(1, 2)
+    if input.dim() == 1:
+        out = out.squeeze(0)
+    if return_complex:
+        return out
+    return view_as_real(out)
+
+
+def _stft_signal(input, n_fft, center, pad_mode, align_to_window):
+    """torch.stft's Python part: its argument checks, then the centred signal padded by
+    n_fft // 2 on each side."""
+    # (PyTorch's Python code: the align_to_window rule, then input.dim() when centring)
+    if center and align_to_window is not None:
+        raise RuntimeError("stft align_to_window should only be set when center = false")
+    if center and not isinstance(input, Tensor):
+        raise AttributeError(f"'{type_name(input)}' object has no attribute 'dim'")
+    check_tensor("stft", input)
+    if not center:
+        return input
+    from ..nn.functional import pad
+    signal_dim = input.dim()
+    extended = [1] * (3 - signal_dim) + list(input.shape)
+    half = int(n_fft // 2)   # (int(): a tensor n_fft fails here, as in PyTorch)
+    input = pad(input.view(extended), [half, half], pad_mode)
+    return input.view(input.shape[-signal_dim:])
+
+
+def _complex_by_default(input, window):
+    """return_complex when not given: True for a complex input or window, else PyTorch's
+    error (a real input must say return_complex)."""
+    if input.dtype.category == dt.COMPLEX or (window is not None and
+                                              window.dtype.category == dt.COMPLEX):
+        return True
+    raise RuntimeError("stft requires the return_complex parameter be given for real inputs, "
+                       "and will further require that return_complex=True in a future PyTorch "
+                       "release.")
+
+
+def _check_stft_sizes(prefix, input, n_fft, hop, win, window):
+    """The native stft's checks of the input's dtype and shape and of the frame sizes."""
     if input.dtype.category < dt.FLOATING:
         raise RuntimeError(prefix + "expected a tensor of floating point or complex values")
     if input.dim() not in (1, 2):
         raise RuntimeError(prefix + "expected a 1D or 2D tensor")
-    x = input.unsqueeze(0) if input.dim() == 1 else input
-    length = x.shape[1]
+    length = input.shape[-1]
     if n_fft <= 0 or n_fft > length:
         raise RuntimeError(prefix + f"expected 0 < n_fft < {length}, but got n_fft={win}")
     if hop <= 0:
@@ -178,35 +207,36 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         raise RuntimeError(prefix + f"expected a 1D window tensor of size equal to "
                            f"win_length={win}, but got window with size "
                            f"{_sizes(window)}")
-    left = (n_fft - win) // 2
+
+
+def _stft_frames(x, n_fft, hop, win, window, align_to_window):
+    """The windowed frames of the (channel, length) signal: (channel, n_frames, n_fft)."""
     if align_to_window:
         # The window (not the n_fft frame around it) starts at t * hop_length.
         frames = x.unfold(-1, win, hop)
         if window is not None:
             frames = frames * window
-        frames = _pad_last(frames, left, n_fft - win - left)
-    else:
-        frames = x.unfold(-1, n_fft, hop)
-        if window is not None or win < n_fft:
-            frames = frames * _full_window(window, win, n_fft, x)
+        left = (n_fft - win) // 2
+        return _pad_last(frames, left, n_fft - win - left)
+    frames = x.unfold(-1, n_fft, hop)
+    if window is not None or win < n_fft:
+        frames = frames * _full_window(window, win, n_fft, x)
+    return frames
+
+
+def _stft_fft(frames, normalized, onesided):
+    """The frames' spectra (channel, n_frames, n_freq): one-sided by default for real frames."""
     complex_fft = frames.dtype.category == dt.COMPLEX
     sided = not complex_fft if onesided is None else onesided
     mode = BY_ROOT_N if normalized else NONE
     if frames.dtype in (dt.float16, dt.bfloat16):   # (the native kernel's own check)
         raise RuntimeError("MKL FFT doesn't support tensors of type: "
                            f"{dt.type_name(frames.dtype)}")
-    if complex_fft:
-        if sided:
-            raise RuntimeError("Cannot have onesided output if window or input is complex")
-        out = fft_c2c(frames, (2,), mode, True)
-    else:
-        out = fft_r2c(frames, (2,), mode, sided)
-    out = out.transpose(1, 2)
-    if input.dim() == 1:
-        out = out.squeeze(0)
-    if return_complex:
-        return out
-    return view_as_real(out)
+    if not complex_fft:
+        return fft_r2c(frames, (2,), mode, sided)
+    if sided:
+        raise RuntimeError("Cannot have onesided output if window or input is complex")
+    return fft_c2c(frames, (2,), mode, True)
 
 
 def _pad_last(x, left, right):
@@ -238,21 +268,52 @@ def _overlap_add(frames, length, hop):
     return y.reshape(frames.shape[0], length)
 
 
+_NO_ISTFT_WINDOW = (
+    "A window was not provided. A rectangular window will be applied.Please provide the same "
+    "window used by stft to make the inversion lossless.To suppress this warning and use a "
+    "rectangular window, explicitly set `window=torch.ones(n_fft, device=<device>)`.")
+_ISTFT_PADDED = (
+    "The length of signal is shorter than the length parameter. Result is being padded with "
+    "zeros in the tail. Please check your center and hop_length settings.")
+
+
 @export(method=False)
 def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
           normalized=False, onesided=None, length=None, return_complex=False):
     check_tensor("istft", input)
     if window is None:
-        _warn_once("istft", "A window was not provided. A rectangular window will be applied."
-                   "Please provide the same window used by stft to make the inversion "
-                   "lossless.To suppress this warning and use a rectangular window, "
-                   "explicitly set `window=torch.ones(n_fft, device=<device>)`.")
+        _warn_once("istft", _NO_ISTFT_WINDOW)
     hop = n_fft >> 2 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
     prefix = (f"istft({_type_text(input)}{_sizes(input)}, n_fft={n_fft}, hop_length={hop}, "
               f"win_length={win}, window={_window_text(window)}, center={int(center)}, "
               f"normalized={int(normalized)}, onesided={_opt(onesided)}, "
               f"length={_opt(length)}, return_complex={int(return_complex)}) ")
+    sided = _check_istft_input(prefix, input, n_fft, hop, win, window, onesided)
+    w = _full_window(window, win, n_fft, _real_like(input))
+    x = input.unsqueeze(0) if input.dim() == 2 else input
+    x = _istft_frames(x.transpose(1, 2), n_fft, window, normalized, sided, return_complex)
+    n_frames = input.shape[-1]
+    signal_length = n_fft + hop * (n_frames - 1)
+    y = _overlap_add(x * w.view(1, 1, n_fft), signal_length, hop)
+    envelope = _overlap_add((w * w).expand(1, n_frames, n_fft), signal_length, hop)
+    start = n_fft // 2 if center else 0
+    if length is not None:
+        end = start + length
+    else:
+        end = signal_length - n_fft // 2 if center else signal_length
+    y = _normalize_by_envelope(prefix, y[:, start:end], envelope[:, start:end])
+    if input.dim() == 2:
+        y = y.squeeze(0)
+    if end > signal_length:
+        _warn_once("istft_length", _ISTFT_PADDED)
+        y = _pad_last(y, 0, end - signal_length)
+    return y
+
+
+def _check_istft_input(prefix, input, n_fft, hop, win, window, onesided):
+    """The native istft's checks of the input, the frame sizes and the window; returns
+    whether the input holds one-sided spectra."""
     if input.dtype.category != dt.COMPLEX:
         raise RuntimeError("istft requires a complex-valued input tensor matching the output "
                            "from stft with return_complex=True.")
@@ -261,8 +322,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     if input.dim() not in (2, 3):
         raise RuntimeError(prefix + ": expected a tensor with 3 or 4 dimensions, but got "
                            f"{input.dim() + 1}")
-    n_frames, fft_size = input.shape[-1], input.shape[-2]
-    signal_length = n_fft + hop * (n_frames - 1)
+    fft_size = input.shape[-2]
     sided = fft_size != n_fft if onesided is None else onesided
     if sided and n_fft // 2 + 1 != fft_size:
         raise RuntimeError(prefix + ": expected the frequency dimension (3rd to the last) of "
@@ -279,41 +339,29 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     if window is not None and (window.dim() != 1 or window.shape[0] != win):
         raise RuntimeError(prefix + ": Invalid window shape. window has to be 1D and length of "
                            "`win_length`")
-    w = _full_window(window if window is not None else None, win, n_fft,
-                     _real_like(input))
-    x = input.unsqueeze(0) if input.dim() == 2 else input
-    x = x.transpose(1, 2)   # (channel, n_frames, fft_size)
+    return sided
+
+
+def _istft_frames(x, n_fft, window, normalized, sided, return_complex):
+    """The (channel, n_frames, fft_size) spectra back to frames: (channel, n_frames, n_fft)."""
     mode = BY_ROOT_N if normalized else BY_N
     if return_complex:
         if sided:
             raise RuntimeError("Cannot have onesided output if window or input is complex")
-        x = fft_c2c(x, (2,), mode, False)
-    else:
-        if window is not None and window.dtype.category == dt.COMPLEX:
-            raise RuntimeError("Complex windows are incompatible with return_complex=False")
-        if not sided:
-            x = x.narrow(-1, 0, n_fft // 2 + 1)
-        x = fft_c2r(x, (2,), mode, n_fft)
-    y = _overlap_add(x * w.view(1, 1, n_fft), signal_length, hop)
-    envelope = _overlap_add((w * w).expand(1, n_frames, n_fft), signal_length, hop)
-    start = n_fft // 2 if center else 0
-    if length is not None:
-        end = start + length
-    else:
-        end = signal_length - n_fft // 2 if center else signal_length
-    y = y[:, start:end]
-    envelope = envelope[:, start:end]
+        return fft_c2c(x, (2,), mode, False)
+    if window is not None and window.dtype.category == dt.COMPLEX:
+        raise RuntimeError("Complex windows are incompatible with return_complex=False")
+    if not sided:
+        x = x.narrow(-1, 0, n_fft // 2 + 1)
+    return fft_c2r(x, (2,), mode, n_fft)
+
+
+def _normalize_by_envelope(prefix, y, envelope):
+    """The overlap-added signal divided by the overlap-added squared window, which must not
+    vanish anywhere (else the window cannot be inverted)."""
     if bool((envelope.abs().min() < 1e-11).item()):
         raise RuntimeError(prefix + "window overlap add min: 1\n[ CPUBoolType{} ]")
-    y = y / envelope
-    if input.dim() == 2:
-        y = y.squeeze(0)
-    if end > signal_length:
-        _warn_once("istft_length", "The length of signal is shorter than the length parameter. "
-                   "Result is being padded with zeros in the tail. Please check your center "
-                   "and hop_length settings.")
-        y = _pad_last(y, 0, end - signal_length)
-    return y
+    return y / envelope
 
 
 def _istft_method(self, *args, **kwargs):

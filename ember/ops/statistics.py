@@ -300,6 +300,21 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _quantile(name, input, q, dim, keepdim, interpolation, out, ignore_nan):
+    """quantile and nanquantile: q's values of `input` along `dim` (all of it when None)."""
+    _check_quantile_input(name, input, interpolation)
+    xp = array_module(input._data)
+    qs = _quantile_levels(name, input, q, xp)
+    s, d = _sorted_rows(input, dim)
+    rank = _quantile_ranks(xp, s, qs, ignore_nan)
+    r = _movedim(_interpolate(xp, s, rank, interpolation), -1, 0)     # (Q, ...)
+    r = _quantile_result_shape(r, input, dim, d, keepdim)
+    if not isinstance(q, Tensor):
+        r = r.squeeze(0)
+    return r if out is None else write_out(r, out)
+
+
+def _check_quantile_input(name, input, interpolation):
+    """PyTorch's errors for the input's dtype and size and for the interpolation's name."""
     if input.dtype not in (dt.float32, dt.float64):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if interpolation not in _INTERPOLATIONS:
@@ -307,9 +322,11 @@ def _quantile(name, input, q, dim, keepdim, interpolation, out, ignore_nan):
                            f"midpoint or nearest, but got {interpolation}")
     if input._data.size == 0:
         raise RuntimeError(f"{name}() input tensor must be non-empty")
-    xp = array_module(input._data)
-    scalar_q = not isinstance(q, Tensor)
-    if scalar_q:
+
+
+def _quantile_levels(name, input, q, xp):
+    """q (a number or a 0-d/1-D tensor) as a 1-D array of levels in [0, 1]."""
+    if not isinstance(q, Tensor):
         qs = xp.asarray([q], dtype=input.dtype.np)
     else:
         if q._data.ndim > 1:
@@ -320,7 +337,12 @@ def _quantile(name, input, q, dim, keepdim, interpolation, out, ignore_nan):
     if ((qs < 0) | (qs > 1)).any():
         bad = float(qs[(qs < 0) | (qs > 1)][0])
         raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {bad:g}")
-    # Sort along the last axis of a (..., n) view; ranks per slice (NaNs sort last).
+    return qs
+
+
+def _sorted_rows(input, dim):
+    """(s, d): `input` as a (..., n) view sorted along its last axis (NaNs last), and the
+    wrapped dim (0 when None: the flattened input)."""
     if dim is None:
         x = input.reshape(-1)
         d = 0
@@ -329,27 +351,38 @@ def _quantile(name, input, q, dim, keepdim, interpolation, out, ignore_nan):
         x = input.reshape(1) if input._data.ndim == 0 else input
         x = _movedim(x, d, -1)
     from .sorting import sort
-    s = sort(x, -1).values
+    return sort(x, -1).values, d
+
+
+def _quantile_ranks(xp, s, qs, ignore_nan):
+    """The fractional position of each level in each sorted row: (..., Q). A row holding a
+    NaN ranks at its last element (a NaN) unless NaNs are ignored."""
     n = s._data.shape[-1]
     nans = nan_count(xp, s._data, s._data.ndim - 1)
     valid = (n - nans) if ignore_nan else xp.where(nans > 0, n, n)
     rank = qs * (valid - 1).astype(qs.dtype)                    # (..., Q)
     if not ignore_nan:
         rank = xp.where(nans > 0, n - 1, rank)
-    rank = xp.maximum(rank, 0)
+    return xp.maximum(rank, 0)
+
+
+def _interpolate(xp, s, rank, interpolation):
+    """The values of the sorted rows `s` at the fractional ranks, as `interpolation` says."""
     lo, hi = xp.floor(rank).astype(xp.int64), xp.ceil(rank).astype(xp.int64)
     last = s._data.ndim - 1
     if interpolation == "lower":
-        r = gather_dim(s, lo, last)
-    elif interpolation == "higher":
-        r = gather_dim(s, hi, last)
-    elif interpolation == "nearest":
-        r = gather_dim(s, xp.round(rank).astype(xp.int64), last)
-    else:
-        a, b = gather_dim(s, lo, last), gather_dim(s, hi, last)
-        w = 0.5 if interpolation == "midpoint" else const(s, (rank - lo).astype(qs.dtype))
-        r = a + (b - a) * w
-    r = _movedim(r, -1, 0)                                      # (Q, ...)
+        return gather_dim(s, lo, last)
+    if interpolation == "higher":
+        return gather_dim(s, hi, last)
+    if interpolation == "nearest":
+        return gather_dim(s, xp.round(rank).astype(xp.int64), last)
+    a, b = gather_dim(s, lo, last), gather_dim(s, hi, last)
+    w = 0.5 if interpolation == "midpoint" else const(s, (rank - lo).astype(s._data.dtype))
+    return a + (b - a) * w
+
+
+def _quantile_result_shape(r, input, dim, d, keepdim):
+    """The (Q, ...) result with the reduced dims kept as 1 or dropped, as keepdim says."""
     if keepdim:
         if dim is None:
             r = r.reshape((r.shape[0],) + (1,) * input._data.ndim)
@@ -357,9 +390,7 @@ def _quantile(name, input, q, dim, keepdim, interpolation, out, ignore_nan):
             r = r.unsqueeze(d + 1)
     elif dim is not None and input._data.ndim == 0:
         r = r.reshape(r.shape[0])
-    if scalar_q:
-        r = r.squeeze(0)
-    return r if out is None else write_out(r, out)
+    return r
 
 
 def _movedim(t, src, dst):
