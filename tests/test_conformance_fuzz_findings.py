@@ -971,6 +971,17 @@ CASES = {
     "copysign_ complex cast": lambda lib: lib.zeros(3).copysign_(
         lib.zeros(3, dtype=lib.complex64)),
     "xlogy_ complex shape": lambda lib: lib.zeros(3).xlogy_(lib.zeros(2, 3, dtype=lib.complex64)),
+    # torch's Python F.hardswish tests `inplace` first; F.grid_sample checks its modes before
+    # the builtin's parser; multilabel_margin_loss refuses an empty vector
+    "hardswish tensor inplace": lambda lib: lib.nn.functional.hardswish(False, lib.zeros(0)),
+    "grid_sample bad mode first": lambda lib: lib.nn.functional.grid_sample(
+        lib.zeros(0), lib.zeros(3, 1), "none", align_corners=lib.float16),
+    "grid_sample bad padding first": lambda lib: lib.nn.functional.grid_sample(
+        lib.zeros(()), "bogus", padding_mode=lib.zeros(3, 1)),
+    "grid_sample grid type": lambda lib: lib.nn.functional.grid_sample(lib.zeros(1, 1, 3, 3),
+                                                                      "x"),
+    "multilabel_margin_loss empty": lambda lib: lib.nn.functional.multilabel_margin_loss(
+        lib.zeros(0), lib.zeros(0, dtype=lib.long)),
     # randint_like's tensor `high` is a CPU scalar
     "randint_like 1-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor([5])),
     "randint_like 0-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor(1)),

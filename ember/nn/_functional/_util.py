@@ -30,6 +30,15 @@ def builtin_parser(name):
     return Parser(name, FUNCTIONS[name])
 
 
+def functional_parser(name):
+    """The argument parser of nn.functional.<name>'s builtin, for a function whose own Python
+    checks come before it (it then carries the parser, and the tables do not wrap it again)."""
+    from ..._signatures import Parser
+    from ..._signatures.table_nn import FUNCTIONAL
+    torch_name, signatures, *wrapper = FUNCTIONAL[name]
+    return Parser(torch_name, signatures, keyword_positions=bool(wrapper))
+
+
 def reduction_enum(reduction):
     """torch's _Reduction.get_enum: what its Python losses hand their builtins."""
     if reduction == "none":

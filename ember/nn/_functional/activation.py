@@ -257,6 +257,7 @@ def hardsigmoid(input, inplace=False):
     return _inplace(input, out) if inplace else name_node(out, "HardsigmoidBackward0")
 
 
+@_python_wrapper()
 @_floating_kernel("hardswish_cpu")
 def hardswish(input, inplace=False):
     x = _source(input, inplace)

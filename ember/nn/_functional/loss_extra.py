@@ -211,7 +211,7 @@ _MULTILABEL_MARGIN = Parser("multilabel_margin_loss", ("Tensor input, Tensor tar
 
 def _batched(input, target, name):
     """(N, C) views of an (N, C) or unbatched (C,) input and its target."""
-    if input.dim() > 2 or (input.dim() == 2 and input.shape[1] == 0):
+    if input.dim() > 2 or (input.dim() >= 1 and input.shape[-1] == 0):
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch "
                            f"size, but got: {_size(input)}")
     if input.dim() <= 1:

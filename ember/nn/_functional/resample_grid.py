@@ -11,7 +11,7 @@ from ...ops.pointwise import fmod
 from ...ops.rounding import floor, round as _round
 from ...ops.select import where
 from ...ops.shape import stack
-from ._util import builtin_parser
+from ._util import builtin_parser, functional_parser
 
 __all__ = ["grid_sample", "affine_grid"]
 
@@ -90,6 +90,10 @@ def _cubic_coeffs(t, a=-0.75):
     return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
+# (torch's Python checks mode and padding_mode before its builtin's parser sees the types)
+_GRID_SAMPLER = functional_parser("grid_sample")
+
+
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample `input` (N, C, [D,] H, W) at the normalised locations `grid`
     (N, [D_out,] H_out, W_out, 2 or 3), x (width) first."""
@@ -102,6 +106,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
+    _GRID_SAMPLER.check((input, grid, mode, padding_mode, align_corners), {})
     nd = input.dim() - 2
     if grid.shape[-1] != nd:
         raise RuntimeError(f"grid_sampler(): expected grid to have size {nd} in last dimension, "
@@ -209,3 +214,6 @@ def affine_grid(theta, size, align_corners=None):
 
 def _torch_size(t):
     return "torch.Size([" + ", ".join(map(str, t.shape)) + "])"
+
+
+grid_sample.__ember_parser__ = _GRID_SAMPLER
