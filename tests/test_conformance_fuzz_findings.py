@@ -28,6 +28,14 @@ def _t(lib, values, dtype="float32"):
     return lib.tensor(values, dtype=getattr(lib, dtype))
 
 
+def _low_rank_batch(lib):
+    """Four 3 x 5 matrices: random, zero, rank 2, random (float64)."""
+    a = np.random.default_rng(0).standard_normal((4, 3, 5))
+    a[1] = 0
+    a[2, 2] = a[2, 0]
+    return lib.tensor(a)
+
+
 def _assigned(tensor, key, value):
     tensor[key] = value
     return tensor
@@ -982,6 +990,19 @@ CASES = {
                                                                       "x"),
     "multilabel_margin_loss empty": lambda lib: lib.nn.functional.multilabel_margin_loss(
         lib.zeros(0), lib.zeros(0, dtype=lib.long)),
+    # matrix_rank's and pinv's tensor tolerances: one per matrix, broadcast against the batch
+    "matrix_rank empty with tensor atol": lambda lib: lib.linalg.matrix_rank(
+        lib.ones(0, 3), atol=lib.ones(2, 3)),
+    "matrix_rank atol per matrix": lambda lib: lib.linalg.matrix_rank(
+        _low_rank_batch(lib), atol=lib.tensor([0.1, 0.1, 0.1, 100.0])),
+    "matrix_rank atol broadcast": lambda lib: lib.linalg.matrix_rank(
+        _low_rank_batch(lib), atol=lib.tensor([[0.1], [3.0]])),
+    "matrix_rank rtol per matrix": lambda lib: lib.linalg.matrix_rank(
+        _low_rank_batch(lib), rtol=lib.tensor([0.0, 0.5, 0.9, 1e-7])),
+    "pinv atol per matrix": lambda lib: lib.linalg.pinv(
+        _low_rank_batch(lib), atol=lib.tensor([0.1, 0.1, 0.1, 100.0])),
+    "pinv rtol broadcast": lambda lib: lib.linalg.pinv(
+        _low_rank_batch(lib)[0], rtol=lib.tensor([0.1, 0.9])),
     # randint_like's tensor `high` is a CPU scalar
     "randint_like 1-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor([5])),
     "randint_like 0-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor(1)),

@@ -232,10 +232,14 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None)
         atol, rtol = tol, 0.0
     a = A._data
     xp = array_module(a)
+    if a.size == 0:   # (no singular values: rank 0, one per matrix, whatever the tolerances)
+        r = _wrap(xp.zeros(a.shape[:-2], dtype=xp.int64), dt.int64, A._device)
+        return r if out is None else write_out(r, out)
     s = xp.abs(xp.linalg.eigvalsh(a)) if hermitian else \
         xp.linalg.svd(a, compute_uv=False)
-    atol = atol.item() if isinstance(atol, Tensor) else atol
-    rtol = rtol.item() if isinstance(rtol, Tensor) else rtol
+    # (tensor tolerances hold one value per matrix, broadcast against the batch)
+    atol = atol._data if isinstance(atol, Tensor) else atol
+    rtol = rtol._data if isinstance(rtol, Tensor) else rtol
     cut = spec._cutoff(xp, s, atol, rtol, a.shape)
     r = _wrap(xp.sum(s > cut, axis=-1).astype(xp.int64), dt.int64, A._device)
     return r if out is None else write_out(r, out)

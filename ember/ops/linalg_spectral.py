@@ -3,6 +3,7 @@ xp.linalg; VJPs are the standard formulas written in ember ops, so they differen
 """
 from .. import _dtype as dt
 from ..backends import array_module, numpy_backend
+from .._tensor import Tensor
 from .linalg_checks import check_matrix
 from .linalg_primitives import diag_matrix, embed, extract, eye_like, mh, return_type
 from .matmul import matmul
@@ -62,12 +63,15 @@ def eigvals(A, *, out=None):
 
 # ---------------------------------------------------------------------- pinv
 def _cutoff(xp, s, atol, rtol, shape):
-    """max(atol, rtol * largest singular value), with PyTorch's default rtol."""
+    """max(atol, rtol * largest singular value), with PyTorch's default rtol (none where atol
+    is positive). atol and rtol are numbers or arrays, one per matrix of the batch (broadcast
+    against its dims)."""
     if rtol is None:
-        rtol = 0.0 if (atol is not None and atol > 0) else \
-            xp.finfo(s.dtype).eps * max(shape[-2:])
+        default = xp.finfo(s.dtype).eps * max(shape[-2:])
+        rtol = default if atol is None else xp.where(xp.asarray(atol) > 0, 0.0, default)
     top = s.max(axis=-1, keepdims=True) if s.shape[-1] else xp.zeros(s.shape[:-1] + (1,))
-    return xp.maximum(atol or 0.0, rtol * top)
+    atol = 0.0 if atol is None else xp.asarray(atol)[..., None]
+    return xp.maximum(atol, xp.asarray(rtol)[..., None] * top)
 
 
 @defop("linalg_pinv", node="LinalgPinvBackward0", save_output=True)
@@ -106,8 +110,9 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
         raise RuntimeError(f"linalg.pinv({_legacy_name(A.dtype)}{{{list(A._data.shape)}}}): "
                            "expected a tensor with 2 or more dimensions of float, double, "
                            "cfloat or cdouble types")
-    atol = atol.item() if hasattr(atol, "item") else atol
-    rtol = rtol.item() if hasattr(rtol, "item") else rtol
+    # (tensor tolerances hold one value per matrix, broadcast against the batch)
+    atol = atol._data if isinstance(atol, Tensor) else atol
+    rtol = rtol._data if isinstance(rtol, Tensor) else rtol
     return dispatch(_pinv, (A,), {"atol": atol, "rtol": rtol, "hermitian": hermitian},
                     A.dtype)
 
