@@ -1003,6 +1003,15 @@ CASES = {
         _low_rank_batch(lib), atol=lib.tensor([0.1, 0.1, 0.1, 100.0])),
     "pinv rtol broadcast": lambda lib: lib.linalg.pinv(
         _low_rank_batch(lib)[0], rtol=lib.tensor([0.1, 0.9])),
+    # ldl_solve checks B against LD (dtype, then sizes) before the pivots
+    "ldl_solve B dtype before its rank": lambda lib: lib.linalg.ldl_solve(
+        lib.ones(2, 4, 4, dtype=lib.float64), lib.zeros(4, dtype=lib.int64),
+        lib.ones(4, dtype=lib.int64)),
+    "ldl_solve B rank before pivots": lambda lib: lib.linalg.ldl_solve(
+        lib.ones(2, 4, 4, dtype=lib.float64), lib.zeros(2, 4), lib.ones(4, dtype=lib.float64)),
+    "ldl_solve pivots shape before dtype": lambda lib: lib.linalg.ldl_solve(
+        lib.ones(2, 4, 4, dtype=lib.float64), lib.zeros(4),
+        lib.ones(4, 1, dtype=lib.float64)),
     # randint_like's tensor `high` is a CPU scalar
     "randint_like 1-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor([5])),
     "randint_like 0-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor(1)),

@@ -114,22 +114,23 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     check_tensor("linalg_ldl_solve", B, "B", 3)
     name = "torch.linalg.ldl_solve"
     _check_square(name, LD, "ldl_solve_kernel_cpu")
-    if pivots.dtype.category != dt.INTEGER:
-        raise RuntimeError(f"{name}: Expected pivots to be integers. Got "
-                           f"{dt.type_name(pivots.dtype)}")
-    if B._data.ndim < 2:
-        raise IndexError(f"Dimension out of range (expected to be in range of "
-                         f"[{-max(B._data.ndim, 1)}, {max(B._data.ndim, 1) - 1}], but got -2)")
-    if pivots._data.shape != LD._data.shape[:-1]:
-        raise RuntimeError(f"{name}: Expected LD.shape[:-1] and pivots.shape to be the same, "
-                           f"but got pivots with shape {list(pivots._data.shape)} instead")
-    n = LD._data.shape[-1]
-    if B._data.shape[-2] != n:
-        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {n} by {n} "
-                           f"but each b matrix is {B._data.shape[-2]} by {B._data.shape[-1]}")
+    # (PyTorch's order: B against LD, dtype then sizes; then the pivots' shape and dtype)
     if B.dtype is not LD.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
                            f"{dt.type_name(B.dtype)} and A of type {dt.type_name(LD.dtype)} "
                            "instead.")
+    if B._data.ndim < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-max(B._data.ndim, 1)}, {max(B._data.ndim, 1) - 1}], but got -2)")
+    n = LD._data.shape[-1]
+    if B._data.shape[-2] != n:
+        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {n} by {n} "
+                           f"but each b matrix is {B._data.shape[-2]} by {B._data.shape[-1]}")
+    if pivots._data.shape != LD._data.shape[:-1]:
+        raise RuntimeError(f"{name}: Expected LD.shape[:-1] and pivots.shape to be the same, "
+                           f"but got pivots with shape {list(pivots._data.shape)} instead")
+    if pivots.dtype.category != dt.INTEGER:
+        raise RuntimeError(f"{name}: Expected pivots to be integers. Got "
+                           f"{dt.type_name(pivots.dtype)}")
     X = dispatch(_ldl_solve, (LD, pivots, B), {"hermitian": hermitian})
     return X if out is None else write_exact((X,), (out,))[0]
