@@ -1012,6 +1012,14 @@ CASES = {
     "ldl_solve pivots shape before dtype": lambda lib: lib.linalg.ldl_solve(
         lib.ones(2, 4, 4, dtype=lib.float64), lib.zeros(4),
         lib.ones(4, 1, dtype=lib.float64)),
+    # a list index inside a tuple key: its tensors are read through __index__
+    "getitem list of tensors": lambda lib: lib.arange(12.0).reshape(4, 3)[
+        :, [lib.tensor(2), lib.tensor([1]), lib.tensor(True), 0]],
+    "getitem list of long tensors": lambda lib: lib.arange(12.0).reshape(4, 3)[
+        :, [lib.tensor([1, 2]), lib.tensor([0])]],
+    "getitem list of float tensors": lambda lib: lib.arange(12.0).reshape(4, 3)[
+        :, [lib.tensor(1.0), 2]],
+    "getitem ragged list": lambda lib: lib.arange(12.0).reshape(4, 3)[:, [[1, 2], [0]]],
     # randint_like's tensor `high` is a CPU scalar
     "randint_like 1-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor([5])),
     "randint_like 0-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor(1)),

@@ -59,7 +59,13 @@ def _sequence_index(k):
     ndarray's uint8), else int64, floats truncated toward zero."""
     if isinstance(k, str):
         raise TypeError("new(): invalid data type 'str'")
-    a = np.asarray(k)
+    if isinstance(k, list):
+        # (a tensor inside a list index is read through __index__: one integer element)
+        k = [operator.index(e) if isinstance(e, Tensor) else e for e in k]
+    try:
+        a = np.asarray(k)
+    except ValueError:   # a ragged list
+        raise _ragged_error(k) from None
     kind = a.dtype.kind
     if kind == "b":
         return a
@@ -79,6 +85,15 @@ def _sequence_index(k):
     if kind in "US":
         raise TypeError("new(): invalid data type 'str'")
     raise _bad_index(k)
+
+
+def _ragged_error(k):
+    """PyTorch's error for a nested list whose rows differ in length."""
+    lengths = [len(e) if isinstance(e, (list, tuple, range)) else None for e in k]
+    for n in lengths[1:]:
+        if n != lengths[0]:
+            return ValueError(f"expected sequence of length {lengths[0]} at dim 1 (got {n})")
+    return ValueError("the index's nested sequences differ in length")
 
 
 # Index elements PyTorch converts to an index tensor (any Python sequence but a tuple).
