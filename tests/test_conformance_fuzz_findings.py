@@ -1020,6 +1020,12 @@ CASES = {
     "getitem list of float tensors": lambda lib: lib.arange(12.0).reshape(4, 3)[
         :, [lib.tensor(1.0), 2]],
     "getitem ragged list": lambda lib: lib.arange(12.0).reshape(4, 3)[:, [[1, 2], [0]]],
+    # torch.unflatten wraps the dim first; Tensor.unflatten (Python in torch) tests sizes first
+    "unflatten dim before sizes": lambda lib: lib.unflatten(lib.ones(4), 3, ()),
+    "Tensor.unflatten sizes before dim": lambda lib: lib.ones(4).unflatten(3, ()),
+    "Tensor.unflatten None sizes": lambda lib: lib.ones(0).unflatten(lib.float32, None),
+    "hardsigmoid tensor inplace": lambda lib: lib.nn.functional.hardsigmoid(
+        lib.ones(3, 3, dtype=lib.int16), lib.ones(2, 3)),
     # randint_like's tensor `high` is a CPU scalar
     "randint_like 1-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor([5])),
     "randint_like 0-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor(1)),

@@ -389,23 +389,34 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, new)
 
 
-@export
+@export(method=False)
 def unflatten(input, dim, sizes):
     if not isinstance(sizes, (list, tuple)) or not all(
             isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in sizes):
         raise TypeError(f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, "
                         f"not {type_name(sizes)}")
+    shape = input._data.shape
+    d = wrap_dim(dim, len(shape))   # (PyTorch wraps the dim first)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
-    shape = input._data.shape
-    d = wrap_dim(dim, len(shape))
     sizes = tuple(sizes)
     if -1 in sizes:
         sizes = infer_shape(sizes, shape[d])
     elif math.prod(sizes) != shape[d]:
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
-                           f"size of dim {dim} ({shape[d]}) in the input tensor")
+                           f"size of dim {d} ({shape[d]}) in the input tensor")
     return reshape(input, shape[:d] + sizes + shape[d + 1:])
+
+
+def _unflatten_method(self, dim, sizes):
+    """Tensor.unflatten, a Python method in PyTorch: it tests `sizes` before anything else."""
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    return unflatten(self, dim, sizes)
+
+
+_unflatten_method.__name__ = "unflatten"
+METHODS["unflatten"] = _unflatten_method
 
 
 def _install_properties():

@@ -251,6 +251,7 @@ def _hardtanh(input, min_val, max_val, inplace):
     return _inplace(input, out) if inplace else name_node(out, "HardtanhBackward0")
 
 
+@_python_wrapper()
 @_floating_kernel("hardsigmoid_cpu")
 def hardsigmoid(input, inplace=False):
     out = clamp(_source(input, inplace) / 6 + 0.5, 0, 1)
