@@ -1026,6 +1026,12 @@ CASES = {
     "Tensor.unflatten None sizes": lambda lib: lib.ones(0).unflatten(lib.float32, None),
     "hardsigmoid tensor inplace": lambda lib: lib.nn.functional.hardsigmoid(
         lib.ones(3, 3, dtype=lib.int16), lib.ones(2, 3)),
+    "floor_divide_ complex shape": lambda lib: lib.ones(()).floor_divide_(
+        lib.ones(1, 3, dtype=lib.complex64)),
+    "floor_divide_ complex number cast": lambda lib: lib.ones(
+        2, 3, dtype=lib.int8).floor_divide_(1.5 - 0.5j),
+    "div floor complex broadcast": lambda lib: lib.div(lib.ones(2, 3, dtype=lib.complex128),
+                                                       lib.ones(4), rounding_mode="floor"),
     # randint_like's tensor `high` is a CPU scalar
     "randint_like 1-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor([5])),
     "randint_like 0-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor(1)),

@@ -10,13 +10,15 @@ from functools import partial
 import numpy as np
 
 from .. import _dtype as dt
+from .._creation import tensor
 from .._data import check_fill
 from .._scalars import is_number, number, type_name
 from .._tensor import FAST_TYPES, Tensor, write_out
 from ..backends import array_module, elementwise
+from ._elementwise import binary_not_implemented
 from ._promote import (broadcast_error, compute_dtype, operand_array, result_dtype,
                        result_type_of, shape_of, tensor_operands)
-from .registry import check_tensor, defop, dispatch, export
+from .registry import METHODS, check_tensor, compiled_operator, defop, dispatch, export
 
 
 def binary(op, a, b, params=None, out=None, dtype=None):
@@ -70,7 +72,6 @@ def _wrapped_number(op, a, b):
         raise _not_tensor(op, "input", 1, a)
     if not is_number(b):
         raise _not_tensor(op, "other", 2, b)
-    from .._creation import tensor
     return tensor(number(a), dtype=result_type_of((a, b)))
 
 
@@ -121,7 +122,7 @@ def _sparse_binary(name, input, other, out, **kwargs):
     """add/sub/mul with a sparse operand, else the NotImplementedError being handled."""
     if not (getattr(input, "is_sparse", False) or getattr(other, "is_sparse", False)):
         raise   # noqa: PLE0704  (called from an except block: re-raises its exception)
-    from ..sparse import ops as sparse_ops
+    from ..sparse import ops as sparse_ops  # (cycle: ember.sparse imports ops)
     r = getattr(sparse_ops, name)(input, other, **kwargs)
     return r if out is None else write_out(r, out)
 
@@ -273,8 +274,7 @@ def div(input, other, *, rounding_mode=None, out=None):
         if all(isinstance(x, Tensor) or is_number(x) for x in (input, other)):
             d = result_dtype(input, other)
             if d is dt.bool or d.category == dt.COMPLEX:   # (PyTorch has no kernel for these)
-                raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for "
-                                          f"'{dt.type_name(d)}'")
+                raise binary_not_implemented(f"div_{rounding_mode}_cpu", d, input, other)
         op = _div_floor if rounding_mode == "floor" else _div_trunc
         return binary(op, input, other, None, out)
     raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
@@ -373,7 +373,6 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
 
 def _inplace_operator(name):
     def operator(self, other):
-        from .registry import METHODS
         return METHODS[name](self, other)
     return operator
 
@@ -407,7 +406,6 @@ _COMPILED = {"__add__": (_add, False), "__radd__": (_add, True), "__sub__": (_su
 
 
 def _install_operators():
-    from .registry import METHODS, compiled_operator
     for name, fn in _OPERATORS.items():
         if name in _COMPILED:
             op, reflected = _COMPILED[name]
