@@ -1032,6 +1032,18 @@ CASES = {
         2, 3, dtype=lib.int8).floor_divide_(1.5 - 0.5j),
     "div floor complex broadcast": lambda lib: lib.div(lib.ones(2, 3, dtype=lib.complex128),
                                                        lib.ones(4), rounding_mode="floor"),
+    # histc: bins and range before the dtype; histogram: range's length and the dtype before
+    # the weight; histogramdd: the dtype, then one bin count per dim
+    "histc bins before dtype": lambda lib: lib.ones(0, 3, dtype=lib.int64).histc(-3, max=0.2),
+    "histc range before dtype": lambda lib: lib.ones(3, 3, dtype=lib.int8).histc(min=2),
+    "histogram range length before dtype": lambda lib: lib.ones(
+        3, 3, dtype=lib.complex128).histogram(range=(-2, 0, 4)),
+    "histogram dtype before weight": lambda lib: lib.histogram(
+        lib.ones(2, 3, dtype=lib.bfloat16), weight=lib.ones(1, 3, dtype=lib.int64)),
+    "histogramdd bins per dim": lambda lib: lib.histogramdd(lib.ones(2, 3, 4), []),
+    "histogramdd dtype": lambda lib: lib.histogramdd(lib.ones(5, 2, dtype=lib.int64), [3, 2]),
+    "histogramdd counts": lambda lib: lib.histogramdd(
+        lib.arange(10.0).reshape(5, 2), [3, 2])[0],
     # randint_like's tensor `high` is a CPU scalar
     "randint_like 1-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor([5])),
     "randint_like 0-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor(1)),

@@ -22,19 +22,19 @@ from .registry import dispatch, export
 @export
 def histc(input, bins=100, min=0, max=0, *, out=None):
     check_tensor("histc", input)
-    if input.dtype.category != dt.FLOATING:
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
-                                  f"'{dt.type_name(input.dtype)}'")
+    # (PyTorch's order: the bins, the range, then the dtype's kernel)
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
                            "dimension 0")
+    lo, hi = float(as_double(min)), float(as_double(max))
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    if input.dtype.category != dt.FLOATING:
+        raise not_implemented("histogram_cpu", input.dtype)
     a = input._data
     xp = array_module(a)
     acc = compute_dtype(input.dtype).np
     a = a.astype(acc, copy=False)
-    lo, hi = float(as_double(min)), float(as_double(max))
-    if lo > hi:
-        raise RuntimeError("torch.histc: max must be larger than min")
     if lo == hi and a.size:   # (the data's range, NaN and infinities included)
         lo, hi = float(a.min()), float(a.max())
     if not (math.isfinite(lo) and math.isfinite(hi)):
@@ -122,6 +122,11 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     if count <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {count} for "
                            "dimension 0")
+    if range is not None and len(range) != 2:
+        raise RuntimeError("torch.histogramdd: for a 1-dimensional histogram range should "
+                           f"have 2 elements, but got {len(range)}")
+    if d not in (dt.float32, dt.float64):   # (before the weight's checks, as in PyTorch)
+        raise not_implemented("histogram_cpu" if tensor_bins else "histogramdd", d)
     if weight is not None:
         if weight.dtype is not d:
             raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor "
@@ -132,8 +137,6 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
                                "the same shape as the input tensor excluding its innermost "
                                f"dimension, but got input with shape [{input.numel()}, 1] "
                                f"and weight with shape [{weight.numel()}]")
-    if d not in (dt.float32, dt.float64):
-        raise not_implemented("histogram_cpu" if tensor_bins else "histogramdd", d)
     edges = bins if tensor_bins else _linear_edges(input, count, range)
     r = dispatch(_histogram, (input, edges, weight), {"density": bool(density)})
     r = return_types.histogram(r)
@@ -143,10 +146,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
 def _linear_edges(input, count, range):
     """`count` + 1 evenly spaced edges (PyTorch's linspace in the input's dtype) over `range`,
     or over the input's [min, max] (widened by 0.5 each way when these are equal)."""
-    if range is not None:
-        if len(range) != 2:
-            raise RuntimeError("torch.histogramdd: for a 1-dimensional histogram range should "
-                               f"have 2 elements, but got {len(range)}")
+    if range is not None:   # (of 2 elements: histogram checked)
         lo, hi = float(range[0]), float(range[1])
     elif input.numel():
         with no_grad():
@@ -177,11 +177,16 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
     """(hist, bin_edges) of the points in `input`'s last dim; `bins` is a count, a count per
     dim, or a tensor of edges per dim."""
     check_tensor("histogramdd", input)
+    if input.dtype not in (dt.float32, dt.float64):
+        raise not_implemented("histogramdd", input.dtype)
     D = input.shape[-1]
     points = input.detach().reshape(-1, D)
     host = points.cpu().numpy()
     if isinstance(bins, int):
         bins = [bins] * D
+    if len(bins) != D:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost "
+                           "dimension of the input.")
     edges = []
     for k, b in enumerate(bins):
         if hasattr(b, "numpy"):
