@@ -1044,6 +1044,10 @@ CASES = {
     "histogramdd dtype": lambda lib: lib.histogramdd(lib.ones(5, 2, dtype=lib.int64), [3, 2]),
     "histogramdd counts": lambda lib: lib.histogramdd(
         lib.arange(10.0).reshape(5, 2), [3, 2])[0],
+    # a negative size other than -1 for a size-1 dim (NumPy's ValueError leaked)
+    "broadcast_to negative size": lambda lib: lib.ones(1).broadcast_to([-2]),
+    "expand negative size of a size-1 dim": lambda lib: lib.ones(1, 3).expand(3, -2, 3),
+    "expand negative size of another dim": lambda lib: lib.ones(2, 3).expand(-3, 3),
     # randint_like's tensor `high` is a CPU scalar
     "randint_like 1-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor([5])),
     "randint_like 0-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor(1)),

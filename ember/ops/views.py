@@ -15,6 +15,7 @@ from .._scalars import type_name
 from .._tensor import Tensor, unbroadcast
 from ..backends import array_module
 from ._dims import distinct_dims, size_list, wrap_dim
+from .conversion import view_as_dtype
 from .registry import METHODS, check_tensor, defop, dispatch, export
 
 
@@ -90,7 +91,6 @@ def _view_vjp(ctx, g):
 @export(function=False)
 def view(self, *shape):
     if len(shape) == 1 and isinstance(shape[0], dt.dtype):
-        from .conversion import view_as_dtype
         return view_as_dtype(self, shape[0])
     if len(shape) == 1 and not isinstance(shape[0], (tuple, list)) and \
             not hasattr(shape[0], "__index__"):
@@ -194,6 +194,8 @@ def expand(self, *sizes):
                     f"({own}) at non-singleton dimension {i}.  Target sizes: "
                     f"[{', '.join(map(str, sizes))}].  Tensor sizes: "
                     f"[{', '.join(map(str, shape))}]")
+            elif s < 0:   # (a size-1 dim: PyTorch's count of the result's elements refuses it)
+                raise RuntimeError("numel: integer multiplication overflow")
         elif s < 0:
             raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a "
                                "leading, non-existing dimension 0")
