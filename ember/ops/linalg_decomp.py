@@ -86,7 +86,7 @@ SlogdetResult = return_type("linalg_slogdet", ("sign", "logabsdet"))
 SlogdetLegacy = return_type("slogdet", ("sign", "logabsdet"))
 
 
-@defop("linalg_slogdet", node="LinalgSlogdetBackward0", num_outputs=2)
+@defop("linalg_slogdet", node="LinalgSlogdetBackward0", num_outputs=2, save_output=True)
 def _slogdet(a):
     sign, logabs = array_module(a).linalg.slogdet(a)
     return sign, logabs
@@ -94,8 +94,15 @@ def _slogdet(a):
 
 @_slogdet.defvjp
 def _slogdet_vjp(ctx, g_sign, g_logabs):
+    # d log det A = tr(A^-1 dA) = d log|det| + i d(angle of the sign): the gradient of log det
+    # is g_logabs, plus i times the sign's angle gradient for complex A (a real sign, +-1, has
+    # none), and A's gradient is that times A^-H
     a = ctx.inputs[0]
-    return g_logabs.unsqueeze(-1).unsqueeze(-1) * mh(inv(a))
+    g = g_logabs
+    if g_sign is not None and a.dtype.is_complex:
+        angle_grad = (g_sign.conj() * ctx.outputs[0]).imag
+        g = (angle_grad * -1j) if g is None else g - 1j * angle_grad
+    return g.unsqueeze(-1).unsqueeze(-1) * mh(inv(a))
 
 
 def slogdet(A, *, out=None):
@@ -107,6 +114,8 @@ def slogdet(A, *, out=None):
 def logdet(A):
     check_matrix("linalg.logdet", A)
     sign, logabs = slogdet(A)
+    if A.dtype.is_complex:   # log(sign) + log|det|: the complex logarithm of the determinant
+        return sign.log() + logabs
     xp = array_module(sign._data)
     # log(sign): 0 for positive determinants, nan for negative ones (as PyTorch's logdet)
     with_nan = xp.where(sign._data.real < 0, xp.nan, 0).astype(logabs.dtype.np)
