@@ -1048,6 +1048,14 @@ CASES = {
     "broadcast_to negative size": lambda lib: lib.ones(1).broadcast_to([-2]),
     "expand negative size of a size-1 dim": lambda lib: lib.ones(1, 3).expand(3, -2, 3),
     "expand negative size of another dim": lambda lib: lib.ones(2, 3).expand(-3, 3),
+    # lerp's 0-d tensor weight takes part in type promotion
+    "lerp 0-d float32 weight of 0-d halves": lambda lib: lib.lerp(
+        lib.ones((), dtype=lib.float16), lib.full((), 3.0, dtype=lib.float16), lib.tensor(0.25)),
+    "lerp complex 0-d weight": lambda lib: lib.lerp(lib.ones(3), lib.full((3,), 3.0),
+                                                    lib.tensor(0.5j)),
+    "lerp float64 0-d weight of half vectors": lambda lib: lib.lerp(
+        lib.ones(3, dtype=lib.float16), lib.full((3,), 3.0, dtype=lib.float16),
+        lib.tensor(0.5, dtype=lib.float64)),
     # randint_like's tensor `high` is a CPU scalar
     "randint_like 1-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor([5])),
     "randint_like 0-d high": lambda lib: lib.randint_like(lib.zeros(3), lib.tensor(1)),

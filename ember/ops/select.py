@@ -168,6 +168,8 @@ def lerp(input, end, weight, *, out=None):
                               d)
     if not tensor_weight and d.category != dt.COMPLEX:
         weight = as_double(weight)   # (the real kernel reads a Number weight as a double)
+    elif tensor_weight and weight.dtype is not d:   # (a 0-d weight takes part in promotion)
+        d = result_type_of((input, end, weight))
     compute = compute_dtype(d)
     arrays = tuple(operand_array(x, compute) for x in (input, end, weight))
     op = _lerp_t if tensor_weight else _lerp_s
