@@ -972,6 +972,12 @@ CASES = {
         lib.zeros(2, 3, 4, dtype=lib.complex128)),
     "clamp_min_ complex input broadcast": lambda lib: lib.zeros(
         2, 1, 3, dtype=lib.complex64).clamp_min_(lib.zeros(2, 3, 4, dtype=lib.complex64)),
+    "clamp_ complex input first": lambda lib: lib.zeros((), dtype=lib.complex128).clamp_(
+        lib.zeros(1, dtype=lib.int64), lib.zeros(2, 3, dtype=lib.float64)),
+    "clamp complex input before broadcast": lambda lib: lib.clamp(
+        lib.zeros(3, 3, dtype=lib.complex128), max=lib.zeros(0, 3, dtype=lib.int32)),
+    "clamp_max_ complex number first": lambda lib: lib.zeros(
+        0, 3, dtype=lib.int64).clamp_max_(1.5 - 0.5j),
     "clip_ complex number cast": lambda lib: lib.zeros(2, dtype=lib.uint8).clip_(1.5 - 0.5j),
     "clamp complex input": lambda lib: lib.zeros(3, dtype=lib.complex64).clamp(0, 1),
     "copysign complex broadcast": lambda lib: lib.zeros(0, 3, dtype=lib.int16).copysign(

@@ -254,8 +254,9 @@ def _clamp(name, input, min, max, out):
     check_tensor(name, input)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if input.dtype.category == dt.COMPLEX:
-        raise _complex_refused(input, min, max)
+    if input.dtype.category == dt.COMPLEX and name == "clamp":
+        # (clamp checks its input before it builds its loop; clamp_min and clamp_max after)
+        raise NotImplementedError("clamp is not supported for complex types")
     lo_tensor, hi_tensor = isinstance(min, Tensor), isinstance(max, Tensor)
     if lo_tensor != hi_tensor and min is not None and max is not None:
         # a Tensor and a Number: PyTorch's Scalar overload, whose parser reads a 0-d tensor
@@ -276,8 +277,13 @@ def _clamp(name, input, min, max, out):
         result, min, max = d, _real_bound(name, min), _real_bound(name, max)
     else:
         result = result_type_of((input, min, max))
-        if result.category == dt.COMPLEX:
+    if result.category == dt.COMPLEX:
+        # clamp's loop, and the loops of clamp_min and clamp_max with a tensor bound, check
+        # their shapes and the in-place cast first; a complex Number bound of clamp_min and
+        # clamp_max is refused at once
+        if name == "clamp" or lo_tensor or hi_tensor:
             raise _complex_refused(input, min, max)
+        raise NotImplementedError("clamp is not supported for complex types")
     if result is dt.bool and not ((min is None) != (max is None) and (lo_tensor or hi_tensor)):
         # (PyTorch's bool kernels: only clamp with one tensor bound)
         kernel = "clamp" if min is not None and max is not None else \
