@@ -56,6 +56,11 @@ def _any_requires_grad(values):
     return False
 
 
+def bump_version(t):
+    """Mark `t`'s storage as written: backward refuses saved tensors whose version moved."""
+    t._vc.v += 1
+
+
 def check_output(self, shape, dtype):
     """PyTorch's checks of an in-place op's output `self` against the result's `shape` and
     `dtype`, in TensorIterator's order (the broadcast shape, then the cast)."""
@@ -77,7 +82,7 @@ def commit_inplace(self, result):
             from .debug.checks import check_inplace_cast
             check_inplace_cast(self, result)
         self._data[...] = result._data
-    self._vc.v += 1
+    bump_version(self)
     if result._requires_grad and result.grad_fn is not None:
         if self._base is not None and (self.grad_fn is not None or
                                        not self._base._requires_grad):
@@ -108,5 +113,5 @@ def write_out(result, out):
         from .backends import array_module
         out._data = array_module(out._data).empty(result._data.shape, dtype=out.dtype.np)
     out._data[...] = result._data
-    out._vc.v += 1
+    bump_version(out)
     return out

@@ -1,8 +1,10 @@
 """The core issue's checklist, audited against real torch: the bad-input list (PyTorch's exact
 wording), in-place ops through views (CopySlices / AsStridedBackward0), in-place view methods,
 and the small API gaps the audit found (detach(), Tensor.tile(*dims), `in`, bare @no_grad,
-Variable, alpha/bool-subtraction checks, silent NumPy warnings)."""
+Variable, alpha/bool-subtraction checks, silent NumPy warnings); and source audits of the
+package (version counters are written only by the in-place protocol)."""
 import os
+import re
 import warnings
 
 import numpy as np
@@ -339,3 +341,39 @@ def test_version_counter_and_grad_fn_class_as_pytorch(torch_mod):
             fn = fn.next_functions[0][0]
         return versions, names
     assert run(ember) == run(torch_mod)
+
+
+# ---------------------------------------------------------------------- source audits
+_VERSION_WRITE = re.compile(r"_vc\.v\s*(?:[-+]=|=(?!=))")
+
+
+def version_writes(package):
+    """`path:line` of each write to a version counter in the .py files under `package`,
+    except the in-place protocol's own (ember/_inplace.py)."""
+    found = []
+    for folder, dirs, files in os.walk(package):
+        dirs.sort()
+        for name in sorted(f for f in files if f.endswith(".py")):
+            path = os.path.join(folder, name)
+            rel = os.path.relpath(path, os.path.dirname(package))
+            if rel == os.path.join("ember", "_inplace.py"):
+                continue
+            with open(path, encoding="utf-8") as f:
+                found += [f"{rel}:{n}: {line.strip()}" for n, line in enumerate(f, 1)
+                          if _VERSION_WRITE.search(line)]
+    return found
+
+
+def test_version_counters_bumped_only_by_the_inplace_protocol(tmp_path):
+    """Autograd trusts a saved tensor's version only if every write goes through one door:
+    ember._inplace.bump_version (issue 27)."""
+    fake = tmp_path / "ember" / "ops"
+    fake.mkdir(parents=True)
+    (fake / "bad.py").write_text("x = 1\nt._vc.v += 1\nok = t._vc.v == 2\nt._vc.v = 0\n")
+    (tmp_path / "ember" / "_inplace.py").write_text("t._vc.v += 1\n")
+    bad = os.path.join("ember", "ops", "bad.py")
+    assert version_writes(str(tmp_path / "ember")) == [
+        f"{bad}:2: t._vc.v += 1", f"{bad}:4: t._vc.v = 0"]   # (the audit itself can fail)
+    found = version_writes(os.path.dirname(ember.__file__))
+    assert not found, ("version counters written outside ember/_inplace.py (call "
+                       "ember._inplace.bump_version instead):\n" + "\n".join(found))

@@ -4,6 +4,7 @@ A group's NCCL communicator is made on its first CUDA collective: rank 0 draws t
 id and MPI broadcasts it. Calls are queued on CuPy's current stream; a Work's wait()
 synchronises that stream. NOTE: checked only where a GPU is present (not on CI).
 """
+from .._inplace import bump_version
 from .distributed_c10d import Work
 
 _TYPES = {"float32": "NCCL_FLOAT32", "float64": "NCCL_FLOAT64", "float16": "NCCL_FLOAT16",
@@ -52,7 +53,7 @@ def _work(pairs, stream, async_op):
         for t, a in pairs:
             if a is not t._data:
                 t._data[...] = a
-            t._vc.v += 1
+            bump_version(t)
     if async_op:
         return Work(finish=finish, result=[t for t, _ in pairs])
     finish()

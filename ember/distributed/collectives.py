@@ -13,6 +13,7 @@ import zlib
 
 import numpy as np
 
+from .._inplace import bump_version
 from . import _mpi
 from .distributed_c10d import ReduceOp, Work, _group_peer, _op_code, _resolve
 
@@ -24,10 +25,6 @@ CHECKS = os.environ.get("EMBER_DISTRIBUTED_CHECKS", "1") != "0"
 
 
 # --------------------------------------------------------------------------- buffers
-def _bump(t):
-    t._vc.v += 1
-
-
 def _buffer(t):
     """(contiguous host array holding t's values, writeback or None): no copy when possible."""
     a = t._data
@@ -50,7 +47,7 @@ def _buffer(t):
 def _commit(t, writeback):
     if writeback is not None:
         writeback()
-    _bump(t)
+    bump_version(t)
 
 
 def _run(pg, async_op, blocking, nonblocking, finish=None, result=None):
@@ -276,7 +273,7 @@ def _unstack_into(outputs, flat):
     from .. import backends
     for t, block in zip(outputs, flat):
         t._data[...] = backends.to_device(t._device, block.reshape(t._data.shape))
-        _bump(t)
+        bump_version(t)
 
 
 def _stacked(tensors):

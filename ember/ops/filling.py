@@ -8,6 +8,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._data import check_fill
 from .._dtype import COMPLEX
+from .._inplace import bump_version
 from .._scalars import is_number, type_name
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import state
@@ -68,7 +69,7 @@ def fill_(self, value):
                                                   value._requires_grad)):
         return apply_inplace(self, _filled, (value,), {})
     self._data[...] = _value_array(self, value)
-    self._vc.v += 1
+    bump_version(self)
     return self
 
 
@@ -92,7 +93,7 @@ def zero_(self):
     if state.enabled and self._requires_grad:
         return apply_inplace(self, lambda s: dispatch(_zero, (s,)), (), {})
     self._data[...] = 0
-    self._vc.v += 1
+    bump_version(self)
     return self
 
 
@@ -165,7 +166,7 @@ def copy_(self, src, non_blocking=False):
         self._data[...] = a
     except ValueError:
         raise _copy_error(self, src) from None
-    self._vc.v += 1
+    bump_version(self)
     return self
 
 

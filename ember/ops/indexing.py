@@ -13,6 +13,7 @@ import numpy as np
 from .. import _dtype as dt
 from .. import backends
 from .._data import check_fill
+from .._inplace import bump_version
 from .._scalars import number, type_name
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import state
@@ -215,7 +216,7 @@ def setitem(self, key, value):
             target[adv] = v
     except (ValueError, IndexError) as exc:
         raise _put_error(self, basic, adv, value, exc) from None
-    self._vc.v += 1
+    bump_version(self)
 
 
 def _setitem_out_of_place(source, basic, adv, value):
@@ -303,7 +304,7 @@ def index_put_(self, indices, values, accumulate=False):
         _put_in_place(self._data[basic], adv, values._data, accumulate)
     except (ValueError, IndexError) as exc:
         raise _put_error(self, basic, adv, values, exc, strip=False) from None
-    self._vc.v += 1
+    bump_version(self)
     return self
 
 

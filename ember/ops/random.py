@@ -16,6 +16,7 @@ from .. import _dtype as dt
 from .. import _random_dist as rd
 from .. import backends
 from .._device import CPU, placement
+from .._inplace import bump_version
 from .._random import Generator, default_generator
 from .._tensor import Tensor, _wrap, write_out
 from ..backends.cpu_kernels import libm
@@ -108,7 +109,7 @@ def _commit(self, values):
     `values` is None when the sampler wrote into `self`'s own array."""
     _check_leaf(self)
     if values is None:
-        self._vc.v += 1
+        bump_version(self)
         return self
     data = self._data
     if values.dtype == _F64 and self.dtype in (dt.float16, dt.bfloat16):
@@ -120,7 +121,7 @@ def _commit(self, values):
     else:
         target = data.transpose(_order_perm(data))
     target[...] = values.reshape(target.shape)
-    self._vc.v += 1
+    bump_version(self)
     return self
 
 

@@ -11,6 +11,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype as dt
+from .._inplace import bump_version
 from .._tensor import Tensor, _wrap, write_out
 from .._scalars import number, type_name
 from ..autograd.grad_mode import state
@@ -48,7 +49,7 @@ def _fill_inplace(fn):
             raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
                                f"broadcast shape {list(r._data.shape)}")
         self._data[...] = r._data
-        self._vc.v += 1
+        bump_version(self)
         return self
     inplace.__name__ = fn.__name__ + "_"
     return inplace

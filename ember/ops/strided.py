@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from .._inplace import bump_version
 from .._tensor import _contiguous_strides
 from ..autograd.grad_mode import state
 from ..backends import array_module
@@ -170,7 +171,7 @@ def resize_(self, *sizes, memory_format=None):
         kept = flat[offset:offset + n]
         grown[:kept.size] = kept
         self._data = grown.reshape(size)
-    self._vc.v += 1
+    bump_version(self)
     return self
 
 

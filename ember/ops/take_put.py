@@ -5,6 +5,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype as dt
+from .._inplace import bump_version
 from .._scalars import type_name
 from .._tensor import Tensor, _wrap, write_out
 from ..autograd.grad_mode import state
@@ -103,7 +104,7 @@ def put_(self, index, source, accumulate=False):
         _put_flat(self._data, index._data, source._data, accumulate)
     else:
         self._data[...] = _put(self._data, source._data, index._data, accumulate)
-    self._vc.v += 1
+    bump_version(self)
     return self
 
 

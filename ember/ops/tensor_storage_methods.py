@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._constants import channels_last, channels_last_3d, contiguous_format
+from .._inplace import bump_version
 from .._tensor import Tensor, _contiguous_strides
 from ..autograd.grad_mode import state
 from .registry import METHODS, PUBLIC, check_tensor, defop, dispatch, export
@@ -84,7 +85,7 @@ def set_(self, *args, **kwargs):
                                f"tensor of type {_C_NAMES[self.dtype]}")
         else:
             self._data = source._data
-            self._vc.v += 1
+            bump_version(self)
             return self
     if source is None:
         self._data = self._data.reshape(-1)[:0].copy()
@@ -96,7 +97,7 @@ def set_(self, *args, **kwargs):
         stride = _contiguous_strides(size) if stride is None else shape_arg((stride,))
         check_geometry(size, stride, storage_offset, item, flat.size)
         self._data = strided_view(flat, size, stride, storage_offset)
-    self._vc.v += 1
+    bump_version(self)
     return self
 
 
@@ -266,7 +267,7 @@ def _python_map(self, name, fn, *others):
         [np.broadcast_to(o._data, a.shape).reshape(-1).tolist() for o in others]
     values = [fn(*args) for args in zip(*columns)]
     a[...] = np.asarray(values).astype(a.dtype, copy=False).reshape(a.shape)
-    self._vc.v += 1
+    bump_version(self)
     return self
 
 

@@ -8,6 +8,7 @@ ops serves every view however it was made (slices, transposes, diagonals, view c
 writes them. A view made before its root changed is regenerated the same way the next time it
 feeds an op (the engine compares the shared version counter with the one its node recorded).
 """
+from .._inplace import bump_version
 from .._tensor import _wrap
 from ..autograd.grad_mode import state
 from ..backends import array_module, numpy_backend
@@ -169,7 +170,7 @@ def _inplace_view(name, node, nodes=None):
         if out is self:
             return self
         self._data = out._data
-        self._vc.v += 1
+        bump_version(self)
         fn = out.grad_fn
         if fn is not None:
             fn.op = fn.op.renamed(node if nodes is None else nodes(*args, **kwargs))

@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from .._data import check_fill
+from .._inplace import bump_version
 from .._tensor import Tensor
 from ..autograd.grad_mode import state
 from ..backends import array_module, numpy_backend
@@ -125,7 +126,7 @@ def fill_diagonal_(self, fill_value, wrap=False):
             _fill_diagonal, (s,), {"pos": xp_pos, "value": value}), (), {})
     if len(pos):
         self._data[np.unravel_index(pos, shape)] = value
-    self._vc.v += 1
+    bump_version(self)
     return self
 
 

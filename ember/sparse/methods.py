@@ -3,6 +3,7 @@
 They override the dense methods (bound onto Tensor from the op registry); Python calls a
 subclass's reflected operator first, so `dense + sparse` and `dense @ sparse` land here too.
 """
+from .._inplace import bump_version
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad, state
 from . import ops, products, shape
@@ -111,7 +112,7 @@ def _rebind(self, value):
     self._sparse_values = value._sparse_values.detach()
     self._coalesced = value._coalesced
     self.dtype = value.dtype
-    self._vc.v += 1
+    bump_version(self)
 
 
 def _inplace(name, fn):

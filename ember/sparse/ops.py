@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _constants
 from .. import _dtype as dt
+from .._inplace import bump_version
 from .._tensor import Tensor, _wrap
 from ..backends import array_module
 from ..ops.registry import defop
@@ -407,7 +408,7 @@ def accumulate_grad(existing, grad, create_graph):
                                         values)
         else:
             existing._data += grad.to_dense()._data.astype(existing._data.dtype, copy=False)
-        existing._vc.v += 1
+        bump_version(existing)
         return existing
     if grad.layout is not _constants.strided:
         return existing + grad
