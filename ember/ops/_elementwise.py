@@ -10,6 +10,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype as dt
+from .._creation import zeros_like
 from .._tensor import Tensor, write_out
 from ..backends.special import quiet
 from ._promote import broadcast_error, compute_dtype, operand_array, result_dtype, shape_of
@@ -126,7 +127,6 @@ def exact_operands(operands, dtype):
 
 def zeros_vjp(ctx, g):
     """Piecewise-constant ops (floor, sign, ...): a zero gradient for every input."""
-    from .._creation import zeros_like
     return tuple(None if e is None else zeros_like(g) for e in ctx.edges)
 
 

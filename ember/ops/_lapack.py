@@ -13,7 +13,7 @@ from ..backends import array_module
 
 def routine(name, dtype):
     """SciPy's wrapper of LAPACK's `name` (without the s/d/c/z prefix) for `dtype`."""
-    from scipy.linalg import lapack
+    from scipy.linalg import lapack  # (deferred: loads scipy.linalg on first use)
     return lapack.get_lapack_funcs((name,), dtype=np.dtype(dtype))[0]
 
 

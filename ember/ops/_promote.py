@@ -4,6 +4,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype as dt
+from .._creation import as_tensor
 from .._scalars import number
 from .._tensor import Tensor
 
@@ -58,7 +59,6 @@ _PLAIN = frozenset((Tensor, builtins.int, builtins.float, builtins.bool, builtin
 
 
 def _as_numpy_would(t, array):
-    from .._creation import as_tensor
     common = dt.from_numpy_dtype(np.result_type(t.dtype.np, array.dtype))
     return t.to(common), as_tensor(array, dtype=common, device=t._device)
 

@@ -7,6 +7,7 @@ elementwise functions these VJPs need, kept here so the family does not depend o
 """
 import math
 
+from .._dtype import from_numpy_dtype
 from .._tensor import _wrap
 from ..backends import array_module
 from .registry import defop, dispatch
@@ -14,7 +15,6 @@ from .registry import defop, dispatch
 
 def const(t, array):
     """A constant (non-differentiable) tensor on t's device."""
-    from .._dtype import from_numpy_dtype
     return _wrap(array, from_numpy_dtype(array.dtype), t._device)
 
 

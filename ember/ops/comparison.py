@@ -123,7 +123,7 @@ def _classify(name, kernel, complex_error=None, complex_kind=RuntimeError):
     def fn(input):
         check_tensor(name, input)
         if input.layout is not Tensor.layout:   # (sparse: the values' test, or a refusal)
-            from ..sparse.pointwise import sparse_pointwise
+            from ..sparse.pointwise import sparse_pointwise  # (cycle: ember.sparse imports ops)
             return sparse_pointwise(name, input)
         if complex_error is not None and input.dtype.category == dt.COMPLEX:
             raise complex_kind(complex_error)

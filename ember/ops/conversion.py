@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as dt
-from .. import backends
+from .. import accelerator, backends
 from .._device import device as device_cls, placement
 from .._tensor import Tensor
 from .registry import defop, dispatch, export
@@ -215,7 +215,6 @@ def _check_view_dtype(self, dtype, old, new):
 
 # ---------------------------------------------------------------------- pinned host memory
 def _accelerator_available():
-    from .. import accelerator
     return accelerator.is_available()
 
 

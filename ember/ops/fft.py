@@ -15,6 +15,7 @@ from .._tensor import _wrap
 from ..backends import array_module
 from ._dims import int_tuple, wrap_dim
 from ._elementwise import check_tensor
+from .nn_resample import constant_pad_nd
 from .registry import defop, dispatch
 
 NONE, BY_ROOT_N, BY_N = 0, 1, 2
@@ -32,7 +33,7 @@ def _fft_module(a):
     if xp is not np:
         return xp.fft
     if _scipy_fft is None:
-        import scipy.fft
+        import scipy.fft  # (deferred: loads scipy.fft on first use)
         _scipy_fft = scipy.fft
     return _scipy_fft
 
@@ -71,7 +72,6 @@ def _r2c_vjp(ctx, g):
     last = p["dim"][-1]
     full = ctx.in_meta[0][0][last]
     if p["onesided"] and g.shape[last] < full:
-        from .nn_resample import constant_pad_nd
         pad = [0] * (2 * g.dim())
         pad[2 * (g.dim() - 1 - last) + 1] = full - g.shape[last]
         g = constant_pad_nd(g, pad)
@@ -157,7 +157,6 @@ def resize(x, dims, sizes):
             padded = True
     if not padded:
         return x
-    from .nn_resample import constant_pad_nd
     return constant_pad_nd(x, pad)
 
 

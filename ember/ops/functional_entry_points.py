@@ -8,6 +8,7 @@ Each calls ember's nn.functional implementation (so values, random streams and g
 are that code's, which is tested against torch) and adds the extra outputs ATen returns
 (saved mean and inverse std, dropout masks, bag bookkeeping)."""
 from .. import _dtype as dt
+from .._inplace import write_out
 from ..autograd.grad_mode import no_grad
 from .registry import PUBLIC, check_tensor, export
 
@@ -20,7 +21,7 @@ __all__ = ["batch_norm", "native_batch_norm", "batch_norm_update_stats", "native
 
 
 def _F():
-    from ..nn import functional
+    from ..nn import functional  # (cycle: each entry point runs nn.functional's kernel)
     return functional
 
 
@@ -58,7 +59,6 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     result = (output,) + stats
     if out is None:
         return result
-    from .._inplace import write_out
     with no_grad():
         for value, target in zip(result, out):
             write_out(value, target)

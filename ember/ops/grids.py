@@ -11,6 +11,8 @@ from .. import backends
 from .._scalars import type_name
 from .._tensor import Size, _wrap
 from ..backends import array_module
+from ._promote import broadcast_error
+from .index_ops import index_select
 from .registry import check_elements, check_tensor, export
 from .shape import stack
 from .views import expand, reshape
@@ -62,7 +64,6 @@ def broadcast_tensors(*tensors):
         try:
             shape = tuple(array_module(t._data).broadcast_shapes(shape, other))
         except ValueError:
-            from ._promote import broadcast_error
             raise broadcast_error(shape, other) from None
     # PyTorch hands back a tensor that already has the common shape itself.
     return tuple(t if t._data.shape == shape else expand(t, shape) for t in tensors)
@@ -126,7 +127,6 @@ def combinations(input, r=2, with_replacement=False):
     if r == 0:
         return _wrap(array_module(input._data).zeros((0,), dtype=input.dtype.np), input.dtype,
                      input._device)
-    from .index_ops import index_select
     n = input._data.shape[0]
     grid = np.indices((n,) * r).reshape(r, -1)
     steps = np.diff(grid, axis=0)

@@ -7,9 +7,11 @@ import math
 from .. import _dtype as dt
 from .._scalars import type_name
 from .._creation import tensor
+from .._data import check_fill
 from .._tensor import Tensor, _wrap, write_out
 from ..backends import array_module, numpy_backend
 from ._dims import wrap_dim
+from .conversion import cast
 from .registry import METHODS, defop, dispatch, export
 from .scatter import _INDEX, _check_bounds, _fill_inplace, gather
 
@@ -230,10 +232,8 @@ def index_fill(input, dim, index, value):
     if index._data.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
     if isinstance(value, Tensor):
-        from .conversion import cast
         value = cast(value, input.dtype)
     else:
-        from .._data import check_fill
         value = check_fill(value, input.dtype, 2)   # (PyTorch's checked Scalar conversion)
     idx = index._data.reshape(-1)
     size = input._data.shape[d] if input._data.ndim else 1
@@ -260,7 +260,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
                            f"number of dimensions, but got {n} dimensions for input, and {m} "
                            "dimensions for indices")
     d = wrap_dim(dim, n)
-    from .grids import broadcast_shapes
+    from .grids import broadcast_shapes  # (cycle: grids imports this module)
     ishape, xshape = list(input._data.shape), list(indices._data.shape)
     ishape[d] = xshape[d] = 1
     common = list(broadcast_shapes(ishape, xshape))

@@ -6,6 +6,7 @@ apart (a lone zero gets the product of the others, two or more zeros give 0); am
 the gradient equally among the contributors equal to the result; mean divides by the count."""
 from .. import _dtype as dt
 from .._inplace import write_out
+from .._tensor import _wrap
 from ..backends import array_module
 from ._dims import wrap_dim
 from .index_ops import _check_source, _vector_index
@@ -60,7 +61,6 @@ def _scatter_sum(like, dim, index, values):
 
 @_index_reduce.defvjp
 def _index_reduce_vjp(ctx, g):
-    from .._tensor import _wrap
     a, src = ctx.inputs
     result = ctx.output
     p = ctx.params

@@ -71,7 +71,7 @@ PUBLIC["conj_physical_"] = _method_alias("conj_physical_")
 
 
 def _functional():
-    from ..nn import functional  # (ember.nn imports after the op table)
+    from ..nn import functional  # (cycle: ember.nn imports after the op table)
     return functional
 
 

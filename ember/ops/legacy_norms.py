@@ -3,6 +3,7 @@ norm_except_dim (weight_norm's helper), frobenius_norm, nuclear_norm, and the re
 matrix_rank (which only raises, as in PyTorch). Each is a composition of linalg norms."""
 import warnings
 
+from .._inplace import write_out
 from ._dims import int_tuple
 from .registry import check_tensor, export
 
@@ -27,7 +28,7 @@ def norm_except_dim(v, pow=2, dim=0):
 
 
 def _vector_norm(v, ord, dims, keepdim=True):
-    from .. import linalg
+    from .. import linalg  # (cycle: the checked torch.linalg functions sit above the ops)
     return linalg.vector_norm(v, ord, dims, keepdim)
 
 
@@ -54,7 +55,7 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     check_tensor("nuclear_norm", input)
     if isinstance(dim, bool):   # the (input, keepdim) overload
         dim, keepdim = None, dim
-    from .. import linalg
+    from .. import linalg  # (cycle: the checked torch.linalg functions sit above the ops)
     # (an int where PyTorch wants int[2] is read as (dim, dim), as its parser does)
     dims = (-2, -1) if dim is None else (dim, dim) if isinstance(dim, int) else tuple(dim)
     result = linalg.matrix_norm(input, "nuc", dims, keepdim)
@@ -62,7 +63,6 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
 
 
 def _write(result, out):
-    from .._inplace import write_out
     return write_out(result, out)
 
 

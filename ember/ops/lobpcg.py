@@ -14,6 +14,8 @@ from .. import _dtype as dt
 from .._scalars import type_name
 from ..autograd.grad_mode import no_grad
 from .._tensor import Tensor
+from .linalg_spectral import eigh
+from .random_factories import randn
 from .registry import PUBLIC, export
 
 __all__ = ["lobpcg"]
@@ -22,27 +24,24 @@ __all__ = ["lobpcg"]
 def _b_orthonormal(S, B, drop):
     """A basis of span(S), B-orthonormal; directions with Gram eigenvalue below
     `drop` * the largest are dropped."""
-    from .. import linalg
     BS = S if B is None else B.matmul(S)
     gram = S.mT.matmul(BS)
     gram = (gram + gram.mT) / 2
-    values, vectors = linalg.eigh(gram)
+    values, vectors = eigh(gram)
     keep = values > drop * values.max().clamp(min=0)
     values, vectors = values[keep], vectors[:, keep]
     return S.matmul(vectors / values.sqrt())
 
 
 def _rayleigh_ritz(S, A, m, largest):
-    from .. import linalg
     small = S.mT.matmul(A.matmul(S))
-    theta, C = linalg.eigh((small + small.mT) / 2)
+    theta, C = eigh((small + small.mT) / 2)
     if largest:
         theta, C = theta.flip(0), C.flip(1)
     return theta[:m], C[:, :m], C
 
 
 def _solve(A, k, B, X, m, iK, niter, tol, largest):
-    from ..ops.random_factories import randn
     rows = A.shape[-1]
     if X is None:
         X = randn(rows, m, dtype=A.dtype, device=A.device)

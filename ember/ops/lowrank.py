@@ -6,6 +6,8 @@ factors are differentiable."""
 import operator
 
 from .. import _dtype as dt
+from .linalg_decomp import qr, svd
+from .random_factories import randn
 from .registry import export
 
 __all__ = ["svd_lowrank", "pca_lowrank"]
@@ -20,8 +22,6 @@ def _matrix_size(A):
 
 def _range_basis(A, q, niter, M):
     """An orthonormal basis Q (m x q) of the dominant range of A - M."""
-    from .. import linalg
-    from ..ops.random_factories import randn
     n = A.shape[-1]
     # NOTE: one sketch shared by every matrix of a batch, as PyTorch draws it, in A's dtype
     # if that is a floating or complex one, else float32 (and A's matmul with it then fails)
@@ -35,16 +35,15 @@ def _range_basis(A, q, niter, M):
 
     def times_h(X):
         return AH.matmul(X) if M is None else AH.matmul(X) - M.mH.matmul(X)
-    Q = linalg.qr(times(R)).Q
+    Q = qr(times(R)).Q
     for _ in range(niter):
-        Q = linalg.qr(times_h(Q)).Q
-        Q = linalg.qr(times(Q)).Q
+        Q = qr(times_h(Q)).Q
+        Q = qr(times(Q)).Q
     return Q
 
 
 def svd_lowrank(A, q=6, niter=2, M=None):
     """(U, S, V) with A - M ~ U diag(S) V^H, of rank q."""
-    from .. import linalg
     q = 6 if q is None else q
     m, n = _matrix_size(A)
     if M is not None:
@@ -54,7 +53,7 @@ def svd_lowrank(A, q=6, niter=2, M=None):
         return V, S, U
     Q = _range_basis(A, q, niter, M)
     B = Q.mH.matmul(A if M is None else A - M)
-    U, S, Vh = linalg.svd(B, full_matrices=False)
+    U, S, Vh = svd(B, full_matrices=False)
     return Q.matmul(U), S, Vh.mH
 
 

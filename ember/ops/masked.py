@@ -7,6 +7,8 @@ from .. import _dtype as dt
 from .._data import check_fill
 from .._tensor import Tensor, _wrap, write_out
 from ..backends import array_module
+from ._promote import broadcast_error
+from .conversion import cast
 from .registry import METHODS, defop, dispatch, export
 from .scatter import _fill_inplace
 
@@ -56,14 +58,12 @@ def masked_fill(input, mask, value):
         if value._data.ndim:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but "
                                f"got tensor with {value._data.ndim} dimension(s).")
-        from .conversion import cast
         value = cast(value, input.dtype)
     else:
         value = check_fill(value, input.dtype, 2)   # (PyTorch's checked Scalar conversion)
     try:
         return dispatch(_masked_fill, (input, value), {"mask": mask._data})
     except ValueError:
-        from ._promote import broadcast_error
         raise broadcast_error(mask._data.shape, input._data.shape) from None
 
 
@@ -102,7 +102,6 @@ def masked_select(input, mask, *, out=None):
     try:
         r = dispatch(_masked_select, (input,), {"mask": mask._data})
     except ValueError:
-        from ._promote import broadcast_error
         raise broadcast_error(input._data.shape, mask._data.shape) from None
     return r if out is None else write_out(r, out)
 
@@ -155,7 +154,6 @@ def masked_scatter(input, mask, source):
     try:
         shape = xp.broadcast_shapes(input._data.shape, mask._data.shape)
     except ValueError:
-        from ._promote import broadcast_error
         raise broadcast_error(input._data.shape, mask._data.shape) from None
     if builtins.int(xp.broadcast_to(mask._data, shape).sum()) > source._data.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")

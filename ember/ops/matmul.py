@@ -4,7 +4,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor, write_out
 from ..backends import matmul as products
 from ._promote import broadcast_error, compute_dtype
-from .registry import check_tensor, defop, dispatch, export
+from .registry import METHODS, check_tensor, defop, dispatch, export
 
 
 def _check_dtypes(name, a, b):
@@ -235,7 +235,6 @@ def _rmatmul(self, other):
 
 
 def _install():
-    from .registry import METHODS
     METHODS["__matmul__"] = _matmul_operator
     METHODS["__rmatmul__"] = _rmatmul
 

@@ -4,6 +4,8 @@ Along a dim, max/min return (values, indices) and send the gradient to the chose
 without a dim they, like amax/amin, share it evenly among tied extremes, as PyTorch does.
 NaN propagates: the first NaN along a dim is the max and the min.
 """
+import numpy as np
+
 from .. import _dtype as dt
 from .._tensor import Tensor, _wrap, write_out
 from ..backends import array_module
@@ -82,7 +84,6 @@ def evenly(x, out, dims, keepdim, nan_aware):
 
 
 def _quiet():
-    import numpy as np
     return np.errstate(all="ignore")
 
 

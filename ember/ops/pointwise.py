@@ -10,6 +10,7 @@ base).
 import math
 
 from .. import _dtype as dt
+from .._creation import zeros_like
 from .._tensor import Tensor, write_out
 from ..backends import array_module
 from ._elementwise import binary_not_implemented
@@ -17,12 +18,11 @@ from ._elementwise import (EMPTY, binary, check_tensor, defpointwise,
                            float_result, not_implemented, not_tensor, public, result_of, unary)
 from ._promote import compute_dtype, operand_array, tensor_operands
 from .arithmetic import check_integer_division
-from .registry import METHODS, defop, dispatch, export
+from .registry import METHODS, apply_inplace, defop, dispatch, export
 from .select import where
 
 
 def _zeros(g):
-    from .._creation import zeros_like
     return zeros_like(g)
 
 
@@ -163,7 +163,7 @@ def _pow_scalar_base(base, e):
 def _pow_scalar_base_vjp(ctx, g):
     base, e = ctx.inputs
     if isinstance(base, complex):
-        import cmath
+        import cmath  # (deferred: `import ember` does not load cmath)
         log_base = cmath.log(base) if base != 0 else -math.inf
     else:
         log_base = math.log(base) if base > 0 else (-math.inf if base == 0 else math.nan)
@@ -235,7 +235,6 @@ def _float_power_(self, exponent):
         raise RuntimeError(f"the base given to float_power_ has dtype {dt.type_name(self.dtype)}"
                            f" but the operation's result requires dtype "
                            f"{dt.type_name(target)}")
-    from .registry import apply_inplace
     return apply_inplace(self, float_power, (exponent,), {})
 
 

@@ -3,7 +3,7 @@ samplers ember.distributions replays (distributions/_scalar_samplers.py), with t
 argument checks. As in PyTorch, the draws carry no gradient (PoissonBackward0's is zero);
 a result of an input that requires grad records a zero gradient the same way."""
 from .. import _dtype as dt
-from .registry import check_tensor, export
+from .registry import PUBLIC, check_tensor, export
 
 __all__ = ["binomial", "poisson"]
 
@@ -23,6 +23,7 @@ def poisson(input, generator=None):
                                   f"'{dt.type_name(input.dtype)}'")
     if input.numel() and bool((input.detach() < 0).any()):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    # (deferred: ember.distributions loads on first use)
     from ..distributions._samplers import poisson as draws
     return _zero_grad_through(draws(input, generator), input)
 
@@ -39,8 +40,8 @@ def binomial(count, prob, generator=None):
     if count.dtype is not prob.dtype:
         raise RuntimeError(f"Found dtype {dt.type_name(prob.dtype)} but expected "
                            f"{dt.type_name(count.dtype)}")
+    # (deferred: ember.distributions loads on first use)
     from ..distributions._samplers import binomial as draws
-    from .registry import PUBLIC
     count_b, prob_b = PUBLIC["broadcast_tensors"](count.detach(), prob.detach())
     sample = draws(count_b.contiguous(), prob_b.contiguous(), generator)
     return _zero_grad_through(_zero_grad_through(sample, count), prob)

@@ -5,9 +5,11 @@ cumulative.py. float16/bfloat16 accumulate in float32 and round once, as PyTorch
 """
 import math
 
+import numpy as np
+
 from .. import _dtype as dt
 from .._scalars import type_name
-from .._tensor import Tensor, write_out
+from .._tensor import Tensor, _wrap, write_out
 from ..backends import array_module, reduction
 from ._dims import kept_shape, reduce_dims, wrap_dim  # noqa: F401
 from ._promote import compute_dtype
@@ -137,7 +139,6 @@ def _mean(a, dims, keepdim, acc):
 
 
 def _quiet(xp):
-    import numpy as np
     return np.errstate(all="ignore")
 
 
@@ -217,7 +218,7 @@ def _prod_vjp(ctx, g):
     g = expand_reduced(g, shape, dims, keepdim)
     if not (x._data == 0).any():
         return g * expand_reduced(ctx.output, shape, dims, keepdim) / x
-    from .cumulative import products_of_others
+    from .cumulative import products_of_others  # (cycle: cumulative imports this module)
     if len(dims) == 1:
         return g * products_of_others(x, dims[0])
     if not dims:
@@ -307,7 +308,6 @@ def _logical_reduction(name, fn):
         xp = array_module(a)
         r = getattr(xp, fn)(a, axis=dims, keepdims=keepdim)
         result = dt.uint8 if input.dtype is dt.uint8 else dt.bool
-        from .._tensor import _wrap
         r = _wrap(xp.asarray(r).astype(result.np), result, input._device)
         return _finish(r, out)
     reduce.__name__ = name
@@ -323,7 +323,6 @@ def count_nonzero(input, dim=None):
     _check_input("count_nonzero", input)
     a = input._data
     dims = dims_of(dim, a.ndim)
-    from .._tensor import _wrap
     xp = array_module(a)
     r = xp.asarray(xp.count_nonzero(a, axis=dims)).astype(xp.int64)
     return _wrap(r, dt.int64, input._device)
@@ -337,7 +336,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     errors are theirs."""
     if not isinstance(input, Tensor):   # (its first look at input: input.layout)
         raise AttributeError(f"'{type_name(input)}' object has no attribute 'layout'")
-    from .. import linalg
+    from .. import linalg  # (cycle: the checked torch.linalg functions sit above the ops)
     dims = [dim] if isinstance(dim, int) else dim
     extra = {} if out is None else {"out": out}
     if isinstance(p, str):

@@ -5,6 +5,7 @@ rnn_relu), with ATen's positional signatures, as nn.LSTM/GRU/RNN call them.
 They are written in ember ops (matmuls and pointwise gates), so they differentiate for
 free; the layer runs step through time with the cells, layer by layer, direction by
 direction, with dropout between layers in training."""
+from .._tensor import Tensor
 from .registry import PUBLIC, check_tensor, export
 
 __all__ = ["lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "lstm", "gru",
@@ -135,7 +136,7 @@ def _run(name, cell, input, states, params, has_biases, num_layers, dropout, tra
                 store.append(value)
         layer_input = outputs[0] if directions == 1 else cat(outputs, -1)
         if dropout and train and layer < num_layers - 1:
-            from ..nn import functional
+            from ..nn import functional  # (cycle: dropout is nn.functional's, above the ops)
             layer_input = functional.dropout(layer_input, dropout, True)
     output = layer_input
     finals = [stack(f) for f in finals]
@@ -147,7 +148,6 @@ def _run(name, cell, input, states, params, has_biases, num_layers, dropout, tra
 
 
 def _packed_unsupported(name, hx):
-    from .._tensor import Tensor
     if isinstance(hx, Tensor) and hx.dim() == 1 and not hx.is_floating_point():
         raise NotImplementedError(f"ember does not support torch.{name} on packed sequences "
                                   "(data, batch_sizes); run nn.utils.rnn's padded form")

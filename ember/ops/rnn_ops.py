@@ -14,7 +14,9 @@ from ..autograd.grad_mode import state
 from ..backends import array_module, recurrent
 from ..backends import matmul as products
 from ..backends.special import quiet
+from .matmul import matmul
 from .registry import defop, dispatch
+from .shape import cat, stack
 
 __all__ = ["lstm_cell_fused", "lstm_layer"]
 
@@ -59,8 +61,6 @@ def _lstm_cell_vjp(ctx, grad_h, grad_c):
                                  {"need_h": need_h, "need_w": need_w})
         return d, (dh if need_h else None), (dw if need_w else None), dc
     # create_graph: the same gradients in ember ops, differentiable again.
-    from .matmul import matmul
-    from .shape import cat
     gates = ctx.inputs[0] + matmul(h, w_hh.t())
     i, f, g, o = gates.chunk(4, 1)
     i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
@@ -119,8 +119,7 @@ def _lstm_layer_vjp(ctx, grad_out, grad_h, grad_c):
                          "reverse": p["reverse"]})
     # create_graph: the same layer step by step (cells whose VJP has a graph form),
     # differentiated with a graph.
-    from ..autograd import grad
-    from .shape import stack
+    from ..autograd import grad  # (cycle: create_graph runs the engine, above the ops)
     steps = gates_x.unbind(0)
     outs = [None] * len(steps)
     h, c = h0, c0

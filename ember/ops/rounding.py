@@ -8,11 +8,13 @@ import builtins
 import math
 
 from .. import _dtype as dt
-from .._tensor import Tensor
+from .._creation import zeros_like
+from .._tensor import Tensor, write_out
 from ..backends import array_module
 from ._elementwise import (check_tensor, defpointwise, float_result, not_implemented, public,
                            unary, zeros_vjp)
 from ._promote import broadcast_error
+from .comparison import isfinite
 from ._grad_support import real_grad_only
 from .registry import METHODS, defop, dispatch, export
 
@@ -209,7 +211,6 @@ def _nan_to_num(a, nan, posinf, neginf):
 
 @_nan_to_num.defvjp
 def _nan_to_num_vjp(ctx, g):
-    from .comparison import isfinite
     return g * isfinite(ctx.inputs[0])
 
 
@@ -230,7 +231,6 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 
 
 def _write(r, out):
-    from .._tensor import write_out
     return write_out(r, out)
 
 
@@ -357,7 +357,6 @@ def _angle(a):
 def _angle_vjp(ctx, g):
     z = ctx.inputs[0]
     if z.dtype.category < dt.COMPLEX:
-        from .._creation import zeros_like
         return zeros_like(g)  # real inputs: angle is piecewise constant
     # d angle = (x dy - y dx) / |z|^2, so PyTorch's gradient is g * i z / |z|^2 (0 at z = 0)
     r2 = z.real * z.real + z.imag * z.imag

@@ -13,6 +13,7 @@ from .._scalars import type_name
 from .._tensor import Size, Tensor, _wrap, write_out
 from ..backends import array_module
 from ._dims import distinct_dims, wrap_dim
+from .index_ops import index_select
 from .indexing_views import narrow, select
 from .registry import check_elements, check_tensor, check_tensor_list, defop, dispatch, export
 from .views import clone, expand, reshape, shape_arg
@@ -88,7 +89,7 @@ def _sparse_list_op(name, tensors, dim):
     """cat/stack of sparse tensors, else the NotImplementedError being handled."""
     if not any(t.layout is not Tensor.layout for t in tensors):
         raise   # noqa: PLE0704  (called from an except block: re-raises its exception)
-    from ..sparse import shape as sparse_shape
+    from ..sparse import shape as sparse_shape  # (cycle: ember.sparse imports ops)
     return getattr(sparse_shape, name)(tensors, dim)
 
 
@@ -358,7 +359,6 @@ def tile(input, dims, *more):
 @export
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     check_tensor("repeat_interleave", input)
-    from .index_ops import index_select
     if repeats is None:  # repeat_interleave(repeats): indices repeated by their counts
         counts = input
         if counts.dtype not in (dt.int32, dt.int64):   # torch's kernel: int32/int64 only

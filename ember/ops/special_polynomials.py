@@ -9,6 +9,7 @@ the results never require grad.
 """
 from ..backends import array_module
 from ._elementwise import defpointwise
+from .special import special_binary
 
 
 def _operands(x, n):
@@ -128,7 +129,6 @@ KERNELS = {
 
 
 def _polynomial(name, kernel):
-    from .special import special_binary
     op = defpointwise("special_" + name)(kernel)
 
     def fn(input, n, *, out=None):

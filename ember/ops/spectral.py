@@ -12,20 +12,24 @@ import numpy as np
 
 from .. import _runtime_settings
 from .. import _dtype as dt
+from .._creation import empty, ones, tensor
 from .._inplace import write_out
 from .._scalars import type_name
-from .._signatures import Parser
+from .._signatures import Parser, checked
+from .._signatures.table_torch import FUNCTIONS
 from .._tensor import Tensor
 from ._dims import wrap_dim
 from ._elementwise import check_tensor
 from .complex_views import view_as_real
 from .fft import BY_N, BY_ROOT_N, NONE, fft_c2c, fft_c2r, fft_r2c
+from .nn_resample import constant_pad_nd
 from .registry import METHODS, export
+from .rounding import complex_from_parts
+from .shape import roll
 
 
 # ---------------------------------------------------------------------- frequencies
 def _frequencies(name, k, n, d, out, dtype, device, requires_grad):
-    from .._creation import tensor
     dtype = dtype if dtype is not None else (out.dtype if out is not None else
                                              dt.get_default_dtype())
     if dtype.category == dt.COMPLEX:   # (PyTorch fills with arange, which has no complex kernel)
@@ -53,7 +57,6 @@ def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None,
 
 
 def _shift(input, dim, half):
-    from .shape import roll
     check_tensor("fft_fftshift", input)
     if dim is None:
         dims = list(range(input.dim()))
@@ -170,7 +173,7 @@ def _stft_signal(input, n_fft, center, pad_mode, align_to_window):
     check_tensor("stft", input)
     if not center:
         return input
-    from ..nn.functional import pad
+    from ..nn.functional import pad  # (cycle: reflect padding is nn.functional's, above the ops)
     signal_dim = input.dim()
     extended = [1] * (3 - signal_dim) + list(input.shape)
     half = int(n_fft // 2)   # (int(): a tensor n_fft fails here, as in PyTorch)
@@ -242,14 +245,12 @@ def _stft_fft(frames, normalized, onesided):
 def _pad_last(x, left, right):
     if left == 0 and right == 0:
         return x
-    from .nn_resample import constant_pad_nd
     return constant_pad_nd(x, (left, right))
 
 
 def _full_window(window, win, n_fft, like):
     """The window centred in n_fft points (ones over win_length points when None)."""
     if window is None:
-        from .._creation import ones
         window = ones(win, dtype=like.dtype, device=like.device)
     left = (n_fft - win) // 2
     return _pad_last(window, left, n_fft - win - left)
@@ -257,9 +258,8 @@ def _full_window(window, win, n_fft, like):
 
 def _overlap_add(frames, length, hop):
     """Sum of (channel, n_frames, n_fft) frames placed hop apart: (channel, length)."""
-    from ..nn.functional import fold
+    from ..nn.functional import fold  # (cycle: nn.functional's, above the ops)
     if frames.dtype.category == dt.COMPLEX:
-        from .rounding import complex_from_parts
         return complex_from_parts(_overlap_add(frames.real, length, hop),
                        _overlap_add(frames.imag, length, hop))
     n_fft = frames.shape[-1]
@@ -372,8 +372,6 @@ def _istft_method(self, *args, **kwargs):
 
 @functools.lru_cache(maxsize=None)
 def _checked_istft():
-    from .._signatures import Parser, checked
-    from .._signatures.table_torch import FUNCTIONS
     return checked(istft, Parser("istft", FUNCTIONS["istft"]), method=False)
 
 
@@ -384,6 +382,5 @@ METHODS["istft"] = _istft_method
 
 def _real_like(input):
     """A probe tensor with the input's real dtype and device (the default window's type)."""
-    from .._creation import empty
     return empty(0, dtype=input.dtype.to_real(), device=input.device)
 

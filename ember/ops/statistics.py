@@ -9,6 +9,8 @@ values, so it differentiates for free.
 import math
 import warnings
 
+import numpy as np
+
 from .. import _dtype as dt
 from .._creation import tensor, zeros_like
 from .._scalars import as_double, type_name
@@ -23,10 +25,10 @@ from .reduction import dims_of, one_dim, expand_reduced, numel_of
 from ._grad_support import real_grad_only
 from .registry import check_tensor, defop, dispatch, export
 from .rounding import complex_from_parts
+from .sorting import sort
 
 
 def _quiet():
-    import numpy as np
     return np.errstate(all="ignore")
 
 
@@ -350,7 +352,6 @@ def _sorted_rows(input, dim):
         d = one_dim(dim, input._data.ndim)
         x = input.reshape(1) if input._data.ndim == 0 else input
         x = _movedim(x, d, -1)
-    from .sorting import sort
     return sort(x, -1).values, d
 
 

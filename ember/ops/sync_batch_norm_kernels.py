@@ -5,6 +5,7 @@ batch_norm_backward_reduce, batch_norm_backward_elemt.
 PyTorch has them on CUDA only (a CPU tensor gets its "Could not run ... 'CPU' backend"
 NotImplementedError); so does ember, whose CUDA tensors compute them with ember ops.
 Statistics are over every dim but the channel dim (1)."""
+from .._inplace import write_out
 from .registry import check_tensor, export
 
 __all__ = ["batch_norm_stats", "batch_norm_gather_stats",
@@ -77,7 +78,6 @@ def batch_norm_elemt(input, weight, bias, mean, invstd, eps, *, out=None):
         result = result + _per_channel(bias, input)
     if out is None:
         return result
-    from .._inplace import write_out
     return write_out(result, out)
 
 

@@ -7,6 +7,7 @@ import warnings
 
 from .. import _dtype as dt
 from .._scalars import type_name
+from .._signatures.signature import KINDS
 from .registry import METHODS, check_tensor, export
 
 
@@ -50,7 +51,6 @@ def to_padded_tensor(self, padding, output_size=None):
 def _check_move(name, device, non_blocking, memory_format):
     """The argument parser's checks of PyTorch's x.ipu()/xpu()/mtia() and its device
     lookup, which come before the missing backend is noticed."""
-    from .._signatures.signature import KINDS
     for arg, value, kind in (("device", device, "torch.device"),
                              ("non_blocking", non_blocking, "bool"),
                              ("memory_format", memory_format, "torch.memory_format")):

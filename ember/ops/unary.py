@@ -14,6 +14,7 @@ from ..backends import array_module, elementwise
 from ..backends.special import special_module
 from ._elementwise import (check_tensor, defpointwise, not_implemented, public, unary)
 from .registry import export
+from .select import where
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -118,7 +119,6 @@ def _logit(a, eps=None):
 
 @_logit.defvjp
 def _logit_vjp(ctx, g):
-    from .select import where
     x = ctx.inputs[0]
     eps = ctx.params.get("eps")
     d = g / (x * (1 - x))
@@ -202,7 +202,6 @@ def _sinc(a):
 
 @_sinc.defvjp
 def _sinc_vjp(ctx, g):
-    from .select import where
     x = ctx.inputs[0]
     px = x * math.pi
     d = (px * cos(px) - sin(px)) / (px * x)
