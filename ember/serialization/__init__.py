@@ -5,13 +5,18 @@
 `weights_only=False`. safetensors files are read and written too.
 """
 import contextlib
+import importlib
 import io
+import mmap as mmap_module
 import os
 import pickle
 
 import numpy as np
 
-from .._tensor import _contiguous_strides
+from .. import cuda
+from .._device import as_device, placement
+from .._tensor import Tensor, _contiguous_strides, _wrap
+from ..nn import Parameter
 from . import _pickling
 from ._legacy import load_legacy
 from ._safetensors import load_safetensors, save_safetensors  # noqa: F401
@@ -102,8 +107,6 @@ def _torch_name(name):
 
 
 def _weights_only_unpickler(file, persistent_load=None):
-    from .._tensor import Tensor
-    from ..nn import Parameter
     allowed = {f"{m}.{n}": obj for (m, n), obj in _pickling.allowed_globals().items()}
     return WeightsOnlyUnpickler(file, allowed, _user_table(), _pickling.unsupported_globals(),
                                 Parameter, Tensor, persistent_load)
@@ -129,10 +132,9 @@ class _Unpickler(pickle.Unpickler):
         found = self.table.get((module, name))
         if found is not None:
             return found
-        from .._alias import ember_name
+        from .._alias import ember_name  # (deferred: `import ember` does not load _alias)
         mapped = ember_name(module)
         if mapped is not None:
-            import importlib
             try:
                 return getattr(importlib.import_module(mapped), name)
             except (ImportError, AttributeError):
@@ -213,8 +215,6 @@ def _placer(map_location):
     'cuda:1') loads onto under `map_location` (None, a device or string, a dict of location
     strings, or PyTorch's `fn(storage, location)`, given the storage as a 1-D CPU tensor and
     returning it moved, or None for the saved location)."""
-    from .._device import as_device, placement
-    from .._tensor import Tensor, _wrap
 
     def place(location, array, d):
         target = location
@@ -234,7 +234,6 @@ def _placer(map_location):
 
 def _check_location(location):
     if location.startswith("cuda"):
-        from .. import cuda
         if not cuda.is_available():
             raise RuntimeError("Attempting to deserialize object on a CUDA device but "
                                "torch.cuda.is_available() is False. If you are running on a "
@@ -282,7 +281,6 @@ def _load_zip(handle, weights_only, place, mmap, path):
     if mmap:
         if path is None:
             raise ValueError("f must be a file path in order to use the mmap argument")
-        import mmap as mmap_module
         # MAP_SHARED (set_default_mmap_options): writes to the tensors reach the file
         shared = options.mmap_flags == mmap_module.MAP_SHARED
         with open(path, "r+b" if shared else "rb") as fh:

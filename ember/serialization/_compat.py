@@ -8,7 +8,9 @@ import shutil
 import tempfile
 import warnings
 
+from . import _pickling
 from ._weights_only import IMPORT_MAPPING, NAME_MAPPING
+from ._zip import CheckpointReader, is_zipfile
 
 
 class SourceChangeWarning(Warning):
@@ -90,8 +92,7 @@ def _pickle_globals(data):
 def get_unsafe_globals_in_checkpoint(f):
     """The globals a checkpoint's pickle names that a weights_only load would refuse (neither
     on PyTorch's default allow-list nor among the user's safe globals)."""
-    from . import _pickling, _user_table
-    from ._zip import CheckpointReader, is_zipfile
+    from . import _user_table  # (cycle: ember.serialization imports this module)
     owned = isinstance(f, (str, os.PathLike))
     handle = open(f, "rb") if owned else f
     try:

@@ -2,6 +2,9 @@
 the registry of (tagger, deserializer) pairs by priority, and the storage-type helpers."""
 import importlib
 
+from .. import cuda
+from .._device import as_device
+
 
 def _cpu_tag(storage):
     if storage.device.type == "cpu":
@@ -64,8 +67,6 @@ def default_restore_location(storage, location):
 
 def validate_cuda_device(location):
     """The device index of a 'cuda[:n]' location, or PyTorch's error where it cannot load."""
-    from .. import cuda
-    from .._device import as_device
     device = as_device(location)
     index = device.index if device.index is not None else 0
     if not cuda.is_available():
@@ -83,7 +84,7 @@ def validate_cuda_device(location):
 
 def normalize_storage_type(storage_type):
     """The top-level storage class of the same name (ember.<Name>)."""
-    import ember
+    import ember  # (cycle: the public package imports this module)
     return getattr(ember, storage_type.__name__)
 
 

@@ -4,9 +4,14 @@ and read back through an allow-list that imports and calls nothing else."""
 import collections
 import pickle
 
+import numpy as np
+
 from .. import _dtype as dt
+from .. import backends, nn
+from .._creation import LEGACY_TYPES, as_tensor
 from .._device import device as Device
-from .._tensor import Size, Tensor
+from .._tensor import Size, Tensor, _as_subclass, _wrap
+from ..nn.parameter import Parameter
 
 STORAGE_NAMES = {
     dt.float32: "FloatStorage", dt.float64: "DoubleStorage", dt.float16: "HalfStorage",
@@ -85,7 +90,6 @@ class TorchPickler(pickle._Pickler):
         return NotImplemented
 
     def _reduce_tensor(self, t):
-        from ..nn.parameter import Parameter
         if t._requires_grad and t.grad_fn is not None:
             raise RuntimeError("Cowardly refusing to serialize non-leaf tensor which "
                                "requires_grad, since autograd does not support crossing "
@@ -134,10 +138,7 @@ class _Rebuilt:
 def rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False,
                       backward_hooks=None, metadata=None):
     """A tensor viewing `storage` (a 1-D array) at offset/size/stride, checked to fit."""
-    from .. import backends
-    from .._tensor import _wrap
     array, d, device = storage
-    import numpy as np
     size, stride = tuple(size), tuple(stride)
     needed = storage_offset + (sum((s - 1) * st for s, st in zip(size, stride)) + 1
                                if all(s > 0 for s in size) else 0)
@@ -159,7 +160,6 @@ def rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False
 
 
 def rebuild_parameter(data, requires_grad, backward_hooks=None, state=None):
-    from ..nn.parameter import Parameter
     p = Parameter(data, requires_grad)
     if state:
         p.__dict__.update(state)
@@ -183,7 +183,6 @@ def rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, back
 
 def rebuild_device_tensor(data, dtype, device, requires_grad):
     """_rebuild_device_tensor_from_cpu_tensor / _from_numpy: `data` moved and cast."""
-    from .._creation import as_tensor
     t = as_tensor(data).to(dtype=dtype, device=device)
     t.requires_grad = requires_grad
     return t
@@ -192,7 +191,6 @@ def rebuild_device_tensor(data, dtype, device, requires_grad):
 def rebuild_from_type_v2(func, new_type, args, state):
     """A tensor subclass, or a tensor with attributes: rebuilt by `func`, then given its
     class and state (PyTorch's torch._tensor._rebuild_from_type_v2)."""
-    from .._tensor import _as_subclass
     ret = func(*args)
     if type(ret) is not new_type:
         ret = _as_subclass(ret, new_type)
@@ -209,7 +207,7 @@ def rebuild_from_type_v2(func, new_type, args, state):
 
 
 def _get_layout(name):
-    import ember
+    import ember  # (cycle: the public package imports this module; layouts live there)
     layout = getattr(ember, name.rpartition(".")[2], None)
     if layout is None:
         raise pickle.UnpicklingError(f"ember has no layout {name}")
@@ -227,8 +225,6 @@ def _rebuild_device(spec, index=None):
 def allowed_globals():
     """(module, name) -> object, for every global PyTorch 2.13's weights_only unpickler
     accepts by default that ember can build (the rest: unsupported_globals())."""
-    from .. import nn
-    from .._creation import LEGACY_TYPES
     table = {
         ("torch._utils", "_rebuild_tensor"): rebuild_tensor,
         ("torch._utils", "_rebuild_tensor_v2"): rebuild_tensor_v2,

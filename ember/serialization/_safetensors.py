@@ -7,6 +7,7 @@ import struct
 import numpy as np
 
 from .. import _dtype as dt
+from .._tensor import _wrap
 
 _CODES = {dt.float64: "F64", dt.float32: "F32", dt.float16: "F16", dt.bfloat16: "BF16",
           dt.int64: "I64", dt.int32: "I32", dt.int16: "I16", dt.int8: "I8", dt.uint8: "U8",
@@ -39,8 +40,7 @@ def save_safetensors(tensors, filename, metadata=None):
 
 def load_safetensors(filename, device="cpu"):
     """Read a safetensors file into a dict of name -> tensor."""
-    import json
-    from .._tensor import _wrap
+    import json  # (not at module level: `import ember` stays lean)
     with open(filename, "rb") as f:
         raw = f.read(8)
         if len(raw) != 8:

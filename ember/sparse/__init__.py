@@ -4,6 +4,8 @@
 `to_sparse_csr()` CSR matrices, and sparse_compressed_tensor / to_sparse_csc/bsr/bsc the other
 compressed layouts (batched and hybrid too), which convert, densify and print.
 """
+import functools
+
 from . import conversion as _conversion
 from . import methods as _methods
 from . import pointwise as _pointwise
@@ -58,8 +60,6 @@ class check_sparse_tensor_invariants:
         check_sparse_tensor_invariants._enabled = self.saved_state
 
     def __call__(self, fn):
-        import functools
-
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with self:

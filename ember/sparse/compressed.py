@@ -13,6 +13,7 @@ product on a broken tensor raises the invariant's RuntimeError where PyTorch rea
 import numpy as np
 
 from .. import _constants as C
+from .._dtype import type_name
 from .._tensor import Tensor, _wrap, wrap_as
 from ..backends import array_module
 from ._no_elements import NoElements
@@ -96,17 +97,17 @@ class SparseCompressedTensor(Tensor):
         return out if dtype is None else out.to(dtype)
 
     def to_sparse(self, *args, layout=None, blocksize=None, dense_dim=None):
-        from .conversion import to_sparse
+        from .conversion import to_sparse  # (cycle: conversion imports this module)
         return to_sparse(self, *args, layout=layout, blocksize=blocksize, dense_dim=dense_dim)
 
     def to_sparse_coo(self):
-        from .conversion import dense_to_coo
+        from .conversion import dense_to_coo  # (cycle: conversion imports this module)
         return dense_to_coo(self.to_dense(), 2 + self._batch_dim())
 
     def _relayout(self, layout, blocksize=None, dense_dim=None):
         if layout is self._layout and blocksize is None:
             return self
-        from .constructors import dense_to_compressed
+        from .constructors import dense_to_compressed  # (cycle: it imports this module)
         return dense_to_compressed(self.to_dense(), layout, blocksize,
                                    self.dense_dim() if dense_dim is None else dense_dim)
 
@@ -233,7 +234,6 @@ def validate(compressed, plain, values, size, layout):
 
 
 def _scalar_name(dtype):
-    from .._dtype import type_name
     return type_name(dtype)
 
 

@@ -9,12 +9,15 @@ import numpy as np
 
 from .. import _constants as C
 from .. import _dtype as dt
+from .._creation import as_tensor
+from .._device import placement
 from .._signatures import Parser, checked
 from .._tensor import Tensor, _wrap
 from ..backends import array_module
 from .compressed import (BLOCK_LAYOUTS, COMPRESSED_LAYOUTS, LAYOUT_NAMES, ROW_LAYOUTS,
                          SparseCompressedTensor, dimensions, index_names, make_compressed,
                          validate)
+from .csr import dense_to_csr, make_csr
 
 __all__ = ["sparse_compressed_tensor", "sparse_csr_tensor", "sparse_csc_tensor",
            "sparse_bsr_tensor", "sparse_bsc_tensor", "dense_to_compressed", "to_compressed"]
@@ -34,8 +37,6 @@ def _parsed(name, cname, pname):
 def _values_tensor(values, dtype, device):
     """Values converted as PyTorch's binding converts them (tensor() of the data; a tensor
     keeps its graph and is cast or moved only when asked)."""
-    from .._creation import as_tensor
-    from .._device import placement
     if isinstance(values, Tensor):
         out = values if dtype is None or dtype is values.dtype else values.to(dtype)
     else:
@@ -44,7 +45,6 @@ def _values_tensor(values, dtype, device):
 
 
 def _index_tensor(indices, device):
-    from .._creation import as_tensor
     out = as_tensor(indices.detach() if isinstance(indices, Tensor) else indices)
     return out.to(device)
 
@@ -83,7 +83,7 @@ def _build(name, required, compressed, plain, values, size, dtype, layout, devic
         tuple(int(s) for s in size)
     if any(s < 0 for s in size):   # (PyTorch's element count is computed unsigned)
         raise RuntimeError("numel: integer multiplication overflow")
-    from . import check_sparse_tensor_invariants
+    from . import check_sparse_tensor_invariants  # (cycle: ember.sparse imports this module)
     if check_invariants is None:
         check_invariants = check_sparse_tensor_invariants.is_enabled()
     if check_invariants:
@@ -102,7 +102,6 @@ def assemble(layout, compressed, plain, values, size, checked):
     autograd through its values), any other compressed tensor a SparseCompressedTensor."""
     if layout is C.sparse_csr and compressed.dim() == 1 and values.dim() == 1 and \
             len(size) == 2:
-        from .csr import make_csr
         return make_csr(compressed, plain, values, size, values_grad=True, checked=checked)
     return make_compressed(layout, compressed, plain, values.detach(), size, checked=checked)
 
@@ -190,7 +189,6 @@ def dense_to_compressed(x, layout, blocksize=None, dense_dim=None):
         raise RuntimeError(f"{name}: tensor sparse size ({rows},{cols}) must be divisible by "
                            f"given blocksize ({br},{bc})")
     if layout is C.sparse_csr and nb == 0 and dense == 0:
-        from .csr import dense_to_csr
         return dense_to_csr(x)
     a = x.detach()._data
     xp = array_module(a)

@@ -8,7 +8,10 @@ from .._tensor import Tensor, _wrap
 from ..backends import array_module
 from ..ops.registry import defop
 from ._graph import record
+from .compressed import BLOCK_LAYOUTS, LAYOUT_NAMES
+from .constructors import to_compressed
 from .coo import make_coo
+from .ops import sparse_mask
 
 __all__ = ["to_sparse", "dense_to_coo", "install_dense_methods"]
 
@@ -67,8 +70,6 @@ def to_sparse(self, *args, layout=None, blocksize=None, dense_dim=None):
         return dense_to_coo(self, sparse_dim)
     if layout is _constants.strided:
         raise RuntimeError("to_sparse: expected a sparse layout, got Strided")
-    from .compressed import BLOCK_LAYOUTS, LAYOUT_NAMES
-    from .constructors import to_compressed
     given = "with" if layout not in BLOCK_LAYOUTS else "without"
     if (blocksize is None) == (layout in BLOCK_LAYOUTS):
         raise RuntimeError(f"dense_to_sparse: conversion from {_layout_name(self)} to "
@@ -78,7 +79,6 @@ def to_sparse(self, *args, layout=None, blocksize=None, dense_dim=None):
 
 
 def _layout_name(t):
-    from .compressed import LAYOUT_NAMES
     return LAYOUT_NAMES[t.layout]
 
 
@@ -96,7 +96,6 @@ def _dense_nnz(self):
 
 def _to_compressed(layout, blocked):
     def method(self, *args, **kwargs):
-        from .constructors import to_compressed
         if blocked:
             return to_compressed(self, layout, *args, **kwargs)
         return to_compressed(self, layout, None, *args, **kwargs)
@@ -109,7 +108,6 @@ def _to_dense(self, dtype=None, *, masked_grad=None):
 
 
 def _sparse_mask(self, mask):
-    from .ops import sparse_mask
     return sparse_mask(self, mask)
 
 

@@ -5,12 +5,15 @@ whose `_data` is a `NoElements` stand-in of the dense shape: the numbers live in
 `_sparse_indices` and `_sparse_values`. Construction, coalescing, densifying and the repr are
 here; products, reductions and arithmetic in ops.py.
 """
+import copy
 import functools
 
 import numpy as np
 
 from .. import _constants
 from .. import _dtype as dt
+from .._creation import as_tensor, zeros
+from .._device import placement
 from .._tensor import Tensor, _wrap, wrap_as
 from ..backends import array_module
 from .._signatures import Parser
@@ -66,7 +69,7 @@ class SparseCooTensor(Tensor):
             raise RuntimeError("Cannot get values on an uncoalesced tensor, please call "
                                ".coalesce() first")
         if self._requires_grad:   # (differentiable, ValuesBackward0; _values() is not)
-            from .pointwise import values_of
+            from .pointwise import values_of  # (cycle: pointwise imports this module)
             return values_of(self)
         return self._sparse_values
 
@@ -78,14 +81,14 @@ class SparseCooTensor(Tensor):
         return out if dtype is None else out.to(dtype)
 
     def to_sparse(self, *args, layout=None, blocksize=None, dense_dim=None):
-        from .conversion import to_sparse
+        from .conversion import to_sparse  # (cycle: conversion imports this module)
         return to_sparse(self, *args, layout=layout, blocksize=blocksize, dense_dim=dense_dim)
 
     def to_sparse_coo(self):
         return self
 
     def to_sparse_csr(self, dense_dim=None):
-        from .csr import coo_to_csr
+        from .csr import coo_to_csr  # (cycle: csr imports this module)
         return coo_to_csr(self)
 
     # ------------------------------------------------------------------ conversions
@@ -169,7 +172,6 @@ class SparseCooTensor(Tensor):
                            self._coalesced, self._requires_grad))
 
     def __deepcopy__(self, memo):
-        import copy
         new = make_coo(copy.deepcopy(self._sparse_indices, memo),
                        copy.deepcopy(self._sparse_values.detach(), memo), self.shape,
                        self._coalesced)
@@ -254,7 +256,6 @@ def _parsed(fn):
 def _no_entries(size, *, dtype=None, device=None, requires_grad=False,
                 check_invariants=None):
     """sparse_coo_tensor(size): a tensor of that size without entries."""
-    from .._device import placement
     t = zeros_coo(size, dtype or dt.get_default_dtype(), placement(device))
     return t.requires_grad_(True) if requires_grad else t
 
@@ -264,8 +265,6 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
                       pin_memory=False, requires_grad=False, check_invariants=None,
                       is_coalesced=None):
     """torch.sparse_coo_tensor: the tensor with `values` at the coordinates `indices`."""
-    from .._creation import as_tensor
-    from .._device import placement
     if isinstance(values, Tensor):
         if dtype is not None and dtype is not values.dtype:
             values = values.to(dtype)
@@ -375,7 +374,7 @@ def _to_dense(x):
 
 @_to_dense.defvjp
 def _to_dense_vjp(ctx, g):
-    from .ops import sparse_mask
+    from .ops import sparse_mask  # (cycle: ops imports this module)
     return sparse_mask(g, ctx.inputs[0])
 
 
@@ -399,7 +398,6 @@ def to_dense(x):
 # ---------------------------------------------------------------------- empty tensors
 def zeros_coo(size, dtype, device, sparse_dim=None):
     """A sparse tensor with no entries: `sparse_dim` (all dims by default) coordinate rows."""
-    from .._creation import zeros
     size = tuple(size)
     sd = len(size) if sparse_dim is None else sparse_dim
     indices = zeros((sd, 0), dtype=dt.int64, device=device)

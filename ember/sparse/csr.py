@@ -133,7 +133,7 @@ def _to_csr_vjp(ctx, g):
 def coo_to_csr(x):
     """A COO tensor's CSR form (a hybrid or batched one through its dense form)."""
     if x.dim() != 2 or x.dense_dim():
-        from .constructors import to_compressed
+        from .constructors import to_compressed  # (cycle: constructors imports this module)
         return to_compressed(x, _constants.sparse_csr)
     c = x.detach().coalesce()
     idx = c._sparse_indices._data
@@ -147,7 +147,7 @@ def coo_to_csr(x):
 
 def dense_to_csr(x):
     """A 2-D strided tensor's CSR form (through COO: ToSparseCsrBackward0 in the graph)."""
-    from .conversion import dense_to_coo
+    from .conversion import dense_to_coo  # (cycle: conversion imports this module)
     return coo_to_csr(dense_to_coo(x))
 
 

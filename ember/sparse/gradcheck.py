@@ -4,6 +4,9 @@ by one, and rebuilt on the same coordinates inside the checked function; sparse 
 compared densified. So the check is on the specified entries (PyTorch's masked semantics)."""
 from .. import _constants
 from .._tensor import Tensor
+from ..autograd import Function
+from .coo import make_coo
+from .csr import make_csr
 
 __all__ = ["as_sparse_gradcheck"]
 
@@ -16,7 +19,6 @@ def _as_dense(out):
 
 def _densify(x):
     """x itself, whose incoming gradient is made dense (an identity in the graph)."""
-    from ..autograd import Function
 
     class DenseGradient(Function):
         @staticmethod
@@ -34,8 +36,6 @@ def as_sparse_gradcheck(gradcheck):
     """Wrap `gradcheck` (ember.autograd.gradcheck or gradgradcheck) to accept sparse inputs
     and outputs."""
     def gradcheck_with_sparse_support(func, inputs, **kwargs):
-        from .coo import make_coo
-        from .csr import make_csr
         kwargs.pop("masked", None)   # (always the specified entries: see the module)
         inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
         flat, rebuilders = [], []

@@ -5,16 +5,19 @@ import numpy as np
 
 from .. import _constants
 from .. import _dtype as dt
+from .._optional import require
 from .._tensor import _wrap
-from ..ops.registry import defop
+from ..ops.registry import PUBLIC, defop, name_node
 from ._graph import record
-from .coo import coalesce, linear_index, make_coo
+from .compressed import valid
+from .coo import coalesce, linear_index, make_coo, zeros_coo
+from .csr import _coo_indices, make_csr
 from .ops import _is_sparse, _on_coordinates, _unrecorded, transpose
+from .pointwise import values_of
 
 __all__ = ["mm", "addmm", "spmm", "hspmm", "mm_any"]
 
 def _scipy_matrix(x):
-    from .._optional import require
     sp = require("scipy.sparse", "sparse matrix products")
     idx, vals = x._sparse_indices._data, x._sparse_values._data
     if x._device.type != "cpu":
@@ -166,7 +169,6 @@ def mm(mat1, mat2):
 
 def addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0):
     """torch.sparse.addmm: beta * mat + alpha * (mat1 @ mat2), mat1 sparse, mat dense."""
-    from ..ops.registry import name_node
     product = mm(mat1, mat2)
     out = (mat * beta if beta != 1 else mat) + (product * alpha if alpha != 1 else product)
     return name_node(out, "SparseAddmmBackward0")
@@ -202,8 +204,6 @@ def hspmm(mat1, mat2):
 def sampled_addmm(input, mat1, mat2, *, beta=1.0, alpha=1.0, out=None):
     """torch.sparse.sampled_addmm: beta * input + alpha * (mat1 @ mat2), computed only at the
     entries of the CSR matrix `input` (a CSR result on its pattern)."""
-    from .compressed import valid
-    from .csr import _coo_indices, make_csr
     if input.layout is not _constants.sparse_csr:
         raise RuntimeError(f"sampled_addmm: Expected self to be sparse CSR, got {input.layout}")
     if out is not None:
@@ -225,7 +225,6 @@ def spsolve(input, other, *, left=True):
 def sspaddmm(input, mat1, mat2, *, beta=1.0, alpha=1.0):
     """torch.sspaddmm: beta * input + alpha * (mat1 @ mat2) as an uncoalesced sparse tensor:
     input's entries, then the product's rows where mat1 has entries (every column)."""
-    from .pointwise import values_of
     mat1 = _as_coo(mat1)
     _check_sspaddmm(input, mat1, mat2)
     c = coalesce(mat1.detach())
@@ -259,7 +258,6 @@ def _check_sspaddmm(input, mat1, mat2):
 
 def smm(input, mat):
     """torch.smm: sparse @ dense as a sparse tensor (sspaddmm with no addend)."""
-    from .coo import zeros_coo
     if not _is_sparse(input):
         raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
     _check_sspaddmm(input, input, mat)
@@ -268,5 +266,4 @@ def smm(input, mat):
 
 
 def _cat(tensors):
-    from ..ops.registry import PUBLIC
     return PUBLIC["cat"](tensors)

@@ -7,10 +7,12 @@ import numbers
 import numpy as np
 
 from .. import _dtype as dt
+from .._creation import zeros
 from .._tensor import Tensor, _wrap
 from ..ops.registry import defop
 from ._graph import record
 from .coo import make_coo
+from .ops import sparse_mask
 
 __all__ = ["select", "index_select", "unsqueeze", "permute", "getitem", "cat", "stack"]
 
@@ -22,7 +24,6 @@ def _moved(x):
 
 @_moved.defvjp
 def _moved_vjp(ctx, g):
-    from .ops import sparse_mask
     x = ctx.inputs[0]
     dense = g.to_dense() if g.layout is not Tensor.layout else g
     return sparse_mask(ctx.params["adjoint"](dense), x)
@@ -62,7 +63,6 @@ def select(x, dim, index, *, indexing=False):
     values = x._sparse_values.detach()
 
     def adjoint(g):
-        from .._creation import zeros
         out = zeros(tuple(x.shape), dtype=g.dtype, device=g.device)
         at = _wrap(np.array([index], np.int64), dt.int64, g.device)
         return out.index_add(dim, at, g.unsqueeze(dim))
@@ -98,7 +98,6 @@ def index_select(x, dim, index):
     shape[dim] = positions.size
 
     def adjoint(g):
-        from .._creation import zeros
         out = zeros(tuple(x.shape), dtype=g.dtype, device=g.device)
         return out.index_add(dim, _wrap(positions, dt.int64, g.device), g)
 
@@ -184,7 +183,6 @@ def _cat(*tensors):
 
 @_cat.defvjp
 def _cat_vjp(ctx, g):
-    from .ops import sparse_mask
     dim, sizes = ctx.params["dim"], ctx.params["sizes"]
     dense = g.to_dense() if g.layout is not Tensor.layout else g
     grads, offset = [], 0

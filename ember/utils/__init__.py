@@ -1,4 +1,6 @@
 """ember.utils (torch.utils)."""
+import importlib
+
 from . import data  # noqa: F401
 from ._tensor_swap import swap_tensors  # noqa: F401
 
@@ -16,6 +18,5 @@ def __getattr__(name):
     # NOTE: torch exposes torch.utils.checkpoint after a plain `import torch`; these load on
     # first use so `import ember` stays fast (tensorboard pulls in tensorboardX).
     if name in _LAZY:
-        import importlib
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'ember.utils' has no attribute '{name}'")

@@ -8,6 +8,8 @@ from ... import _creation
 from ..._dtype import float64
 from ..._tensor import Tensor
 from ...ops.shape import stack
+from .shm_batches import shared_empty
+from .worker import get_worker_info
 
 __all__ = ["default_collate", "default_convert"]
 
@@ -41,11 +43,9 @@ def default_convert(data):
 
 def _stack(batch):
     """Stack tensors into one batch; inside a worker, straight into shared memory."""
-    from .worker import get_worker_info
     first = batch[0]
     if get_worker_info() is not None and all(
             t.shape == first.shape and t.dtype is first.dtype for t in batch):
-        from .shm_batches import shared_empty
         out = shared_empty((len(batch),) + tuple(first.shape), first.dtype)
         np.stack([t._data for t in batch], out=out._data)
         return out

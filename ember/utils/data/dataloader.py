@@ -5,13 +5,14 @@ through shared memory (shm_batches.py). A dead or hung worker raises, never hang
 """
 import atexit
 import itertools
+import math
 import os
 import queue
 import warnings
 import weakref
 
 from . import shm_batches
-from ... import _creation
+from ... import _creation, accelerator
 from ..._dtype import int64
 from ...autograd import graph as _graph
 from .collate import default_collate, default_convert
@@ -142,7 +143,6 @@ class DataLoader:
         if self._dataset_kind == "iterable":
             length = len(self.dataset)
             if self.batch_size is not None:
-                import math
                 length = length // self.batch_size if self.drop_last else \
                     math.ceil(length / self.batch_size)
             return length
@@ -173,7 +173,7 @@ class _BaseIter:
 
     def __next__(self):
         if _graph.profiler is not None:   # ember.profiler: each fetch is a range, as in PyTorch
-            from ...profiler import record_function
+            from ...profiler import record_function  # (deferred: `import ember` skips the profiler)
             with record_function(self._profile_name):
                 data = self._next_data()
         else:
@@ -189,7 +189,6 @@ class _BaseIter:
 
 
 def _can_pin():
-    from ... import accelerator
     if accelerator.is_available():
         return True
     warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then "
@@ -397,6 +396,7 @@ class _MultiProcessIter(_BaseIter):
         for info in self._task_info.values():
             if len(info) == 2:
                 shm_batches.discard(info[1])
+        # (deferred: ember.multiprocessing brings Python's multiprocessing, see shm_batches)
         from ...multiprocessing.shared_memory import cleanup_prefix
         cleanup_prefix(self._owner_pid)
         for q in self._index_queues + [self._result_queue]:

@@ -4,6 +4,9 @@ import itertools
 import math
 import warnings
 
+from ... import _random
+from ...ops.registry import PUBLIC
+
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
            "ChainDataset", "Subset", "random_split"]
 
@@ -129,8 +132,6 @@ class Subset(Dataset):
 
 def random_split(dataset, lengths, generator=None):
     """Split into non-overlapping Subsets of the given lengths (or fractions summing to 1)."""
-    from ... import _random
-    from ...ops.registry import PUBLIC
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         counts = [int(math.floor(len(dataset) * frac)) for frac in lengths]
         for frac in lengths:

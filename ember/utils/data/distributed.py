@@ -1,6 +1,7 @@
 """DistributedSampler: each rank sees a disjoint shard of the (shuffled) indices."""
 import math
 
+from ... import distributed as dist
 from ..._random import Generator
 from ...ops import random_factories
 from .sampler import Sampler
@@ -12,7 +13,6 @@ class DistributedSampler(Sampler):
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0,
                  drop_last=False):
         if num_replicas is None or rank is None:
-            from ... import distributed as dist
             if not dist.is_available() or not dist.is_initialized():
                 raise RuntimeError("Requires distributed package to be available")
             num_replicas = dist.get_world_size() if num_replicas is None else num_replicas

@@ -4,6 +4,9 @@ A worker allocates batch tensors in named segments (collate stacks straight into
 sends only descriptors; the main process maps each segment and unlinks its name at once, so
 nothing is left behind however the loop ends. Leftovers of killed workers are swept by name.
 """
+from ... import _dtype as dt
+from ..._tensor import Tensor, _wrap
+
 _owner_pid = None  # set in each worker: the main process's pid, used in segment names
 
 
@@ -21,7 +24,6 @@ def set_owner(pid):
 
 def shared_empty(shape, dtype):
     """An ember tensor whose storage is a new shared segment named for the main process."""
-    from ..._tensor import _wrap
     array, name = _shm().create_array(shape, dtype.np, _shm().segment_name(_owner_pid))
     t = _wrap(array, dtype)
     t._shm_name = name
@@ -40,7 +42,6 @@ class SharedTensor:
 
 def pack(data):
     """Replace tensors in a (nested) batch by SharedTensor descriptors (worker side)."""
-    from ..._tensor import Tensor
     if isinstance(data, Tensor):
         name = getattr(data, "_shm_name", None)
         if name is None or not data._data.flags.c_contiguous:
@@ -53,8 +54,6 @@ def pack(data):
 
 def unpack(data):
     """Map descriptors back to tensors and unlink the segments (main side)."""
-    from ... import _dtype as dt
-    from ..._tensor import _wrap
     if isinstance(data, SharedTensor):
         d = dt._BY_NAME[data.dtype]
         t = _wrap(_shm().open_array(data.name, data.shape, d.np, unlink=True), d)

@@ -1,11 +1,16 @@
 """The DataLoader worker process: fetch batches by index, send them via shared memory."""
 import os
 import queue
+import random
 import sys
 import traceback
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..._random import manual_seed
+from . import shm_batches
+from .fetch import make_fetcher
 
 __all__ = ["get_worker_info", "WorkerInfo"]
 
@@ -75,10 +80,6 @@ def _alive(pid):
 
 
 def _seed_everything(seed):
-    import random
-
-    import numpy as np
-
     random.seed(seed)
     manual_seed(seed)
     # NOTE: NumPy's global RNG gets a seed mixed from the loader's base seed and the worker
@@ -90,8 +91,6 @@ def worker_loop(dataset_kind, dataset, index_queue, result_queue, auto_collation
                 drop_last, base_seed, init_fn, worker_id, num_workers, owner_pid):
     """Runs in the worker process until it receives None or its parent disappears."""
     global _worker_info
-    from . import shm_batches
-    from .fetch import make_fetcher
     try:
         shm_batches.set_owner(owner_pid)
         seed = base_seed + worker_id

@@ -5,6 +5,7 @@ import wave
 
 import numpy as np
 
+from ..._tensor import Tensor
 from ._convert import make_np, to_float
 from ._tbx import tbx
 
@@ -54,7 +55,6 @@ _TENSOR_TYPES = {
 
 
 def tensor_proto(tag, tensor):
-    from ..._tensor import Tensor
     is_bf16 = isinstance(tensor, Tensor) and tensor.dtype.np.kind == "V"
     a = make_np(tensor)
     if a.nbytes >= (1 << 31):
@@ -136,7 +136,7 @@ def _hparams_summary(tag, **content):
 
 def hparams(hparam_dict, metric_dict, hparam_domain_discrete=None):
     """The experiment, session-start and session-end summaries of the hparams plugin."""
-    from google.protobuf import struct_pb2
+    from google.protobuf import struct_pb2  # (optional: protobuf, tensorboardX's dependency)
     api = tbx.proto.api_pb2
     plugin = tbx.proto.plugin_hparams_pb2
     if not isinstance(hparam_dict, dict):

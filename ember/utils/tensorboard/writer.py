@@ -6,10 +6,13 @@ protobufs PyTorch's writer makes.
 """
 import itertools
 import os
+import socket
 import time
+from datetime import datetime
 
 from . import _summary as S
 from ._convert import make_np
+from ._graph import graph
 from ._tbx import tbx
 
 Event = tbx.proto.event_pb2.Event
@@ -51,8 +54,6 @@ class SummaryWriter:
     def __init__(self, log_dir=None, comment="", purge_step=None, max_queue=10,
                  flush_secs=120, filename_suffix=""):
         if not log_dir:
-            import socket
-            from datetime import datetime
             stamp = datetime.now().strftime("%b%d_%H-%M-%S")
             log_dir = os.path.join("runs", stamp + "_" + socket.gethostname() + comment)
         self.log_dir = log_dir
@@ -143,7 +144,7 @@ class SummaryWriter:
     def add_figure(self, tag, figure, global_step=None, close=True, walltime=None):
         """A matplotlib figure (or a list of them) rendered to an image."""
         try:
-            import matplotlib  # noqa: F401
+            import matplotlib  # noqa: F401  (optional: matplotlib)
         except ImportError:
             raise ImportError("add_figure needs matplotlib: pip install matplotlib") from None
         img = tbx.utils.figure_to_image(figure, close)
@@ -251,7 +252,6 @@ class SummaryWriter:
         """The model's graph: its module structure and the ops one forward pass on
         `input_to_model` (a tensor or a tuple of them) runs. `use_strict_trace` is accepted
         for PyTorch's signature; ember records the forward pass as it runs, without jit."""
-        from ._graph import graph
         graph_def, run_metadata = graph(model, input_to_model, verbose)
         fw = self._get_file_writer()
         walltime = time.time()
