@@ -1,7 +1,10 @@
 """ember.autograd: backward, grad, grad modes, Function, functional, gradcheck, anomaly."""
+import functools
+import importlib
 import operator
 import warnings
 
+from .. import _creation   # (factories read at call time: ember.compile patches them)
 from .. import _tensor
 from . import anomaly as _anomaly
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
@@ -49,8 +52,7 @@ def _make_grads(outputs, grads):
                 raise RuntimeError("grad can be implicitly created only for real scalar "
                                    "outputs but got " + str(out.dtype).replace("ember",
                                                                               "torch"))
-            from .._creation import ones_like
-            g = ones_like(out)
+            g = _creation.ones_like(out)
         else:
             if g._data.shape != out._data.shape:
                 raise RuntimeError(
@@ -165,8 +167,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    "have been used in the graph. Set allow_unused=True if "
                                    "this is the desired behavior.")
             if materialize_grads:
-                from .._creation import zeros_like
-                g = zeros_like(t)
+                g = _creation.zeros_like(t)
         elif not create_graph and g._requires_grad:
             g = g.detach()
         out.append(g)
@@ -176,14 +177,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
                   materialize_grads):
     """is_grads_batched: one backward per row of the leading dim of grad_outputs, stacked."""
-    from .._tensor import _fn
+    from ..ops.shape import stack   # (cycle: ember.autograd loads before the ops)
     n = grad_outputs[0]._data.shape[0]
     rows = []
     for b in range(n):
         rows.append(grad(outputs, inputs, [g[b] for g in grad_outputs], retain_graph=True,
                          create_graph=create_graph, allow_unused=allow_unused,
                          materialize_grads=materialize_grads))
-    return tuple(None if rows[0][i] is None else _fn["stack"]([r[i] for r in rows])
+    return tuple(None if rows[0][i] is None else stack([r[i] for r in rows])
                  for i in range(len(inputs)))
 
 
@@ -226,8 +227,6 @@ class detect_anomaly:
         return False
 
     def __call__(self, fn):
-        import functools
-
         @functools.wraps(fn)
         def wrapper(*a, **k):
             with self:
@@ -266,9 +265,8 @@ from .gradcheck import gradcheck, gradgradcheck  # noqa: E402,F401
 def __getattr__(name):
     # These submodules load on first use (torch.autograd.profiler after a plain `import torch`).
     if name in ("profiler", "profiler_util", "forward_ad"):
-        import importlib
         return importlib.import_module(f"{__name__}.{name}")
     if name == "ProfilerActivity":   # (torch.autograd's is torch.profiler's enum)
-        from ..profiler import ProfilerActivity
+        from ..profiler import ProfilerActivity   # (deferred: ember.profiler loads on first use)
         return ProfilerActivity
     raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")

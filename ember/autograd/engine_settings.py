@@ -5,6 +5,7 @@ ember's engine runs backward in the calling thread and builds gradients in row-m
 layout, so the switches change nothing it computes: each keeps and reports its state (what
 PyTorch code reads back) and restores it when used as a context manager."""
 import enum
+import functools
 
 from ..overrides import handle_torch_function, has_torch_function, is_tensor_like  # noqa: F401
 
@@ -35,8 +36,6 @@ class _Switch:
         return type(self)(self.mode)
 
     def __call__(self, fn):
-        import functools
-
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with self.clone():

@@ -8,9 +8,12 @@ written in ember ops), or, for an op without a rule, by the double-VJP trick on 
 """
 from typing import NamedTuple
 
+from .. import _creation   # (factories read at call time: ember.compile patches them)
 from .._dtype import FLOATING
+from .._printing import PRINT_OPTS
 from .._tensor import Tensor, wrap_as
 from ..func import _state
+from ..ops import registry
 from .node import get_accumulator
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level",
@@ -42,7 +45,6 @@ class DualTensor(Tensor):
         if self._level != _current_level:
             return primal
         # The tangent is one more suffix, as dtype= is: on the last line when it fits.
-        from .._printing import PRINT_OPTS
         head, suffix = primal[:-1], f"tangent={self._tangent!r}"
         last_line = len(head) - head.rfind("\n") + 1
         if last_line + len(suffix) + 2 > PRINT_OPTS.linewidth:
@@ -145,13 +147,11 @@ def _split(x):
 
 def dual_step(op, inputs, params, dtype, arrays):
     """Run `op` on the primals and give its result the tangent of the JVP rule."""
-    from ..func.batched_tensor import recast
-    from ..ops import registry
     split = [_split(x) for x in inputs]
     primals = [p for p, _ in split]
     tangents = [t for _, t in split]
     out = registry.dispatch(op, tuple(primals), params, dtype,
-                            recast(op, primals, arrays, inputs))
+                            _batched.recast(op, primals, arrays, inputs))
     if all(t is None for t in tangents):
         return out
     outs = out if type(out) is tuple else (out,)
@@ -174,8 +174,7 @@ def dual_commit(self, result):
     target.copy_(value)
     if self.__class__ is DualTensor:
         if tangent is None:
-            from .._creation import zeros_like
-            tangent = zeros_like(target)
+            tangent = _creation.zeros_like(target)
         self._tangent = tangent
         return self
     if tangent is not None:
@@ -184,7 +183,7 @@ def dual_commit(self, result):
     return self
 
 
-from ..func import batched_tensor as _batched  # noqa: E402,F401  (installs the door's step)
+from ..func import batched_tensor as _batched  # noqa: E402  (also installs the door's step)
 from ..func import jvp_rules as _rules  # noqa: E402
 
 _state.dual_type = DualTensor

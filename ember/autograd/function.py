@@ -8,8 +8,10 @@ equal to `create_graph`, so a backward written in ember ops differentiates again
 import functools
 import warnings
 
+from .. import _inplace  # (cycle: _inplace imports autograd) attributes read at call time
 from .. import _tensor
 from .._dtype import FLOATING
+from . import anomaly
 from .grad_mode import no_grad, state
 from .node import _FREED_MESSAGE, Node, edge_of, zeros_like_meta
 from . import saved_hooks as _saved_hooks
@@ -252,7 +254,7 @@ def _finish(ctx, args, outputs, record):
             if record and o._requires_grad and o.grad_fn is None:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an "
                                    "in-place operation.")
-            o._vc.v += 1
+            _inplace.bump_version(o)
         elif id(o) in input_ids:
             # An input returned unchanged is a new tensor (a view of it), as in PyTorch.
             o = outs[nr] = o.detach()
@@ -270,7 +272,6 @@ def _finish(ctx, args, outputs, record):
         elif record:
             ctx.saved_versions = [None if t is None else t._vc.v for t in saved]
     if record:
-        from . import anomaly
         if anomaly.enabled:
             anomaly.record_trace(ctx)
     return outs[0] if single else tuple(outs)

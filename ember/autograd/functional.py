@@ -4,7 +4,12 @@ Everything is built from `autograd.grad`: a Jacobian is one VJP per output eleme
 does the same without vectorize); forward products use the double-backward trick (the VJP is
 linear in its cotangent, so differentiating it with respect to that cotangent gives a JVP).
 """
+from .. import _creation   # (factories read at call time: ember.compile patches them)
 from .. import _tensor
+from .._tensor import _wrap
+from ..backends import array_module
+from . import grad   # (ember.autograd imports this module after defining grad)
+from .grad_mode import enable_grad
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -56,8 +61,6 @@ def _finish(values, create_graph):
 
 def _grads(outputs, inputs, grad_outputs, create_graph, strict, what):
     """autograd.grad with zeros (or strict mode's error) for inputs the outputs ignore."""
-    from . import grad
-    from .._creation import zeros_like
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o._requires_grad]
     if pairs:
         res = grad(tuple(o for o, _ in pairs), inputs, tuple(g for _, g in pairs),
@@ -70,13 +73,12 @@ def _grads(outputs, inputs, grad_outputs, create_graph, strict, what):
             if strict:
                 raise RuntimeError(f"The output of the user-provided function is independent "
                                    f"of input {i}. This is not allowed in strict mode{what}.")
-            g = zeros_like(t)
+            g = _creation.zeros_like(t)
         out.append(g)
     return tuple(out)
 
 
 def _call(func, inputs, fn_name):
-    from .grad_mode import enable_grad
     with enable_grad():
         outputs = func(*inputs)
     return _as_tuple(outputs, "outputs of the user-provided function", fn_name)
@@ -87,8 +89,7 @@ def _validate_v(v, outputs, is_outputs_tuple, fn_name, what="outputs"):
         if len(outputs) != 1 or outputs[0]._data.size != 1:
             raise RuntimeError("The vector v can only be None if the user-provided function "
                                "returns a single Tensor with a single element.")
-        from .._creation import ones_like
-        return (ones_like(outputs[0]),)
+        return (_creation.ones_like(outputs[0]),)
     _, v = _as_tuple(v, "v", fn_name)
     if len(v) != len(outputs):
         raise RuntimeError(f"v is a tuple of invalid length: should be {len(outputs)} but got "
@@ -117,7 +118,6 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), J v): the Jacobian-vector product, by the double-backward trick."""
-    from .._creation import zeros_like
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
     inputs = _prepare(inputs, create_graph)
     if v is None:
@@ -125,8 +125,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
             raise RuntimeError("The vector v can only be None if the input to the "
                                "user-provided function is a single Tensor with a single "
                                "element.")
-        from .._creation import ones_like
-        v = (ones_like(inputs[0]),)
+        v = (_creation.ones_like(inputs[0]),)
     else:
         _, v = _as_tuple(v, "v", "jvp")
         for i, (a, b) in enumerate(zip(v, inputs)):
@@ -134,12 +133,12 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
                 raise RuntimeError(f"Entry {i} in v has invalid size: should be {_size(b)} "
                                    f"but got {_size(a)}.")
     is_outputs_tuple, outputs = _call(func, inputs, "jvp")
-    cotangents = tuple(zeros_like(o).requires_grad_(True) for o in outputs)
+    cotangents = tuple(_creation.zeros_like(o).requires_grad_(True) for o in outputs)
     grads = _grads(outputs, inputs, cotangents, True, strict, "")
     used = [(g, w) for g, w in zip(grads, v) if g._requires_grad]
     res = _grads(tuple(g for g, _ in used), cotangents, tuple(w for _, w in used),
                  create_graph, strict, "") if used else \
-        tuple(zeros_like(o) for o in outputs)
+        tuple(_creation.zeros_like(o) for o in outputs)
     return (_tuple_postprocess(_finish(outputs, create_graph), is_outputs_tuple),
             _tuple_postprocess(_finish(res, create_graph), is_outputs_tuple))
 
@@ -155,7 +154,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     if strategy == "forward-mode" and not vectorize:
         raise NotImplementedError("torch.autograd.functional.jacobian: `strategy=\"forward-"
                                   "mode\"` is only implemented together with `vectorize=True`.")
-    from .._creation import zeros
+    from ..ops.shape import stack   # (cycle: ember.autograd loads before the ops)
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     inputs = _prepare(inputs, create_graph)
     is_outputs_tuple, outputs = _call(func, inputs, "jacobian")
@@ -164,7 +163,6 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         n = out._data.size
         rows = [[] for _ in inputs]
         flat = out.reshape(-1)
-        from . import grad
         for j in range(n):
             if out._requires_grad:
                 gs = grad((flat,), inputs, (_one_hot(n, j, out),), retain_graph=True,
@@ -177,45 +175,25 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                         raise RuntimeError(f"Output {i} of the user-provided function is "
                                            f"independent of input {k}. This is not allowed "
                                            "in strict mode.")
-                    g = zeros(t._data.shape, dtype=t.dtype, device=t._device)
+                    g = _creation.zeros(t._data.shape, dtype=t.dtype, device=t._device)
                 rows[k].append(g)
         per_input = []
         for k, t in enumerate(inputs):
             shape = tuple(out._data.shape) + tuple(t._data.shape)
             if n == 0:
-                per_input.append(zeros(shape, dtype=t.dtype, device=t._device))
+                per_input.append(_creation.zeros(shape, dtype=t.dtype, device=t._device))
                 continue
-            per_input.append(_stack(rows[k]).reshape(shape))
+            per_input.append(stack(rows[k]).reshape(shape))
         jac.append(tuple(per_input))
     jac = _finish(tuple(jac), create_graph)
     return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
 
 
 def _one_hot(n, j, like):
-    from .._tensor import _wrap
-    from ..backends import array_module
     xp = array_module(like._data)
     a = xp.zeros(n, dtype=like.dtype.np)
     a[j] = 1
     return _wrap(a, like.dtype, like._device)
-
-
-def _stack(tensors):
-    from .._tensor import _fn, _wrap
-    if "stack" in _fn:
-        return _fn["stack"](tensors)
-    first = tensors[0]
-    if not any(t._requires_grad for t in tensors):
-        from ..backends import array_module
-        xp = array_module(first._data)
-        return _wrap(xp.stack([t._data for t in tensors]), first.dtype, first._device)
-    # NOTE: only until ember.stack exists: sum of one-hot outer products (differentiable).
-    n = len(tensors)
-    total = None
-    for j, t in enumerate(tensors):
-        term = _one_hot(n, j, t).reshape(n, 1) * t.reshape(1, -1)
-        total = term if total is None else total + term
-    return total
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
@@ -248,7 +226,6 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def _hessian_product(func, inputs, v, create_graph, strict, name):
-    from .._creation import ones_like
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", name)
     inputs = _prepare(inputs, create_graph)
     if v is not None:
@@ -261,20 +238,19 @@ def _hessian_product(func, inputs, v, create_graph, strict, name):
         raise RuntimeError("The vector v can only be None if the input to the user-provided "
                            "function is a single Tensor with a single element.")
     else:
-        v = (ones_like(inputs[0]),)
+        v = (_creation.ones_like(inputs[0]),)
     _, outputs = _call(func, inputs, name)
     if len(outputs) != 1:
         raise RuntimeError(f"The function given to {name} should return a single Tensor")
     if outputs[0]._data.size != 1:
         raise RuntimeError(f"The Tensor returned by the function given to {name} should "
                            "contain a single element")
-    jac = _grads(outputs, inputs, (ones_like(outputs[0]),), True, strict, "")
+    jac = _grads(outputs, inputs, (_creation.ones_like(outputs[0]),), True, strict, "")
     used = [(g, w, k) for k, (g, w) in enumerate(zip(jac, v)) if g._requires_grad]
     if used:
         res = _grads(tuple(g for g, _, _ in used), inputs, tuple(w for _, w, _ in used),
                      create_graph, strict, "")
     else:
-        from .._creation import zeros_like
-        res = tuple(zeros_like(t) for t in inputs)
+        res = tuple(_creation.zeros_like(t) for t in inputs)
     return (_finish(outputs[0], create_graph),
             _tuple_postprocess(_finish(res, create_graph), is_inputs_tuple))

@@ -11,6 +11,8 @@ import numpy as np
 
 from .. import _tensor
 from .._dtype import FLOATING, float64
+from .._tensor import _wrap
+from . import grad   # (ember.autograd imports this module after defining grad)
 from .grad_mode import enable_grad, no_grad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
@@ -60,8 +62,6 @@ def _numerical(func, inputs, k, eps, n_out_sizes):
 
 def _analytical(outputs, diff_inputs):
     """Row j of d out / d input, by one backward with a one-hot cotangent per element."""
-    from . import grad
-    from .._tensor import _wrap
     jacs = []  # jacs[o][k]: (n_in_k, n_out_o)
     for o in outputs:
         n = o._data.size
@@ -126,7 +126,6 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     analytical = _analytical(outputs, diff_inputs)
     sizes = [o._data.size for o in outputs]
     if check_grad_dtypes:
-        from . import grad
         for o in outputs:
             gs = grad(o.sum(), diff_inputs, retain_graph=True, allow_unused=True)
             for k, g in zip(diff, gs):
@@ -150,14 +149,11 @@ def _zero_numerical(func, inputs, diff, eps, atol):
 
 
 def _show(a):
-    from .._tensor import _wrap
     return repr(_wrap(a, float64))
 
 
 def _fast(func, inputs, diff, outputs, eps, atol, rtol, raise_exception):
     """Compare u^T J v (random u, v) numerically and analytically per input/output pair."""
-    from . import grad
-    from .._tensor import _wrap
     rng = np.random.default_rng(0)
     us = [rng.standard_normal(o._data.shape) for o in outputs]
     for k in diff:
@@ -188,8 +184,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   check_batched_grad=False, check_fwd_over_rev=False, check_rev_over_rev=True,
                   fast_mode=False, masked=False):
     """gradcheck of the first derivative: checks double backward."""
-    from . import grad
-    from .._tensor import _wrap
     inputs, diff = _prepare(func, inputs)
     if grad_outputs is None:
         rng = np.random.default_rng(0)

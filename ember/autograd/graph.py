@@ -8,6 +8,7 @@ in hooks.py.
 """
 from .. import _tensor as _T  # partially initialised here: attributes are read at call time
 from .._constants import strided as _STRIDED
+from ..backends.cpu_kernels import compiled
 from . import anomaly
 from .grad_mode import state
 from .hooks import run_hooks
@@ -262,7 +263,7 @@ def _call_vjp(node, node_grads):
 def _conjugated(vjp, node, grads):
     """conj(vjp(conj(g))): turns a VJP written as f'(z) * g into PyTorch's conj(f'(z)) * g
     (real gradients pass unchanged)."""
-    conj = _T._fn["conj"]
+    from ..ops.rounding import conj   # (cycle: ember.ops.registry imports this module)
     in_grads = vjp(node, *(None if g is None else conj(g) for g in grads))
     if type(in_grads) is not tuple:
         in_grads = (in_grads,)
@@ -313,7 +314,6 @@ def _accumulate_nonleaf(t, g, create_graph):
 # Python functions above stay the definitions and the NumPy path's loop.
 
 def _compiled(name, python):
-    from ..backends.cpu_kernels import compiled
     if compiled is None:
         return python
     if name == "walk":
@@ -339,6 +339,6 @@ from .graph_api import (  # noqa: E402
 
 def __getattr__(name):
     if name == "Variable":   # (torch.autograd.graph re-exports torch.autograd.Variable)
-        from . import Variable
+        from . import Variable   # (cycle: ember.autograd imports this module before Variable)
         return Variable
     raise AttributeError(f"module '{__name__}' has no attribute '{name}'")

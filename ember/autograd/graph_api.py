@@ -3,6 +3,7 @@ over several tensors, and mutation of saved tensors (re-exported by autograd/gra
 import collections
 import contextlib
 
+from .. import _inplace  # (cycle: _inplace imports autograd) attributes read at call time
 from .. import _tensor as _T
 from . import graph as _graph
 from .saved_hooks import saved_tensors_hooks
@@ -27,7 +28,7 @@ def increment_version(tensor):
     change done outside ember's ops would have."""
     tensors = (tensor,) if isinstance(tensor, _T.Tensor) else tensor
     for t in tensors:
-        t._vc.v += 1
+        _inplace.bump_version(t)
 
 
 class _MultiHandle:

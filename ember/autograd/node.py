@@ -9,7 +9,10 @@ import re
 import sys
 import weakref
 
+import numpy as np
+
 from .. import backends
+from .. import _inplace  # (cycle: _inplace imports autograd) attributes read at call time
 from .. import _tensor as _T  # partially initialised here: attributes are read at call time
 from .._constants import strided as _STRIDED
 from .._dtype import FLOATING, float32, type_name
@@ -268,7 +271,9 @@ class AccumulateGrad:
             return
         fresh = t._grad is None
         if grad.layout is not _STRIDED or (not fresh and t._grad.layout is not _STRIDED):
-            from ..sparse.ops import accumulate_grad   # (PyTorch's sparse + dense rules)
+            # PyTorch's sparse + dense rules (cycle: ember.sparse builds on the ops, which
+            # import this module)
+            from ..sparse.ops import accumulate_grad
             t._grad = accumulate_grad(t._grad, grad, create_graph)
         elif fresh:
             if create_graph:
@@ -287,9 +292,8 @@ class AccumulateGrad:
             # PyTorch accumulates in place: a reference the user holds to .grad sees the sum.
             g = t._grad
             g._data += grad._data.astype(g._data.dtype, copy=False)
-            g._vc.v += 1
+            _inplace.bump_version(g)
         if _guard.enabled:
-            from ..debug.checks import on_accumulate
             on_accumulate(t, fresh)
         if self.post_hooks:
             for fn in tuple(self.post_hooks.values()):
@@ -315,9 +319,7 @@ def _probe(grad):
 def _calibrate():
     """How many references the engine itself holds on a gradient reaching `_owned` (the
     same call path: a list slot, accumulate's frame, _owned's frame)."""
-    import numpy as np
-    from .._tensor import _wrap
-    slot = [_wrap(np.zeros(2, np.float32), float32)]
+    slot = [_T._wrap(np.zeros(2, np.float32), float32)]
     return _fake_accumulate(None, slot[0], False)
 
 
@@ -396,4 +398,5 @@ def reset_grads(tensors, set_to_none):
             g.zero_()
 
 
+from ..debug.checks import on_accumulate  # noqa: E402
 from ..debug.state import state as _guard  # noqa: E402

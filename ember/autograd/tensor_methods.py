@@ -7,7 +7,7 @@ attaches the ops' methods).
 """
 import weakref
 
-from .._tensor import Tensor, _fn, _wrap
+from .._tensor import Tensor, _wrap
 from . import backward as _run_backward   # (ember.autograd loads this module after it)
 from .hooks import HookDict, add_hook
 from .node import get_accumulator
@@ -27,7 +27,8 @@ def retain_grad(self):
             if t._grad is not None:
                 t._grad = t._grad + grad
             elif grad._requires_grad:  # create_graph: the copy stays differentiable
-                t._grad = _fn["clone"](grad)
+                from ..ops.views import clone   # (cycle: ember.autograd loads before the ops)
+                t._grad = clone(grad)
             else:
                 t._grad = _wrap(grad._data.copy(), grad.dtype, grad._device)
 

@@ -15,8 +15,8 @@ import warnings
 
 import numpy as np
 
-from .. import _tensor as _T
 from .._tensor import Tensor, wrap_as
+from ..ops.shape import stack
 from . import _state
 
 _new = object.__new__
@@ -246,7 +246,6 @@ def loop_fallback(call):
     for b in range(call.size):
         values = [v.select(0, b) if bt else v for v, bt in zip(call.values, call.batched)]
         rows.append(call.run(values))
-    stack = _T._fn["stack"]
     if type(rows[0]) is tuple:
         return tuple(stack([r[k] for r in rows]) for k in range(len(rows[0])))
     return stack(rows)

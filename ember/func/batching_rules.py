@@ -6,8 +6,10 @@ its params, which speak of the logical tensors. It returns the physical result (
 0), usually by dispatching the same op with the dims shifted past the batch dim. Ops missing
 here run once per batch element (batched_tensor.loop_fallback), with a warning.
 """
-from .. import _tensor as _T
 from .._tensor import Tensor
+from ..backends import array_module
+from ..ops.arithmetic import add
+from .batched_tensor import commit_inplace, loop_fallback
 
 BATCHING_RULES = {}
 
@@ -125,7 +127,6 @@ def softmax_backward(call):
 @rule("gather", "_gather_dim")
 def gather(call):
     # The index (a param: never batched here) is expanded along the batch.
-    from ..backends import array_module
     index = call.params["index"]
     index = array_module(index).broadcast_to(index, (call.size,) + index.shape)
     return call.run(params=dict(call.params, index=index, dim=_shift(call.params["dim"])))
@@ -134,7 +135,6 @@ def gather(call):
 @rule("scatter", "scatter_value", "scatter_add", "scatter_reduce")
 def scatter(call):
     """Scatters into the batch: both tensors carry it, the index (a param) is expanded."""
-    from ..backends import array_module
     index = call.params["index"]
     index = array_module(index).broadcast_to(index, (call.size,) + index.shape)
     values = [_expanded(call, i) if isinstance(v, Tensor) else v
@@ -146,7 +146,6 @@ def scatter(call):
 def index_along_dim(call):
     """index_add/copy/fill along a dim (a 1-d index param, the same for every element)."""
     if call.logical_ndim(0) == 0 or any(call.batched[1:]) and call.op.name == "index_fill":
-        from .batched_tensor import loop_fallback
         return loop_fallback(call)
     values = [_expanded(call, i) if isinstance(v, Tensor) else v
               for i, v in enumerate(call.values)]
@@ -168,7 +167,6 @@ def unsqueeze(call):
 @rule("index_select")
 def index_select(call):
     if call.logical_ndim(0) == 0:
-        from .batched_tensor import loop_fallback
         return loop_fallback(call)
     return call.run(params=dict(call.params, dim=_shift(call.params["dim"])))
 
@@ -176,7 +174,6 @@ def index_select(call):
 @rule("copy_")
 def copy(call):
     if not call.batched[0]:
-        from .batched_tensor import commit_inplace
         return commit_inplace(call.inputs[0], call.inputs[1])   # raises PyTorch's error
     return call.run(_pad_batched(call, _logical_rank(call)))
 
@@ -245,7 +242,6 @@ def index(call):
     if len(advanced) > 1:
         # NOTE: NumPy moves non-adjacent advanced indices to the front: a slice for the
         # batch dim in front of them would change where their dims land.
-        from .batched_tensor import loop_fallback
         return loop_fallback(call)
     return call.run(params=dict(call.params, key=(slice(None),) + key))
 
@@ -261,7 +257,6 @@ def put_into_slices(call):
         adv = adv if type(adv) is tuple else (adv,)
         if len([k for k in adv if k is not None and k is not Ellipsis and
                 k.__class__ is not slice]) > 1:
-            from .batched_tensor import loop_fallback
             return loop_fallback(call)
         adv = (slice(None),) + adv
     region = call.inputs[0]._data[p["basic"]]
@@ -287,7 +282,6 @@ def flip(call):
 def roll(call):
     dims = call.params["dims"]
     if dims is None:   # roll over the flattened tensor: the batch would mix in
-        from .batched_tensor import loop_fallback
         return loop_fallback(call)
     return call.run(params=dict(call.params, dims=tuple(_shift(d) for d in dims)))
 
@@ -307,7 +301,6 @@ def scatter_into_shape(call):
     if call.op.name == "index_backward" and len(
             [k for k in key if k is not None and k is not Ellipsis and
              k.__class__ is not slice]) > 1:
-        from .batched_tensor import loop_fallback
         return loop_fallback(call)
     return call.run(params=dict(p, shape=(call.size,) + tuple(p["shape"]),
                                 key=(slice(None),) + key))
@@ -395,7 +388,7 @@ def addmm(call):
         bias = bias.reshape((bias.shape[0],) + (1,) * (3 - bias.dim()) + tuple(bias.shape[1:]))
     if not (call.batched[1] or call.batched[2]):
         product = product.unsqueeze(0)
-    return _T._fn["add"](product, bias)
+    return add(product, bias)
 
 
 from ..ops import registry as _registry  # noqa: E402

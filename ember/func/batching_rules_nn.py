@@ -2,6 +2,8 @@
 embedding and nll_loss. The batch is folded into the op's own batch dim where the op treats
 samples independently, and batched weights (model ensembles) become convolution groups.
 Registered into batching_rules.BATCHING_RULES."""
+from .. import _creation   # (factories read at call time: ember.compile patches them)
+from .batched_tensor import loop_fallback
 from .batching_rules import _expanded, rule
 
 
@@ -77,7 +79,6 @@ def convolution_weight(call):
 @rule("avg_pool_backward", "max_pool_backward")
 def pooling_backward(call):
     if any(call.batched[1:]):
-        from .batched_tensor import loop_fallback
         return loop_fallback(call)
     size = call.size
     in_shape = tuple(call.params["in_shape"])
@@ -91,7 +92,6 @@ def pooling_backward(call):
 @rule("max_pool", "max_pool_values", "avg_pool", "adaptive_max_pool")
 def pooling(call):
     if any(call.batched[1:]):
-        from .batched_tensor import loop_fallback
         return loop_fallback(call)
     values = [_fold(call.values[0], call.size)] + list(call.values[1:])
     out = call.run(values)
@@ -125,7 +125,6 @@ def leading_operand(call):
     batched_first = 1 if call.op.name == "embedding" else 0
     others = [b for i, b in enumerate(call.batched) if i != batched_first]
     if any(others):
-        from .batched_tensor import loop_fallback
         return loop_fallback(call)
     return call.run()
 
@@ -135,7 +134,6 @@ def nll_loss(call):
     """Per-sample losses of the folded batch ('none'), reduced per batch element."""
     x, target, weight = call.values
     if call.batched[2] or call.logical_ndim(0) > 2:
-        from .batched_tensor import loop_fallback
         return loop_fallback(call)
     x, target = _expanded(call, 0), _expanded(call, 1)
     size = call.size
@@ -167,7 +165,6 @@ def nll_loss_backward(call):
     gradient for g = 1 scaled per batch element (or rows folded, for reduction='none')."""
     g, x, target, weight = call.values
     if any(call.batched[1:]) or call.logical_ndim(1) > 2:
-        from .batched_tensor import loop_fallback
         return loop_fallback(call)
     size = call.size
     if call.params["reduction"] == "none" and call.logical_ndim(1) == 2:
@@ -175,6 +172,5 @@ def nll_loss_backward(call):
         t_rows = target.unsqueeze(0).expand((size,) + tuple(target.shape)).reshape(-1)
         out = call.run([g.reshape(-1), x_rows, t_rows, weight])
         return out.reshape((size,) + tuple(x.shape))
-    from .._creation import ones_like
-    base = call.run([ones_like(g[0]), x, target, weight])
+    base = call.run([_creation.ones_like(g[0]), x, target, weight])
     return base * g.reshape((size,) + (1,) * base.dim())

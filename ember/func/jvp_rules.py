@@ -5,8 +5,12 @@ result dtype and the primal result. Ops linear in their tensor inputs (views, su
 casts, concatenation) apply themselves to the tangents. An op missing here gets its JVP from
 the double-VJP trick on that one op (`double_vjp`), which equals the true JVP exactly.
 """
+from .. import _creation   # (factories read at call time: ember.compile patches them)
 from .. import _tensor as _T
 from .._dtype import FLOATING
+from ..ops.registry import dispatch
+from .batched_tensor import recast
+from .transforms import jvp
 
 JVP_RULES = {}
 
@@ -21,13 +25,11 @@ def jvp_rule(*names):
 
 def _zeros_for(primals, tangents):
     """Tangents with zeros for the inputs that have none (a Python number's is 0)."""
-    from .._creation import zeros_like
-    return [t if t is not None else zeros_like(p) if isinstance(p, _T.Tensor) else 0
+    return [t if t is not None else _creation.zeros_like(p) if isinstance(p, _T.Tensor) else 0
             for p, t in zip(primals, tangents)]
 
 
 def _dispatch(op, inputs, params, dtype=None):
-    from ..ops.registry import dispatch
     return dispatch(op, tuple(inputs), params, dtype)
 
 
@@ -92,9 +94,6 @@ JVP_RULES.update({
 
 def double_vjp(op, primals, tangents, params, dtype, arrays, inputs):
     """The JVP of one op call by the double-VJP trick (ember.func.jvp on that op)."""
-    from .batched_tensor import recast
-    from .transforms import jvp
-    from ..ops.registry import dispatch
     positions = [i for i, t in enumerate(tangents) if t is not None]
     floating = []   # which results have tangents (integer results, such as indices, do not)
 

@@ -5,6 +5,8 @@ call and restores the originals after (even when the call raises), so grad, vmap
 other transforms can take a model's parameters as plain inputs.
 """
 from .._tensor import Tensor
+from ..nn.modules.batchnorm import _BatchNorm
+from ..ops.shape import stack
 
 
 def _owner(module, name):
@@ -107,7 +109,6 @@ def stack_module_state(models):
     first = type(models[0])
     if not all(type(m) is first for m in models):
         raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
-    from .. import stack
 
     def stacked(named):
         out = {}
@@ -126,7 +127,6 @@ def stack_module_state(models):
 def replace_all_batch_norm_modules_(root):
     """Batch norm modules of `root` stop tracking running statistics (in place), so that
     vmap over a batch never needs to update shared buffers; returns `root`."""
-    from ..nn.modules.batchnorm import _BatchNorm
     for module in root.modules():
         if isinstance(module, _BatchNorm) and module.track_running_stats:
             module.running_mean = None

@@ -10,8 +10,10 @@ every open vmap level (`_strip`), differentiates the batched program, whose batc
 are independent, and `_rebuild` wraps the result back, so per-sample gradients come out of
 one backward pass.
 """
+from .. import _creation   # (factories read at call time: ember.compile patches them)
 from .. import autograd
 from .._tensor import Tensor
+from ..ops.shape import stack
 from . import _pytree
 from .batched_tensor import LEVELS, BatchedTensor, UnbatchableError, make_batched, physical
 from .vmap_transform import vmap
@@ -84,10 +86,10 @@ def _wants_graph(sources, outputs=(), leaves=()):
 
 def _reaches_outer_leaf(outputs, leaves):
     own = {id(leaf) for leaf in leaves}
-    stack = [o.grad_fn for o in outputs if o.grad_fn is not None]
+    pending = [o.grad_fn for o in outputs if o.grad_fn is not None]
     seen = set()
-    while stack:
-        node = stack.pop()
+    while pending:
+        node = pending.pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
@@ -96,7 +98,7 @@ def _reaches_outer_leaf(outputs, leaves):
             if id(variable) not in own:
                 return True
             continue
-        stack.extend(e[0] for e in getattr(node, "edges", None) or () if e is not None)
+        pending.extend(e[0] for e in getattr(node, "edges", None) or () if e is not None)
     return False
 
 
@@ -121,8 +123,7 @@ def _engine_grad(outputs, inputs, grad_outputs, create):
 
 
 def _zeros_like(x):
-    from .._creation import zeros_like
-    return zeros_like(x).detach()
+    return _creation.zeros_like(x).detach()
 
 
 # ---------------------------------------------------------------------- argnums
@@ -182,8 +183,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
                                "use the vjp or jacrev APIs instead?")
         flat_out = _strip(out, levels)
         create = _wants_graph(_pytree.flatten(diff)[0], [flat_out], leaves)
-        from .._creation import ones_like
-        grads = _engine_grad([flat_out], leaves, [ones_like(flat_out)], create)
+        grads = _engine_grad([flat_out], leaves, [_creation.ones_like(flat_out)], create)
         grads = _pytree.unflatten(spec, [_rebuild(g, levels) for g in grads])
         value = out if create else out.detach()
         return (grads, (value, aux)) if has_aux else (grads, value)
@@ -283,10 +283,9 @@ class _Linearized:
         self.sources = _pytree.flatten(primals)[0]
         flat_out = [_strip(o, levels) for o in self.out_leaves]
         self.keep = _wants_graph(self.sources, flat_out, self.leaves)
-        from .._creation import ones_like
         # NOTE: g(u) is linear in u, so any u gives the same JVP; ones, not zeros: VJPs
         # computed in log space (logcumsumexp) have no derivative at a zero cotangent.
-        self.dummies = [ones_like(o).detach().requires_grad_() for o in flat_out]
+        self.dummies = [_creation.ones_like(o).detach().requires_grad_() for o in flat_out]
         live = [(o, u) for o, u in zip(flat_out, self.dummies) if o.requires_grad]
         self.pulled = [None] * len(self.leaves)
         if live:
@@ -359,9 +358,8 @@ def linearize(func, *primals):
 # ---------------------------------------------------------------------- Jacobians
 def _basis(flat, dtype, device):
     """The rows of the identity over all elements of `flat`, split and shaped like each."""
-    from .._creation import eye
     total = sum(x.numel() for x in flat)
-    identity = eye(total, dtype=dtype, device=device)
+    identity = _creation.eye(total, dtype=dtype, device=device)
     parts, start = [], 0
     for x in flat:
         n = x.numel()
@@ -377,7 +375,6 @@ def _over_basis(fn, basis, total, vmap_options):
         return vmap(fn, **vmap_options)(*basis)
     except UnbatchableError:
         rows = [fn(*(b[k] for b in basis)) for k in range(total)]
-        from .. import stack
         return [stack([r[j] for r in rows]) for j in range(len(rows[0]))]
 
 

@@ -9,6 +9,7 @@ import functools
 
 from .. import _random
 from .._tensor import Tensor
+from ..ops.shape import cat, stack
 from . import _pytree, _state
 from .batched_tensor import LEVELS, BatchedTensor, make_batched, physical
 
@@ -149,7 +150,7 @@ def _per_element(func, out_dims, leaves, spec, dims, size, kwargs):
     for b in range(size):
         inputs = [leaf if d is None else leaf.select(d, b) for leaf, d in zip(leaves, dims)]
         rows.append(func(*_pytree.unflatten(spec, inputs), **kwargs))
-    return _join(rows, out_dims, "stack")
+    return _join(rows, out_dims, stack)
 
 
 def _chunked(func, in_dims, out_dims, randomness, chunk_size, leaves, spec, dims, size,
@@ -161,24 +162,18 @@ def _chunked(func, in_dims, out_dims, randomness, chunk_size, leaves, spec, dims
         part = [leaf if d is None else leaf.narrow(d, start, n) for leaf, d in zip(leaves, dims)]
         pieces.append(_vmap_call(func, in_dims, out_dims, randomness, None,
                                  _pytree.unflatten(spec, part), kwargs))
-    return _join(pieces, out_dims, "cat")
+    return _join(pieces, out_dims, cat)
 
 
-def _join(results, out_dims, how):
+def _join(results, out_dims, join):
     """The results of the pieces of one batch as one: each output leaf joined along its
-    out_dim by `how` (stack for one row per batch entry, cat for chunks); an output without
+    out_dim by `join` (stack for one row per batch entry, cat for chunks); an output without
     an out_dim is the first piece's."""
     flat = [_pytree.flatten(r)[0] for r in results]
     out_spec = _pytree.flatten(results[0])[1]
-    join = _tensor_fn(how)
     merged = [join([f[k] for f in flat], d) if d is not None else flat[0][k]
               for k, d in enumerate(_pytree.broadcast_prefix(out_dims, out_spec))]
     return _pytree.unflatten(out_spec, merged)
-
-
-def _tensor_fn(name):
-    from .._tensor import _fn
-    return _fn[name]
 
 
 class _DrawnUnderVmap(Exception):
