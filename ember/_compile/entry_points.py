@@ -32,6 +32,8 @@ def patch_calls(recorder):
     from ..nn.modules.module import Module
     from ..optim.lr_scheduler import LRScheduler
     from ..optim.optimizer import Optimizer
+    own_modules = [m for n, m in list(sys.modules.items())
+                   if n.startswith("ember.") and m is not None]
     for name in FACTORIES:
         fn = ember.__dict__.get(name)
         if fn is None:
@@ -40,9 +42,12 @@ def patch_calls(recorder):
         recorder.patch(ember, name, recorded)
         inner = getattr(fn, "__wrapped__", fn)   # (behind the argument checks)
         recorder.lowerable_calls.update((fn, inner))
-        home = sys.modules.get(getattr(inner, "__module__", None) or "")
-        if home is not None and home is not ember and home.__dict__.get(name) is inner:
-            recorder.patch(home, name, recorder.recorded(inner))   # ember's own calls
+        # ember's own calls: every module that bound the factory by name (its home and the
+        # modules that import it from there)
+        recorded_inner = recorder.recorded(inner)
+        for module in own_modules:
+            if module.__dict__.get(name) is inner:
+                recorder.patch(module, name, recorded_inner)
     for name, fn in list(Tensor.__dict__.items()):
         if callable(fn) and (name in TENSOR_CALLS or
                              (name.endswith("_") and not name.startswith("_"))):
