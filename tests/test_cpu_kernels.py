@@ -885,8 +885,9 @@ def test_matmul_bits_do_not_depend_on_the_thread_count():
 def test_float32_training_products_never_reach_blas_threads(monkeypatch):
     # OpenBLAS shares a product over 2^18 multiply-adds among threads of its own, which then
     # spin on the cores ember's team needs: no such float32 product may reach NumPy's matmul
-    # in a training step (convolutions with a strided input gradient, an LSTM's weight
-    # gradient, nn.Linear's backward at small sizes)
+    # in a training step (convolutions with a strided input gradient, a deep convolution on a
+    # small image, which runs im2col and a product outside the compiled kernel, an LSTM's
+    # weight gradient, nn.Linear's backward at small sizes)
     shared = []
     real = np.matmul
 
@@ -905,7 +906,9 @@ def test_float32_training_products_never_reach_blas_threads(monkeypatch):
                              nn.ReLU(), nn.Flatten(),
                              nn.Linear(16 * 12 * 12, 120), nn.ReLU(), nn.Linear(120, 84))
         rnn = nn.LSTM(32, 128, batch_first=True)
+        deep = nn.Conv2d(64, 64, 3, padding=1)   # (64 channels of 3 x 3: ResNet's late layers)
         conv(ember.randn(64, 3, 28, 28)).sum().backward()
+        deep(ember.randn(8, 64, 3, 3)).sum().backward()
         rnn(ember.randn(32, 35, 32))[0].sum().backward()
     finally:
         cpu_kernels.compiled.set_num_threads(before)

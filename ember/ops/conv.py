@@ -39,14 +39,15 @@ def _columns(a, j0, count):
 
 
 def _matmul_into(xp, wm, cols, y, j0, count):
-    """y's columns [j0, j0 + count) = wm @ cols, y (N, G, R, L): the GEMM writes into y itself
-    when the piece lies in one sample."""
+    """y's columns [j0, j0 + count) = wm @ cols, y (N, G, R, L). The product goes through
+    backends.matmul (ember's tiles for float32), never NumPy's matmul: OpenBLAS's own threads
+    would spin on the cores the thread team needs next."""
     length = y.shape[-1]
     n0, l0 = divmod(j0, length)
+    res = products.matmul(wm, cols)
     if l0 + count <= length:
-        xp.matmul(wm, cols, out=y[n0, :, :, l0:l0 + count])
+        y[n0, :, :, l0:l0 + count] = res
         return
-    res = xp.matmul(wm, cols)
     nb = count // length
     y[n0:n0 + nb] = res.reshape(res.shape[:2] + (nb, length)).transpose(2, 0, 1, 3)
 
