@@ -24,6 +24,9 @@ import warnings
 import weakref
 
 from ..autograd.grad_mode import state as grad_state
+from ..func import _state as func_state
+from ..nn.modules.module import Module
+from ..ops import registry
 from . import dynamic as dynamic_sizes, logs
 from .capture import Recorder
 from .guards import (Entry, aliasing, autocast_state, module_class, modules_key,
@@ -126,11 +129,9 @@ class CompiledFunction:
         return tuple(roots.values())
 
     def capture(self, key, tensors, args, kwargs, roots):
-        from ..func import _state as func_state
-        from ..ops import registry
         if registry.profiler is not None or func_state.depth:
             return self.fn(*args, **kwargs)   # (under ember.profiler or vmap: no capture)
-        from .._dynamo import config, exc
+        from .._dynamo import config, exc   # (deferred: `import ember` skips ember._dynamo)
         if self.captures and settings.stance == "fail_on_recompile":
             raise exc.RecompileError(
                 "Detected recompile when torch.compile stance is 'fail_on_recompile'. "
@@ -163,7 +164,7 @@ class CompiledFunction:
             settings.capturing -= 1
         template = recorder.finish(output)
         ok = not recorder.breaks and not recorder.refusals
-        from .._dynamo.utils import counters
+        from .._dynamo.utils import counters   # (deferred: as above)
         counters["stats"]["calls_captured"] += 1
         counters["stats"]["unique_graphs"] += ok
         for b in recorder.breaks:
@@ -186,8 +187,6 @@ class CompiledFunction:
 
 
 def _optimized_module_class():
-    from ..nn.modules.module import Module
-
     class OptimizedModule(Module):
         """A Module wrapping `_orig_mod`: calls replay its captured forward, attribute
         reads go to the original."""
@@ -250,7 +249,6 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     if not builtins.callable(model):
         raise AssertionError(f"A callable function is expected, but {type(model)} is "
                              "provided.")
-    from ..nn.modules.module import Module
     if isinstance(model, Module):
         compiled = None if disable else CompiledFunction(model, model, fullgraph,
                                                          recompile_limit, dynamic)

@@ -14,6 +14,7 @@ from ..autograd import anomaly, graph
 from ..autograd.grad_mode import state as grad_state
 from ..autograd.node import AccumulateGrad, Node, get_accumulator
 from ..autograd.saved_hooks import PackedSaved
+from .._creation import zeros
 from .._tensor import Tensor
 
 BACKWARD = Tensor.__dict__["backward"]
@@ -94,5 +95,4 @@ def accumulate_grad(leaf, grad):
 
 def missing_gradient(shape, dtype, device):
     """The zeros standing for the gradient of an output nobody used, as a step."""
-    from .._creation import zeros
     return zeros(shape, dtype=dtype, device=device)

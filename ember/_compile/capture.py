@@ -204,7 +204,7 @@ class Recorder:
             self.refusals.append(reason)
 
     def graph_break(self, reason):
-        from .._dynamo import exc
+        from .._dynamo import exc   # (deferred: `import ember` skips ember._dynamo)
         if self.fullgraph:
             raise exc.Unsupported(reason)
         self.breaks.append(Break(reason, user_stack()))

@@ -4,6 +4,10 @@ import builtins
 import sys
 
 from .._tensor import Tensor
+from ..nn._functional import normalization
+from ..nn.modules.module import Module
+from ..optim.lr_scheduler import LRScheduler
+from ..optim.optimizer import Optimizer
 
 # Ops whose result shape depends on the values of their inputs (a graph break in PyTorch).
 DATA_DEPENDENT = ("nonzero", "argwhere", "masked_select", "unique", "unique_consecutive",
@@ -26,12 +30,8 @@ TENSOR_PROPERTIES = ("data", "grad", "requires_grad")
 def patch_calls(recorder):
     """The factories, in-place and state-changing methods, optimizer and scheduler steps,
     BatchNorm's statistics and hooked module calls, each recorded as one call step."""
-    import ember
-    from ..nn._functional import normalization
-    from ..nn.modules import hooks
-    from ..nn.modules.module import Module
-    from ..optim.lr_scheduler import LRScheduler
-    from ..optim.optimizer import Optimizer
+    import ember   # (cycle: ember/__init__ imports this package)
+    from ..nn.modules import hooks   # (deferred: `import ember` skips nn.modules.hooks)
     own_modules = [m for n, m in list(sys.modules.items())
                    if n.startswith("ember.") and m is not None]
     for name in FACTORIES:
@@ -76,7 +76,7 @@ def _recorded_property(recorder, prop, name):
 
 def patch_breaks(recorder):
     """Data-dependent shapes, a tensor's value read in Python and print: graph breaks."""
-    import ember
+    import ember   # (cycle: ember/__init__ imports this package)
 
     def breaking(fn, name):
         def run(*args, **kwargs):

@@ -6,6 +6,7 @@ import functools
 from .._tensor import Tensor
 from ..amp import autocast_mode
 from ..autograd.grad_mode import state as grad_state
+from ..nn.modules import module as nn_module
 
 STATE_OF_MODULE = object()   # source of a parameter or buffer: guarded by the module key
 
@@ -142,10 +143,8 @@ def _module_revision():
     return _revision().n
 
 
-@functools.lru_cache(maxsize=None)
 def _revision():
-    from ..nn.modules import module   # (nn imports after this module)
-    return module.revision
+    return nn_module.revision
 
 
 def _identity_guards(recorder):
@@ -213,8 +212,7 @@ def _walk(module):
 
 
 def module_class():
-    from ..nn.modules.module import Module
-    return Module
+    return nn_module.Module
 
 
 def _is_module(obj):

@@ -5,7 +5,9 @@ breaks and guards, `config` holds Dynamo's settings (`recompile_limit` is honour
 its errors. ember specializes every shape (see ember/_compile), so the dynamic/static marks
 change nothing, and the decorators return their function.
 """
-from . import config, exc, utils  # noqa: F401
+from .. import _compile
+from .._compile import capture, settings
+from . import _explain, config, exc, utils  # noqa: F401
 
 __all__ = ["allow_in_graph", "assume_constant_result", "config", "disable", "disallow_in_graph",
            "explain", "export", "forbid_in_graph", "graph_break", "is_compiling",
@@ -15,14 +17,12 @@ __all__ = ["allow_in_graph", "assume_constant_result", "config", "disable", "dis
 
 def reset():
     """Forget every capture of every compiled function."""
-    from .._compile import settings
     for compiled in list(settings.compiled):
         compiled.reset()
     utils.counters.clear()
 
 
 def is_compiling():
-    from .._compile import settings
     return settings.capturing > 0
 
 
@@ -42,7 +42,7 @@ allow_in_graph = disallow_in_graph = forbid_in_graph = assume_constant_result = 
 
 def disable(fn=None, recursive=True, *, reason=None):
     """torch._dynamo.disable: see ember.compiler.disable."""
-    from ..compiler import disable as compiler_disable
+    from ..compiler import disable as compiler_disable   # (cycle: ember.compiler imports this)
     return compiler_disable(fn, recursive, reason=reason)
 
 
@@ -70,7 +70,6 @@ def mark_static_address(t, guard=True):
 
 def graph_break(msg=""):
     """A graph break where it is called (inside a capture), as PyTorch's."""
-    from .._compile import capture
     if capture.active is not None and not capture.active.passing():
         capture.active.graph_break(f"graph_break() called{': ' + msg if msg else ''}")
 
@@ -78,10 +77,9 @@ def graph_break(msg=""):
 def explain(f, *extra_args, **extra_kwargs):
     """`explain(f)(*args, **kwargs)`: capture `f` once on those arguments and return what
     the capture saw (an ExplainOutput). The call runs `f` for real."""
-    from ._explain import explain as run
     if extra_args or extra_kwargs:
-        return run(f, *extra_args, **extra_kwargs)
-    return lambda *args, **kwargs: run(f, *args, **kwargs)
+        return _explain.explain(f, *extra_args, **extra_kwargs)
+    return lambda *args, **kwargs: _explain.explain(f, *args, **kwargs)
 
 
 def export(f, *extra_args, **extra_kwargs):
@@ -90,7 +88,6 @@ def export(f, *extra_args, **extra_kwargs):
 
 def __getattr__(name):
     if name == "OptimizedModule":
-        from .._compile import OptimizedModule
-        return OptimizedModule
+        return _compile.OptimizedModule   # (built on first use)
     raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
 

@@ -1,4 +1,5 @@
 """torch._dynamo.explain's report, built from one capture (ember/_compile/capture.py)."""
+from .. import nn
 from .._compile import CompiledFunction
 from .._compile.capture import OP
 
@@ -75,7 +76,6 @@ _GUARDS = ("tensor arguments: shape, dtype, device, requires_grad, leaf, contigu
 
 
 def explain(fn, *args, **kwargs):
-    from .. import nn
     target = getattr(fn, "_ember_compiled", None)
     target = target.fn if target is not None else fn
     if isinstance(target, nn.Module) and hasattr(target, "_orig_mod"):

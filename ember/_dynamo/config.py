@@ -3,6 +3,8 @@ so they change nothing; setting one PyTorch does not have raises PyTorch's Attri
 import sys
 import types
 
+from .. import _names
+
 _DEFAULTS = {
     "suppress_errors": False, "cache_size_limit": 8, "recompile_limit": 8, "verbose": False,
     "capture_scalar_outputs": False, "automatic_dynamic_shapes": True, "optimize_ddp": True,
@@ -24,7 +26,6 @@ class _Config(types.ModuleType):
         if name.startswith("_") or name in _DEFAULTS:
             super().__setattr__(name, value)
             return
-        from .. import _names
         raise AttributeError(f"{_names.MODULE}._dynamo.config.{name} does not exist")
 
 

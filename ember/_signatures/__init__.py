@@ -13,9 +13,17 @@ positional parameters matched in one loop, with a cache of the accepted argument
 """
 import functools
 import inspect
+import warnings
 
 from .._scalars import type_name
+from ..backends import cpu_kernels
+from .exempt import EXEMPT
 from .signature import Signature, describe_call
+from .table_fft import FFT
+from .table_linalg import LINALG
+from .table_nn import FUNCTIONAL
+from .table_tensor import METHODS
+from .table_torch import FUNCTIONS
 
 __all__ = ["Parser", "install"]
 
@@ -114,7 +122,7 @@ def _compiled(fn, parser, method, checked_fn):
     """`checked_fn` with the kernel layer's compiled twin in front (backends/csrc/
     argument_check.c) when it is built: a call whose argument classes are in the parser's
     cache goes straight to `fn` without a Python frame, any other call to `checked_fn`."""
-    from ..backends.cpu_kernels import compiled
+    compiled = cpu_kernels.compiled
     if compiled is None:
         return checked_fn
     twin = compiled.checked_call(fn, parser._fits, method, checked_fn)
@@ -125,7 +133,6 @@ def _compiled(fn, parser, method, checked_fn):
 
 def _modern(parser, deprecated, args, kwargs):
     """The keywords of a call made through a deprecated overload, with PyTorch's warning."""
-    import warnings
     modern = [s for s in parser.signatures if not s.deprecated]
     warnings.warn(f"This overload of {parser.name} is deprecated:\n\t{parser.name}("
                   f"{deprecated.printed})\nConsider using one of the following signatures "
@@ -142,11 +149,6 @@ def install(namespace, tensor_class, functional):
     """Put the parser in front of ember.<name>, Tensor.<name>, nn.functional.<name>,
     linalg.<name> and fft.<name> for every name the tables list (ember's own names only:
     missing ones stay missing)."""
-    from .table_nn import FUNCTIONAL
-    from .table_tensor import METHODS
-    from .table_torch import FUNCTIONS
-    from .exempt import EXEMPT
-
     for name, sigs in FUNCTIONS.items():
         fn = namespace.get(name)
         if f"torch.{name}" not in EXEMPT and _wrappable(fn):
@@ -158,9 +160,7 @@ def install(namespace, tensor_class, functional):
             setattr(tensor_class, name, _public(
                 checked(fn, Parser(name, sigs), method=True), tensor_class.__module__,
                 f"{tensor_class.__qualname__}.{name}"))
-    from .. import fft, linalg
-    from .table_fft import FFT
-    from .table_linalg import LINALG
+    from .. import fft, linalg   # (cycle: they load after the op table, which needs this package)
     for module, table in ((linalg, LINALG), (fft, FFT)):
         prefix = module.__name__.rpartition(".")[2]
         for name, (torch_name, sigs) in table.items():

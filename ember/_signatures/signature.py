@@ -11,7 +11,8 @@ import builtins
 
 import numpy as np
 
-from .._dtype import BOOL, FLOATING, INTEGER
+from .._device import device
+from .._dtype import BOOL, FLOATING, INTEGER, dtype
 from .._scalars import type_name
 
 _NUMPY_INT = np.integer
@@ -19,7 +20,7 @@ _NUMPY_NUMBER = (np.number, np.bool_)
 
 
 def _tensor_class():
-    from .._tensor import Tensor
+    from .._tensor import Tensor   # (cycle: ember._tensor imports this package while it loads)
     return Tensor
 
 
@@ -141,12 +142,10 @@ def _is_tensor_or_int(v):
 
 
 def _is_dtype(v):
-    from .._dtype import dtype
     return isinstance(v, dtype)
 
 
 def _is_device(v):
-    from .._device import device
     # (an int is a device index; a tensor is not, not even a 0-d integer one)
     return isinstance(v, (device, str)) or (_is_int(v) and not isinstance(v, Tensor))
 

@@ -9,6 +9,7 @@ families built on them have rsample.
 import numpy as np
 
 from .. import backends
+from .._dtype import finfo, float64
 from .._random import default_generator
 from .._tensor import _wrap
 from ..ops.registry import defop, dispatch
@@ -53,7 +54,7 @@ def gamma_sample_grad(x, alpha):
     """d x / d alpha for x ~ Gamma(alpha, 1) held at a fixed CDF value (implicit
     reparameterisation): -(dF/dalpha) / f, dF/dalpha by a central difference of the
     regularised incomplete gamma function."""
-    from scipy import special
+    from scipy import special   # (deferred: scipy.special loads on first use)
     x = x.astype(np.float64)
     a = alpha.astype(np.float64)
     h = 1e-5 * np.maximum(a, 1.0)
@@ -75,12 +76,11 @@ def sample_dirichlet(concentration, generator=None):
     """Dirichlet draws as PyTorch's `_sample_dirichlet`: gamma draws in float64 (tiny
     concentrations would underflow in float32), normalised in float64, clamped into
     [tiny, 1) and rounded to the concentration's dtype. Differentiable in the concentration."""
-    import ember
-    gammas = standard_gamma(concentration.to(ember.float64), generator)
+    gammas = standard_gamma(concentration.to(float64), generator)
     draws = gammas / gammas.sum(-1, keepdim=True)
     dtype = concentration.dtype
     upper = float(np.nextafter(dtype.np.type(1.0), dtype.np.type(0.0)))
-    return draws.to(dtype).clamp(min=ember.finfo(dtype).tiny, max=upper)
+    return draws.to(dtype).clamp(min=finfo(dtype).tiny, max=upper)
 
 
 def poisson(rate, generator=None):
@@ -103,7 +103,7 @@ def binomial(count, prob, generator=None):
 
 def regularized_gammainc(a, x):
     """P(a, x) of two broadcastable tensors, as a tensor of x's dtype (no gradient)."""
-    from scipy import special
+    from scipy import special   # (deferred: as above)
     a, x = a.detach(), x.detach()
     out = special.gammainc(_host(a).astype(np.float64), _host(x).astype(np.float64))
     return _wrap(_to_device(np.asarray(out).astype(x.dtype.np), x), x.dtype, x._device)

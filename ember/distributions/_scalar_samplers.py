@@ -20,6 +20,8 @@ import math
 
 import numpy as np
 
+from ..backends.cpu_kernels import libm
+
 __all__ = ["ScalarStream", "gamma_draws", "poisson_draws", "binomial_draws"]
 
 _F32 = np.float32
@@ -172,7 +174,6 @@ class _Binomial:
 
     def _log1p(self, x):
         if self.single:
-            from ..backends.cpu_kernels import libm
             return float(libm("log1p", np.array([x], np.float32))[0])
         return math.log1p(x)
 

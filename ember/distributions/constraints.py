@@ -1,5 +1,7 @@
 """Constraints: where a distribution's parameters and samples live (`check(value)` gives a
 boolean tensor over the batch; `event_dim` says how many rightmost dims one event spans)."""
+import ember
+
 __all__ = ["Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property",
            "greater_than", "greater_than_eq", "independent", "integer_interval", "interval",
            "half_open_interval", "is_dependent", "less_than", "lower_cholesky",
@@ -223,7 +225,6 @@ class _Square(Constraint):
     event_dim = 2
 
     def check(self, value):
-        import ember
         return ember.full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1],
                           dtype=ember.bool)
 
@@ -248,7 +249,6 @@ class _CorrCholesky(Constraint):
     event_dim = 2
 
     def check(self, value):
-        import ember
         tol = ember.finfo(value.dtype).eps * value.shape[-1] * 10
         row_norm = ember.linalg.norm(value.detach(), dim=-1)
         unit_row_norm = (row_norm - 1.0).abs().le(tol).all(dim=-1)
@@ -257,7 +257,6 @@ class _CorrCholesky(Constraint):
 
 class _Symmetric(_Square):
     def check(self, value):
-        import ember
         square = super().check(value)
         if not square.all():
             return square
@@ -266,7 +265,6 @@ class _Symmetric(_Square):
 
 class _PositiveSemidefinite(_Symmetric):
     def check(self, value):
-        import ember
         sym = super().check(value)
         if not sym.all():
             return sym
@@ -275,7 +273,6 @@ class _PositiveSemidefinite(_Symmetric):
 
 class _PositiveDefinite(_Symmetric):
     def check(self, value):
-        import ember
         sym = super().check(value)
         if not sym.all():
             return sym
@@ -304,7 +301,6 @@ class _Cat(_Joined):
         return max(c.event_dim for c in self.cseq)
 
     def check(self, value):
-        import ember
         checks, start = [], 0
         for constr, length in zip(self.cseq, self.lengths):
             checks.append(constr.check(value.narrow(self.dim, start, length)))
@@ -319,7 +315,6 @@ class _Stack(_Joined):
         return dim + 1 if self.dim + dim < 0 else dim
 
     def check(self, value):
-        import ember
         vs = [value.select(self.dim, i) for i in range(value.size(self.dim))]
         return ember.stack([c.check(v) for v, c in zip(vs, self.cseq)], self.dim)
 

@@ -10,6 +10,7 @@ The onnx package is needed (pip install onnx), and onnxruntime to run an ONNXPro
 """
 import contextlib
 import enum
+import inspect
 import io
 import os
 import warnings
@@ -17,7 +18,7 @@ import warnings
 from .. import __version__
 from .._tensor import Tensor
 from . import errors
-from ._export import build_model, is_exporting, load_onnx
+from ._export import build_model, input_names_of, is_exporting, load_onnx
 from . import _custom, _program
 from ._exportable import ExportableModule
 from ._program import ONNXProgram
@@ -217,11 +218,8 @@ def _axes_from_shapes(model, args, dynamic_shapes, input_names):
     """torch.export's dynamic_shapes ({argument: {axis: Dim or name}}, or one entry per
     positional argument) as dynamic_axes over the graph's input names. Only tensor arguments
     (not nested ones) can have dynamic axes here."""
-    from .._tensor import Tensor
-    from ._export import input_names_of
     names = input_names_of(model, args, {}, input_names)
     if isinstance(dynamic_shapes, dict):
-        import inspect
         forward = model.forward if hasattr(model, "forward") else model
         params = list(inspect.signature(forward).parameters)
         entries = [dynamic_shapes.get(p) for p in params[:len(args)]]

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._device import CPU
 from .._tensor import Tensor, _wrap
-from .._tracing import CONSTANT, Value, map_tensors
+from .._tracing import CONSTANT, Value, flatten, map_tensors
 from ._builder import host
 from .errors import OnnxExporterError
 
@@ -29,7 +29,6 @@ def past_one(args, kwargs, dynamic_inputs):
     """(args, kwargs) with the dynamic axes of size 1 grown to 2. A model takes other paths
     for size 1 (an expand that is no copy, a broadcast): traced there, the graph would keep
     them for every size. (PyTorch's exporter specialises such an axis instead.)"""
-    from .._tracing import flatten
     tensors = [t for t in flatten((tuple(args), dict(kwargs))) if isinstance(t, Tensor)]
     increments = {}
     for position, axes in dynamic_inputs.items():

@@ -12,6 +12,7 @@ from .. import _tracing
 from .._optional import require
 from .._tensor import Tensor
 from .._tracing import BUFFER, CONSTANT, INPUT, PARAMETER, flatten
+from ..version import __version__
 from . import _custom, _dynamic, _frozen
 from ._builder import GraphBuilder, host, tensor_type
 from .errors import OnnxExporterError, UnsupportedOperatorError
@@ -167,7 +168,6 @@ def build_model(model, args, kwargs=None, *, input_names=None, output_names=None
     graph = onnx.helper.make_graph(nodes, "main_graph", graph_inputs, graph_outputs,
                                    initializer=initializers)
     opsets = [onnx.helper.make_opsetid("", opset)]
-    from ..version import __version__
     proto = onnx.helper.make_model(graph, opset_imports=opsets, producer_name="ember",
                                    producer_version=str(__version__))
     proto.ir_version = max(10, onnx.helper.find_min_ir_version_for(opsets))

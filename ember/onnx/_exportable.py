@@ -24,7 +24,7 @@ class ExportableModule(Module, abc.ABC):
 
     def to_onnx(self, **kwargs):
         """ember.onnx.export(self, **kwargs): the ONNXProgram."""
-        from . import export
+        from . import export   # (cycle: ember.onnx imports this module)
         result = export(self, **kwargs)
         if result is None:
             raise AssertionError("result must be non-None")

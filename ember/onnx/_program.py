@@ -4,14 +4,17 @@ It holds the ModelProto (`model_proto`), writes it (`save`) and runs it in onnxr
 (`program(*inputs)`), as PyTorch's does. PyTorch's `model` (an onnx_ir Model) and
 `exported_program` (a torch.export program) have no ember counterpart and are absent.
 """
+import logging
 import os
 import textwrap
 
 import numpy as np
 
 from .._optional import require
+from .._creation import from_numpy
 from .._tensor import Tensor
 from .._tracing import flatten
+from ..autograd.grad_mode import no_grad
 
 # Above this many bytes of weights, a file must keep them outside the protobuf (2 GB limit).
 _PROTOBUF_LIMIT = 2 ** 31 - 1
@@ -99,7 +102,6 @@ class ONNXProgram:
             raise ValueError(f"the ONNX model takes {len(names)} inputs ({', '.join(names)}), "
                              f"got {len(feeds)} tensors")
         arrays = {n: np.ascontiguousarray(t.detach().cpu()._data) for n, t in zip(names, feeds)}
-        from .. import from_numpy
         return tuple(from_numpy(np.asarray(r)) for r in self._session.run(None, arrays))
 
 
@@ -107,7 +109,6 @@ def verify(program, model, args, kwargs):
     """export(verify=True), as PyTorch's: the ONNX checker, then onnxruntime on the example
     inputs against the model's own outputs; a large difference (absolute 5e-3 or relative
     0.1, PyTorch's thresholds) is logged as a warning, not raised."""
-    import logging
     logger = logging.getLogger("ember.onnx")
     onnx = require("onnx", "ember.onnx.export(verify=True)")
     try:
@@ -115,7 +116,6 @@ def verify(program, model, args, kwargs):
     except Exception as exc:   # (PyTorch logs a failed check and returns the program)
         logger.warning("Conversion successful but the ONNX model fails ONNX checker: %s", exc)
         return
-    from ..autograd.grad_mode import no_grad
     with no_grad():
         expected = [t for t in flatten(model(*args, **(kwargs or {})))
                     if isinstance(t, Tensor)]

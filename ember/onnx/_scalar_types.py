@@ -1,6 +1,7 @@
 """JitScalarType: PyTorch's scalar types by number, with their names, dtypes and ONNX types."""
 import enum
 
+from .. import _dtype
 from .errors import OnnxExporterError
 
 # member: (scalar name, C++ name, ember dtype name or None where ember has no such dtype,
@@ -56,7 +57,6 @@ class JitScalarType(enum.IntEnum):
 
     @classmethod
     def from_dtype(cls, dtype):
-        from .. import _dtype
         if not isinstance(dtype, _dtype.dtype):
             raise OnnxExporterError(f"Unknown dtype: {dtype}")
         for name, row in _TABLE.items():
@@ -68,7 +68,7 @@ class JitScalarType(enum.IntEnum):
     def from_onnx_type(cls, onnx_type):
         # (several scalar types share an ONNX type: the last listed answers, as PyTorch's)
         found = {row[3]: cls[name] for name, row in _TABLE.items()}
-        from . import TensorProtoDataType
+        from . import TensorProtoDataType   # (cycle: ember.onnx imports this module)
         try:
             key = TensorProtoDataType(int(onnx_type)).name
         except ValueError:
@@ -87,11 +87,10 @@ class JitScalarType(enum.IntEnum):
         name = _TABLE[self.name][2]
         if name is None:
             raise TypeError(f"ember has no dtype for {self.name} (torch.{self.torch_name()})")
-        from .. import _dtype
         return getattr(_dtype, name)
 
     def onnx_type(self):
-        from . import TensorProtoDataType
+        from . import TensorProtoDataType   # (cycle: as above)
         return TensorProtoDataType[_TABLE[self.name][3]]
 
     def onnx_compatible(self):

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from ._builder import tensor_type
 from .symbolic_table import TABLE, operands, symbolic
 
 
@@ -73,7 +74,6 @@ def _heaviside(g, call):
 
 
 def _onnx_type(g):
-    from ._builder import tensor_type
     return tensor_type(g.onnx, g.out_dtype())
 
 

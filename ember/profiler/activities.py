@@ -1,4 +1,5 @@
 """What a profiler can observe: ProfilerActivity, DeviceType, supported_activities()."""
+import warnings
 from enum import Enum
 
 from ..autograd.engine_settings import DeviceType  # noqa: F401  (one enum, as in torch)
@@ -27,7 +28,6 @@ def cpu_requested(activities):
     that cannot trace them, and a request left with none fails as in PyTorch."""
     if activities is None:
         return True
-    import warnings
     wanted = set()
     for activity in activities:
         if isinstance(activity, dict):

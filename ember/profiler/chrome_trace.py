@@ -1,6 +1,7 @@
 """The Chrome trace-event JSON PyTorch's profiler writes (chrome://tracing, Perfetto):
 metadata events naming the process and thread, then one complete ('X') event per op or
 range with `ts`/`dur` in microseconds, and instant ('i') '[memory]' events."""
+import gzip
 import json
 import os
 import socket
@@ -56,7 +57,6 @@ def write_chrome_trace(events, path, memory_events=(), base_ns=0, settings=None)
     document["traceName"] = path
     opener = open
     if path.endswith(".gz"):
-        import gzip
         opener = gzip.open
     with opener(path, "wt") as f:
         json.dump(document, f)

@@ -3,6 +3,10 @@ events of one key summed) and EventList (a list of either, with key_averages, ta
 exports), as torch.autograd.profiler_util has them. Times are in microseconds."""
 from collections import OrderedDict
 
+from .activities import DeviceType
+from .chrome_trace import write_chrome_trace
+from .table import build_table, format_time
+
 
 class Interval:
     __slots__ = ("start", "end")
@@ -20,17 +24,14 @@ class FormattedTimesMixin:
 
     @property
     def cpu_time_str(self):
-        from .table import format_time
         return format_time(self.cpu_time)
 
     @property
     def cpu_time_total_str(self):
-        from .table import format_time
         return format_time(self.cpu_time_total)
 
     @property
     def self_cpu_time_total_str(self):
-        from .table import format_time
         return format_time(self.self_cpu_time_total)
 
     @property
@@ -192,7 +193,6 @@ class EventList(list):
               max_name_column_width=55, max_shapes_column_width=80, header=None,
               top_level_events_only=False, time_unit=None):
         """The events as PyTorch's text table (see ember.profiler.table)."""
-        from .table import build_table
         return build_table(self, sort_by=sort_by, row_limit=row_limit,
                            max_src_column_width=max_src_column_width,
                            max_name_column_width=max_name_column_width,
@@ -239,7 +239,6 @@ class EventList(list):
         return total
 
     def export_chrome_trace(self, path):
-        from .chrome_trace import write_chrome_trace
         write_chrome_trace(self, path)
 
     def export_stacks(self, path, metric="self_cpu_time_total"):
@@ -260,5 +259,4 @@ class EventList(list):
 
 
 def _cpu_device_type():
-    from .activities import DeviceType
     return DeviceType.CPU

@@ -1,8 +1,10 @@
 """torch.profiler.profile: a session driven by a schedule over the steps of a training loop,
 and tensorboard_trace_handler, which saves each recorded cycle as a trace file."""
+import json
 import os
 import socket
 import time
+import warnings
 
 from .activities import cpu_requested
 from .schedule import ProfilerAction
@@ -16,7 +18,6 @@ _WARNINGS_SHOWN = set()   # (PyTorch gives each of its profiler's warnings once 
 def _warn_once(message):
     if message not in _WARNINGS_SHOWN:
         _WARNINGS_SHOWN.add(message)
-        import warnings
         warnings.warn(message, stacklevel=3)
 
 
@@ -149,7 +150,6 @@ class profile:
         self._metadata[key] = str(value)
 
     def add_metadata_json(self, key, value):
-        import json
         self._metadata[key] = json.loads(value)
 
     def export_memory_timeline(self, path, device=None):

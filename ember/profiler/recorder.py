@@ -12,6 +12,10 @@ import threading
 import weakref
 from time import perf_counter_ns
 
+import numpy as np
+
+from ..autograd import graph
+from ..ops import registry
 from .names import backward_node_name, op_event_name
 
 _EMBER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -53,8 +57,7 @@ class Recorder:
         self._finalizers = []
         self.thread = threading.get_ident()
         self.native_thread = threading.get_native_id()
-        from ..ops import registry
-        self._registry = registry   # (read on every op: an import statement costs there)
+        self._registry = registry   # (read on every op)
         self.start_ns = self.end_ns = None
 
     # ------------------------------------------------------------------ installing
@@ -66,15 +69,11 @@ class Recorder:
         """Receive ops (again, after an inner profile that borrowed the door stopped). The
         recorder also joins the registry's instruments: the compiled door sends every call
         to the Python door while an instrument is present, and that door asks `op`."""
-        from ..autograd import graph
-        from ..ops import registry
         registry.profiler = graph.profiler = self
         if self not in registry.instruments:
             registry.instruments.append(self)
 
     def uninstall(self):
-        from ..autograd import graph
-        from ..ops import registry
         if registry.profiler is self:
             registry.profiler = None
         if graph.profiler is self:
@@ -163,7 +162,6 @@ class Recorder:
 
     # ------------------------------------------------------------------ memory
     def _track_allocations(self, record, inputs, result):
-        import numpy as np
         results = result if isinstance(result, tuple) else (result,)
         operands = [x._data for x in inputs if hasattr(x, "_data")]
         for r in results:

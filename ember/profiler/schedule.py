@@ -1,4 +1,5 @@
 """ProfilerAction and `schedule`: which steps of a training loop a profiler records."""
+import warnings
 from enum import Enum
 
 
@@ -22,7 +23,6 @@ def schedule(*, wait, warmup, active, repeat=0, skip_first=0, skip_first_wait=0)
             f"(need >= 0), skip_first={skip_first} (need >= 0).")
     cycle = wait + warmup + active
     if warmup == 0:
-        import warnings
         warnings.warn("Profiler won't be using warmup, this can skew profiler results")
 
     def action(step):

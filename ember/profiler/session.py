@@ -5,14 +5,16 @@ schedule; this class is also the public `ember.autograd.profiler.profile`.
 """
 import functools
 import time
+import warnings
 
+from ..autograd import graph
+from .chrome_trace import write_chrome_trace
 from .events import EventList, FunctionEvent
 from .recorder import Recorder
 
 
 def active_recorder():
     """The Recorder receiving ops now, or None."""
-    from ..autograd import graph
     return graph.profiler
 
 
@@ -28,7 +30,6 @@ class profile:
         if not use_cpu:
             raise AssertionError("No activities specified for the profiler")
         if use_cuda or (use_device is not None and use_device != "cpu"):
-            import warnings
             name = "CUDA" if use_cuda else str(use_device).upper()
             warnings.warn(f"{name} is not available, disabling {name} profiling")
         self.enabled = enabled
@@ -113,7 +114,6 @@ class profile:
         return self.function_events.self_cpu_time_total
 
     def export_chrome_trace(self, path):
-        from .chrome_trace import write_chrome_trace
         self._check_finish()
         recorder = self._recorder
         memory = [((t - recorder.start_ns) / 1e3, b, total)
