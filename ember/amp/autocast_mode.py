@@ -18,7 +18,10 @@ import threading
 import warnings
 
 from .. import _dtype as dt
+from .. import cuda
+from .._device import device as device_cls
 from .._scalars import type_name
+from .._tensor import Tensor
 
 __all__ = ["autocast", "is_autocast_available", "custom_fwd", "custom_bwd"]
 
@@ -60,8 +63,7 @@ def is_autocast_available(device_type):
 
 def _check_device(device_type):
     if device_type not in _SUPPORTED:
-        from .._device import device
-        device(device_type)   # PyTorch's error for a string that names no device type
+        device_cls(device_type)   # PyTorch's error for a string that names no device type
         raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
 
 
@@ -78,8 +80,7 @@ def is_autocast_enabled(device_type=_CUDA_LEGACY):
     else:
         _check_str("is_autocast_enabled", device_type)
     if device_type is not None and device_type not in _state.enabled:
-        from .._device import device
-        device(device_type)   # PyTorch's error for a string that names no device type
+        device_cls(device_type)   # PyTorch's error for a string that names no device type
         return False          # (a real device type without autocast here: xpu, mps, ...)
     return _state.enabled["cuda" if device_type is None else device_type]
 
@@ -139,7 +140,6 @@ class autocast:
         self._cache_enabled = _state.cache_enabled if cache_enabled is None else cache_enabled
         if enabled:
             if device_type == "cuda":
-                from .. import cuda
                 if not cuda.is_available():
                     warnings.warn("CUDA is not available or torch_xla is imported. Disabling "
                                   "autocast.", stacklevel=2)
@@ -197,7 +197,6 @@ def apply(op, inputs, arrays, dtype):
     name = op.name
     if name not in _LISTED:
         return inputs, arrays, dtype
-    from .._tensor import Tensor
     device = next((x._device.type for x in inputs if isinstance(x, Tensor)), None)
     if device is None or not _state.enabled.get(device, False):
         return inputs, arrays, dtype
@@ -268,7 +267,6 @@ def custom_bwd(bwd=None, *, device_type):
 
 
 def _cast_floats(value, dtype):
-    from .._tensor import Tensor
     if isinstance(value, Tensor):
         return value.to(dtype) if value.is_floating_point() and value.dtype is not \
             dt.float64 else value
@@ -283,7 +281,6 @@ def autocast_args(policy, *values):
     """Cast the tensors among `values` as autocast's `policy` says ("lower": to the region's
     low-precision dtype, "fp32": to float32), for composite ops (linear, losses) that the
     registry's door cannot see whole. Returns `values` unchanged outside a region."""
-    from .._tensor import Tensor
     device = next((v._device.type for v in values if isinstance(v, Tensor)), None)
     if device is None or not _state.enabled.get(device, False):
         return values

@@ -10,6 +10,12 @@ import warnings
 from collections import defaultdict
 from enum import Enum
 
+from .. import _dtype as dt
+from .. import cuda
+from .._creation import full
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
+
 __all__ = ["GradScaler", "OptState"]
 
 
@@ -29,7 +35,6 @@ class GradScaler:
         self._device = device
         self._enabled = enabled
         if device == "cuda" and enabled:
-            from .. import cuda
             if not cuda.is_available():
                 warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available."
                               "  Disabling.", stacklevel=2)
@@ -58,14 +63,11 @@ class GradScaler:
         return self._scale, self._growth_tracker
 
     def _lazy_init(self, dev):
-        import ember
-        self._scale = ember.full((), self._init_scale, dtype=ember.float32, device=dev)
-        self._growth_tracker = ember.full((), self._init_growth_tracker, dtype=ember.int32,
-                                          device=dev)
+        self._scale = full((), self._init_scale, dtype=dt.float32, device=dev)
+        self._growth_tracker = full((), self._init_growth_tracker, dtype=dt.int32, device=dev)
 
     def scale(self, outputs):
         """`outputs * scale` (a Tensor, or an iterable of Tensors rebuilt with its type)."""
-        from .._tensor import Tensor
         if not self._enabled:
             return outputs
         if isinstance(outputs, Tensor):
@@ -87,28 +89,26 @@ class GradScaler:
     def _unscale_grads_(self, optimizer, inv_scale, found_inf, allow_fp16):
         """Multiply every gradient by inv_scale in place; found_inf becomes 1 if any is not
         finite (per device)."""
-        import ember
         per_device = {}
-        with ember.no_grad():
+        with no_grad():
             for group in optimizer.param_groups:
                 for param in group["params"]:
                     grad = param.grad
                     if grad is None:
                         continue
-                    if not allow_fp16 and grad.dtype is ember.float16:
+                    if not allow_fp16 and grad.dtype is dt.float16:
                         raise ValueError("Attempting to unscale FP16 gradients.")
                     dev = str(grad.device)
                     flag = per_device.get(dev)
                     if flag is None:
                         flag = per_device[dev] = found_inf.to(grad.device).clone()
-                    if not bool(ember.isfinite(grad).all()):
+                    if not bool(grad.isfinite().all()):
                         flag.fill_(1.0)
                     grad.mul_(inv_scale.to(grad.device))
         return per_device
 
     def unscale_(self, optimizer):
         """Divide the optimizer's gradients by the scale (once per iteration)."""
-        import ember
         if not self._enabled:
             return
         self._check_scale_growth_tracker("unscale_")
@@ -120,7 +120,7 @@ class GradScaler:
             raise RuntimeError("unscale_() is being called after step().")
         # NOTE: the reciprocal in float64, then float32, as PyTorch does (exact for powers of 2)
         inv_scale = self._scale.double().reciprocal().float()
-        found_inf = ember.full((), 0.0, dtype=ember.float32, device=self._scale.device)
+        found_inf = full((), 0.0, dtype=dt.float32, device=self._scale.device)
         state["found_inf_per_device"] = self._unscale_grads_(optimizer, inv_scale, found_inf,
                                                              False)
         state["stage"] = OptState.UNSCALED

@@ -1,4 +1,7 @@
 """nn.Parameter: a Tensor that a Module registers as a learnable weight."""
+import numpy as np
+
+from .._printing import tensor_repr
 from .._scalars import type_name
 from .._tensor import FAST_TYPES, Tensor, _as_subclass, _wrap
 from .. import _dtype as dt
@@ -26,7 +29,6 @@ class Parameter(Tensor):
         pass
 
     def __repr__(self):
-        from .._printing import tensor_repr
         return "Parameter containing:\n" + tensor_repr(self, "tensor(")
 
     def __reduce_ex__(self, protocol):
@@ -52,7 +54,6 @@ class UninitializedTensorMixin:
     __slots__ = ()   # (adds no field: materialize() can reassign __class__)
 
     def materialize(self, shape, device=None, dtype=None):
-        import numpy as np
         d = dtype or self._lazy_dtype
         self._data = np.empty(tuple(shape), dtype=d.np)
         self.dtype = d

@@ -9,12 +9,15 @@ from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
 
+from .. import _creation
+from .. import _dtype as dt
 from .._tensor import Tensor
 from ..autograd import graph as _graph
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.graph import increment_version
 from ..autograd.hooks import add_hook
 from ..autograd.node import reset_grads
+from ..debug.checks import on_step, on_zero_grad
 from ..debug.state import state as _guard
 
 __all__ = ["Optimizer", "required"]
@@ -120,14 +123,13 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         if _graph.profiler is not None:   # ember.profiler: a range, as in PyTorch
-            from ..profiler import record_function
+            from ..profiler import record_function   # (deferred: `import ember` skips profiler)
             with record_function(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
                 return self._zero_grads(set_to_none)
         return self._zero_grads(set_to_none)
 
     def _zero_grads(self, set_to_none):
         if _guard.enabled:
-            from ..debug.checks import on_zero_grad
             on_zero_grad([p for g in self.param_groups for p in g["params"]])
         reset_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
@@ -135,7 +137,7 @@ class Optimizer:
     def _run_step(self, closure, update):
         """Call pre-hooks, the closure (with grad enabled), `update()`, post-hooks."""
         if _graph.profiler is not None:   # ember.profiler: the step is a range, as in PyTorch
-            from ..profiler import record_function
+            from ..profiler import record_function   # (deferred: `import ember` skips profiler)
             with record_function(f"Optimizer.step#{type(self).__name__}.step"):
                 return self._step_with_hooks(closure, update)
         return self._step_with_hooks(closure, update)
@@ -148,10 +150,8 @@ class Optimizer:
                 raise RuntimeError("optimizer step pre-hooks must return None in ember")
         loss = None
         if _guard.enabled:
-            from ..debug.checks import on_step
             on_step([p for g in self.param_groups for p in g["params"] if p._grad is not None])
         if closure is not None:
-            from ..autograd.grad_mode import enable_grad
             with enable_grad():
                 loss = closure()
         if self._sparse_grad_error is not None:
@@ -313,13 +313,11 @@ def mark_updated(params, states):
 def scalar_dtype():
     """dtype of 0-dim state scalars ('step', 'mu_product', 'eta', ...): float64 only under a
     float64 default dtype, as in PyTorch."""
-    from .. import _dtype as dt
     return dt.float64 if dt.get_default_dtype() is dt.float64 else dt.float32
 
 
 def new_scalar(value):
     """A fresh 0-dim state tensor (PyTorch keeps 'step' as a tensor, not an int)."""
-    from .. import _creation
     return _creation.tensor(float(value), dtype=scalar_dtype())
 
 

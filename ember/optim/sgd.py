@@ -2,6 +2,7 @@
 from .._tensor import _wrap
 from ..autograd.graph import increment_version
 from ..backends.optimizers import sgd_step
+from ..sparse.coo import dense_array
 from .optimizer import Optimizer, check_lr, grads_of, required
 
 __all__ = ["SGD", "sgd"]
@@ -80,5 +81,4 @@ def _sparse_as_dense(grad, weight_decay):
         # (PyTorch adds the dense weight to the sparse gradient, an addition it refuses)
         raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) "
                            "instead.")
-    from ..sparse.coo import dense_array
     return dense_array(grad)

@@ -8,6 +8,7 @@ from .. import _creation
 from .. import _dtype as dt
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
+from ..nn.modules.batchnorm import _BatchNorm
 from ..nn.modules.module import Module
 from .lr_scheduler import LRScheduler, _per_group
 
@@ -142,14 +143,7 @@ class AveragedModel(Module):
 
 
 def _is_batchnorm(module):
-    from .. import nn
-    base = getattr(getattr(nn, "modules", None), "batchnorm", None)
-    base = getattr(base, "_BatchNorm", None)
-    if base is not None:
-        return isinstance(module, base)
-    # Until ember.nn has BatchNorm: anything with BatchNorm's running statistics interface.
-    return all(hasattr(module, a) for a in ("running_mean", "running_var", "momentum",
-                                            "reset_running_stats"))
+    return isinstance(module, _BatchNorm)
 
 
 def update_bn(loader, model, device=None):

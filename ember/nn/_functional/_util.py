@@ -1,7 +1,9 @@
 """Helpers shared by the functional modules."""
 import warnings
 
-
+from ..._signatures import Parser
+from ..._signatures.table_nn import FUNCTIONAL
+from ..._signatures.table_torch import FUNCTIONS
 
 
 def reduction_of(size_average, reduce, reduction):
@@ -25,16 +27,12 @@ def reduction_name(enum):
 def builtin_parser(name):
     """The argument parser of torch.<name>: the builtin a torch Python loss hands its
     arguments to, after turning its reduction into the enum."""
-    from ..._signatures import Parser
-    from ..._signatures.table_torch import FUNCTIONS
     return Parser(name, FUNCTIONS[name])
 
 
 def functional_parser(name):
     """The argument parser of nn.functional.<name>'s builtin, for a function whose own Python
     checks come before it (it then carries the parser, and the tables do not wrap it again)."""
-    from ..._signatures import Parser
-    from ..._signatures.table_nn import FUNCTIONAL
     torch_name, signatures, *wrapper = FUNCTIONAL[name]
     return Parser(torch_name, signatures, keyword_positions=bool(wrapper))
 

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype as dt
+from ... import _scalars
 from ..._creation import empty, empty_like, full_like, ones_like, zeros_like
 from ..._dtype import COMPLEX, FLOATING, type_name
 from ..._signatures import Parser, checked
@@ -340,9 +341,8 @@ def glu(input, dim=-1):
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     if isinstance(dim, (bool, Tensor)) or not isinstance(dim, (int, np.integer)):
-        from ..._scalars import type_name
         raise TypeError(f"glu(): argument 'dim' (position 2) must be int, not "
-                        f"{type_name(dim)}")
+                        f"{_scalars.type_name(dim)}")
     nd = input.dim()
     if not -nd <= dim < nd:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, "

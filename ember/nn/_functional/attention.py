@@ -13,6 +13,7 @@ from ...ops.matmul import bmm, matmul
 from ...ops.shape import cat
 from ...ops._elementwise import CPP_NAMES
 from .activation import softmax
+from .dropout import dropout
 from .linear import linear
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
@@ -21,8 +22,7 @@ _NEG_INF = float("-inf")
 
 
 def _dropout(x, p, training=True):
-    from .. import functional as F  # dropout lives in another helper's module
-    return F.dropout(x, p, training)
+    return dropout(x, p, training)
 
 
 def _check_sdpa(query, key, value, attn_mask):

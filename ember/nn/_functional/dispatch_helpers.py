@@ -2,6 +2,7 @@
 public function choosing between two implementations by a boolean argument, as
 max_pool2d(return_indices=...) does), the __torch_function__ protocol's entry points
 (re-exported from ember.overrides), and the Tensor class itself."""
+from ..._dtype import dtype
 from ..._tensor import Tensor
 from ...overrides import (handle_torch_function, has_torch_function,  # noqa: F401
                           has_torch_function_unary, has_torch_function_variadic)
@@ -23,7 +24,6 @@ def assert_int_or_pair(arg, arg_name, message):
 
 def _doc(obj):
     """obj.__doc__ as PyTorch sees it: its tensors and dtypes are C objects without one."""
-    from ..._dtype import dtype
     return None if isinstance(obj, (Tensor, dtype)) else obj.__doc__
 
 

@@ -52,6 +52,7 @@ def torch_embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, s
     check_indices("embedding", indices, 1)
     _check_range(indices, weight.shape[0])
     if sparse:   # (the weight's gradient is a sparse COO tensor)
+        # (deferred: `import ember` does not load sparse.embedding)
         from ...sparse.embedding import embedding_sparse
         return embedding_sparse(indices, weight, padding_idx, scale_grad_by_freq)
     params = {"padding_idx": padding_idx, "scale_grad_by_freq": scale_grad_by_freq}

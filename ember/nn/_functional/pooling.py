@@ -305,7 +305,7 @@ def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, nd):
     """torch's Python wrappers, step by step (their errors are Python's: unpacking the
     kernel size, input.pow on a non-tensor): max pooling of |x| for an infinite norm, else
     (sum of x**p over each window) ** (1/p) through the public average pooling."""
-    from .. import functional as F   # the public, argument-checked poolings
+    from .. import functional as F   # (cycle: nn.functional imports this module)
     sizes = (kernel_size,) if nd == 1 else ntuple(kernel_size, nd)
     if len(sizes) != nd:
         _unpack(sizes, nd)

@@ -17,6 +17,7 @@ from ...ops.rnn_ops import lstm_cell_fused, lstm_layer
 from ...ops.select import relu
 from ...ops.shape import cat, stack
 from ...ops.unary import sigmoid, tanh
+from .dropout import dropout as apply_dropout   # (the loop's `dropout` is a probability)
 
 __all__ = []
 
@@ -161,7 +162,6 @@ def run_rnn(mode, x, hx, cx, weights, num_layers, bidirectional, dropout, traini
                 c_n.append(c)
         layer_input = outputs[0] if dirs == 1 else cat(outputs, -1)
         if dropout and training and layer < num_layers - 1:
-            from .. import functional as F
-            layer_input = F.dropout(layer_input, dropout, True)
+            layer_input = apply_dropout(layer_input, dropout, True)
     output = layer_input.transpose(0, 1) if batch_first else layer_input
     return output, stack(h_n), (stack(c_n) if c_n else None)

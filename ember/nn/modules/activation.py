@@ -1,6 +1,7 @@
 """Activation modules: thin wrappers over nn.functional with PyTorch's reprs."""
 from ... import _creation
 from .. import functional as F
+from .. import init as nn_init
 from ..parameter import Parameter
 from .module import Module
 
@@ -211,7 +212,6 @@ class PReLU(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        from .. import init as nn_init
         nn_init.constant_(self.weight, self.init)
 
     def forward(self, input):

@@ -2,6 +2,7 @@
 process group)."""
 from ... import _dtype as dt
 from ..._creation import empty, ones, tensor, zeros
+from ...autograd.grad_mode import no_grad
 from .._functional.normalization import batch_norm
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from ._parameters import reset_affine, set_parameters
@@ -185,7 +186,6 @@ class SyncBatchNorm(_BatchNorm):
             output = SyncBatchNorm(module.num_features, module.eps, module.momentum,
                                    module.affine, module.track_running_stats, process_group)
             if module.affine:
-                from ...autograd.grad_mode import no_grad
                 with no_grad():
                     output.weight = module.weight
                     output.bias = module.bias

@@ -9,10 +9,10 @@ import warnings
 from ..._tensor import Tensor
 from ...autograd.grad_mode import state
 from ...ops.registry import Op, dispatch
+from .module import _global_forward_hooks, _global_forward_pre_hooks
 
 
 def call_with_hooks(module, args, kwargs):
-    from .module import _global_forward_hooks, _global_forward_pre_hooks
     for hook_id, hook in list(_global_forward_pre_hooks.items()) + \
             list(module._forward_pre_hooks.items()):
         if hook_id in module._forward_pre_hooks_with_kwargs:

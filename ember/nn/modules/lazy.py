@@ -1,5 +1,7 @@
 """LazyModuleMixin: modules whose parameter shapes are inferred at the first call."""
+from ...autograd.grad_mode import no_grad
 from ..parameter import UninitializedBuffer, UninitializedParameter
+from .module import Module
 
 _UNINITIALIZED = (UninitializedParameter, UninitializedBuffer)
 
@@ -31,13 +33,11 @@ class LazyModuleMixin:
 
     def __call__(self, *args, **kwargs):
         if self.has_uninitialized_params():
-            from ...autograd.grad_mode import no_grad
             with no_grad():
                 self.initialize_parameters(*args, **kwargs)
         # Still lazy here even when a checkpoint already materialized every parameter.
         if self.cls_to_become is not None:
             self.__class__ = self.cls_to_become
-        from .module import Module
         # NOTE: the class may have just changed to cls_to_become, so no super() here.
         return Module.__call__(self, *args, **kwargs)
 

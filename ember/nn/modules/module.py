@@ -385,7 +385,7 @@ class Module(DeviceDtypeMethods):
                 self._backward_pre_hooks or _global_forward_hooks or
                 _global_forward_pre_hooks):
             return self.forward(*args, **kwargs)
-        from .hooks import call_with_hooks
+        from .hooks import call_with_hooks   # (deferred: `import ember` skips hooks.py)
         return call_with_hooks(self, args, kwargs)
 
     _call_impl = __call__
@@ -455,17 +455,17 @@ class Module(DeviceDtypeMethods):
             destination = args[0] if len(args) > 0 else destination
             prefix = args[1] if len(args) > 1 else prefix
             keep_vars = args[2] if len(args) > 2 else keep_vars
-        from .state import save_state
+        from .state import save_state   # (deferred: `import ember` skips state.py)
         return save_state(self, destination, prefix, keep_vars)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs, assign=False):
-        from .state import load_local_state
+        from .state import load_local_state   # (deferred, as above)
         load_local_state(self, state_dict, prefix, local_metadata, strict, missing_keys,
                          unexpected_keys, error_msgs, assign)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
-        from .state import load_state_dict
+        from .state import load_state_dict   # (deferred, as above)
         missing, unexpected = load_state_dict(self, state_dict, strict, assign)
         return _IncompatibleKeys(missing, unexpected)
 

@@ -2,7 +2,9 @@
 `_apply`, which replaces every parameter's and buffer's data in place of the old, keeping the
 Parameter objects (optimizers holding them keep working), as PyTorch does."""
 from ... import _dtype as dt
+from ..._creation import empty_like
 from ...autograd.grad_mode import no_grad
+from ...ops.conversion import _parse_to
 
 
 class DeviceDtypeMethods:
@@ -27,7 +29,6 @@ class DeviceDtypeMethods:
         return self
 
     def to(self, *args, **kwargs):
-        from ...ops.conversion import _parse_to
         device, dtype, _ = _parse_to(args, dict(kwargs))
         if dtype is not None and not _inexact(dtype):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
@@ -39,7 +40,6 @@ class DeviceDtypeMethods:
         return self._apply(convert)
 
     def to_empty(self, *, device, recurse=True):
-        from ..._creation import empty_like
         return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def cpu(self):

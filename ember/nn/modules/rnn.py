@@ -8,6 +8,7 @@ from ...ops.rnn_ops import lstm_cell_fused
 from ...ops.select import relu
 from ...ops.unary import sigmoid, tanh
 from .. import init
+from .._functional.linear import linear
 from .._functional.rnn import run_rnn
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
@@ -373,7 +374,6 @@ class RNNCellBase(Module):
         return hx if batched else hx.unsqueeze(0)
 
     def _gates(self, input, hx):
-        from .._functional.linear import linear
         return (linear(input, self.weight_ih, self.bias_ih),
                 linear(hx, self.weight_hh, self.bias_hh))
 
@@ -413,7 +413,6 @@ class LSTMCell(RNNCellBase):
             hx = (self._state(input, hx[0], batched), self._state(input, hx[1], batched))
         self._check_hidden(input, hx[0], "0")
         self._check_hidden(input, hx[1], "1")
-        from .._functional.linear import linear
         gates_x = linear(input, self.weight_ih, self.bias_ih)
         if self.bias_hh is not None:
             gates_x = gates_x + self.bias_hh

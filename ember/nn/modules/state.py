@@ -5,6 +5,7 @@ from collections import OrderedDict
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
+from .module import Module
 
 
 def load_local_state(module, state_dict, prefix, local_metadata, strict, missing_keys,
@@ -62,7 +63,6 @@ def load_local_state(module, state_dict, prefix, local_metadata, strict, missing
 
 
 def _base_set_extra_state():
-    from .module import Module
     return Module.set_extra_state
 
 

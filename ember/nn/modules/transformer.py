@@ -23,7 +23,7 @@ __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder",
 
 
 def _nn():
-    from ... import nn
+    from ... import nn   # (cycle: ember.nn imports this module)
     return nn
 
 

@@ -1,4 +1,6 @@
 """ember.nn.parallel (torch.nn.parallel): DistributedDataParallel and DataParallel."""
+import warnings
+
 from .data_parallel import DataParallel, data_parallel  # noqa: F401
 from .distributed import DistributedDataParallel  # noqa: F401
 from .parallel_apply import parallel_apply  # noqa: F401
@@ -10,7 +12,6 @@ class DistributedDataParallelCPU(DistributedDataParallel):
     """Deprecated name of DistributedDataParallel (which runs on CPU tensors too)."""
 
     def __init__(self, *args, **kwargs):
-        import warnings
         warnings.warn("`torch.nn.parallel.DistributedDataParallelCPU` is deprecated, please "
                       "use `torch.nn.parallel.DistributedDataParallel` instead.",
                       FutureWarning, stacklevel=2)

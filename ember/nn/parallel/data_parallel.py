@@ -1,5 +1,9 @@
 """DataParallel: one process, the batch split across CUDA devices (scatter, replicate,
 parallel_apply, gather). Without CUDA, or with one device, the module runs directly."""
+from itertools import chain
+
+from ... import cuda
+from ...autograd import grad_mode
 from ..modules.module import Module
 from .parallel_apply import parallel_apply
 from .replicate import replicate
@@ -9,14 +13,12 @@ __all__ = ["DataParallel", "data_parallel"]
 
 
 def _cuda_ids(device_ids):
-    from ... import cuda
     if device_ids is None:
         return list(range(cuda.device_count()))
     return [d if isinstance(d, int) else _device(d).index or 0 for d in device_ids]
 
 
 def _check_placement(module, src):
-    from itertools import chain
     for t in chain(module.parameters(), module.buffers()):
         if t.device != src:
             raise RuntimeError(f"module must have its parameters and buffers on device {src} "
@@ -29,7 +31,6 @@ class DataParallel(Module):
 
     def __init__(self, module, device_ids=None, output_device=None, dim=0):
         super().__init__()
-        from ... import cuda
         self.module = module
         if not cuda.is_available():
             self.device_ids = []
@@ -51,7 +52,6 @@ class DataParallel(Module):
             inputs, kwargs = ((),), ({},)
         if len(self.device_ids) == 1:
             return self.module(*inputs[0], **kwargs[0])
-        from ...autograd import grad_mode
         replicas = replicate(self.module, self.device_ids[:len(inputs)],
                              not grad_mode.is_grad_enabled())
         outputs = parallel_apply(replicas, inputs, kwargs)
@@ -63,7 +63,6 @@ def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0,
     """DataParallel's forward as a function."""
     if not isinstance(inputs, tuple):
         inputs = (inputs,) if inputs is not None else ()
-    from ... import cuda
     if not cuda.is_available():
         return module(*inputs, **(module_kwargs or {}))
     device_ids = _cuda_ids(device_ids)

@@ -15,6 +15,7 @@ from ... import distributed as dist
 from ..._device import device
 from ..._dtype import int32
 from ..._tensor import Tensor, _wrap
+from ...backends import array_module
 from ...autograd import grad_mode
 from ...autograd.graph import _topological_order, edge_of, get_accumulator
 from ..modules.module import Module
@@ -59,7 +60,6 @@ class _Bucket:
 
 
 def _xp(t):
-    from ...backends import array_module
     return array_module(t._data)
 
 

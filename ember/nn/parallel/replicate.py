@@ -1,13 +1,13 @@
 """replicate: copies of a module on several devices whose parameters are differentiable
 copies of the original's, so gradients of every replica land in the original's `.grad`."""
 from ..modules.module import Module
+from .scatter_gather import _device
 
 __all__ = ["replicate"]
 
 
 def replicate(network, devices, detach=False):
     """One replica of `network` per device (`devices`: CUDA indices or devices)."""
-    from .scatter_gather import _device
     devices = [_device(d) for d in devices]
     modules = list(network.modules())
     replicas = []

@@ -15,6 +15,7 @@ from ...ops.random_factories import randn
 from ...ops.select import where
 from ...ops.shape import cat, stack
 from ..modules.module import Module
+from . import parametrize
 
 _MAPS = ("matrix_exp", "cayley", "householder")
 
@@ -150,7 +151,6 @@ class _Orthogonal(Module):
 
 def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
     """Keep `module.<name>` orthogonal (orthonormal columns if tall, rows if wide)."""
-    from . import parametrize
     weight = getattr(module, name, None)
     if not isinstance(weight, Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
