@@ -105,7 +105,7 @@ def get(device_type):
     backend = BACKENDS.get(device_type)
     if backend is None:
         if device_type == "cuda":
-            from .. import cuda
+            from .. import cuda   # (cycle: ember.cuda imports ember.backends, the lowest layer)
             cuda._lazy_init()
             return BACKENDS["cuda"]
         if device_type == "xpu":

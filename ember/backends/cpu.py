@@ -7,6 +7,8 @@ import os
 import platform
 import warnings
 
+from . import cpu_kernels
+
 __all__ = ["get_cpu_capability"]
 
 _ENV = "ATEN_CPU_CAPABILITY"
@@ -17,7 +19,6 @@ _capability = None
 def _cpu_features():
     """The x86 SIMD features of this CPU (and OS): from the compiled kernels (cpuid and
     XCR0, as PyTorch's cpuinfo reads them) or, without them, /proc/cpuinfo's flags."""
-    from . import cpu_kernels
     if cpu_kernels.compiled is not None:
         return cpu_kernels.compiled.cpu_features()
     try:

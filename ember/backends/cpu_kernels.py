@@ -28,7 +28,7 @@ def _load():
     # else needs the cores meanwhile: float32 products never go to OpenBLAS's own threads
     # (backends/matmul.py), whose spinning took the team's cores when they did.
     try:
-        from . import _kernels
+        from . import _kernels   # (optional: the compiled build may be missing)
     except ImportError as exc:
         return None, exc
     return _kernels, None

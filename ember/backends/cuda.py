@@ -2,6 +2,7 @@
 switches. NOTE: not the CUDA array backend (that is cupy_backend.py); this module only holds
 the flags PyTorch programs set. ember's GEMMs run in float32 whatever they say."""
 import contextlib
+import importlib.util
 
 __all__ = ["is_built", "matmul", "cufft_plan_cache", "preferred_linalg_library",
            "enable_flash_sdp", "flash_sdp_enabled", "enable_mem_efficient_sdp",
@@ -12,7 +13,6 @@ __all__ = ["is_built", "matmul", "cufft_plan_cache", "preferred_linalg_library",
 def is_built():
     """Whether ember can drive CUDA at all (CuPy importable); False on a CPU install."""
     try:
-        import importlib.util
         return importlib.util.find_spec("cupy") is not None
     except (ImportError, ValueError):
         return False
@@ -27,12 +27,12 @@ class _Matmul:
 
     @property
     def allow_tf32(self):
-        from .. import _threads
+        from .. import _threads   # (cycle: ember._threads imports ember.backends.cpu_kernels)
         return _threads.float32_matmul_precision() != "highest"
 
     @allow_tf32.setter
     def allow_tf32(self, value):
-        from .. import _threads
+        from .. import _threads   # (cycle: as above)
         _threads.set_float32_matmul_precision("high" if value else "highest")
 
 

@@ -5,6 +5,7 @@ streams and events are ember.cuda's, and pinned host memory comes from CuPy's pi
 """
 import numpy as np
 
+from .. import backends
 from . import current_gpu
 from .gpu import GPUBackend
 
@@ -13,7 +14,7 @@ class _Stream:
     """A CuPy stream behind ember.cuda.Stream."""
 
     def __init__(self, index, priority=0):
-        import cupy
+        import cupy   # (optional: cupy)
         with cupy.cuda.Device(index):
             self.native = cupy.cuda.Stream(non_blocking=True, priority=priority) \
                 if priority else cupy.cuda.Stream(non_blocking=True)
@@ -31,14 +32,14 @@ class _Stream:
 
 class _DefaultStream(_Stream):
     def __init__(self, index):
-        import cupy
+        import cupy   # (optional: cupy)
         self.native = cupy.cuda.Stream.null
         self.index, self.priority = index, 0
 
 
 class _Event:
     def __init__(self, enable_timing=False, blocking=False):
-        import cupy
+        import cupy   # (optional: cupy)
         self.native = cupy.cuda.Event(block=blocking, disable_timing=not enable_timing)
 
     def record(self, stream):
@@ -51,7 +52,7 @@ class _Event:
         return self.native.done
 
     def elapsed_ms(self, end):
-        import cupy
+        import cupy   # (optional: cupy)
         return float(cupy.cuda.get_elapsed_time(self.native, end.native))
 
 
@@ -62,7 +63,7 @@ class CupyBackend(GPUBackend):
         super().__init__()
         self.xp = cupy
         self.oom_errors = (cupy.cuda.memory.OutOfMemoryError,)
-        from ..version import _cuda_version
+        from ..version import _cuda_version   # (cycle: ember.version imports ember)
         self.runtime_version = _cuda_version()
         current_gpu.index = cupy.cuda.runtime.getDevice()
 
@@ -108,7 +109,7 @@ class CupyBackend(GPUBackend):
         self.xp.get_default_pinned_memory_pool().free_all_blocks()
 
     def pin(self, host):
-        import cupyx
+        import cupyx   # (optional: cupy)
         pinned = cupyx.empty_pinned(host.shape, host.dtype)
         np.copyto(pinned, host)
         return pinned
@@ -130,11 +131,8 @@ class CupyBackend(GPUBackend):
 
 def install():
     """Make CuPy the 'cuda' backend (ember.cuda calls this once a GPU is seen)."""
-    import cupy
-
-    from . import BACKENDS
-    from .. import backends
-    if "cuda" in BACKENDS:
+    import cupy   # (optional: cupy)
+    if "cuda" in backends.BACKENDS:
         return
     backends._cupy = cupy
     backends.register("cuda", CupyBackend(cupy))

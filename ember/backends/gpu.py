@@ -51,7 +51,7 @@ class GPUBackend(Backend):
     # ------------------------------------------------------------------ out of memory
     def out_of_memory(self, exc, index, requested=None):
         """ember.cuda.OutOfMemoryError for a backend's allocation failure `exc`."""
-        from ..cuda import OutOfMemoryError
+        from ..cuda import OutOfMemoryError   # (cycle: ember.cuda imports ember.backends)
         index = current_gpu.index if index is None else index
         total = self.properties(index)["total_memory"]
         allocated, reserved = self.memory(index)

@@ -70,7 +70,7 @@ _WIDER = {"bool": "int32", "int8": "int32", "int16": "int32", "uint8": "uint32",
 
 
 def _cupy_at(name, target, index, values):
-    import cupy
+    import cupy   # (optional: cupy)
     dtype = target.dtype.name
     atomic = _ATOMIC.get(name, ())
     ufunc = getattr(cupy, name)
@@ -121,7 +121,7 @@ def accumulate(name, a, axis):
     step k combines each element with the one 2**k before it)."""
     if isinstance(a, np.ndarray):
         return getattr(np, name).accumulate(a, axis=axis)
-    import cupy
+    import cupy   # (optional: cupy)
     if name == "add":
         return cupy.cumsum(a, axis=axis, dtype=a.dtype)
     if name == "multiply":
@@ -155,7 +155,7 @@ def sliding_windows(a, dim, size, step):
         w = np.lib.stride_tricks.sliding_window_view(a, size, axis=dim,
                                                      writeable=a.flags.writeable)
     else:
-        import cupy
+        import cupy   # (optional: cupy)
         w = cupy.lib.stride_tricks.sliding_window_view(a, size, axis=dim)
     if step != 1:
         w = w[(slice(None),) * dim + (slice(None, None, step),)]
@@ -171,7 +171,7 @@ def linalg_raises(array):
     cupyx.errstate(linalg='raise') (by default it returns nan/garbage silently)."""
     if isinstance(array, np.ndarray):
         return _NO_CONTEXT
-    import cupyx
+    import cupyx   # (optional: cupy)
     return cupyx.errstate(linalg="raise")
 
 
@@ -179,10 +179,10 @@ def matrix_exp(a):
     """exp of each (..., n, n) matrix: SciPy's expm (batched) on NumPy; cupyx's expm takes one
     matrix at a time, so a batch loops over its matrices (never over elements)."""
     if isinstance(a, np.ndarray):
-        from scipy.linalg import expm
+        from scipy.linalg import expm   # (deferred: scipy.linalg is slow to import)
         return expm(a)
-    import cupy
-    from cupyx.scipy.linalg import expm
+    import cupy   # (optional: cupy)
+    from cupyx.scipy.linalg import expm   # (optional: cupy)
     mats = a.reshape((-1,) + a.shape[-2:])
     if not len(mats):
         return a.copy()

@@ -82,7 +82,7 @@ def _blas_sgemm():
     if not _sgemm:
         from scipy.linalg import cython_blas
 
-        from .._threads import blas_loaded
+        from .._threads import blas_loaded   # (cycle: ember._threads imports ember.backends)
         blas_loaded()      # SciPy's OpenBLAS is a library of its own: same thread count
         _sgemm.append(cython_blas.__pyx_capi__["sgemm"])
     return _sgemm[0]

@@ -4,11 +4,15 @@ and the calls that need a device raise PyTorch's error, saying which of the two 
 Every call goes through the installed 'cuda' backend (ember/backends/cupy_backend.py, or the
 NumPy stand-in that ember's own tests install), so this file names neither CuPy nor NumPy.
 """
+import importlib
+
 from .. import backends as _backends
+from .._device import device as _device_cls
 from ._memory import (OutOfMemoryError, empty_cache, max_memory_allocated, max_memory_cached,
                       max_memory_reserved, mem_get_info, memory_allocated, memory_cached,
                       memory_reserved, memory_stats, memory_summary, reset_max_memory_allocated,
                       reset_max_memory_cached, reset_peak_memory_stats)
+from ._random import generator as _generator
 from ._random import (get_rng_state, get_rng_state_all, initial_seed,
                       manual_seed, manual_seed_all, seed, seed_all, set_rng_state,
                       set_rng_state_all)
@@ -34,7 +38,7 @@ def _probe_cupy():
     global _cupy_state
     if _cupy_state is None:
         try:
-            import cupy
+            import cupy   # (optional: cupy)
         except ImportError:
             _cupy_state = (False, "CuPy is not installed: pip install cupy-cuda12x")
         else:
@@ -60,13 +64,13 @@ def _lazy_init():
         return
     count = _backends.standin_requested()
     if count:
-        from ..backends.standin import StandinBackend
+        from ..backends.standin import StandinBackend   # (deferred: tests only)
         _backends.register("cuda", StandinBackend(count))
         return
     ok, reason = _probe_cupy()
     if not ok:
         raise AssertionError(f"Torch not compiled with CUDA enabled\n(ember: {reason})")
-    from ..backends import cupy_backend
+    from ..backends import cupy_backend   # (deferred: loaded once a GPU is seen)
     cupy_backend.install()
 
 
@@ -107,12 +111,11 @@ def ipc_collect():
 # ---------------------------------------------------------------------- devices
 def _index(device, optional=True):
     """A device index from an int, a string, an ember.device or None (the current one)."""
-    from .._device import device as device_cls
     if device is None or device == "cuda":
         return None if optional else current_device()
     if isinstance(device, int) and not isinstance(device, bool):
         return device
-    d = device if isinstance(device, device_cls) else device_cls(device)
+    d = device if isinstance(device, _device_cls) else _device_cls(device)
     if d.type != "cuda":
         raise ValueError(f"Expected a cuda device, but got: {d}")
     return d.index
@@ -193,9 +196,7 @@ def get_device_capability(device=None):
 
 def __getattr__(name):
     if name == "amp":   # imported on first use: `import ember` stays light
-        import importlib
         return importlib.import_module(__name__ + ".amp")
     if name == "default_generators":   # one per device, so it depends on the machine
-        from ._random import generator
-        return tuple(generator(i) for i in range(device_count()))
+        return tuple(_generator(i) for i in range(device_count()))
     raise AttributeError(f"module 'ember.cuda' has no attribute '{name}'")

@@ -19,7 +19,7 @@ _peaks = {}   # device index -> [peak allocated, peak reserved], raised whenever
 
 def _current(device):
     """(index, allocated, reserved) of `device`, or None without a GPU."""
-    from . import _backend, _index, is_available
+    from . import _backend, _index, is_available   # (cycle: ember.cuda imports this module first)
     if not is_available():
         return None
     backend = _backend()
@@ -55,7 +55,7 @@ max_memory_cached = max_memory_reserved
 
 
 def reset_peak_memory_stats(device=None):
-    from . import _lazy_init
+    from . import _lazy_init   # (cycle: ember.cuda imports this module first)
     _lazy_init()
     now = _current(device)
     _peaks[now[0]] = [now[1], now[2]]
@@ -85,7 +85,7 @@ def _size(n):
 
 def memory_summary(device=None, abbreviated=False):
     """A printable table of the allocator's current and peak usage on `device`."""
-    from . import _lazy_init
+    from . import _lazy_init   # (cycle: ember.cuda imports this module first)
     _lazy_init()
     index, allocated, reserved = _current(device)
     peak = _peaks[index]
@@ -108,7 +108,7 @@ def empty_cache():
 
 def mem_get_info(device=None):
     """(free, total) bytes of `device`."""
-    from . import _backend, _index
+    from . import _backend, _index   # (cycle: ember.cuda imports this module first)
     backend = _backend()
     index = backend.check_index(_index(device))
     total = backend.properties(index)["total_memory"]

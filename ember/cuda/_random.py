@@ -4,6 +4,9 @@ NOTE: a CUDA generator runs the same mt19937 stream as the CPU one and its numbe
 to the device, so a seeded program draws the same values on cpu and cuda and reproduces run
 to run; they are not PyTorch's CUDA (Philox) numbers, which no public spec pins down.
 """
+from .._device import device as _device_cls
+from .._random import Generator
+
 __all__ = ["manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed",
            "get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all"]
 
@@ -15,41 +18,39 @@ def generator(index):
     """The default generator of cuda:`index` (made on first use)."""
     gen = _generators.get(index)
     if gen is None:
-        from .._device import device
-        from .._random import Generator
-        gen = _generators[index] = Generator(device("cuda", index))
+        gen = _generators[index] = Generator(_device_cls("cuda", index))
         if _seeded:
             gen.manual_seed(_seeded[0])
     return gen
 
 
 def _index(device):
-    from . import _backend, _index
+    from . import _backend, _index   # (cycle: ember.cuda imports this module first)
     backend = _backend()
     return backend.check_index(_index(device, optional=False))
 
 
 def manual_seed(seed):
     """Seed the current device's generator; silently nothing without a GPU (as PyTorch)."""
-    from . import is_available
+    from . import is_available   # (cycle: ember.cuda imports this module first)
     if is_available():
         generator(_index(None)).manual_seed(seed)
 
 
 def manual_seed_all(seed):
-    from . import device_count
+    from . import device_count   # (cycle: ember.cuda imports this module first)
     for i in range(device_count()):
         generator(i).manual_seed(seed)
 
 
 def seed():
-    from . import is_available
+    from . import is_available   # (cycle: ember.cuda imports this module first)
     if is_available():
         generator(_index(None)).seed()
 
 
 def seed_all():
-    from . import device_count
+    from . import device_count   # (cycle: ember.cuda imports this module first)
     for i in range(device_count()):
         generator(i).seed()
 
@@ -67,7 +68,7 @@ def set_rng_state(new_state, device="cuda"):
 
 
 def get_rng_state_all():
-    from . import device_count
+    from . import device_count   # (cycle: ember.cuda imports this module first)
     return [get_rng_state(i) for i in range(device_count())]
 
 

@@ -1,9 +1,12 @@
 """ember.cuda.amp (torch.cuda.amp): the deprecated CUDA spellings of ember.amp."""
 import functools
+import importlib.util
 import warnings
 
+from .._dtype import float16 as _float16
 from ..amp import autocast_mode as _mode
 from ..amp import grad_scaler as _scaler
+from . import is_available
 
 __all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd",
            "amp_definitely_not_available"]
@@ -13,11 +16,10 @@ class autocast(_mode.autocast):
     """`torch.cuda.amp.autocast(args...)`: `ember.amp.autocast('cuda', args...)`."""
 
     def __init__(self, enabled=True, dtype=None, cache_enabled=True):
-        import ember
         warnings.warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use "
                       "`torch.amp.autocast('cuda', args...)` instead.", FutureWarning,
                       stacklevel=2)
-        super().__init__("cuda", dtype=ember.float16 if dtype is None else dtype,
+        super().__init__("cuda", dtype=_float16 if dtype is None else dtype,
                          enabled=enabled, cache_enabled=cache_enabled)
 
 
@@ -46,6 +48,4 @@ def custom_bwd(bwd):
 
 def amp_definitely_not_available():
     """True when no device ember could run CUDA autocast on is present (no CUDA, no XLA)."""
-    import importlib.util
-    from . import is_available
     return not (is_available() or importlib.util.find_spec("torch_xla"))

@@ -3,6 +3,8 @@
 Each wraps the backend's own object (CuPy's stream and event; the stand-in's synchronous
 ones), so work queued by CuPy kernels is ordered and timed by these.
 """
+from .._device import device as _device_cls
+
 __all__ = ["Stream", "Event", "StreamContext", "stream", "current_stream", "default_stream",
            "set_stream"]
 
@@ -11,7 +13,7 @@ _defaults = {}   # device index -> its default Stream
 
 
 def _backend_and_index(device):
-    from . import _backend, _index
+    from . import _backend, _index   # (cycle: ember.cuda imports this module first)
     backend = _backend()
     return backend, backend.check_index(_index(device))
 
@@ -27,8 +29,7 @@ class Stream:
 
     @property
     def device(self):
-        from .._device import device
-        return device("cuda", self.device_index)
+        return _device_cls("cuda", self.device_index)
 
     @property
     def cuda_stream(self):
@@ -67,7 +68,7 @@ class Event:
     """A marker in a stream: record it, wait on it, time between two of them."""
 
     def __init__(self, enable_timing=False, blocking=False, interprocess=False):
-        from . import _backend
+        from . import _backend   # (cycle: ember.cuda imports this module first)
         self._native = _backend().new_event(enable_timing, blocking)
         self.enable_timing = enable_timing
         self._recorded = False

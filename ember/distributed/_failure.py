@@ -12,6 +12,8 @@ import sys
 import threading
 import traceback
 
+from ._mpi import MPI
+
 _installed = {"rank": None, "prev": None, "prev_thread": None, "code": 0}
 
 
@@ -25,7 +27,6 @@ def _abort(rank, exc_type, exc, tb):
         sys.stderr.flush()
         sys.stdout.flush()
     finally:
-        from ._mpi import MPI
         MPI().COMM_WORLD.Abort(1)
 
 
@@ -67,6 +68,5 @@ def install(pg):
         threading.excepthook = _thread_hook
         sys.exit = _exit
         atexit.register(_at_exit)  # after mpi4py's import: runs before its MPI_Finalize
-    from ._mpi import MPI
     _installed["rank"] = MPI().COMM_WORLD.Get_rank() if pg.size() > 1 or \
         MPI().COMM_WORLD.Get_size() > 1 else None

@@ -4,6 +4,9 @@ A group's NCCL communicator is made on its first CUDA collective: rank 0 draws t
 id and MPI broadcasts it. Calls are queued on CuPy's current stream; a Work's wait()
 synchronises that stream. NOTE: checked only where a GPU is present (not on CI).
 """
+import os
+
+from .. import cuda
 from .._inplace import bump_version
 from .distributed_c10d import Work
 
@@ -15,17 +18,15 @@ _OPS = {0: "NCCL_SUM", 1: "NCCL_AVG", 2: "NCCL_PROD", 3: "NCCL_MIN", 4: "NCCL_MA
 
 def prepare(pg, device_id=None):
     """Remember which device this rank uses (device_id, else LOCAL_RANK's, else current)."""
-    import os
     if device_id is not None:
         pg._nccl_device = getattr(device_id, "index", device_id)
     elif os.environ.get("LOCAL_RANK"):
-        from .. import cuda
         pg._nccl_device = int(os.environ["LOCAL_RANK"]) % max(cuda.device_count(), 1)
 
 
 def _comm(pg):
     if pg._nccl is None:
-        from cupy.cuda import nccl
+        from cupy.cuda import nccl   # (optional: cupy)
         uid = nccl.get_unique_id() if pg.rank() == 0 else None
         uid = pg.comm.bcast(uid, 0)
         pg._nccl = nccl.NcclCommunicator(pg.size(), uid, pg.rank())
@@ -33,8 +34,8 @@ def _comm(pg):
 
 
 def _args(t, code=None):
-    import cupy
-    from cupy.cuda import nccl
+    import cupy   # (optional: cupy)
+    from cupy.cuda import nccl   # (optional: cupy)
     name = t.dtype.name
     dtype = getattr(nccl, _TYPES[name], None) if name in _TYPES else None
     if dtype is None:

@@ -13,7 +13,9 @@ import zlib
 
 import numpy as np
 
+from .. import backends
 from .._inplace import bump_version
+from .._tensor import Tensor
 from . import _mpi
 from .distributed_c10d import ReduceOp, Work, _group_peer, _op_code, _resolve
 
@@ -36,7 +38,6 @@ def _buffer(t):
         def writeback():
             a[...] = c
         return c, writeback
-    from .. import backends
     h = np.ascontiguousarray(backends.to_host(t._device, a))
 
     def writeback():
@@ -65,7 +66,6 @@ def _use_nccl(pg, tensors):
     otherwise (CPU tensors, or the test suite's NumPy stand-in for CUDA) MPI carries them."""
     if pg._backend != "nccl" or not any(t._device.type == "cuda" for t in tensors):
         return False
-    from .. import backends
     return backends.get("cuda").nccl
 
 
@@ -91,7 +91,6 @@ def _verify(pg, fname, tensors):
 
 
 def _check_tensor(t, name="tensor"):
-    from .._tensor import Tensor
     if not isinstance(t, Tensor):
         raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type "
                         f"torch.Tensor\n             but got {type(t)} instead.")
@@ -132,7 +131,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
 def _all_reduce(pg, tensor, code, async_op):
     """all_reduce without the cross-rank check (DDP's buckets are known to agree)."""
     if _use_nccl(pg, (tensor,)):
-        from . import _nccl
+        from . import _nccl   # (deferred: loaded for CUDA tensors only)
         return _nccl.all_reduce(pg, tensor, code, async_op)
     a, wb = _buffer(tensor)
     mop = _mpi.mpi_op(code, a, "all_reduce", ReduceOp.RedOpType(code))
@@ -157,7 +156,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     root = _group_peer(pg, dst, group_dst, "dst")
     code, name = _op(op)
     if _use_nccl(pg, (tensor,)):
-        from . import _nccl
+        from . import _nccl   # (deferred: loaded for CUDA tensors only)
         return _nccl.reduce(pg, tensor, root, code, async_op)
     _verify(pg, "reduce", (tensor,))
     a, wb = _buffer(tensor)
@@ -192,7 +191,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
         raise TypeError("input tensor must be the same type as the output tensor.")
     code, name = _op(op)
     if _use_nccl(pg, (output,)):
-        from . import _nccl
+        from . import _nccl   # (deferred: loaded for CUDA tensors only)
         return _nccl.reduce_scatter_tensor(pg, output, input, code, async_op)
     _verify(pg, "reduce_scatter_tensor", (output, input))
     src, _ = _buffer(input)
@@ -215,7 +214,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     if pg is None:
         return None
     _check_list(input_list, pg.size(), output, "reduce_scatter", "input")
-    from .. import stack
+    from .. import stack   # (cycle: import ember loads this module before ember.stack)
     return reduce_scatter_tensor(output, stack(list(input_list)).detach(), op, group,
                                  async_op)
 
@@ -235,7 +234,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
 
 def _broadcast(pg, tensor, root, async_op=False):
     if _use_nccl(pg, (tensor,)):
-        from . import _nccl
+        from . import _nccl   # (deferred: loaded for CUDA tensors only)
         return _nccl.broadcast(pg, tensor, root, async_op)
     a, wb = _buffer(tensor)
     buf = _mpi.raw(a)
@@ -257,7 +256,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     if input_tensor.dtype is not output_tensor.dtype:
         raise TypeError("output tensor must have the same type as input tensor")
     if _use_nccl(pg, (output_tensor,)):
-        from . import _nccl
+        from . import _nccl   # (deferred: loaded for CUDA tensors only)
         return _nccl.all_gather_into_tensor(pg, output_tensor, input_tensor, async_op)
     _verify(pg, "all_gather_into_tensor", (input_tensor,))
     src, _ = _buffer(input_tensor)
@@ -270,7 +269,6 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
 
 def _unstack_into(outputs, flat):
     """Copy the blocks of `flat` (len(outputs) x block) into `outputs`."""
-    from .. import backends
     for t, block in zip(outputs, flat):
         t._data[...] = backends.to_device(t._device, block.reshape(t._data.shape))
         bump_version(t)
@@ -278,7 +276,6 @@ def _unstack_into(outputs, flat):
 
 def _stacked(tensors):
     """One contiguous host array (len x elements) holding `tensors` (a copy)."""
-    from .. import backends
     rows = [backends.to_host(t._device, t._data) for t in tensors]
     return np.stack([np.asarray(r).reshape(-1) for r in rows])
 

@@ -8,6 +8,7 @@ import importlib.util
 import os
 from datetime import timedelta
 
+from .. import cuda
 from . import _mpi
 
 __all__ = ["Backend", "ReduceOp", "ProcessGroup", "Work", "GroupMember", "group",
@@ -291,7 +292,6 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     if _state["world"] is not None:
         raise ValueError("trying to initialize the default process group twice!")
     if backend is None:
-        from .. import cuda
         backend = "nccl" if cuda.is_available() and is_nccl_available() else "mpi"
     if isinstance(backend, str) and ":" in backend:
         # PyTorch's "cpu:gloo,cuda:nccl" form: the CUDA entry decides.
@@ -325,10 +325,10 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     pg = ProcessGroup(comm, ranks, backend, "0")
     _state.update(world=pg, backend=backend, groups=1)
     GroupMember.WORLD = group.WORLD = pg
-    from ._failure import install
+    from ._failure import install   # (deferred: loaded once a group starts)
     install(pg)
     if backend == "nccl":
-        from . import _nccl
+        from . import _nccl   # (cycle: _nccl imports this module)
         _nccl.prepare(pg, device_id)
 
 

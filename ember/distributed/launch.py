@@ -63,7 +63,7 @@ def _worker(argv):
                GROUP_RANK=node, GROUP_WORLD_SIZE=str(-(-int(size) // max(int(nlocal), 1))),
                ROLE_RANK=rank, ROLE_WORLD_SIZE=size, ROLE_NAME="default",
                TORCHELASTIC_RUN_ID=env.get("TORCHELASTIC_RUN_ID", "none"))
-    from ..__main__ import main
+    from ..__main__ import main   # (deferred: only the worker process runs the CLI)
     return main(["run", *argv])
 
 
