@@ -75,14 +75,16 @@ def operand_array(x, compute):
         a = x._data
         return a if a.dtype == compute.np else a.astype(compute.np)
     x = number(x)
+    # (NumPy scalars, not 0-d arrays, where a Python number will not do: CuPy takes those
+    # as scalars and refuses a NumPy array)
     if compute.category == dt.INTEGER and type(x) is builtins.int:
         info = np.iinfo(compute.np)
         if not info.min <= x <= info.max:
             span = builtins.int(info.max) - builtins.int(info.min) + 1
             x = (x - builtins.int(info.min)) % span + builtins.int(info.min)
-        return np.asarray(x, compute.np)
+        return np.asarray(x, compute.np)[()]
     if compute is dt.bool:
-        return np.asarray(x).astype(np.bool_)
+        return np.bool_(x)
     return x
 
 
