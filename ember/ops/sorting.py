@@ -6,6 +6,8 @@ The gradient of a sort-like op goes back through its indices.
 """
 import math
 
+import numpy as np
+
 from .. import _dtype as dt
 from .._scalars import type_name
 from .._tensor import Tensor, _wrap, write_out
@@ -173,8 +175,11 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
                                             equal_nan=False)
         inverse = inverse.reshape(a.shape)
     else:
-        values, inverse, counts = xp.unique(a, return_inverse=True, return_counts=True,
+        # (bools as bytes: CuPy's unique along a dim subtracts rows, which it refuses for bool)
+        rows = a.view(np.uint8) if a.dtype == np.bool_ else a
+        values, inverse, counts = xp.unique(rows, return_inverse=True, return_counts=True,
                                             axis=d, equal_nan=False)
+        values = values.view(np.bool_) if a.dtype == np.bool_ else values
         inverse = inverse.reshape(-1)
     return _unique_results(input, values, inverse, counts, return_inverse, return_counts)
 

@@ -165,7 +165,11 @@ _digamma, digamma = unary_row("digamma", lambda a: special_module(a).psi(a),
 @defpointwise("polygamma")
 def _polygamma(a, n):
     sp = special_module(a)
-    return sp.psi(a) if n == 0 else sp.polygamma(n, a)
+    if n == 0:
+        return sp.psi(a)
+    # (n as an array of a's library: cupyx's polygamma tests `n == 0` with cupy.where, which
+    # refuses the Python bool a Python n gives)
+    return sp.polygamma(array_module(a).asarray(n), a).astype(a.dtype, copy=False)
 
 
 @_polygamma.defvjp
