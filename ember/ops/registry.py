@@ -10,6 +10,7 @@ import numpy as np
 from .. import backends
 from .._dtype import COMPLEX, FLOATING
 from .._scalars import type_name
+from .._inplace import check_output, commit_inplace, snapshot_for_inplace
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import get_accumulator
 from .._dtype import from_numpy_dtype
@@ -414,7 +415,6 @@ def make_inplace(fn, name):
 
 def apply_inplace(self, fn, args, kwargs):
     """Compute `fn(self, *args, **kwargs)` out of place, then write it into `self`."""
-    from .._inplace import check_output, commit_inplace, snapshot_for_inplace
     source = snapshot_for_inplace(self, args, kwargs)
     try:
         result = fn(source, *args, **kwargs)

@@ -234,19 +234,22 @@ _SAME_DTYPE_BOUNDS = {dt.BOOL: (type(None),), dt.INTEGER: (type(None), int),
                       dt.COMPLEX: (type(None), int, float, complex)}
 
 
+_NO_COMPLEX = "clamp is not supported for complex types"   # (clamp's and relu's refusal)
+
+
 def _real_bound(name, bound):
     """A Number bound of a floating input as PyTorch reads it: clamp_min and clamp_max
     refuse a Python complex (NumPy's complex128 is one) outright, clamp converts it to
     double."""
     if isinstance(bound, complex) and name != "clamp":
-        raise NotImplementedError("clamp is not supported for complex types")
+        raise NotImplementedError(_NO_COMPLEX)
     return as_double(bound)
 
 
 def _complex_refused(input, min, max):
     """clamp's refusal of complex values, after the broadcast and in-place output checks (its
     loop is built before the check, in PyTorch)."""
-    return after_loop_checks(NotImplementedError("clamp is not supported for complex types"),
+    return after_loop_checks(NotImplementedError(_NO_COMPLEX),
                              result_type_of((input, min, max)), input, min, max)
 
 
@@ -256,7 +259,7 @@ def _clamp(name, input, min, max, out):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if input.dtype.category == dt.COMPLEX and name == "clamp":
         # (clamp checks its input before it builds its loop; clamp_min and clamp_max after)
-        raise NotImplementedError("clamp is not supported for complex types")
+        raise NotImplementedError(_NO_COMPLEX)
     lo_tensor, hi_tensor = isinstance(min, Tensor), isinstance(max, Tensor)
     if lo_tensor != hi_tensor and min is not None and max is not None:
         # a Tensor and a Number: PyTorch's Scalar overload, whose parser reads a 0-d tensor
@@ -283,7 +286,7 @@ def _clamp(name, input, min, max, out):
         # clamp_max is refused at once
         if name == "clamp" or lo_tensor or hi_tensor:
             raise _complex_refused(input, min, max)
-        raise NotImplementedError("clamp is not supported for complex types")
+        raise NotImplementedError(_NO_COMPLEX)
     if result is dt.bool and not ((min is None) != (max is None) and (lo_tensor or hi_tensor)):
         # (PyTorch's bool kernels: only clamp with one tensor bound)
         kernel = "clamp" if min is not None and max is not None else \
@@ -347,5 +350,5 @@ def relu(input):
     if d is dt.bool:
         raise RuntimeError("Boolean inputs not supported for relu")
     if d.category == dt.COMPLEX:
-        raise NotImplementedError("clamp is not supported for complex types")
+        raise NotImplementedError(_NO_COMPLEX)
     return unary(_relu, input, d)
