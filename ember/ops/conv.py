@@ -38,7 +38,7 @@ def _columns(a, j0, count):
     return a[n0:n0 + nb].transpose(1, 2, 0, 3).reshape(a.shape[1], a.shape[2], count)
 
 
-def _matmul_into(xp, wm, cols, y, j0, count):
+def _matmul_into(wm, cols, y, j0, count):
     """y's columns [j0, j0 + count) = wm @ cols, y (N, G, R, L). The product goes through
     backends.matmul (ember's tiles for float32), never NumPy's matmul: OpenBLAS's own threads
     would spin on the cores the thread team needs next."""
@@ -73,7 +73,7 @@ def _conv(xp, x, w, stride, padding, dilation, groups):
         y = xp.empty((x.shape[0], groups, wm.shape[1], length), dtype=x.dtype)
         for j0, count in K.column_chunks(x, length, groups * wm.shape[2]):
             cols = K.im2col(xp, x, ksize, stride, padding, dilation, groups, out, j0, count)
-            _matmul_into(xp, wm, cols, y, j0, count)
+            _matmul_into(wm, cols, y, j0, count)
     return y.reshape((x.shape[0], w.shape[0]) + out)
 
 
