@@ -8,6 +8,7 @@ the functions here are the ones whose NumPy form lives in this file.
 NOTE: `libm` applies the C library's own log/exp/sin/... on both paths. NumPy's float64 and
 float32 loops for these functions are chosen per CPU at run time (its AVX-512 builds round
 differently from the C library), and PyTorch's scalar kernels call the C library."""
+import importlib.util
 import math
 import os
 import warnings
@@ -30,6 +31,10 @@ def _load():
     try:
         from . import _kernels   # (optional: the compiled build may be missing)
     except ImportError as exc:
+        # A missing file reads as "cannot import name ... (most likely due to a circular
+        # import)", which would send a reader to the wrong place: name the missing file.
+        if importlib.util.find_spec(__package__ + "._kernels") is None:
+            return None, f"no extension module _kernels in {os.path.dirname(__file__)}"
         return None, exc
     return _kernels, None
 

@@ -7,7 +7,7 @@ the gradient equally among the contributors equal to the result; mean divides by
 from .. import _dtype as dt
 from .._inplace import write_out
 from .._tensor import _wrap
-from ..backends import array_module
+from ..backends import array_module, numpy_backend
 from ._dims import wrap_dim
 from .index_ops import _check_source, _vector_index
 from .registry import METHODS, PUBLIC, defop, dispatch, export
@@ -39,8 +39,7 @@ def _index_reduce(a, src, index, dim, reduce, include_self):
     pieces = xp.moveaxis(src, dim, 0)
     if not include_self:
         slots[index] = _identity(xp, out.dtype, reduce)
-    ufunc = {"prod": xp.multiply, "mean": xp.add, "amax": xp.maximum, "amin": xp.minimum}
-    ufunc[reduce].at(slots, index, pieces)
+    numpy_backend.scatter_reduce(slots, index, pieces, "sum" if reduce == "mean" else reduce)
     if reduce == "mean":
         counts = _counts(xp, index, slots.shape[0], include_self)
         counts = xp.maximum(counts, 1).reshape((-1,) + (1,) * (slots.ndim - 1))

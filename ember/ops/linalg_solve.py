@@ -13,9 +13,17 @@ from .registry import defop, dispatch
 
 
 # ---------------------------------------------------------------------- solve
+def _batches_broadcast(xp, a, b):
+    """a (..., n, n) and b (..., n, k) with their batch dimensions broadcast to one shape:
+    NumPy's solve broadcasts them itself, CuPy's requires them equal."""
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return xp.broadcast_to(a, batch + a.shape[-2:]), xp.broadcast_to(b, batch + b.shape[-2:])
+
+
 @defop("linalg_solve", node="LinalgSolveExBackward0", save_output=True)
 def _solve(a, b):
     xp = array_module(a, b)
+    a, b = _batches_broadcast(xp, a, b)
     try:
         with numpy_backend.linalg_raises(a):
             return xp.linalg.solve(a, b)
@@ -69,6 +77,7 @@ def _solve_triangular(a, b, upper, unitriangular):
     t = xp.where(mask.T if upper else mask, a, 0)
     if unitriangular:
         t = t + xp.eye(n, dtype=a.dtype)
+    t, b = _batches_broadcast(xp, t, b)
     with np.errstate(all="ignore"):
         try:
             with numpy_backend.linalg_raises(t):

@@ -13,7 +13,7 @@ import math
 from .._dtype import COMPLEX
 from .._tensor import Tensor
 from ..backends import array_module
-from ..backends.special import special_module
+from ..backends.special import airy_ai, special_module
 from ._elementwise import (LOW, NUMBER_TYPES, binary, check_tensor, defpointwise,
                            float_result, not_implemented, result_of, unary)
 from .gamma_bessel import _i1, tiny_safe
@@ -206,7 +206,7 @@ def _spherical_j0(a):
 
 
 _NOT_DIFFERENTIABLE = {
-    "airy_ai": lambda sp, a: sp.airy(a)[0],
+    "airy_ai": lambda sp, a: airy_ai(a),
     "bessel_j0": lambda sp, a: sp.j0(a),
     "bessel_j1": lambda sp, a: sp.j1(a),
     "bessel_y0": lambda sp, a: sp.y0(a),
