@@ -15,7 +15,7 @@ from ..autograd.node import unshared
 from ..debug.state import state as debug_state
 from ..backends import cpu_kernels
 from ..ops import registry
-from . import backward_steps
+from . import backward_steps, fusion
 from .capture import CALL, OP, Slot
 
 
@@ -73,17 +73,21 @@ def _live(steps, kept):
         live = kept_steps
 
 
+def _touched(entry):
+    """The slots a code entry reads or writes."""
+    op, what = entry[0], entry[1]
+    if op is not None:
+        return set(what) | {entry[4]}
+    return _slots_in(what.args) | _slots_in(what.params) | \
+        _slots_in(list((what.param_refs or {}).values())) | _slots_in(what.outs) | \
+        {slot for _, slot, _ in (what.shared or {}).values()}
+
+
 def _last_uses(code, kept):
     """Per code entry, the slots it reads or writes for the last time (none of `kept`)."""
     last = {}
-    for k, (op, what, *_rest) in enumerate(code):
-        if op is not None:
-            touched = set(what) | {_rest[2]}
-        else:
-            touched = _slots_in(what.args) | _slots_in(what.params) | \
-                _slots_in(list((what.param_refs or {}).values())) | _slots_in(what.outs) | \
-                {slot for _, slot, _ in (what.shared or {}).values()}
-        for i in touched:
+    for k, entry in enumerate(code):
+        for i in _touched(entry):
             last[i] = k
     dead = [[] for _ in code]
     for i, k in last.items():
@@ -145,6 +149,8 @@ class Program:
         self.mode = modes.pop() if len(modes) == 1 else None
         code = [self._compile(step, recorder.grad_enabled_at_entry if self.mode is None
                               else self.mode, recorder.tensors) for step in self.steps]
+        code = fusion.fuse(code, recorder.tensors, dict(self.constants), _slots_in(output),
+                           _touched, _run)
         # Each entry ends with the slots whose last reader it is: the replay drops them
         # there, so a tensor lives as long as it would in eager (not to the end of the call).
         dead = _last_uses(code, _slots_in(output))

@@ -66,5 +66,6 @@ extern PyMethodDef ek_argument_check_methods[];
 extern PyMethodDef ek_elementwise_methods[];
 extern PyMethodDef ek_reduction_methods[];
 extern PyMethodDef ek_matmul_methods[];
+extern PyMethodDef ek_fused_methods[];
 
 #endif

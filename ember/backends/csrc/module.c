@@ -89,7 +89,8 @@ static PyMethodDef *tables[] = {shared_methods, ek_random_methods, ek_activation
                                 ek_normalization_methods, ek_dispatch_methods,
                                 ek_autograd_methods, ek_optimizer_methods,
                                 ek_argument_check_methods, ek_elementwise_methods,
-                                ek_reduction_methods, ek_matmul_methods, NULL};
+                                ek_reduction_methods, ek_matmul_methods, ek_fused_methods,
+                                NULL};
 static PyMethodDef all_methods[128];
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernels",
