@@ -203,3 +203,27 @@ def test_row_kernels_at_transformer_sizes_give_the_same_bits_on_two_threads(torc
         np.testing.assert_allclose(got, want.numpy(), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(two[0], torch_mod.from_numpy(att).softmax(3).numpy(),
                                rtol=1e-6, atol=1e-7)
+
+
+@needs_build
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_and_its_backward_match_torch_and_numpy_bit_for_bit(dtype, torch_mod):
+    """relu and threshold_backward run compiled on large arrays: torch's bits, special values
+    included (a nan input passes its gradient on, zeros are +0), at one thread and at two."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(N).astype(dtype)
+    special = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, -1e-40], dtype)
+    x[: len(special)] = special
+    g = rng.standard_normal(N).astype(dtype)
+    g[len(special): 2 * len(special)] = special
+    t = ember.tensor(x, requires_grad=True)
+    for threads in (1, 2):
+        out = _on_threads(threads, lambda: ember.relu(t))
+        out.backward(ember.tensor(g))
+        tt = torch_mod.tensor(x, requires_grad=True)
+        want = torch_mod.relu(tt)
+        want.backward(torch_mod.tensor(g))
+        np.testing.assert_array_equal(out.detach().numpy(), want.detach().numpy())
+        np.testing.assert_array_equal(t.grad.numpy().view(np.uint8),
+                                      tt.grad.numpy().view(np.uint8))
+        t.grad = None

@@ -22,13 +22,11 @@ import numpy as np
 
 from .._tensor import _wrap
 from ..autograd.grad_mode import state as grad_state
-from ..backends import cpu_kernels
+from ..backends import cpu_kernels, elementwise
 from ..ops import registry
 from .capture import OP, Slot
 
-# op name -> opcode of csrc/fused.c and the number of operands
-_OPCODES = {"add": (0, 2), "sub": (1, 2), "mul": (2, 2), "div": (3, 2), "neg": (4, 1),
-            "relu": (5, 1), "threshold_backward": (6, 2)}
+_OPCODES = elementwise.CHAIN_OPS
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _EXACT_INT = 1 << 24   # Python ints below this are the same number in float32
 FUSED = "fused"        # the kind of a fused step (capture.py's OP, CALL, SETATTR beside it)
@@ -233,8 +231,7 @@ def run_fused(chain, values):
     if _door_watched():
         return _run_members(chain, values)
     results = tuple(np.empty(shape, chain.np_dtype) for _ in chain.outs)
-    cpu_kernels.compiled.fused_chain(chain.program, tuple(arrays), chain.scalars, results,
-                                     chain.scratch)
+    elementwise.run_chain(chain.program, tuple(arrays), chain.scalars, results, chain.scratch)
     for slot, array in zip(chain.outs, results):
         values[slot.index] = _wrap(array, chain.dtype, first._device)
 

@@ -1,5 +1,6 @@
-"""Elementwise work behind named functions: `binary` (add, sub, mul, div of two arrays) and
-`unary` (exp, sigmoid, sqrt).
+"""Elementwise work behind named functions: `binary` (add, sub, mul, div of two arrays),
+`unary` (exp, sigmoid, sqrt), `relu` and its backward, and `run_chain` (a fused chain of
+these, for ember.compile).
 
 With more than one thread set and arrays large enough for a thread team to pay, the compiled
 binary kernel (csrc/elementwise.c) spreads the work over the team, as PyTorch does; each
@@ -13,6 +14,7 @@ loop beats the compiled one by 40% on one thread; so does float32 tanh, 0.3 ms a
 against 0.7 for a compiled one.)
 """
 import operator
+import struct
 
 import numpy as np
 
@@ -29,6 +31,17 @@ _MIN_ELEMENTS = {np.dtype(np.float32): 1 << 16, np.dtype(np.float64): 1 << 15}
 # float32 exps 22 us against 26; below, the call's fixed cost eats the gain).
 _UNARY_MIN = 1 << 16
 _FLOAT32 = np.dtype(np.float32)
+_FLOATS = (_FLOAT32, np.dtype(np.float64))
+# csrc/fused.c's instructions: op name -> (opcode, operands). Each is one IEEE operation per
+# element, or NumPy's maximum(x, 0) (relu: nan kept), or a select (relu's backward: 0 where
+# output <= 0, else g, as PyTorch's threshold_backward): the NumPy forms' bits, so the
+# compiled path is taken for speed alone.
+CHAIN_OPS = {"add": (0, 2), "sub": (1, 2), "mul": (2, 2), "div": (3, 2), "neg": (4, 1),
+             "relu": (5, 1), "threshold_backward": (6, 2)}
+# Elements from which one compiled pass beats NumPy's relu (its maximum checks for nan, 0.65
+# ns an element against 0.1) and its backward (a comparison, a bool array, a product);
+# below, the call's fixed cost eats the gain (measured: even at 4096 elements).
+_CHAIN_MIN = 4096
 _EXACT_INT = 1 << 24   # Python ints below this are the same number in float32
 
 
@@ -82,4 +95,44 @@ def unary(name, a):
         return _REFERENCE[name](array_module(a), a)
     out = np.empty_like(a)
     compiled.unary(_UNARY_CODES[name], a, out)
+    return out
+
+
+def run_chain(program, inputs, scalars, outputs, scratch):
+    """csrc/fused.c's chain: `program` (int32 quads: opcode, destination, operands) over the
+    registers inputs, scalars, outputs, scratch; fills `outputs`."""
+    compiled.fused_chain(program, inputs, scalars, outputs, scratch)
+
+
+def _one_op(name):
+    """The program of one chain op reading registers 0 (and 1) and writing the one after."""
+    code, operands = CHAIN_OPS[name]
+    return struct.pack("4i", code, operands, 0, operands - 1)
+
+
+_RELU, _THRESHOLD_BACKWARD = _one_op("relu"), _one_op("threshold_backward")
+
+
+def _chain_takes(a):
+    return (compiled is not None and type(a) is np.ndarray and a.size >= _CHAIN_MIN and
+            a.dtype in _FLOATS and a.flags.c_contiguous)
+
+
+def relu(a):
+    """max(a, 0) with nan kept, as NumPy's maximum gives it."""
+    if not _chain_takes(a):
+        return array_module(a).maximum(a, 0)
+    out = np.empty_like(a)
+    compiled.fused_chain(_RELU, (a,), (), (out,), 0)
+    return out
+
+
+def threshold_backward(g, output):
+    """relu's gradient, PyTorch's select: 0 where output <= 0, else g (a nan output passes g
+    on; the zeros are +0 whatever g holds)."""
+    if not (_chain_takes(g) and type(output) is np.ndarray and output.dtype == g.dtype and
+            output.shape == g.shape and output.flags.c_contiguous):
+        return array_module(g).where(output <= 0, g.dtype.type(0), g)
+    out = np.empty_like(g)
+    compiled.fused_chain(_THRESHOLD_BACKWARD, (g, output), (), (out,), 0)
     return out

@@ -11,11 +11,11 @@ import operator
 from .. import _dtype as dt
 from .._scalars import as_double
 from .._tensor import Tensor, write_out
-from ..backends import array_module
+from ..backends import array_module, elementwise
 from ._elementwise import (CPP_NAMES, EMPTY, after_loop_checks, binary, check_tensor, defpointwise,
                            not_implemented, not_tensor, public, result_of, unary)
 from ._promote import broadcast_error, compute_dtype, operand_array, result_type_of
-from .registry import defop, dispatch, export
+from .registry import PUBLIC, defop, dispatch, export
 
 
 # ---------------------------------------------------------------------- maximum, minimum
@@ -102,7 +102,6 @@ def _where_vjp(ctx, g):
 @export(method=False)
 def where(condition, input=None, other=None, *, out=None):
     if input is None and other is None:
-        from .registry import PUBLIC
         return PUBLIC["nonzero"](condition, as_tuple=True)
     check_tensor("where", condition, "condition", 1)
     if condition.dtype is not dt.bool:
@@ -323,19 +322,20 @@ def clamp_max(input, max, *, out=None):
 
 @defop("relu", save=(), save_output=True)
 def _relu(a):
-    return array_module(a).maximum(a, 0)
+    return elementwise.relu(a)
 
 
 @_relu.defvjp
 def _relu_vjp(ctx, g):
     # NOTE: one fused op (PyTorch's threshold_backward), not a comparison plus a where: relu
-    # sits in every MLP and its backward is on the per-op overhead path.
+    # sits in every MLP and its backward is on the per-op overhead path. Like PyTorch's, it
+    # passes the gradient on where the output is nan.
     return dispatch(_relu_grad, (g,), {"output": ctx.output_array()}, g.dtype)
 
 
 @defop("threshold_backward", node="ThresholdBackwardBackward0", save=())
 def _relu_grad(g, output):
-    return g * (output > 0)
+    return elementwise.threshold_backward(g, output)
 
 
 @_relu_grad.defvjp

@@ -9,8 +9,8 @@
 
    Each instruction computes exactly what the eager op's kernel computes, one IEEE operation
    per element (the file is built with -ffp-contract=off): relu is NumPy's maximum(x, 0) (nan
-   kept, -0 to +0), threshold_backward is g * (output > 0). So a fused chain gives eager's
-   bits, at any thread count (elements are independent). */
+   kept, -0 to +0), threshold_backward is PyTorch's select (0 where output <= 0, else g). So a
+   fused chain gives eager's bits, at any thread count (elements are independent). */
 #include "ember_kernels.h"   /* first: it includes Python.h */
 
 #include <stdlib.h>
@@ -47,7 +47,7 @@ static int thread_index(void) {
                     d[i] = x[i] != x[i] ? x[i] : (x[i] > 0 ? x[i] : (T)0);                   \
                 break;                                                                       \
             default:                                                                         \
-                for (int64_t i = 0; i < len; i++) d[i] = x[i] * (T)(y[i] > 0);               \
+                for (int64_t i = 0; i < len; i++) d[i] = y[i] <= 0 ? (T)0 : x[i];             \
             }                                                                                \
         }                                                                                    \
     }
