@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import ember
+from ember.backends import cpu_kernels
 
 SHAPES = [(3, 4), (4,), (2, 2, 3)]
 
@@ -296,3 +297,37 @@ def test_step_hooks_order_and_removal():
     pre.remove()
     opt.step()
     assert calls == ["pre", ("post", True), ("post", True)]
+
+
+@pytest.mark.skipif(cpu_kernels.compiled is None, reason="EMBER_KERNELS=numpy: no kernels")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("centered,momentum,alpha", [(False, 0, 0.99), (True, 0.9, 0.99),
+                                                     (True, 0, 0.3), (False, 0.5, 0.7)])
+def test_rmsprop_kernel_gives_the_references_bits_and_follows_torch(
+        dtype, centered, momentum, alpha, monkeypatch, torch_mod):
+    """backends.optimizers.rmsprop_step compiled equals its NumPy form bit for bit (alpha
+    0.3: lerp's other formula for the centered average), and both follow torch's RMSprop
+    over three steps."""
+    from ember.backends import optimizers
+    rng = np.random.default_rng(4)
+    w0 = rng.standard_normal(10007).astype(dtype)
+    grads = [rng.standard_normal(10007).astype(dtype) for _ in range(3)]
+    options = dict(lr=0.01, alpha=alpha, eps=1e-8, momentum=momentum)
+    runs = []
+    for compiled in (cpu_kernels.compiled, None):
+        monkeypatch.setattr(optimizers, "compiled", compiled)
+        w, s = w0.copy(), np.zeros_like(w0)
+        a = np.zeros_like(w0) if centered else None
+        b = np.zeros_like(w0) if momentum else None
+        for g in grads:
+            optimizers.rmsprop_step(w, g, s, a, b, **options)
+        runs.append([x for x in (w, s, a, b) if x is not None])
+    for fast, ref in zip(*runs):
+        np.testing.assert_array_equal(fast, ref)
+    p = torch_mod.tensor(w0, requires_grad=True)
+    opt = torch_mod.optim.RMSprop([p], centered=centered, **options)
+    for g in grads:
+        p.grad = torch_mod.tensor(g)
+        opt.step()
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(runs[0][0], p.detach().numpy(), rtol=tol, atol=tol)

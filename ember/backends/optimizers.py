@@ -117,3 +117,29 @@ def adam_steps(ws, gs, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, *, beta1, beta2, 
         adam_step(w, g, m, v, vmax, beta1=beta1, beta2=beta2, lr=lr,
                   weight_decay=weight_decay, eps=eps, step=step, decoupled=decoupled,
                   amsgrad=amsgrad)
+
+
+def rmsprop_step(w, g, square_avg, grad_avg, buf, *, lr, alpha, eps, momentum):
+    """One parameter's RMSprop step in place, PyTorch's single-tensor algorithm on the
+    gradient g (maximize and weight decay already applied): the running square average,
+    centered by the running gradient average when `grad_avg` is given, then w -= lr * g /
+    (sqrt(avg) + eps), through the momentum buffer `buf` when given. `g` is not written."""
+    arrays = (w, g, square_avg) + tuple(a for a in (grad_avg, buf) if a is not None)
+    if _takes(*arrays):
+        compiled.rmsprop_step(w, g, square_avg, grad_avg, buf, lr, alpha, eps, momentum)
+        return
+    square_avg *= alpha
+    square_avg += (1 - alpha) * (g * g)
+    if grad_avg is not None:
+        lerp_(grad_avg, g, 1 - alpha)
+        avg = square_avg - grad_avg * grad_avg
+        avg **= 0.5
+    else:
+        avg = square_avg ** 0.5
+    avg += eps
+    if buf is not None:
+        buf *= momentum
+        buf += g / avg
+        w -= lr * buf
+    else:
+        w -= lr * (g / avg)

@@ -1,6 +1,6 @@
 """RMSprop (Hinton), with centering, momentum, weight decay and maximize."""
 from .. import _creation
-from ..backends.optimizers import lerp_
+from ..backends.optimizers import rmsprop_step
 from .optimizer import Optimizer, check_lr, check_nonneg, param_steps
 
 __all__ = ["RMSprop", "rmsprop"]
@@ -40,23 +40,9 @@ class RMSprop(Optimizer):
 
 def rmsprop(params, grads, states, *, lr, alpha, eps, weight_decay, momentum, centered,
             maximize):
-    """PyTorch's single-tensor RMSprop on arrays, in place."""
+    """PyTorch's single-tensor RMSprop on arrays, in place (backends.optimizers)."""
     for w, g, state, _ in param_steps(params, grads, states, maximize, weight_decay):
-        square_avg = state["square_avg"]._data
-        square_avg *= alpha
-        square_avg += (1 - alpha) * (g * g)
-        if centered:
-            grad_avg = state["grad_avg"]._data
-            lerp_(grad_avg, g, 1 - alpha)
-            avg = square_avg - grad_avg * grad_avg
-            avg **= 0.5
-        else:
-            avg = square_avg ** 0.5
-        avg += eps
-        if momentum > 0:
-            buf = state["momentum_buffer"]._data
-            buf *= momentum
-            buf += g / avg
-            w -= lr * buf
-        else:
-            w -= lr * (g / avg)
+        rmsprop_step(w, g, state["square_avg"]._data,
+                     state["grad_avg"]._data if centered else None,
+                     state["momentum_buffer"]._data if momentum > 0 else None,
+                     lr=lr, alpha=alpha, eps=eps, momentum=momentum)

@@ -283,6 +283,82 @@ static PyObject *py_adam_steps(PyObject *self, PyObject *args) {
     return result;
 }
 
+typedef struct {
+    double lr, alpha, eps, momentum;
+    int centered, has_momentum;
+} rmsprop_options;
+
+/* One parameter's RMSprop step in place, rounding where backends/optimizers.rmsprop_step's
+   NumPy form rounds: s = s * alpha + (1 - alpha) * (g * g); centered, the gradient average by
+   PyTorch's lerp (its formula turns at weight 0.5) and sqrt(s - a * a), else sqrt(s); plus
+   eps; then with momentum b = b * momentum + g / avg and w -= lr * b, else w -= lr * (g /
+   avg). The options are fixed for the loop: selects, not branches, so it vectorises. */
+#define RMSPROP_STEP(NAME, T, SQRT)                                                          \
+    EK_CLONES static void NAME(T *restrict w, const T *restrict g, T *restrict s,           \
+                               T *restrict a, T *restrict b, int64_t n, rmsprop_options o) {\
+        const double weight = 1.0 - o.alpha;                                                \
+        const T alpha = (T)o.alpha, rest = (T)weight, wt = (T)weight,                       \
+                keep = (T)(1.0 - weight), eps = (T)o.eps, lr = (T)o.lr,                     \
+                momentum = (T)o.momentum;                                                   \
+        const int low = weight < 0.5;                                                       \
+        const int64_t min_parallel = sizeof(T) == 4 ? EK_PARALLEL_MIN_F32 : EK_PARALLEL_MIN_F64; \
+        _Pragma("omp parallel for schedule(static) if (n >= min_parallel) num_threads(ek_num_threads())") \
+        for (int64_t i = 0; i < n; i++) {                                                   \
+            const T gi = g[i];                                                              \
+            T si = s[i] * alpha;                                                            \
+            si = si + rest * (gi * gi);                                                     \
+            s[i] = si;                                                                      \
+            T avg;                                                                          \
+            if (o.centered) {                                                               \
+                const T ai = low ? a[i] + wt * (gi - a[i]) : gi - (gi - a[i]) * keep;       \
+                a[i] = ai;                                                                  \
+                avg = SQRT(si - ai * ai);                                                   \
+            } else {                                                                        \
+                avg = SQRT(si);                                                             \
+            }                                                                               \
+            avg = avg + eps;                                                                \
+            if (o.has_momentum) {                                                           \
+                T bi = b[i] * momentum;                                                     \
+                bi = bi + gi / avg;                                                         \
+                b[i] = bi;                                                                  \
+                w[i] = w[i] - lr * bi;                                                      \
+            } else {                                                                        \
+                w[i] = w[i] - lr * (gi / avg);                                              \
+            }                                                                               \
+        }                                                                                   \
+    }
+RMSPROP_STEP(rmsprop_step_f32, float, sqrtf)
+RMSPROP_STEP(rmsprop_step_f64, double, sqrt)
+
+/* rmsprop_step(w, g, square_avg, grad_avg_or_None, momentum_buffer_or_None, lr, alpha, eps,
+   momentum) */
+static PyObject *py_rmsprop_step(PyObject *self, PyObject *args) {
+    PyObject *objs[5];
+    rmsprop_options o;
+    if (!PyArg_ParseTuple(args, "OOOOOdddd", &objs[0], &objs[1], &objs[2], &objs[3],
+                          &objs[4], &o.lr, &o.alpha, &o.eps, &o.momentum))
+        return NULL;
+    Py_buffer v[5];
+    char kind;
+    if (ek_float_args(objs, v, "wrwOO", &kind) < 0) return NULL;
+    const int64_t n = v[0].len / v[0].itemsize;
+    if (ek_check_size(&v[1], n, "rmsprop_step grad") < 0 ||
+        ek_check_size(&v[2], n, "rmsprop_step square_avg") < 0 ||
+        ek_check_size(&v[3], n, "rmsprop_step grad_avg") < 0 ||
+        ek_check_size(&v[4], n, "rmsprop_step momentum buffer") < 0) {
+        ek_release_args(v, 5);
+        return NULL;
+    }
+    o.centered = v[3].obj != NULL;
+    o.has_momentum = v[4].obj != NULL;
+    if (kind == 'f')
+        rmsprop_step_f32(v[0].buf, v[1].buf, v[2].buf, v[3].buf, v[4].buf, n, o);
+    else
+        rmsprop_step_f64(v[0].buf, v[1].buf, v[2].buf, v[3].buf, v[4].buf, n, o);
+    ek_release_args(v, 5);
+    Py_RETURN_NONE;
+}
+
 PyMethodDef ek_optimizer_methods[] = {
     {"adam_step", py_adam_step, METH_VARARGS,
      "adam_step(w, g, exp_avg, exp_avg_sq, max_sq, beta1, beta2, lr, weight_decay, eps, "
@@ -291,6 +367,10 @@ PyMethodDef ek_optimizer_methods[] = {
      "adam_steps(ws, gs, exp_avgs, exp_avg_sqs, max_sqs, beta1, beta2, lr, weight_decay, "
      "eps, steps, decoupled, amsgrad): adam_step over lists of parameters; False, with "
      "nothing written, when one parameter's arrays cannot take the kernel"},
+    {"rmsprop_step", py_rmsprop_step, METH_VARARGS,
+     "rmsprop_step(w, g, square_avg, grad_avg, buf, lr, alpha, eps, momentum): one "
+     "parameter's RMSprop update in place (grad_avg None uncentered, buf None without "
+     "momentum)"},
     {"sgd_step", py_sgd_step, METH_VARARGS,
      "sgd_step(w, g, buf, momentum, dampening, lr, weight_decay, nesterov, maximize, first): "
      "one parameter's SGD update in place (buf None without momentum)"},
