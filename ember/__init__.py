@@ -1,6 +1,9 @@
 """ember: a deep-learning framework whose API is PyTorch's, on NumPy (CPU) and CuPy (CUDA)."""
 __version__ = "0.1.0"
 
+import importlib as _importlib
+import importlib.util as _importlib_util
+
 from . import _allocator  # noqa: F401  (sets the allocator policy: see _allocator.py)
 from . import _dtype  # noqa: F401
 from ._dtype import (bfloat16, bool, can_cast, cdouble, cfloat, chalf, complex64,  # noqa
@@ -88,17 +91,15 @@ _LAZY_SUBMODULES = ("vision", "distributions", "hub", "jit", "fft", "special",
 
 def __getattr__(name):
     if name == "vmap":   # torch.vmap is torch.func.vmap
-        from .func import vmap
+        from .func import vmap  # (not at the top, so vmap stays out of ember's globals)
         return vmap
     if name in _LAZY_SUBMODULES:
-        import importlib
-        return importlib.import_module(f"{__name__}.{name}")
+        return _importlib.import_module(f"{__name__}.{name}")
     # Every other submodule loads on first attribute access too, as torch's do
     # (`torch.multiprocessing.get_start_method()` after a plain `import torch`).
     if not name.startswith("_") or name == "_dynamo":
-        import importlib.util
-        if importlib.util.find_spec(f"{__name__}.{name}") is not None:
-            return importlib.import_module(f"{__name__}.{name}")
+        if _importlib_util.find_spec(f"{__name__}.{name}") is not None:
+            return _importlib.import_module(f"{__name__}.{name}")
     # NOTE: a PyTorch program asking for an API ember lacks gets an error naming it.
     if name.startswith("__"):
         raise AttributeError(f"module 'ember' has no attribute '{name}'")

@@ -10,6 +10,9 @@ import runpy
 import sys
 import traceback
 
+from . import __version__, debug
+from ._alias import install
+
 _SHIM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_shim")
 _HERE = os.path.abspath(__file__)
 
@@ -18,7 +21,6 @@ def _prepare_aliasing():
     """Put the torch shim first on sys.path and PYTHONPATH (child processes inherit it)."""
     sys.path.insert(0, _SHIM)
     os.environ["PYTHONPATH"] = _SHIM + os.pathsep + os.environ.get("PYTHONPATH", "")
-    from ._alias import install
     install()
 
 
@@ -91,6 +93,7 @@ def run(argv):
         # (DataLoader workers, spawn) run guarded too.
         os.environ["EMBER_GUARD"] = ns.guard
     if ns.nproc_per_node is not None:
+        # (deferred: launch loads subprocess and socket, which only --nproc-per-node needs)
         from .distributed.launch import launch
         return launch(ns.nproc_per_node, program)
     if program[0] != "-m" and not os.path.exists(program[0]):
@@ -100,7 +103,6 @@ def run(argv):
         return 2
     _prepare_aliasing()
     if os.environ.get("EMBER_GUARD"):
-        from . import debug
         debug.enable_from_environment()
     try:
         if program[0] == "-m":
@@ -118,7 +120,6 @@ def run(argv):
 
 
 def _parser():
-    from . import __version__
     parser = argparse.ArgumentParser(
         prog="ember", description="ember: a deep-learning framework whose API is PyTorch's.")
     parser.add_argument("--version", action="version", version=f"ember {__version__}")
@@ -148,6 +149,7 @@ def main(argv=None):
     except SystemExit as exc:  # --help, --version (0) or bad usage (2)
         return exc.code
     if args.command == "demo":
+        # (deferred: the demo loads ember.vision, about 90 ms that `ember --help` need not pay)
         from ._demo import demo
         demo(epochs=args.epochs, out=args.out, seed=args.seed)
         return 0

@@ -8,6 +8,10 @@ import importlib.abc
 import importlib.machinery
 import sys
 
+import ember
+
+from . import _names
+
 _PREFIXES = {"torch": "ember", "torchvision": "ember.vision"}
 
 
@@ -50,8 +54,6 @@ def install():
     """Map torch/torchvision imports onto ember for this process (idempotent)."""
     if not any(isinstance(f, TorchAliasFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, TorchAliasFinder())
-    import ember
-    from ember import _names
     sys.modules.setdefault("torch", ember)
     # The program imports torch: Size, dtypes and the like print as torch's do.
     _names.use_torch_names()

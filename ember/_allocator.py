@@ -10,6 +10,7 @@ what a framework's caching allocator does (PyTorch's on CUDA).
 Opt out with EMBER_MALLOC_CACHE=0; a program that sets glibc's own MALLOC_* variables or
 GLIBC_TUNABLES keeps its choice. Elsewhere than glibc this does nothing.
 """
+import ctypes
 import os
 import sys
 
@@ -26,7 +27,6 @@ def tune():
     if any(k.startswith("MALLOC_") or k == "GLIBC_TUNABLES" for k in os.environ):
         return False
     try:
-        import ctypes
         mallopt = ctypes.CDLL(None).mallopt   # glibc's; musl has none (AttributeError)
     except (OSError, AttributeError):
         return False

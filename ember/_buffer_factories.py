@@ -1,11 +1,15 @@
 """Factories over memory ember does not allocate itself: frombuffer (any object with the
 buffer protocol, shared), from_file (a file's bytes, memory-mapped when shared), and
 empty_permuted (an uninitialised tensor whose memory is laid out in a given dim order)."""
+import os
 import warnings
 
 import numpy as np
 
 from . import _dtype as dt
+from ._creation import _finish, empty, from_numpy
+from ._device import placement
+from ._dlpack import _writable
 
 __all__ = ["frombuffer", "from_file", "empty_permuted"]
 
@@ -15,7 +19,6 @@ _READONLY_WARNED = []
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     """A 1-D tensor sharing `buffer`'s memory: `count` elements of `dtype` from byte
     `offset` (-1: all that remain)."""
-    from ._creation import from_numpy
     try:
         view = memoryview(buffer)
     except TypeError:
@@ -45,7 +48,6 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
                       "converting it to a tensor. This type of warning will be suppressed for "
                       "the rest of this program.", UserWarning, stacklevel=2)
     flat = np.frombuffer(view.cast("B"), dtype=np.uint8, count=count * size, offset=offset)
-    from ._dlpack import _writable
     t = from_numpy(_writable(flat.view(dtype.np)))   # as PyTorch: writable, with the warning
     if requires_grad:
         t.requires_grad_(True)
@@ -56,9 +58,6 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
               pin_memory=False, requires_grad=False):
     """`size` elements of `dtype` read from `filename`; with shared=True the tensor maps the
     file, and writes to it reach the file."""
-    import os
-    from ._creation import _finish, from_numpy
-    from ._device import placement
     dtype = dt.get_default_dtype() if dtype is None else dtype
     needed = size * dtype.itemsize
     actual = os.path.getsize(filename)
@@ -84,7 +83,6 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
                    requires_grad=False, pin_memory=False):
     """empty(size) whose memory order is `physical_layout` (outermost dim first):
     empty_permuted((2, 3, 4), (2, 0, 1)) has strides (3, 1, 6)."""
-    from ._creation import empty
     size, order = tuple(size), tuple(physical_layout)
     if len(size) != len(order):
         raise RuntimeError("Number of dimensions in size does not match the length of the "

@@ -2,12 +2,12 @@
 semantics: ember has no graph capture, so the predicate is read and the chosen Python branch
 runs (autograd records the branch's ops as usual)."""
 from ._scalars import type_name
+from ._tensor import Tensor
 
 __all__ = ["cond", "while_loop", "fork", "wait"]
 
 
 def _truth(pred):
-    from ._tensor import Tensor
     if isinstance(pred, Tensor):
         if pred.numel() != 1:
             raise RuntimeError("Expected pred to be bool or single-element tensor, but got "
@@ -39,7 +39,7 @@ def while_loop(cond_fn, body_fn, carried_inputs):
 
 def fork(func, *args, **kwargs):
     """torch.fork (torch.jit.fork): runs `func` now; `wait` returns its result."""
-    from .jit import fork as jit_fork
+    from .jit import fork as jit_fork  # (lazy: `import ember` leaves ember.jit unloaded)
     return jit_fork(func, *args, **kwargs)
 
 

@@ -17,7 +17,7 @@ from . import _device
 from ._device import placement
 from ._scalars import is_number, number, type_name as _type_name
 from ._signatures import Parser, checked
-from ._tensor import Size, Tensor, _wrap
+from ._tensor import Size, Tensor, _as_subclass, _wrap
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full",
            "zeros_like", "ones_like", "empty_like", "full_like", "arange", "range", "linspace",
@@ -52,7 +52,7 @@ def _finish(array, dtype, device, requires_grad):
 def _finish_out(array, dtype, device, requires_grad, out):
     t = _finish(array, dtype, placement(device), requires_grad)
     if out is not None:
-        from ._tensor import write_out
+        from ._tensor import write_out  # (cycle: loaded while _tensor is initialising)
         return write_out(t, out)
     return t
 
@@ -95,7 +95,7 @@ def _pinned(t, pin_memory):
     """`pin_memory=True` of a constructor (see ops/conversion.py)."""
     if not pin_memory:
         return t
-    from .ops.conversion import pinned_if
+    from .ops.conversion import pinned_if  # (cycle: the ops import this module)
     return pinned_if(t, pin_memory)
 
 
@@ -124,7 +124,7 @@ def as_tensor(data, *, dtype=None, device=None):
     if isinstance(data, Tensor):
         if (dtype is None or dtype is data.dtype) and (dev is None or dev == data._device):
             return data
-        from .ops.conversion import cast, move
+        from .ops.conversion import cast, move  # (cycle: the ops import this module)
         out = data if dev is None else move(data, dev)
         return out if dtype is None else cast(out, dtype)
     if isinstance(data, np.ndarray) and (dev is None or dev.type == "cpu"):
@@ -143,7 +143,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     device = _with_default(device)
     if copy:
         if isinstance(obj, Tensor):
-            from .ops.conversion import to
+            from .ops.conversion import to  # (cycle: the ops import this module)
             t = to(obj.detach(), device=device or obj._device, dtype=dtype or obj.dtype,
                    copy=True)
         else:
@@ -260,7 +260,7 @@ def _filled(shape, value, dtype, device, requires_grad, out=None):
             raise RuntimeError(_GRAD_ERROR)
         t._requires_grad = True
     if out is not None:
-        from ._tensor import write_out
+        from ._tensor import write_out  # (cycle: loaded while _tensor is initialising)
         return write_out(t, out)
     return t
 
@@ -339,7 +339,7 @@ def _like(name, input, dtype, device, requires_grad, value):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{_type_name(input)}")
     if input.layout is not Tensor.layout:   # (a sparse input has a sparse result)
-        from .sparse.coo import sparse_like
+        from .sparse.coo import sparse_like  # (cycle: sparse.coo imports this module)
         return sparse_like(name, input, dtype, device, requires_grad, value)
     return _filled(input._data.shape, value, dtype or input.dtype,
                    device if device is not None else input._device, requires_grad)
@@ -388,14 +388,14 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
 
 
 def complex(real, imag, *, out=None):
-    from .ops.registry import PUBLIC
+    from .ops.registry import PUBLIC  # (cycle: the ops import this module)
     return PUBLIC["_complex"](real, imag)
 
 
 def polar(abs, angle, *, out=None):
     """abs * (cos(angle) + i sin(angle)), of two floating tensors of one dtype (no promotion,
     as PyTorch's kernel)."""
-    from .ops.registry import PUBLIC
+    from .ops.registry import PUBLIC  # (cycle: the ops import this module)
     floating = (dt.float16, dt.float32, dt.float64)
     if abs.dtype not in floating or angle.dtype not in floating:
         raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
@@ -453,7 +453,6 @@ def legacy_new(cls, dtype, args, device, typed=False):
 def _retype(t, cls):
     if cls is Tensor or not isinstance(cls, type) or not issubclass(cls, Tensor):
         return t
-    from ._tensor import _as_subclass
     return _as_subclass(t, cls)
 
 

@@ -2,7 +2,7 @@
 rand, ...) put a tensor when no `device=` is given. The state lives in _device.py
 (`_default`), read by `placement(None)`, so every factory honours it; `with
 ember.device(...)` sets it for a block."""
-from . import _device
+from . import _device, cuda
 
 __all__ = ["set_default_device", "get_default_device"]
 
@@ -24,6 +24,5 @@ def get_default_device():
     if d is None:
         return _device.CPU
     if d.type == "cuda" and d.index is None:
-        from . import cuda
         return _device.device("cuda", cuda.current_device())
     return d

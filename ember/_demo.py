@@ -3,6 +3,11 @@ import os
 import sys
 import time
 
+import ember
+from ember import nn
+from ember.utils.data import DataLoader
+from ember.vision.datasets import Digits
+
 
 def build_model(nn):
     return nn.Sequential(
@@ -39,7 +44,7 @@ def _progress(iterable, desc, stream=None):
     if not stream.isatty():
         return iterable
     try:
-        from tqdm import tqdm
+        from tqdm import tqdm   # (optional: tqdm)
     except ImportError:
         return _bar(iterable, desc, stream)
     return tqdm(iterable, desc=desc, leave=False, file=stream)
@@ -61,11 +66,6 @@ def demo(epochs=None, out="ember_demo.pt", seed=0, verbose=True):
 
     With `verbose`, the last line printed says the final test accuracy, the time taken and
     where the checkpoint went."""
-    import ember
-    from ember import nn
-    from ember.utils.data import DataLoader
-    from ember.vision.datasets import Digits
-
     ember.manual_seed(seed)
     train, test = Digits(train=True), Digits(train=False)
     train_loader = DataLoader(train, batch_size=32, shuffle=True)

@@ -2,6 +2,8 @@
 import builtins
 import re
 
+from . import backends
+
 __all__ = ["device"]
 
 _KNOWN_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
@@ -29,7 +31,6 @@ class device:
         if isinstance(type, builtins.int) and not isinstance(type, builtins.bool):
             if type < 0:
                 raise RuntimeError("Device index must not be negative")
-            from . import backends
             if "cuda" not in backends.BACKENDS and not _cuda_available():
                 raise RuntimeError("Cannot access accelerator device when none is available.")
             return _make("cuda", type)
@@ -92,7 +93,7 @@ class device:
 
 
 def _cuda_available():
-    from . import cuda
+    from . import cuda  # (cycle: ember.cuda imports this module)
     return cuda.is_available()
 
 

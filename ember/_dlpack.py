@@ -2,7 +2,15 @@
 
 A CPU tensor's array is a NumPy array, which speaks DLPack itself, so the exchange shares
 memory both ways; CUDA arrays go through CuPy's DLPack support."""
+import ctypes
+
+import numpy as np
+
+from . import _dtype as dt
+from ._creation import from_numpy
+from ._device import device as device_cls
 from ._scalars import type_name
+from ._tensor import Tensor, _wrap
 
 __all__ = ["from_dlpack", "to_dlpack"]
 
@@ -28,8 +36,6 @@ def _writable(array):
     capsules (torch.to_dlpack's kind) read-only, since such capsules cannot say whether the
     producer allows writes; PyTorch treats the memory as writable, so ember maps the same
     bytes again as a writable array that keeps the import alive."""
-    import ctypes
-    import numpy as np
     if array.flags.writeable or array.size == 0 or min(array.strides, default=0) < 0:
         return array
     span = sum((n - 1) * st for n, st in zip(array.shape, array.strides)) + array.itemsize
@@ -40,7 +46,6 @@ def _writable(array):
 
 def to_dlpack(tensor):
     """A DLPack capsule viewing `tensor`'s memory (consumed once, by one from_dlpack)."""
-    from ._tensor import Tensor
     if not isinstance(tensor, Tensor):
         raise TypeError(f"to_dlpack(): argument 'tensor' (position 1) must be Tensor, not "
                         f"{type_name(tensor)}")
@@ -57,9 +62,6 @@ _INVALID_CAPSULE = ("from_dlpack received an invalid capsule. Note that DLTensor
 def from_dlpack(ext_tensor, *, device=None, copy=None):
     """A tensor sharing the memory of `ext_tensor` (an object with `__dlpack__`, e.g. a
     NumPy array or a torch tensor, or a capsule from to_dlpack); `copy=True` copies."""
-    import numpy as np
-    from ._creation import from_numpy
-    from ._tensor import Tensor
     if isinstance(ext_tensor, Tensor):
         if ext_tensor.requires_grad:   # (what exporting it through __dlpack__ refuses)
             raise BufferError("Can't export tensors that require gradient, use "
@@ -68,10 +70,7 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
     elif hasattr(ext_tensor, "__dlpack__"):
         kind = ext_tensor.__dlpack_device__()[0]
         if kind == _CUDA:
-            import cupy
-            from ._device import device as device_cls
-            from ._tensor import _wrap
-            from . import _dtype as dt
+            import cupy  # (optional: cupy)
             array = cupy.from_dlpack(ext_tensor)
             result = _wrap(array, dt.from_numpy_dtype(array.dtype),
                            device_cls("cuda", array.device.id))

@@ -4,8 +4,11 @@
 On the CPU, work is synchronous: a stream is always idle and an event always complete, and
 recording an event raises PyTorch's "cpu backend doesn't support events." A CUDA stream or
 event hands each call to ember.cuda's Stream/Event (CuPy's)."""
+from . import _names
 from ._device import device as device_cls
 from ._device import placement
+from .cuda.streams import Event as CudaEvent
+from .cuda.streams import Stream as CudaStream
 
 __all__ = ["Stream", "Event"]
 
@@ -24,7 +27,6 @@ class Stream:
         self.device = _placed(device)
         self._cuda = None
         if self.device.type == "cuda":
-            from .cuda.streams import Stream as CudaStream
             self._cuda = CudaStream(self.device, priority=priority)
         elif self.device.type != "cpu":
             raise RuntimeError(f"PyTorch is not linked with support for {self.device.type} "
@@ -79,7 +81,6 @@ class Stream:
         return False
 
     def __repr__(self):
-        from . import _names
         return (f"{_names.MODULE}.Stream device_type={self.device.type}, "
                 f"device_index={self.device_index}, stream_id={self.stream_id}")
 
@@ -92,7 +93,6 @@ class Event:
         self._timing = enable_timing
         self._cuda = None
         if self.device.type == "cuda":
-            from .cuda.streams import Event as CudaEvent
             self._cuda = CudaEvent(enable_timing, blocking, interprocess)
         elif self.device.type != "cpu":
             raise RuntimeError(f"PyTorch is not linked with support for {self.device.type} "
@@ -126,7 +126,6 @@ class Event:
         return self._cuda.elapsed_time(end_event._cuda)
 
     def __repr__(self):
-        from . import _names
         index = -1 if self.device.index is None else self.device.index
         return (f"{_names.MODULE}.Event device_type={self.device.type}, device_index={index}, "
                 f"event_flag=0, event_id={self.event_id}")

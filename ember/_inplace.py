@@ -1,9 +1,13 @@
 """The in-place protocol every `op_` method, `copy_`, `__setitem__` and `out=` share:
 compute out of place, check castability and shape, write into the target's storage, bump its
 version and rewire autograd (CopySlices for views)."""
+import re
+
 from . import _dtype as dt
 from ._tensor import Tensor, _wrap
 from .autograd.grad_mode import state
+from .backends import array_module
+from .debug.checks import check_inplace_cast
 from .debug.state import state as _guard
 from .func import _state as _func
 
@@ -29,7 +33,7 @@ def snapshot_for_inplace(self, args, kwargs):
     old._requires_grad = self._requires_grad
     old.grad_fn = self.grad_fn
     if self._base is not None and old.grad_fn is not None:
-        from .ops.registry import current_grad_fn
+        from .ops.registry import current_grad_fn  # (cycle: ops.registry imports this module)
         old.grad_fn = current_grad_fn(self)
     old._output_nr = self._output_nr
     return old
@@ -38,7 +42,6 @@ def snapshot_for_inplace(self, args, kwargs):
 def _check_multi_view(view):
     fn = view.grad_fn
     if fn.op.num_outputs > 1 and getattr(fn, "view_version", None) is not None:
-        import re
         name = re.sub(r"Backward\d*$", "", fn.name())
         raise RuntimeError(
             f"Output {view._output_nr} of {name} is a view and is being modified inplace. This "
@@ -79,7 +82,6 @@ def commit_inplace(self, result):
         return self   # under vmap: a batched tensor's storage is its physical batch
     if result._data is not self._data:
         if _guard.enabled:
-            from .debug.checks import check_inplace_cast
             check_inplace_cast(self, result)
         self._data[...] = result._data
     bump_version(self)
@@ -88,7 +90,7 @@ def commit_inplace(self, result):
                                        not self._base._requires_grad):
             # NOTE: a view shares its root's memory: the root's graph must see the change
             # too (CopySlices), and the view then reads from the new root.
-            from .ops.view_inplace import rebase_view
+            from .ops.view_inplace import rebase_view  # (cycle: the ops import this module)
             rebase_view(self, result)
             return self
         self.grad_fn = result.grad_fn
@@ -110,7 +112,6 @@ def write_out(result, out):
         raise RuntimeError(f"result type {dt.type_name(result.dtype)} can't be cast to the "
                            f"desired output type {dt.type_name(out.dtype)}")
     if out._data.shape != result._data.shape:
-        from .backends import array_module
         out._data = array_module(out._data).empty(result._data.shape, dtype=out.dtype.np)
     out._data[...] = result._data
     bump_version(out)

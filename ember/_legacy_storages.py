@@ -5,6 +5,7 @@ types of their own: `FloatStorage(3)` returns a TypedStorage of float32, and
 import numpy as np
 
 from . import _dtype as dt
+from . import _names
 from ._device import CPU
 from .storage import TypedStorage, UntypedStorage
 
@@ -22,7 +23,6 @@ class _LegacyStorageType(type):
         return isinstance(obj, TypedStorage) and obj.dtype is cls.dtype
 
     def __repr__(cls):
-        from . import _names
         return f"<class '{_names.MODULE}.{cls.__name__}'>"
 
 

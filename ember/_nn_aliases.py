@@ -2,6 +2,10 @@
 (torch.softmax, Tensor.log_softmax, torch.conv2d, ...), bound to the nn implementations."""
 from . import _tensor
 from .nn import functional as F
+from .nn._functional import loss, loss_extra
+from .nn._functional.dropout import TORCH_FORMS
+from .nn._functional.embedding import torch_embedding
+from .ops import softmax_ops
 
 
 def softmax(input, dim, dtype=None):
@@ -15,12 +19,10 @@ def log_softmax(input, dim, dtype=None):
 # NOTE: the methods are the definitions and F.softmax calls them, as in PyTorch, so that
 # F.softmax(non_tensor, 0) is the same AttributeError as there.
 def _tensor_softmax(self, dim, dtype=None):
-    from .ops import softmax_ops
     return softmax_ops.softmax(self if dtype is None else self.to(dtype), dim)
 
 
 def _tensor_log_softmax(self, dim, dtype=None):
-    from .ops import softmax_ops
     return softmax_ops.log_softmax(self if dtype is None else self.to(dtype), dim)
 
 
@@ -63,17 +65,14 @@ SAME_AS_FUNCTIONAL = ("conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1
 def install(namespace):
     for fn in (softmax, log_softmax, rrelu, instance_norm, group_norm, layer_norm):
         namespace[fn.__name__] = fn
-    from .nn._functional.dropout import TORCH_FORMS
     namespace.update(TORCH_FORMS)
     # torch.embedding is the builtin F.embedding calls: (weight, indices, padding_idx=-1, ...)
-    from .nn._functional.embedding import torch_embedding
     namespace["embedding"] = torch_embedding
     # torch.adaptive_max_pool1d is the builtin F.adaptive_max_pool1d_with_indices calls: it
     # returns (values, indices)
     namespace.setdefault("adaptive_max_pool1d", F.adaptive_max_pool1d_with_indices)
     # torch.<loss> (kl_div, hinge_embedding_loss, ...): the builtins their F forms call (an
     # enum reduction, none by default)
-    from .nn._functional import loss, loss_extra
     for name, fn in {**loss.BUILTINS, **loss_extra.BUILTINS}.items():
         namespace.setdefault(name, fn)
     for name in SAME_AS_FUNCTIONAL:

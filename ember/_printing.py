@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _dtype as dt
 from . import backends
+from .backends import array_module
 
 __all__ = ["set_printoptions", "get_printoptions", "printoptions", "tensor_repr"]
 
@@ -82,7 +83,7 @@ def tensor_repr(tensor, prefix=None, *, tensor_contents=None):
     """`repr(tensor)`. `prefix` replaces the opening `tensor(` (its length sets the
     indentation of wrapped lines); nn.Parameter prints
     `"Parameter containing:\\n" + tensor_repr(p, "tensor(")`."""
-    from ._tensor import Tensor
+    from ._tensor import Tensor  # (cycle: _tensor imports this module)
     if prefix is None:
         prefix = "tensor(" if type(tensor) is Tensor else f"{type(tensor).__name__}("
     indent = len(prefix)
@@ -172,7 +173,6 @@ def _tensor_str(tensor, indent):
 
 def _ends(data, axis, edge):
     """The first and last `edge` entries of `data` along `axis` (what a summary shows)."""
-    from .backends import array_module
     head = (slice(None),) * axis
     n = data.shape[axis]
     return array_module(data).concatenate(

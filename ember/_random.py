@@ -13,7 +13,10 @@ import time
 
 import numpy as np
 
+from . import _dtype as dt
 from . import _random_dist as rd
+from ._device import as_device
+from ._tensor import Tensor, _wrap
 from .backends import cpu_kernels
 from .backends.cpu import fuses_multiply_add, get_cpu_capability
 
@@ -62,7 +65,6 @@ class Generator:
                  "__weakref__")
 
     def __init__(self, device="cpu"):
-        from ._device import as_device
         self.device = as_device(device)
         self._engines = None
         self.manual_seed(DEFAULT_SEED)
@@ -121,8 +123,6 @@ class Generator:
 
     def get_state(self):
         """The state as a uint8 tensor laid out as PyTorch's 5056-byte CPU state."""
-        from ._tensor import _wrap
-        from . import _dtype as dt
         st = self._bitgen.state["state"]
         pos = int(st["pos"])
         buf = np.zeros(STATE_SIZE, np.uint8)
@@ -142,8 +142,6 @@ class Generator:
         return _wrap(buf, dt.uint8)
 
     def set_state(self, new_state):
-        from ._tensor import Tensor
-        from . import _dtype as dt
         if not isinstance(new_state, Tensor) or new_state.dtype is not dt.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
         buf = np.ascontiguousarray(new_state._host()).reshape(-1)
@@ -280,7 +278,7 @@ default_generator = Generator()
 def manual_seed(seed):
     """Seed the default generator and the CUDA ones; returns the default generator (as
     torch.manual_seed does)."""
-    from .cuda._random import seed_all_lazily
+    from .cuda._random import seed_all_lazily  # (cycle: cuda._random imports this module)
     seed_all_lazily(_seed_value(seed))
     return default_generator.manual_seed(seed)
 

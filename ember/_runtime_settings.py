@@ -5,10 +5,19 @@ typename / is_storage / get_device, and the build queries (cxx11 ABI, flush-deno
 Each one reads or writes the state that ember's own machinery uses (amp's autocast state,
 autograd's anomaly flags, _threads' determinism flags), so the legacy spellings and the
 current ones always agree."""
+import importlib
 import warnings
 
+import ember
+
+from . import _dtype as dt
 from . import _threads
+from ._default_device import get_default_device
+from ._device import device as device_cls
 from ._scalars import type_name
+from ._tensor import Tensor
+from .amp import autocast_mode
+from .autograd import set_detect_anomaly
 
 __all__ = ["set_warn_always", "is_warn_always_enabled", "set_deterministic_debug_mode",
            "get_deterministic_debug_mode", "set_anomaly_enabled", "typename", "is_storage",
@@ -70,7 +79,6 @@ def get_deterministic_debug_mode():
 
 # ---------------------------------------------------------------------- anomaly mode
 def set_anomaly_enabled(enabled, check_nan=True):
-    from .autograd import set_detect_anomaly
     set_detect_anomaly(enabled, check_nan)
 
 
@@ -78,29 +86,25 @@ def set_anomaly_enabled(enabled, check_nan=True):
 def typename(obj, /):
     """'torch.FloatTensor' for a float32 CPU tensor (ember's legacy type names carry torch's
     prefix, as `Tensor.type()` does), else the object's qualified class name."""
-    from ._tensor import Tensor
     if isinstance(obj, Tensor):
         return obj.type()
-    from ._dtype import dtype
     # (bfloat16's lazily resolved dtype is a dtype to its users)
-    cls = obj if isinstance(obj, type) else dtype if isinstance(obj, dtype) else type(obj)
+    cls = obj if isinstance(obj, type) else dt.dtype if isinstance(obj, dt.dtype) else type(obj)
     module = getattr(cls, "__module__", "") or ""
     if module in ("", "builtins", "__builtin__"):
         return cls.__qualname__
-    import ember
     if module.startswith("ember.") and getattr(ember, cls.__qualname__, None) is cls:
         module = "ember"   # dtype, device, Size...: named where users reach them, as torch's
     return f"{module}.{cls.__qualname__}"
 
 
 def is_storage(obj, /):
-    from .storage import TypedStorage, UntypedStorage
+    from .storage import TypedStorage, UntypedStorage  # (cycle: storage imports this module)
     return type(obj) in (TypedStorage, UntypedStorage) or \
         isinstance(obj, (TypedStorage, UntypedStorage))
 
 
 def _tensor_arg(fn, obj):
-    from ._tensor import Tensor
     if not isinstance(obj, Tensor):
         raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type_name(obj)}")
@@ -128,10 +132,7 @@ def get_device(input):
 def get_device_module(device=None):
     """The module for a device type (`ember.cuda` for 'cuda:0'); the default device's when
     None."""
-    import importlib
-    from ._device import device as device_cls
     if device is None:
-        from ._default_device import get_default_device
         kind = get_default_device().type
     elif isinstance(device, device_cls):
         kind = device.type
@@ -176,8 +177,6 @@ def is_vulkan_available(*args, **kwargs):
 def set_default_tensor_type(t, /):
     """Deprecated: sets the default floating dtype from a legacy tensor type
     (`ember.DoubleTensor` or 'torch.DoubleTensor')."""
-    import ember
-    from . import _dtype as dt
     warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please "
                   "use torch.set_default_dtype() and torch.set_default_device() as "
                   "alternatives.", UserWarning, stacklevel=2)
@@ -205,21 +204,17 @@ def _check_bool(enabled):
 
 
 def set_autocast_cpu_enabled(enabled):
-    from .amp import autocast_mode
     _deprecated("set_autocast_cpu_enabled(enabled)", "set_autocast_enabled('cpu', enabled)")
     _check_bool(enabled)
     autocast_mode.set_autocast_enabled("cpu", enabled)
 
 
 def is_autocast_cpu_enabled():
-    from .amp import autocast_mode
     _deprecated("is_autocast_cpu_enabled()", "is_autocast_enabled('cpu')")
     return autocast_mode.is_autocast_enabled("cpu")
 
 
 def _set_dtype(device_type, dtype):
-    from . import _dtype as dt
-    from .amp import autocast_mode
     if not isinstance(dtype, dt.dtype):
         raise TypeError(f"dtype must be a torch.dtype (got {type_name(dtype)})")
     autocast_mode.set_autocast_dtype(device_type, dtype)
@@ -231,7 +226,6 @@ def set_autocast_cpu_dtype(dtype):
 
 
 def get_autocast_cpu_dtype():
-    from .amp import autocast_mode
     _deprecated("get_autocast_cpu_dtype()", "get_autocast_dtype('cpu')")
     return autocast_mode.get_autocast_dtype("cpu")
 
@@ -242,16 +236,13 @@ def set_autocast_gpu_dtype(dtype):
 
 
 def get_autocast_gpu_dtype():
-    from .amp import autocast_mode
     _deprecated("get_autocast_gpu_dtype()", "get_autocast_dtype('cuda')")
     return autocast_mode.get_autocast_dtype("cuda")
 
 
 def autocast_increment_nesting():
-    from .amp import autocast_mode
     return autocast_mode.autocast_increment_nesting()
 
 
 def autocast_decrement_nesting():
-    from .amp import autocast_mode
     return autocast_mode.autocast_decrement_nesting()

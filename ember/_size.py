@@ -14,7 +14,7 @@ class Size(tuple):
         items = []
         for i, s in enumerate(sizes):
             if type(s) is not builtins.int:
-                from ._tensor import Tensor
+                from ._tensor import Tensor  # (cycle: _tensor imports this module)
                 if isinstance(s, builtins.bool) or not hasattr(s, "__index__") or (
                         isinstance(s, Tensor) and s.dtype.category != INTEGER):
                     raise TypeError(f"{_names.MODULE}.Size() takes an iterable of 'int' (item "

@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 
+from ._creation import tensor
+
 __all__ = ["sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_sqrt", "sym_sum",
            "sym_ite", "sym_constrain_range", "sym_constrain_range_for_size", "sym_fresh_size",
            "SymInt", "SymFloat", "SymBool"]
@@ -89,7 +91,6 @@ def sym_constrain_range_for_size(size, *, min=None, max=None):
 def sym_fresh_size(expr):
     """A fresh size's value: `expr` read as a one-element tensor's number (so a non-number
     or a tensor of several elements raises tensor()'s or item()'s error)."""
-    from ._creation import tensor
     return tensor(expr).item()
 
 

@@ -12,8 +12,13 @@ import numpy as np
 
 from . import _constants
 from . import _dtype as dt
+from . import backends
 from ._device import CPU
+from ._device import device as device_cls
+from ._printing import tensor_repr
+from ._scalars import type_name
 from ._size import Size, _size  # noqa: F401  (ember.Size; Tensor.shape builds one)
+from .backends import cpu_kernels
 
 __all__ = ["Tensor", "Size"]
 
@@ -82,7 +87,7 @@ class Tensor:
 
     def __new__(cls, *args, device=None):
         """Legacy constructor: `Tensor(2, 3)` (uninitialised float) or `Tensor([1., 2.])`."""
-        from ._creation import legacy_new
+        from ._creation import legacy_new  # (cycle: _creation imports this module)
         return legacy_new(cls, dt.get_default_dtype(), args, device)
 
     def __init__(self, *args, **kwargs):
@@ -300,7 +305,6 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self, *, tensor_contents=None):
-        from ._printing import tensor_repr
         return tensor_repr(self, tensor_contents=tensor_contents)
 
     def __str__(self):
@@ -338,6 +342,7 @@ class Tensor:
 
     def share_memory_(self):
         """Move the data into shared memory so other processes map the same values."""
+        # (deferred: ember.multiprocessing loads Python's multiprocessing and sockets)
         from .multiprocessing.reductions import share_memory_
         return share_memory_(self)
 
@@ -351,7 +356,7 @@ class Tensor:
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         """PyTorch's default: run `func` with dispatch off, tensor results as `cls` (what a
         subclass's `super().__torch_function__(...)` reaches; see ember/overrides.py)."""
-        from .overrides import tensor_torch_function
+        from .overrides import tensor_torch_function  # (cycle: overrides imports this module)
         return tensor_torch_function(cls, func, types, args, kwargs)
 
     def as_subclass(self, cls):
@@ -369,7 +374,6 @@ class Tensor:
     def is_set_to(self, tensor):
         """Whether both tensors view the same memory with the same sizes and strides."""
         if not isinstance(tensor, Tensor):
-            from ._scalars import type_name
             raise TypeError("is_set_to(): argument 'tensor' (position 1) must be Tensor, not "
                             f"{type_name(tensor)}")
         a, b = self._data, tensor._data
@@ -388,8 +392,6 @@ def _as_subclass(t, cls):
 
 
 def _rebuild(array, dtype_name, device, requires_grad):
-    from . import backends
-    from ._device import device as device_cls
     where = device_cls(device)
     t = _wrap(backends.to_device(where, array), dt._BY_NAME[dtype_name], where)
     t._requires_grad = requires_grad
@@ -421,7 +423,7 @@ def _compiled_wrap():
     """`_wrap` as compiled by the kernel layer (backends/csrc/dispatch.c) when it is built:
     the same fields set without a Python frame (it runs for nearly every op's result);
     `_wrap` above stays the definition and the NumPy path's version."""
-    from .backends.cpu_kernels import compiled
+    compiled = cpu_kernels.compiled
     if compiled is None:
         return _wrap
     compiled.tensor_setup(Tensor, _Version, CPU)

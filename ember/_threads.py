@@ -6,8 +6,11 @@ MKL or Accelerate elsewhere). threadpoolctl drives any of them when it is instal
 it we call OpenBLAS's own setter through ctypes; failing both the value is only recorded.
 """
 import builtins
+import ctypes
 import os
 import warnings
+
+from .backends import cpu_kernels
 
 __all__ = ["set_num_threads", "get_num_threads", "set_num_interop_threads",
            "get_num_interop_threads", "use_deterministic_algorithms",
@@ -26,7 +29,6 @@ _interop = None
 
 def _openblas_libraries():
     """(setter, getter) ctypes functions of every OpenBLAS this process has loaded."""
-    import ctypes
     import numpy  # noqa: F401  (loads its BLAS)
     try:
         import scipy.linalg  # noqa: F401  (SciPy ships its own OpenBLAS)
@@ -59,7 +61,7 @@ def _controllers():
     global _blas
     if _blas is None:
         try:
-            import threadpoolctl
+            import threadpoolctl  # (optional: threadpoolctl)
             _blas = threadpoolctl.ThreadpoolController()
         except ImportError:
             _blas = _openblas_libraries()
@@ -76,7 +78,6 @@ def set_num_threads(int):
         raise RuntimeError("set_num_threads expects a positive integer")
     global _configured
     _configured = n
-    from .backends import cpu_kernels
     if cpu_kernels.compiled is not None:
         cpu_kernels.compiled.set_num_threads(n)    # ember's own parallel kernels
     ctl = _controllers()

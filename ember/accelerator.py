@@ -1,6 +1,7 @@
 """ember.accelerator (torch.accelerator): the current accelerator, which is CUDA through CuPy
 when a GPU is visible, else none (then the device calls raise PyTorch's error)."""
 from . import cuda as _cuda
+from ._device import device as _device_cls
 
 __all__ = ["is_available", "current_accelerator", "device_count", "set_device_index",
            "set_device_idx", "current_device_index", "current_device_idx", "synchronize",
@@ -20,8 +21,7 @@ def current_accelerator(check_available=False):
     """`device('cuda')` when a GPU is usable, else None."""
     if not _cuda.is_available():
         return None
-    from ._device import device
-    return device("cuda")
+    return _device_cls("cuda")
 
 
 def device_count():

@@ -9,6 +9,9 @@ import importlib.util
 import os
 import re
 import sys
+from urllib.parse import urlparse
+
+from .serialization import load as ember_load
 
 __all__ = ["get_dir", "set_dir", "load", "list", "help", "load_state_dict_from_url",
            "download_url_to_file"]
@@ -123,8 +126,6 @@ def _check_hash(path, prefix):
 def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=True,
                              check_hash=False, file_name=None, weights_only=False):
     """Load the checkpoint `url` names from `<hub>/checkpoints/` (never from the network)."""
-    from urllib.parse import urlparse
-    from .serialization import load as ember_load
     if model_dir is None:
         model_dir = os.path.join(get_dir(), "checkpoints")
     filename = file_name or os.path.basename(urlparse(url).path)
@@ -181,7 +182,7 @@ def __getattr__(name):
     # ember.hub), else the plain stand-in above, as in torch.hub.
     if name == "tqdm":
         try:
-            from tqdm.auto import tqdm
+            from tqdm.auto import tqdm   # (optional: tqdm)
         except ImportError:
             tqdm = _Faketqdm
         return tqdm

@@ -4,6 +4,8 @@ possible; `save` says so and points at ember.save."""
 import contextlib
 import warnings
 
+from .nn.modules.module import Module as _Module
+
 __all__ = ["script", "trace", "trace_module", "save", "load", "ignore", "unused", "export",
            "is_scripting", "is_tracing", "annotate", "Final", "fork", "wait", "freeze",
            "optimize_for_inference", "interface", "ScriptModule",  # noqa: F822
@@ -111,20 +113,15 @@ def optimize_for_inference(mod, other_methods=None):
     return mod
 
 
-def _module_base():
-    from .nn.modules.module import Module
-    return Module
-
-
 class ScriptFunction:
     """Never instantiated by ember (script returns plain functions); for isinstance checks."""
 
 
 def __getattr__(name):
     # NOTE: ScriptModule is Module itself, so `isinstance(m, torch.jit.ScriptModule)` on a
-    # scripted module keeps working; resolved lazily to keep `import ember.jit` light.
+    # scripted module keeps working.
     if name in ("ScriptModule", "RecursiveScriptModule", "TopLevelTracedModule"):
-        return _module_base()
+        return _Module
     raise AttributeError(f"module 'ember.jit' has no attribute '{name}'")
 
 

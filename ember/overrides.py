@@ -12,6 +12,9 @@ does not see ember's own calls.
 """
 import contextlib
 import functools
+import inspect
+
+import ember
 
 from . import _names
 from ._tensor import Tensor
@@ -180,7 +183,6 @@ def _convert(ret, cls):
 
 def resolve_name(f):
     """'ember.add' for ember's functions ('torch.add' under `ember run`), None otherwise."""
-    import ember
     name = getattr(f, "__name__", None)
     if name is not None and getattr(ember, name, None) is f:
         return f"{_names.MODULE}.{name}"
@@ -191,7 +193,6 @@ def resolve_name(f):
 
 def get_ignored_functions():
     """Public functions that take no tensors and so cannot be overridden."""
-    import ember
     names = ("typename", "is_tensor", "is_storage", "set_default_dtype", "get_default_dtype",
              "manual_seed", "seed", "initial_seed", "set_printoptions", "is_grad_enabled",
              "set_num_threads", "get_num_threads", "zeros", "ones", "empty", "full", "arange",
@@ -203,7 +204,7 @@ def get_ignored_functions():
 
 def get_overridable_functions():
     """{namespace: [functions]} of the functions taking tensors (ember, Tensor, nn.functional)."""
-    import ember
+    # (cycle: this module loads with ember.autograd, before the ops nn.functional needs)
     from .nn import functional as F
     ignored = get_ignored_functions()
     table = {}
@@ -218,8 +219,6 @@ def get_overridable_functions():
 
 def get_testing_overrides():
     """{function: a lambda with its signature returning -1} (PyTorch's test helper)."""
-    import inspect
-
     def dummy(f):
         try:
             sig = inspect.signature(f)

@@ -4,8 +4,11 @@ import contextlib
 import importlib
 import warnings
 
+from . import accelerator
+from ._device import device as _device_cls
 from ._random import (Generator, default_generator, get_rng_state,  # noqa: F401
                       initial_seed, manual_seed, seed, set_rng_state)
+from .utils.data import get_worker_info
 
 __all__ = ["Generator", "default_generator", "fork_rng", "get_rng_state", "initial_seed",
            "manual_seed", "seed", "set_rng_state", "thread_safe_generator"]
@@ -30,11 +33,9 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
     if device_type == "meta":
         yield
         return
-    from . import accelerator
     acc = accelerator.current_accelerator()
     device_type = device_type or (acc.type if acc is not None else "cuda")
-    from ._device import device
-    device(device_type)   # (an unknown type raises PyTorch's device-string error)
+    _device_cls(device_type)   # (an unknown type raises PyTorch's device-string error)
     device_mod = _device_module(device_type)
     if device_mod is None:
         raise RuntimeError(f"torch has no module of `{device_type}`, you should register a "
@@ -75,7 +76,6 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
 def thread_safe_generator():
     """The worker's own generator inside a thread-based DataLoader worker, else None (the
     default generator)."""
-    from .utils.data import get_worker_info
     info = get_worker_info()
     if info is not None and getattr(info, "worker_method", None) == "thread" and \
             getattr(info, "rng", None) is not None:

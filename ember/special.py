@@ -4,7 +4,10 @@ lgamma as gammaln, sigmoid as expit, ...); the rest are registry entries in ops/
 and ops/special_polynomials.py. Loaded on first use of `ember.special`."""
 import math
 
+import ember
+
 from ._dtype import FLOATING
+from ._inplace import write_out
 from ._tensor import Tensor  # noqa: F401  (torch.special re-exports it too)
 from .ops._elementwise import check_tensor, not_implemented
 from .ops.registry import PUBLIC
@@ -61,7 +64,6 @@ def multigammaln(input, p, *, out=None):
 def _out(result, out):
     if out is None:
         return result
-    from ._inplace import write_out
     return write_out(result, out)
 
 
@@ -93,13 +95,11 @@ def round(input, *, decimals=0, out=None):
 
 
 def softmax(input, dim, *, dtype=None):
-    from . import softmax
-    return softmax(input, dim, dtype=dtype)
+    return ember.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim, *, dtype=None):
-    from . import log_softmax
-    return log_softmax(input, dim, dtype=dtype)
+    return ember.log_softmax(input, dim, dtype=dtype)
 
 
 __all__ = sorted(["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "digamma",

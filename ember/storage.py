@@ -10,8 +10,9 @@ import warnings
 import numpy as np
 
 from . import _dtype as dt
-from . import _names
+from . import _names, backends
 from ._device import CPU, as_device
+from ._runtime_settings import warn_once
 
 __all__ = ["TypedStorage", "UntypedStorage"]
 
@@ -23,7 +24,6 @@ class UntypedStorage:
         self._device = CPU if device is None else as_device(device)
         self._bytes = np.zeros(int(size), np.uint8)
         if self._device.type != "cpu":
-            from . import backends
             self._bytes = backends.to_device(self._device, self._bytes)
 
     @classmethod
@@ -115,7 +115,7 @@ class TypedStorage:
 
 def untyped_storage(self):
     """Tensor.untyped_storage(): the bytes of the memory block `self` views."""
-    from .ops.strided import storage_of
+    from .ops.strided import storage_of  # (cycle: ops.strided imports this module)
     flat, _ = storage_of(self)
     return UntypedStorage._of(flat, self._device)
 
@@ -126,7 +126,6 @@ _warned = set()
 def _warn_typed_storage():
     """PyTorch's deprecation warning of TypedStorage: once per process (every time under
     set_warn_always(True))."""
-    from ._runtime_settings import warn_once
     warn_once(_warned, "typed storage",
               "TypedStorage is deprecated. It will be removed in the future and "
               "UntypedStorage will be the only storage class. This should only matter to "

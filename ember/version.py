@@ -1,5 +1,8 @@
 """ember.version (torch.version): what programs print and branch on."""
+import os
+
 from . import __version__  # noqa: F401
+from . import backends
 
 __all__ = ["__version__", "cuda", "hip", "xpu", "rocm", "debug", "git_version"]  # noqa: F822 (cuda comes from __getattr__)
 
@@ -15,7 +18,6 @@ git_version = "Unknown"
 
 def _git_version():
     """The checkout's commit when ember runs from a git tree, else 'Unknown'."""
-    import os
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     head = os.path.join(root, ".git", "HEAD")
     try:
@@ -33,12 +35,11 @@ git_version = _git_version()
 
 
 def _cuda_version():
-    from . import backends
     backend = backends.BACKENDS.get("cuda")
     if backend is not None:
         return backend.runtime_version
     try:
-        import cupy
+        import cupy   # (optional: cupy)
         version = cupy.cuda.runtime.runtimeGetVersion()
     except Exception:   # no CuPy, or no CUDA runtime library it can load
         return None

@@ -77,8 +77,7 @@ _C32 = {}
 def _libm32(name):
     """The C library's float function `name`f through ctypes (slow, exact)."""
     if name not in _C32:
-        import ctypes           # (on first use: ctypes costs import ember 8 ms)
-        import ctypes.util
+        import ctypes.util   # (deferred: it loads subprocess, which `import ember` does not)
         lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
         fn = getattr(lib, name + "f")
         fn.argtypes, fn.restype = [ctypes.c_float], ctypes.c_float

@@ -80,7 +80,7 @@ def _blas_sgemm():
     """SciPy's BLAS sgemm as a capsule for the compiled layer kernels (imported on first use:
     scipy.linalg costs import time)."""
     if not _sgemm:
-        from scipy.linalg import cython_blas
+        from scipy.linalg import cython_blas   # (deferred: scipy.linalg costs ~0.2 s)
 
         from .._threads import blas_loaded   # (cycle: ember._threads imports ember.backends)
         blas_loaded()      # SciPy's OpenBLAS is a library of its own: same thread count

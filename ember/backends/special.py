@@ -17,11 +17,11 @@ def special_module(*arrays):
     global _scipy_special, _cupyx_special
     if array_module(*arrays) is np:
         if _scipy_special is None:
-            import scipy.special
+            import scipy.special   # (deferred: about 0.2 s of import time)
             _scipy_special = scipy.special
         return _scipy_special
     if _cupyx_special is None:
-        import cupyx.scipy.special
+        import cupyx.scipy.special   # (optional: cupy)
         _cupyx_special = cupyx.scipy.special
     return _cupyx_special
 

@@ -7,6 +7,7 @@ accumulate over several backward() calls before a step. Each finding names the o
 dtypes, an example value and the user's own file and line.
 """
 import atexit
+import functools
 import os
 
 from .checks import guard_instrument
@@ -21,7 +22,7 @@ def enable(mode="warn", repeat=False):
     """Turn the guard on for the rest of the run (mode 'warn' or 'raise')."""
     if mode not in ("warn", "raise"):
         raise ValueError(f"guard mode must be 'warn' or 'raise', got {mode!r}")
-    from ..ops import registry
+    from ..ops import registry   # (cycle: autograd.node loads this package before the ops)
     state.mode, state.repeat = mode, repeat
     if guard_instrument not in registry.instruments:
         registry.instruments.append(guard_instrument)
@@ -32,7 +33,7 @@ def enable(mode="warn", repeat=False):
 
 
 def disable():
-    from ..ops import registry
+    from ..ops import registry   # (cycle: as in enable)
     if guard_instrument in registry.instruments:
         registry.instruments.remove(guard_instrument)
     state.enabled = False
@@ -63,8 +64,6 @@ class guard:
         return False
 
     def __call__(self, fn):
-        import functools
-
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with guard(self.mode, self.repeat):

@@ -2,7 +2,9 @@
 import numpy as np
 
 from .._dtype import INTEGER
-from .state import report_pitfall, state
+from .._tensor import Tensor
+from ..autograd import graph
+from .state import report_pitfall, state, user_frame
 
 _INT_ARITHMETIC = {"add", "sub", "mul", "neg", "pow", "sum", "prod", "cumsum", "cumprod",
                    "abs", "square", "_to_copy", "matmul", "floor_divide"}
@@ -30,18 +32,15 @@ def guard_instrument(op, inputs, params, result):
 
 
 def _arrays(inputs):
-    from .._tensor import Tensor
     return [x._host() if isinstance(x, Tensor) else np.asarray(x) for x in inputs]
 
 
 def _dtype_names(inputs):
-    from .._tensor import Tensor
     return ", ".join(x.dtype.name if isinstance(x, Tensor) else
                      type(x).__name__ for x in inputs)
 
 
 def _check(op, inputs, params, result):
-    from ..autograd import graph
     out = result._host()
     kind = out.dtype.kind
     name = op.name
@@ -142,7 +141,6 @@ def check_inplace_cast(target, source, value=None):
 
 
 def _check_outer_broadcast(op, inputs, result):
-    from .._tensor import Tensor
     shapes = [x._data.shape for x in inputs if isinstance(x, Tensor)]
     if len(shapes) != 2:
         return
@@ -215,7 +213,6 @@ def on_zero_grad(params):
 
 def on_record(node):
     """Remember the user's line that made a graph node (names forward ops in backward)."""
-    from .state import user_frame
     node.guard_origin = user_frame()
 
 

@@ -7,6 +7,7 @@ from multiprocessing.reduction import ForkingPickler
 
 from .. import _dtype as dt
 from .._tensor import Tensor, _as_subclass, _wrap
+from ..nn.parameter import Parameter
 from . import shared_memory as shm
 
 
@@ -51,5 +52,4 @@ def reduce_tensor(tensor):
 
 def init_reductions():
     ForkingPickler.register(Tensor, reduce_tensor)
-    from ..nn.parameter import Parameter
     ForkingPickler.register(Parameter, reduce_tensor)

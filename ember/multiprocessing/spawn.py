@@ -2,6 +2,7 @@
 import multiprocessing
 import signal
 import traceback
+import warnings
 
 __all__ = ["spawn", "start_processes", "ProcessContext", "SpawnContext",
            "ProcessRaisedException",
@@ -97,7 +98,6 @@ class SpawnContext(ProcessContext):
     """ProcessContext under its pre-1.4 name (deprecated: warns, then behaves the same)."""
 
     def __init__(self, processes, error_files):
-        import warnings
         warnings.warn("SpawnContext is renamed to ProcessContext since 1.4 release.",
                       stacklevel=2)
         super().__init__(processes, error_files)

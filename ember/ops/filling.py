@@ -5,7 +5,8 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype as dt
+from .. import _creation, _dtype as dt
+from .._creation import full, tensor
 from .._data import check_fill
 from .._dtype import COMPLEX
 from .._inplace import bump_version
@@ -13,7 +14,8 @@ from .._scalars import is_number, type_name
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import state
 from ..backends import array_module
-from .conversion import cast
+from ._promote import broadcast_error
+from .conversion import cast, move
 from .indexing import _value_array
 from .registry import METHODS, apply_inplace, check_tensor, defop, dispatch, export
 from ..func import _state as _func
@@ -109,7 +111,6 @@ def _copy_vjp(ctx, g):
 
 
 def _copied(self, src):
-    from .conversion import move
     if src._device != self._device:
         src = move(src, self._device)
     try:
@@ -119,7 +120,6 @@ def _copied(self, src):
 
 
 def _copy_error(self, src):
-    from ._promote import broadcast_error
     try:
         shape = np.broadcast_shapes(self._data.shape, src._data.shape)
     except ValueError:
@@ -180,7 +180,6 @@ def _new_args(self, dtype, device):
 
 def new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None,
                pin_memory=False):
-    from .._creation import tensor
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
@@ -194,7 +193,6 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=
 def _new_filled(name):
     def new(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
             pin_memory=False):
-        from .. import _creation
         dtype, device = _new_args(self, dtype, device)
         return getattr(_creation, name)(*size, dtype=dtype, device=device,
                                         requires_grad=requires_grad)
@@ -204,7 +202,6 @@ def _new_filled(name):
 
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
              layout=None, pin_memory=False):
-    from .._creation import full
     dtype, device = _new_args(self, dtype, device)
     return full(size, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
 

@@ -18,7 +18,9 @@ from .._scalars import number, type_name
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import state
 from ..backends import array_module, numpy_backend
+from ..debug.checks import check_inplace_cast
 from ..func import _state as _func
+from .conversion import cast, move
 from .index_keys import FULL, MASK_DTYPES, advanced_error, parse_key
 from .indexing_views import BASIC_VIEW_OPS
 from .registry import METHODS, apply_inplace, defop, dispatch, export
@@ -127,7 +129,6 @@ def scalar_for(dtype, value):
 
 def _value_array(self, value):
     if _guard.enabled and self.dtype.category == dt.INTEGER:
-        from ..debug.checks import check_inplace_cast
         check_inplace_cast(self, value if isinstance(value, Tensor) else None, value)
     if isinstance(value, Tensor):
         a = value._data
@@ -220,7 +221,6 @@ def setitem(self, key, value):
 
 
 def _setitem_out_of_place(source, basic, adv, value):
-    from .conversion import cast, move
     if isinstance(value, Tensor):
         if value._device != source._device:
             value = move(value, source._device)

@@ -12,7 +12,8 @@ from .._scalars import type_name
 from .._tensor import Tensor, write_out
 from ..backends import array_module
 from ._dims import size_at, wrap_dim
-from .matmul import addmm_fused, bmm, mm, mv
+from ._promote import broadcast_error, result_dtype
+from .matmul import addmm_fused, bmm, dot, mm, mv
 from .registry import check_elements, check_tensor, defop, dispatch, export
 from .rounding import conj
 
@@ -150,7 +151,6 @@ def vdot(input, other, *, out=None):
     if input._data.ndim != 1 or other._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and "
                            f"{other._data.ndim}D tensors")
-    from .matmul import dot
     return dot(conj(input), other, out=out)
 
 
@@ -258,7 +258,6 @@ def _cross_vjp(ctx, g):
 
 def _cross_call(a, b, dim):
     """dim counts from the end (negative), so it names the same axis in every operand."""
-    from ._promote import result_dtype
     d = result_dtype(a, b)
     arrays = (a._data.astype(d.np, copy=False), b._data.astype(d.np, copy=False))
     return dispatch(_cross, (a, b), {"dim": dim}, d, arrays)
@@ -281,7 +280,6 @@ def linalg_cross(input, other, *, dim=-1, out=None):
     try:
         r = _cross_call(input, other, d - n)
     except ValueError:
-        from ._promote import broadcast_error
         raise broadcast_error(sa, sb) from None
     return r if out is None else write_out(r, out)
 

@@ -4,6 +4,7 @@ adjoint diag_embed, block embedding and extraction, and |x|**q with sign(x)*|x|*
 differentiable primitive's VJP is its adjoint, so the linalg gradients differentiate again."""
 from .._tensor import _wrap
 from ..backends import array_module
+from . import return_types
 from ._dims import wrap_dim
 from .registry import defop, dispatch
 from .rounding import conj
@@ -12,7 +13,6 @@ from .rounding import conj
 # ---------------------------------------------------------------------- named tuples
 def return_type(name, fields):
     """A structseq like torch.return_types.<name>, also reachable as ember.return_types.<name>."""
-    from . import return_types
     cls = return_types._make(name, fields)
     setattr(return_types, name, cls)
     return cls

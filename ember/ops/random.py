@@ -21,6 +21,7 @@ from .._random import Generator, default_generator
 from .._tensor import Tensor, _wrap, write_out
 from ..backends.cpu_kernels import libm
 from ..autograd.grad_mode import state
+from ..cuda._random import generator as cuda_generator
 from .registry import export
 
 _F64 = np.float64
@@ -41,7 +42,6 @@ def _gen(generator, device=CPU):
     if generator is None:
         if device.type == "cpu":
             return default_generator
-        from ..cuda._random import generator as cuda_generator
         return cuda_generator(device.index or 0)
     if type(generator) is _Checked:
         return generator.generator

@@ -8,10 +8,11 @@ graph node; optional instruments (the pitfall guard, anomaly mode) hook in there
 import numpy as np
 
 from .. import backends
-from .._dtype import COMPLEX, FLOATING
+from .._dtype import _BY_NP, COMPLEX, FLOATING, dtype as dtype_cls
 from .._scalars import type_name
 from .._inplace import check_output, commit_inplace, snapshot_for_inplace
-from .._tensor import Tensor, _wrap
+from .._tensor import FAST_TYPES, Tensor, _wrap
+from ..backends import cpu_kernels
 from ..autograd.graph import get_accumulator
 from .._dtype import from_numpy_dtype
 from ..autograd.grad_mode import state
@@ -399,7 +400,7 @@ def current_grad_fn(view):
     fn = view.grad_fn
     version = getattr(fn, "view_version", None)
     if version is not None and version != view._vc.v:
-        from .view_inplace import refresh_view
+        from .view_inplace import refresh_view   # (cycle: view_inplace imports this module)
         fn = refresh_view(view)
     return fn
 
@@ -437,16 +438,13 @@ def _compiled_door():
     """`dispatch` as compiled by the kernel layer (backends/csrc/dispatch.c) when it is built:
     the same steps without Python frames for plain CPU calls, handing every other call to the
     Python `dispatch` above, which stays the definition (and the door on the NumPy path)."""
-    from ..backends import cpu_kernels
-    from .._dtype import _BY_NP, dtype
-    from .._tensor import FAST_TYPES
     kernels = cpu_kernels.compiled
     if kernels is None:
         return dispatch
     kernels.dispatch_setup({
         "dispatch": dispatch, "record": _record, "wrap_out": _wrap_out,
         "current_grad_fn": current_grad_fn, "get_accumulator": get_accumulator,
-        "Node": Node, "Op": Op, "dtype": dtype, "ndarray": np.ndarray, "grad_state": state,
+        "Node": Node, "Op": Op, "dtype": dtype_cls, "ndarray": np.ndarray, "grad_state": state,
         "autocast": _autocast, "anomaly": _anomaly, "instruments": instruments,
         "empty_params": _EMPTY, "plain_types": FAST_TYPES, "dtype_of_numpy": _BY_NP,
         # (object, attribute): while any is true the Python door takes every call
@@ -464,5 +462,4 @@ def compiled_operator(op, general, name, reflected=False):
     tensor with a same-dtype tensor or a Python number) when the kernel layer is built."""
     if dispatch is python_dispatch:
         return general
-    from ..backends import cpu_kernels
     return cpu_kernels.compiled.binary_operator(op, general, name, reflected)

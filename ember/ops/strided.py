@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from .. import storage as _storage
 from .._inplace import bump_version
 from .._tensor import _contiguous_strides
 from ..autograd.grad_mode import state
@@ -183,13 +184,11 @@ METHODS.update({"resize_": resize_, "resize_as_": resize_as_})
 
 
 def untyped_storage(self):
-    from ..storage import untyped_storage as of
-    return of(self)
+    return _storage.untyped_storage(self)
 
 
 def storage(self):
-    from ..storage import storage as of
-    return of(self)
+    return _storage.storage(self)
 
 
 METHODS.update({"untyped_storage": untyped_storage, "storage": storage})

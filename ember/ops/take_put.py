@@ -10,6 +10,7 @@ from .._scalars import type_name
 from .._tensor import Tensor, _wrap, write_out
 from ..autograd.grad_mode import state
 from ..backends import array_module, numpy_backend
+from ._dims import reduce_dims
 from .registry import METHODS, apply_inplace, check_tensor, defop, dispatch, export
 
 
@@ -138,7 +139,6 @@ def count_nonzero(input, dim=None):
     check_tensor("count_nonzero", input)
     xp = array_module(input._data)
     dims = dim if dim is None or isinstance(dim, (tuple, list)) else (dim,)
-    from ._dims import reduce_dims
     dims = None if dims is None else reduce_dims(dims, input._data.ndim)
     if not input._data.ndim:
         dims = None   # (dim 0 or -1 of a 0-d tensor is the tensor itself)

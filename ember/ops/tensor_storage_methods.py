@@ -8,10 +8,14 @@ import warnings
 import numpy as np
 
 from .. import _dtype as dt
-from .._constants import channels_last, channels_last_3d, contiguous_format
+from .._constants import channels_last, channels_last_3d, contiguous_format, memory_format
+from .._creation import _C_NAMES, legacy_new
 from .._inplace import bump_version
+from .._signatures.signature import describe_call
 from .._tensor import Tensor, _contiguous_strides
-from ..autograd.grad_mode import state
+from ..autograd.grad_mode import no_grad, state
+from ..storage import TypedStorage, UntypedStorage
+from .conversion import cast
 from .registry import METHODS, PUBLIC, check_tensor, defop, dispatch, export
 from .strided import check_geometry, strided_view
 from .views import shape_arg
@@ -48,7 +52,6 @@ def _is_ints(v):
 def _set_arguments(args, kwargs):
     """set_'s arguments by name after PyTorch's parser has matched them against its
     overloads (an empty dict for set_()), or its TypeError."""
-    from ..storage import TypedStorage, UntypedStorage
     bound = dict(zip(_SET_NAMES, args))
     fits = len(args) <= 4 and all(k in _SET_NAMES and k not in bound for k in kwargs)
     bound.update(kwargs)
@@ -59,7 +62,6 @@ def _set_arguments(args, kwargs):
                              _is_ints(bound.get("size")) and
                              _is_ints(bound.get("stride", ()))))
     if not fits:
-        from .._signatures.signature import describe_call
         raise TypeError("set_() received an invalid combination of arguments - got "
                         f"{describe_call(args, kwargs)}, but expected one of:\n" +
                         "".join(f" * {o}\n" for o in _SET_OVERLOADS))
@@ -70,7 +72,6 @@ def set_(self, *args, **kwargs):
     """set_(), set_(source) or set_(source, storage_offset, size, stride=()): make `self`
     look at another memory: a tensor's (its geometry, or the one given), an UntypedStorage's
     (read as self's dtype, with the given geometry) or nothing."""
-    from ..storage import UntypedStorage
     bound = _set_arguments(args, kwargs)
     _check_inplace_leaf(self)
     source = bound.get("source")
@@ -80,7 +81,6 @@ def set_(self, *args, **kwargs):
         if size is not None:   # (its memory, read as self's dtype, as from a Storage)
             source = source.untyped_storage()
         elif source.dtype is not self.dtype:
-            from .._creation import _C_NAMES
             raise RuntimeError(f"Could not set tensor of type {_C_NAMES[source.dtype]} to a "
                                f"tensor of type {_C_NAMES[self.dtype]}")
         else:
@@ -142,7 +142,6 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     if tuple(src._data.shape) != size:
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(src._data.shape)}, slice size = {list(size)}")
-    from .conversion import cast
     return dispatch(_as_strided_scatter, (input, cast(src, input.dtype)),
                     {"size": size, "stride": stride, "offset": offset}, input.dtype)
 
@@ -193,7 +192,6 @@ def dim_order(self, *, ambiguity_check=False):
     strides); with a list of memory formats, the error only when the tensor is not also
     contiguous in exactly one of them. (Where PyTorch's own sort finds equal strides it may
     order tied dims differently from this stable sort; both orders describe the memory.)"""
-    from .._constants import memory_format
     if not isinstance(ambiguity_check, bool) and (not isinstance(ambiguity_check, list) or any(
             not isinstance(f, memory_format) for f in ambiguity_check)):
         raise TypeError("The ambiguity_check argument must be a bool or a list of memory "
@@ -224,7 +222,6 @@ def dim_order(self, *, ambiguity_check=False):
 # ---------------------------------------------------------------------- new, module_load
 def new(self, *args, device=None):
     """The legacy constructor with `self`'s dtype: new(2, 3), new([1, 2]), new(tensor)."""
-    from .._creation import legacy_new
     return legacy_new(Tensor, self.dtype, args, self._device if device is None else device,
                       typed=True)
 
@@ -234,7 +231,6 @@ def module_load(self, other, assign=False):
     with assign=True, else `self` with `other`'s values copied in (detached)."""
     if assign:
         return other.detach()
-    from ..autograd.grad_mode import no_grad
     with no_grad():
         return self.copy_(other).detach()
 

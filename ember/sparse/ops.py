@@ -18,6 +18,7 @@ from ..backends import array_module
 from ..ops.registry import defop
 from ._graph import for_input, record, values_at
 from .coo import coalesce, coalesced_arrays, dense_array, linear_index, make_coo
+from .pointwise import values_of
 
 __all__ = ["sparse_mask", "transpose", "sum", "softmax", "log_softmax", "add", "mul", "div",
            "neg", "accumulate_grad"]
@@ -189,7 +190,6 @@ def _softmax(input, dim, dtype, log):
     dim = dim % n if n else 0
     sd = input.sparse_dim()
     if dim >= sd:   # a dense dim: an ordinary softmax of the (coalesced) values
-        from .pointwise import values_of
         c = coalesce(input)
         values = values_of(c)   # (differentiable with respect to the sparse input)
         fn = values.log_softmax if log else values.softmax

@@ -9,6 +9,7 @@ from .._dtype import int64, uint8
 from .._optional import require
 from .._tensor import Tensor
 from ..ops.shape import cat, stack, tile
+from .transforms import functional as F
 
 __all__ = ["make_grid", "save_image", "draw_bounding_boxes"]
 
@@ -98,7 +99,6 @@ def draw_bounding_boxes(image, boxes, labels=None, colors=None, fill=False, widt
     ImageDraw = require("PIL.ImageDraw", "draw_bounding_boxes")
     ImageFont = require("PIL.ImageFont", "draw_bounding_boxes")
 
-    from .transforms import functional as F
     if not isinstance(image, Tensor):
         raise TypeError(f"Tensor expected, got {type(image)}")
     if not (image.dtype == uint8 or image.is_floating_point()):

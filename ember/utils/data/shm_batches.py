@@ -13,7 +13,7 @@ _owner_pid = None  # set in each worker: the main process's pid, used in segment
 def _shm():
     """ember.multiprocessing.shared_memory, imported on first use: it brings Python's
     multiprocessing, which `import ember` need not pay for."""
-    from ...multiprocessing import shared_memory
+    from ...multiprocessing import shared_memory   # (deferred: see the docstring)
     return shared_memory
 
 

@@ -16,7 +16,7 @@ def _load():
     if hide:
         sys.modules["torch"] = None
     try:
-        import tensorboardX
+        import tensorboardX   # (optional: tensorboardX)
         from tensorboardX import embedding, summary, utils  # noqa: F401
         # The protobuf modules used through `tbx.proto.<name>` elsewhere.
         from tensorboardX.proto import (api_pb2, attr_value_pb2, event_pb2,  # noqa: F401

@@ -2,6 +2,7 @@
 from ..._dtype import long
 from ..._random import get_rng_state, manual_seed, set_rng_state
 from ...ops.random_factories import randint, randn
+from ..transforms import ToPILImage
 from .vision import VisionDataset
 
 
@@ -18,7 +19,6 @@ class FakeData(VisionDataset):
         self.random_offset = random_offset
 
     def __getitem__(self, index):
-        from ..transforms import ToPILImage
         if index >= len(self):
             raise IndexError(f"{self.__class__.__name__} index out of range")
         state = get_rng_state()

@@ -13,6 +13,8 @@ from enum import Enum
 from functools import partial
 from typing import Any, Callable
 
+from ... import hub
+
 __all__ = ["WeightsEnum", "Weights", "get_model", "get_model_builder", "get_model_weights",
            "get_weight", "list_models", "register_model"]
 
@@ -53,7 +55,6 @@ class WeightsEnum(Enum):
         return obj
 
     def get_state_dict(self, *args, **kwargs):
-        from ... import hub
         return hub.load_state_dict_from_url(self.url, *args, **kwargs)
 
     def __repr__(self):

@@ -9,6 +9,7 @@ from functools import partial
 from ... import nn
 from ..._dtype import float32
 from ..._tensor import Tensor
+from ..transforms import InterpolationMode, functional as F
 from ._api import Weights, WeightsEnum
 from ._meta import _IMAGENET_CATEGORIES
 
@@ -168,7 +169,6 @@ class ImageClassification(nn.Module):
     def __init__(self, *, crop_size, resize_size=256, mean=(0.485, 0.456, 0.406),
                  std=(0.229, 0.224, 0.225), interpolation=None, antialias=True):
         super().__init__()
-        from ..transforms import InterpolationMode
         self.crop_size = [crop_size]
         self.resize_size = [resize_size]
         self.mean = list(mean)
@@ -178,7 +178,6 @@ class ImageClassification(nn.Module):
         self.antialias = antialias
 
     def forward(self, img):
-        from ..transforms import functional as F
         img = F.resize(img, self.resize_size, interpolation=self.interpolation,
                        antialias=self.antialias)
         img = F.center_crop(img, self.crop_size)
@@ -210,7 +209,6 @@ def _imagenet(file, num_params, min_size, acc1, acc5, crop_size=224, resize_size
     """One ImageNet-1K classification Weights entry for the file `file` of PyTorch's model
     store (acc@1 / acc@5 are the published ImageNet-1K accuracies)."""
     if interpolation is not None:
-        from ..transforms import InterpolationMode
         interpolation = InterpolationMode(interpolation)
     kw = {"crop_size": crop_size}
     if resize_size != 256:

@@ -19,7 +19,7 @@ class _PilKernels:
     without it); its kernels are only ever handed PIL images, so Pillow is loaded by then."""
 
     def __getattr__(self, name):
-        from . import _functional_pil
+        from . import _functional_pil   # (optional: PIL)
         return getattr(_functional_pil, name)
 
 
