@@ -44,18 +44,14 @@ KNOWN = {line for line in """
 file ember/_signatures/table_tensor.py
 file ember/_signatures/table_torch.py
 # Tensor's methods reach the ops and the engine (function-level imports), the op registry
-# records nodes the engine runs, a few op families call nn.functional
+# records nodes the engine runs, the LSTM layer's double backward runs the engine
 import ember._creation -> ember.ops.conversion (tensor -> ops)
 import ember._creation -> ember.ops.registry (tensor -> ops)
 import ember._inplace -> ember.autograd.grad_mode (tensor -> graph records)
 import ember._inplace -> ember.ops.registry (tensor -> ops)
 import ember._inplace -> ember.ops.view_inplace (tensor -> ops)
-import ember.ops.inplace_functions -> ember.nn.functional (ops -> nn/optim/data)
-import ember.ops.functional_entry_points -> ember.nn.functional (ops -> nn/optim/data)
 import ember.ops.registry -> ember.autograd.graph (ops -> autograd)
-import ember.ops.rnn_entry_points -> ember.nn.functional (ops -> nn/optim/data)
 import ember.ops.rnn_ops -> ember.autograd (ops -> autograd)
-import ember.ops.spectral -> ember.nn.functional (ops -> nn/optim/data)
 # utils.benchmark's Timer gives its statements the public package itself as `torch`
 import ember.utils.benchmark.timer -> ember (vision/utils -> public/cli)
 """.split("\n") if line and not line.startswith("#")}

@@ -108,6 +108,7 @@ def test_untyped_storage_as_torch():
     # (a new storage's bytes are uninitialised in PyTorch: compare the printed layout)
     assert repr(ember.storage.UntypedStorage(2)).replace("ember", "torch").splitlines()[-1] == \
         repr(torch.storage.UntypedStorage(2)).splitlines()[-1]
+    ember.storage._warned.clear()   # (once per process: another test may have warned first)
     with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
         typed = e.storage()
     with warnings.catch_warnings():

@@ -259,6 +259,30 @@ def test_rnn_layer_entry_points_match_torch(torch_mod, rng, name, bidirectional,
                 [(x, tx), (h, th)] + pairs)
 
 
+def test_rnn_layer_dropout_out_of_range_is_atens_error(torch_mod):
+    """torch.lstm checks its dropout only where it applies it (between layers, in
+    training), with ATen's RuntimeError."""
+    for m in (ember, torch_mod):
+        m.manual_seed(0)
+    for layers in (1, 2):
+        shapes = [(20, 4), (20, 5), (20,), (20,)] + ([(20, 5), (20, 5), (20,), (20,)]
+                                                      if layers == 2 else [])
+        results = []
+        for m in (ember, torch_mod):
+            x, h = m.ones(3, 2, 4), (m.zeros(layers, 2, 5), m.zeros(layers, 2, 5))
+            params = [m.full(s, 0.1) for s in shapes]
+            try:
+                out = m.lstm(x, h, params, True, layers, 1.5, True, False, False)[0]
+                results.append(("ok", out.detach().numpy()))
+            except Exception as exc:  # noqa: BLE001 - compared below
+                results.append((type(exc).__name__, str(exc)))
+        assert results[0][0] == results[1][0]
+        if results[0][0] == "ok":
+            np.testing.assert_allclose(results[0][1], results[1][1], atol=1e-6)
+        else:
+            assert results[0][1] == results[1][1]
+
+
 def test_rnn_packed_form_is_refused():
     with pytest.raises(NotImplementedError, match="packed sequences"):
         ember.gru(ember.ones(6, 4), ember.tensor([3, 3]), ember.zeros(1, 3, 3),

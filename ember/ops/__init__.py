@@ -1,5 +1,6 @@
 """The op registry and every op family. Importing this registers all ops and binds the
-Tensor methods they export."""
+Tensor methods they export (torch's top-level forms of nn.functional's kernels, such as
+torch.batch_norm and torch.lstm, register from nn/_functional when ember.nn loads)."""
 import warnings
 
 from .._tensor import Tensor
@@ -23,7 +24,7 @@ from . import linalg_checks, linalg_primitives, linalg_solve  # noqa: F401
 from . import copy_variants, fractional_pooling, index_reduce  # noqa: F401
 from . import tensor_storage_methods  # noqa: F401
 from . import tensor_unsupported_methods  # noqa: F401
-from . import functional_entry_points, rnn_entry_points, view_copies  # noqa: F401
+from . import functional_entry_points, view_copies  # noqa: F401
 from . import inplace_functions, legacy_norms, numeric_calculus, random_discrete  # noqa: F401
 from . import lobpcg, lowrank, sync_batch_norm_kernels  # noqa: F401
 from .registry import METHODS, OPS, PUBLIC  # noqa: F401

@@ -1,8 +1,8 @@
 """Top-level spellings of in-place Tensor methods that torch also exposes as functions
 (`torch.gcd_(a, b)` is `a.gcd_(b)`): the method is the one definition, these check the
 first argument as torch's function forms do and call it. The in-place activations
-(torch.celu_, selu_, rrelu_, threshold_, dropout_) call nn.functional's."""
-from .functional_entry_points import check_dropout_p
+(torch.celu_, selu_, rrelu_, threshold_, dropout_) run nn.functional's kernels and are
+nn/_functional/torch_entry_points.py's."""
 from .registry import METHODS, PUBLIC, check_tensor, export, make_inplace
 from .rounding import conj_physical
 
@@ -69,40 +69,3 @@ for _name in _METHOD_ALIASES:
 METHODS["conj_physical_"] = make_inplace(conj_physical, "conj_physical_")
 PUBLIC["conj_physical_"] = _method_alias("conj_physical_")
 
-
-def _functional():
-    from ..nn import functional  # (cycle: ember.nn imports after the op table)
-    return functional
-
-
-def celu_(input, alpha=1.0):
-    check_tensor("celu_", input)
-    return _functional().celu_(input, alpha)
-
-
-def selu_(input):
-    check_tensor("selu_", input)
-    return _functional().selu_(input)
-
-
-def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
-    check_tensor("rrelu_", input)
-    if generator is not None:
-        raise NotImplementedError("rrelu_(generator=...) is not supported by ember: it draws "
-                                  "from the default generator (seed it with manual_seed)")
-    return _functional().rrelu_(input, lower, upper, training)
-
-
-def threshold_(input, threshold, value):
-    check_tensor("threshold_", input)
-    return _functional().threshold_(input, threshold, value)
-
-
-def dropout_(input, p, train):
-    check_tensor("dropout_", input)
-    check_dropout_p(p)
-    return _functional().dropout(input, p, train, inplace=True)
-
-
-for _fn in (celu_, selu_, rrelu_, threshold_, dropout_):
-    PUBLIC[_fn.__name__] = _fn

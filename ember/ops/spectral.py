@@ -16,13 +16,16 @@ from .._creation import empty, ones, tensor
 from .._inplace import write_out
 from .._scalars import type_name
 from .._signatures import Parser, checked
+from .._signatures.table_nn import FUNCTIONAL
 from .._signatures.table_torch import FUNCTIONS
 from .._tensor import Tensor
 from ._dims import wrap_dim
 from ._elementwise import check_tensor
 from .complex_views import view_as_real
+from .conv import col2im_nd
 from .fft import BY_N, BY_ROOT_N, NONE, fft_c2c, fft_c2r, fft_r2c
 from .nn_resample import constant_pad_nd
+from .padding import pad
 from .registry import METHODS, export
 from .rounding import complex_from_parts
 from .shape import roll
@@ -173,12 +176,19 @@ def _stft_signal(input, n_fft, center, pad_mode, align_to_window):
     check_tensor("stft", input)
     if not center:
         return input
-    from ..nn.functional import pad  # (cycle: reflect padding is nn.functional's, above the ops)
     signal_dim = input.dim()
     extended = [1] * (3 - signal_dim) + list(input.shape)
     half = int(n_fft // 2)   # (int(): a tensor n_fft fails here, as in PyTorch)
-    input = pad(input.view(extended), [half, half], pad_mode)
+    input = _checked_pad()(input.view(extended), [half, half], pad_mode)
     return input.view(input.shape[-signal_dim:])
+
+
+@functools.lru_cache(maxsize=None)
+def _checked_pad():
+    """F.pad behind its builtin's parser, as torch.stft calls it: a pad_mode that is not a str
+    is the parser's TypeError before the mode is looked up."""
+    torch_name, signatures, _ = FUNCTIONAL["pad"]
+    return checked(pad, Parser(torch_name, signatures, keyword_positions=True), method=False)
 
 
 def _complex_by_default(input, window):
@@ -257,15 +267,16 @@ def _full_window(window, win, n_fft, like):
 
 
 def _overlap_add(frames, length, hop):
-    """Sum of (channel, n_frames, n_fft) frames placed hop apart: (channel, length)."""
-    from ..nn.functional import fold  # (cycle: nn.functional's, above the ops)
+    """Sum of (channel, n_frames, n_fft) frames placed hop apart: (channel, length); F.fold's
+    col2im over a 1 x length image, the frames as its columns."""
     if frames.dtype.category == dt.COMPLEX:
         return complex_from_parts(_overlap_add(frames.real, length, hop),
-                       _overlap_add(frames.imag, length, hop))
-    n_fft = frames.shape[-1]
+                                  _overlap_add(frames.imag, length, hop))
+    channels, _, n_fft = frames.shape
     cols = frames.transpose(1, 2)
-    y = fold(cols, output_size=(1, length), kernel_size=(1, n_fft), stride=(1, hop))
-    return y.reshape(frames.shape[0], length)
+    y = col2im_nd(cols, (channels, 1, 1, length), (1, n_fft), (1, hop), ((0, 0), (0, 0)),
+                  (1, 1))
+    return y.reshape(channels, length)
 
 
 _NO_ISTFT_WINDOW = (

@@ -2,10 +2,7 @@
 then the registry ops of ember/ops/conv.py on batched tensors."""
 from collections.abc import Iterable
 
-import numpy as np
-
 from ... import _dtype as dt
-from ... import _creation
 from ..._signatures import Parser
 from ..._signatures.table_nn import FUNCTIONAL
 from ...ops.conv import col2im_nd, conv_nd, conv_transpose_nd, im2col_nd
@@ -15,7 +12,6 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
 
 _TYPE_NAMES = {dt.float32: "Float", dt.float64: "Double", dt.float16: "Half",
                dt.bfloat16: "BFloat16", dt.int64: "Long", dt.int32: "Int"}
-_NP_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
 
 def expand(value, n, name):
@@ -272,24 +268,3 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     x_shape = (cols.shape[0], cols.shape[1] // kk) + size
     out = col2im_nd(cols, x_shape, ksize, stride, tuple((p, p) for p in padding), dilation)
     return out if dim == 3 else out.squeeze(0)
-
-
-# ---------------------------------------------------------------------- padding modes
-def pad_nd(input, pads, mode):
-    """Pad the last len(pads) dims by ((lo, hi), ...) with mode reflect, replicate or circular:
-    an index_select per dim, so gradients (scatter-add) and double backward come free."""
-    nd = len(pads)
-    # NOTE: last dim first, as F.pad checks (and names) them.
-    for i in range(nd - 1, -1, -1):
-        lo, hi = pads[i]
-        axis = input.dim() - nd + i
-        size = input.shape[axis]
-        if mode == "reflect" and (lo >= size or hi >= size):
-            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
-                               f"input dimension, but got: padding ({lo}, {hi}) at dimension "
-                               f"{axis} of input {list(input.shape)}")
-        if not (lo or hi):
-            continue
-        idx = np.pad(np.arange(size), (lo, hi), mode=_NP_MODES[mode])
-        input = input.index_select(axis, _creation.tensor(idx, device=input.device))
-    return input

@@ -3,6 +3,7 @@ import math
 
 from ... import _dtype as dt
 from ..._creation import empty
+from ...ops.padding import pad_nd
 from .. import init
 from .._functional import conv as F
 from ..parameter import Parameter, UninitializedParameter
@@ -110,7 +111,7 @@ class _Conv(_ConvNd):
 
     def _conv_forward(self, input, weight, bias):
         if self.padding_mode != "zeros":
-            input = F.pad_nd(input, self._pads, self.padding_mode)
+            input = pad_nd(input, self._pads, self.padding_mode)
             return F._conv(input, weight, bias, self.stride, 0, self.dilation, self.groups,
                            self._nd, f"conv{self._nd}d")
         return F._conv(input, weight, bias, self.stride, self.padding, self.dilation,

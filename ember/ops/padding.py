@@ -1,16 +1,19 @@
-"""F.pad: constant (any number of dims, negative entries crop), reflect, replicate and
-circular (one to three trailing dims) padding. The non-constant modes are one index
-gather per padded dim over a precomputed source-index vector."""
+"""Padding: F.pad's constant (any number of dims, negative entries crop), reflect, replicate
+and circular (one to three trailing dims) modes, and nn.Conv's padding modes (`pad_nd`).
+The non-constant modes are one index gather per padded dim over a precomputed source-index
+vector, so gradients (scatter-add) and double backward come free."""
 import numpy as np
 
-from ...ops.index_ops import _index_select
-from ...ops.nn_resample import constant_pad_nd
-from ...ops.registry import dispatch, name_node
+from .. import _creation
+from .index_ops import _index_select
+from .nn_resample import constant_pad_nd
+from .registry import dispatch, name_node
 
 __all__ = ["pad"]
 
 _MODES = ("constant", "reflect", "replicate", "circular")
 _DIM_NAMES = ("W", "H", "D")
+_NP_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -76,3 +79,23 @@ def _source_index(mode, n, lo, hi, i, d, shape):
         return np.clip(v, 0, n - 1)
     v = np.abs(v)
     return np.where(v > n - 1, 2 * (n - 1) - v, v)
+
+
+def pad_nd(input, pads, mode):
+    """nn.Conv's padding_mode: pad the last len(pads) dims by ((lo, hi), ...) with mode
+    reflect, replicate or circular, one index_select per dim."""
+    nd = len(pads)
+    # NOTE: last dim first, as F.pad checks (and names) them.
+    for i in range(nd - 1, -1, -1):
+        lo, hi = pads[i]
+        axis = input.dim() - nd + i
+        size = input.shape[axis]
+        if mode == "reflect" and (lo >= size or hi >= size):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
+                               f"input dimension, but got: padding ({lo}, {hi}) at dimension "
+                               f"{axis} of input {list(input.shape)}")
+        if not (lo or hi):
+            continue
+        idx = np.pad(np.arange(size), (lo, hi), mode=_NP_MODES[mode])
+        input = input.index_select(axis, _creation.tensor(idx, device=input.device))
+    return input
