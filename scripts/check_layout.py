@@ -50,7 +50,6 @@ import ember._creation -> ember.ops.registry (tensor -> ops)
 import ember._inplace -> ember.autograd.grad_mode (tensor -> graph records)
 import ember._inplace -> ember.ops.registry (tensor -> ops)
 import ember._inplace -> ember.ops.view_inplace (tensor -> ops)
-import ember.ops.registry -> ember.autograd.graph (ops -> autograd)
 import ember.ops.rnn_ops -> ember.autograd (ops -> autograd)
 # utils.benchmark's Timer gives its statements the public package itself as `torch`
 import ember.utils.benchmark.timer -> ember (vision/utils -> public/cli)

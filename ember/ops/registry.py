@@ -13,10 +13,10 @@ from .._scalars import type_name
 from .._inplace import check_output, commit_inplace, snapshot_for_inplace
 from .._tensor import FAST_TYPES, Tensor, _wrap
 from ..backends import cpu_kernels
-from ..autograd.graph import get_accumulator
+from ..autograd.node import get_accumulator
 from .._dtype import from_numpy_dtype
 from ..autograd.grad_mode import state
-from ..autograd.graph import Node
+from ..autograd.node import Node
 
 OPS = {}          # name -> Op
 PUBLIC = {}       # name -> function exported as ember.<name>
