@@ -15,7 +15,7 @@ from ._printing import set_printoptions  # noqa: F401
 from ._tensor import Size, Tensor  # noqa: F401
 from . import _tensor as _tensor_module
 from ._creation import *  # noqa: F401,F403
-from ._creation import complex, polar, range  # noqa: F401
+from ._creation import range  # noqa: F401
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from . import ops as _ops  # noqa: F401  (registers every op)

@@ -24,7 +24,7 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "emp
            "logspace", "eye", "scalar_tensor", "empty_strided", "FloatTensor", "DoubleTensor",
            "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor", "ShortTensor",
            "CharTensor", "ByteTensor", "BoolTensor", "ComplexFloatTensor",
-           "ComplexDoubleTensor", "is_tensor", "numel", "complex", "polar"]
+           "ComplexDoubleTensor", "is_tensor", "numel"]
 
 _GRAD_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
 
@@ -385,25 +385,6 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     dtype = dtype or dt.get_default_dtype()
     return _finish_out(np.eye(n, m, dtype=dtype.np), dtype, device, requires_grad, out)
-
-
-def complex(real, imag, *, out=None):
-    from .ops.registry import PUBLIC  # (cycle: the ops import this module)
-    return PUBLIC["_complex"](real, imag)
-
-
-def polar(abs, angle, *, out=None):
-    """abs * (cos(angle) + i sin(angle)), of two floating tensors of one dtype (no promotion,
-    as PyTorch's kernel)."""
-    from .ops.registry import PUBLIC  # (cycle: the ops import this module)
-    floating = (dt.float16, dt.float32, dt.float64)
-    if abs.dtype not in floating or angle.dtype not in floating:
-        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
-                           f"{dt.type_name(abs.dtype)} and {dt.type_name(angle.dtype)}")
-    if abs.dtype is not angle.dtype:
-        raise RuntimeError(f"Expected object of scalar type {dt.type_name(abs.dtype)} but got "
-                           f"scalar type {dt.type_name(angle.dtype)} for second argument")
-    return PUBLIC["_complex"](abs * PUBLIC["cos"](angle), abs * PUBLIC["sin"](angle))
 
 
 # ---------------------------------------------------------------------- legacy constructors

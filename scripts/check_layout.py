@@ -46,7 +46,6 @@ file ember/_signatures/table_torch.py
 # Tensor's methods reach the ops and the engine (function-level imports), the op registry
 # records nodes the engine runs, the LSTM layer's double backward runs the engine
 import ember._creation -> ember.ops.conversion (tensor -> ops)
-import ember._creation -> ember.ops.registry (tensor -> ops)
 import ember._inplace -> ember.autograd.grad_mode (tensor -> graph records)
 import ember._inplace -> ember.ops.registry (tensor -> ops)
 import ember._inplace -> ember.ops.view_inplace (tensor -> ops)

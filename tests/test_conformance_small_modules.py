@@ -220,6 +220,13 @@ CREATION = {
     "polar_integers": lambda L: L.polar(L.tensor([1, 2]), L.tensor([1, 2])),
     "polar_two_dtypes": lambda L: L.polar(L.tensor([1., 2.]), L.tensor([1., 2.]).double()),
     "polar": lambda L: L.polar(L.tensor([1., 2.]), L.tensor([0.5, -1.])),
+    # out= is the tensor written and returned (ember once ignored it and returned a new one)
+    "polar_out": lambda L: (lambda o: o if L.polar(L.tensor([1., 2.]), L.tensor([0.5, -1.]),
+                                                   out=o) is o else None)(
+        L.empty(2, dtype=L.complex64)),
+    "complex_out": lambda L: (lambda o: o if L.complex(L.tensor([1., 2.]), L.tensor([3., 4.]),
+                                                       out=o) is o else None)(
+        L.empty(2, dtype=L.complex64)),
     "randn_bool_size": lambda L: L.randn(2, True).shape,
     "zeros_bool_first": lambda L: L.zeros(True, 2),
 }

@@ -16,7 +16,7 @@ from ._elementwise import (check_tensor, defpointwise, float_result, not_impleme
 from ._promote import broadcast_error
 from .comparison import isfinite
 from ._grad_support import real_grad_only
-from .registry import METHODS, defop, dispatch, export
+from .registry import METHODS, PUBLIC, defop, dispatch, export
 
 
 def same_dtype_unary(op, name, kernel, aliases=(), allow_bool=False, complex_error=None):
@@ -338,6 +338,28 @@ def complex_from_parts(real, imag):
         raise broadcast_error(real._data.shape, imag._data.shape) from None
 
 
+@export(name="complex", method=False)
+def complex_(real, imag, *, out=None):
+    r = complex_from_parts(real, imag)
+    return r if out is None else write_out(r, out)
+
+
+@export(method=False)
+def polar(abs, angle, *, out=None):
+    """abs * (cos(angle) + i sin(angle)), of two floating tensors of one dtype (no promotion,
+    as PyTorch's kernel)."""
+    floating = (dt.float16, dt.float32, dt.float64)
+    if abs.dtype not in floating or angle.dtype not in floating:
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{dt.type_name(abs.dtype)} and {dt.type_name(angle.dtype)}")
+    if abs.dtype is not angle.dtype:
+        raise RuntimeError(f"Expected object of scalar type {dt.type_name(abs.dtype)} but got "
+                           f"scalar type {dt.type_name(angle.dtype)} for second argument")
+    r = complex_from_parts(abs * PUBLIC["cos"](angle), abs * PUBLIC["sin"](angle))
+    return r if out is None else write_out(r, out)
+
+
+complex_.__name__ = complex_.__qualname__ = "complex"
 export(real, method=False)
 export(imag, method=False)
 METHODS["real"] = property(real)  # x.real and x.imag are attributes, as in PyTorch
