@@ -197,14 +197,15 @@ def resnet_blocks(torch, quick):
                         nn.CrossEntropyLoss(), opt, quick)
 
 
-@workload("ms/step: LSTM (1 layer, 128 hidden) over 35 steps, batch 32, Adam")
-def lstm(torch, quick):
+def _recurrent_training(torch, quick, layer):
+    """Adam steps of `layer` (32 inputs, 128 hidden, batch_first) and a linear head on its
+    last output, over 35 steps of a batch of 32."""
     nn = torch.nn
 
     class Model(nn.Module):
         def __init__(self):
             super().__init__()
-            self.rnn = nn.LSTM(32, 128, batch_first=True)
+            self.rnn = layer(32, 128, batch_first=True)
             self.head = nn.Linear(128, 10)
 
         def forward(self, x):
@@ -218,6 +219,16 @@ def lstm(torch, quick):
     return _train_steps(torch, model, lambda: (torch.randn(32, t, 32),
                                                torch.randint(0, 10, (32,))),
                         nn.CrossEntropyLoss(), opt, quick)
+
+
+@workload("ms/step: LSTM (1 layer, 128 hidden) over 35 steps, batch 32, Adam")
+def lstm(torch, quick):
+    return _recurrent_training(torch, quick, torch.nn.LSTM)
+
+
+@workload("ms/step: GRU (1 layer, 128 hidden) over 35 steps, batch 32, Adam")
+def gru(torch, quick):
+    return _recurrent_training(torch, quick, torch.nn.GRU)
 
 
 def gpt_block(torch, d, heads, T):

@@ -1,5 +1,5 @@
 """Symbolic functions of the nn ops: convolution, pooling, normalisation, GELU, embedding
-and the LSTM layer (see symbolic_table.py)."""
+and the LSTM and GRU layers (see symbolic_table.py)."""
 import math
 
 import numpy as np
@@ -147,6 +147,38 @@ def _lstm_layer(g, call):
         outputs=3)
     return [g.op("Squeeze", y, g.ints([1], "axes")), g.op("Squeeze", y_h, axis0),
             g.op("Squeeze", y_c, axis0)]
+
+
+# PyTorch orders a GRU's gate blocks (reset, update, new); ONNX (update, reset, hidden).
+_ONNX_GRU_GATE_ORDER = (1, 0, 2)
+
+
+@symbolic("gru_layer")
+def _gru_layer(g, call):
+    """One GRU layer and direction, `gates_x` (T, B, 3H) already holding the input projection
+    and b_ih: an ONNX GRU with linear_before_reset (PyTorch's new gate, r * (W_hn h + b_hn))
+    whose input weight is the permutation matrix that reorders the gates, and whose recurrent
+    weight and bias are W_hh's and b_hh's rows in ONNX's order."""
+    gates_x, h0, w_hh, b_hh = call.inputs[:4]
+    hidden = w_hh.tensor.shape[1]
+    dtype = g.out_dtype()
+    rows = np.concatenate([np.arange(hidden) + block * hidden
+                           for block in _ONNX_GRU_GATE_ORDER])
+    permutation = np.zeros((1, 3 * hidden, 3 * hidden), dtype=dtype)
+    permutation[0, np.arange(3 * hidden), rows] = 1
+    axis0 = g.ints([0], "axes")
+    gate_rows = g.const(rows, "gate_rows")
+    recurrent = g.op("Unsqueeze", g.op("Gather", g.input(w_hh), gate_rows, axis=0), axis0)
+    bias = None
+    if b_hh is not None:   # ONNX's B is [Wb, Rb]: the input's part is already in gates_x
+        bias = g.op("Unsqueeze", g.op("Concat", g.const(np.zeros(3 * hidden, dtype), "zeros"),
+                                      g.op("Gather", g.input(b_hh), gate_rows, axis=0),
+                                      axis=0), axis0)
+    y, y_h = g.op(
+        "GRU", g.input(gates_x), g.const(permutation, "gate_order"), recurrent, bias, None,
+        g.op("Unsqueeze", g.input(h0), axis0), hidden_size=hidden, linear_before_reset=1,
+        direction="reverse" if call.params.get("reverse") else "forward", outputs=2)
+    return [g.op("Squeeze", y, g.ints([1], "axes")), g.op("Squeeze", y_h, axis0)]
 
 
 @symbolic("lstm_cell")

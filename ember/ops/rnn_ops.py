@@ -1,4 +1,4 @@
-"""Fused recurrent-cell ops: one LSTM time step as one registry op.
+"""Fused recurrent ops: one LSTM time step, and a whole LSTM or GRU layer, as one registry op.
 
 An LSTM step written in ember ops costs about twelve recorded ops (a chunk, three sigmoids,
 two tanhs, the products and sums); per-step Python overhead dominates small LSTMs, so the
@@ -9,16 +9,21 @@ step (the recurrent matmul and the gate arithmetic) is one op here.  Its VJP has
 The forward keeps the gate activations and tanh(c') (as PyTorch keeps its sigmoid and tanh
 outputs), so the plain backward does no transcendental functions; the create_graph form
 recomputes them in ember ops from the saved inputs.
+A GRU layer works the same way (its step is `gru_cell`); its forward keeps [r, z, n,
+W_hn h + b_hn] of every step for the backward.
 """
 from ..autograd.grad_mode import state
-from ..backends import array_module, recurrent
+from ..backends import array_module, gru, recurrent
 from ..backends import matmul as products
 from ..backends.special import quiet
+from ._elementwise import LOW
+from .linalg import addmm
 from .matmul import matmul
 from .registry import defop, dispatch
 from .shape import cat, stack
+from .unary import sigmoid, tanh
 
-__all__ = ["lstm_cell_fused", "lstm_layer"]
+__all__ = ["gru_cell", "gru_layer", "lstm_cell_fused", "lstm_layer"]
 
 
 @quiet  # exp(-x) overflows to inf for very negative x; 1/(1+inf) is then exactly 0
@@ -137,3 +142,85 @@ def lstm_layer(gates_x, h0, c0, w_hh, reverse=False):
     (see _lstm_layer_kernel): no per-step dispatch, graph node or gradient accumulation for
     W_hh."""
     return dispatch(_lstm_layer, (gates_x, h0, c0, w_hh), {"reverse": reverse, "stash": []})
+
+
+# ---------------------------------------------------------------------- a GRU layer
+def gru_cell(gates_x, h, w_hh_t, b_hh):
+    """h' of one GRU step in ember ops (a graph of about ten nodes, differentiable again):
+    gates_x holds the input projection plus b_ih, w_hh_t is W_hh^T (transposed once per layer
+    by the caller); gate order (reset, update, new) as in PyTorch's weights; h' = n + z (h - n)
+    rounds as PyTorch's CPU cell's (h - n) z + n."""
+    gh = matmul(h, w_hh_t) if b_hh is None else addmm(b_hh, h, w_hh_t)
+    size = h.shape[1]
+    x_rz, x_n = gates_x.split([2 * size, size], 1)
+    h_rz, h_n = gh.split([2 * size, size], 1)
+    r, z = sigmoid(x_rz + h_rz).chunk(2, 1)
+    n = tanh(x_n + r * h_n)
+    return n + z * (h - n)
+
+
+@quiet  # exp(-x) overflows to inf for very negative x; 1/(1+inf) is then exactly 0
+def _gru_layer_kernel(gates_x, h0, w_hh, b_hh, reverse, stash):
+    """Every step of one GRU layer and direction: (output, h_T).
+
+    gates_x: the input projection plus b_ih of every step, (T, B, 3H); the output is
+    (T, B, H). What the backward reads goes to `stash`."""
+    hs, h, acts = gru.gru_layer(gates_x, h0, w_hh, b_hh, reverse)
+    stash.append(acts)
+    return hs, h
+
+
+# NOTE: PyTorch's CPU GRU has no layer node (its output's grad_fn is the StackBackward0 of its
+# steps): the layer's node takes that name, so `out.grad_fn` reads as PyTorch's.
+_gru_layer = defop("gru_layer", node="StackBackward0", num_outputs=2,
+                   save_output=True)(_gru_layer_kernel)
+
+
+@defop("gru_layer_backward", num_outputs=4)
+def _gru_layer_backward(grad_out, grad_h, h0, w_hh, acts, hs, reverse):
+    """Gradients of (gates_x, h0, w_hh, b_hh); W_hh's and b_hh's are sums over every step at
+    the end."""
+    xp = array_module(grad_out)
+    dx, dgh, dh = gru.gru_layer_backward(grad_out, grad_h, h0, w_hh, acts, hs, reverse)
+    # the hidden state each step started from, in step order: h0 first
+    h_prev = xp.concatenate([hs[1:], h0[None]] if reverse else [h0[None], hs[:-1]])
+    n3 = dgh.shape[2]
+    flat = dgh.reshape(-1, n3)
+    return dx, dh, products.matmul(flat.T, h_prev.reshape(-1, n3 // 3)), flat.sum(0)
+
+
+@_gru_layer.defvjp
+def _gru_layer_vjp(ctx, grad_out, grad_h):
+    gates_x, h0, w_hh, b_hh = ctx.inputs
+    p = ctx.params
+    if not state.enabled:
+        grads = dispatch(_gru_layer_backward, (grad_out, grad_h, h0, w_hh),
+                         {"acts": p["stash"][0], "hs": ctx.output_array(0),
+                          "reverse": p["reverse"]})
+        return tuple(g if e is not None else None for g, e in zip(grads, ctx.edges))
+    # create_graph: the same layer step by step in ember ops, differentiated with a graph.
+    from ..autograd import grad  # (cycle: create_graph runs the engine, above the ops)
+    wanted = [x for x, e in zip(ctx.inputs, ctx.edges) if e is not None]
+    found = iter(grad(_gru_steps(gates_x, h0, w_hh, b_hh, p["reverse"]), wanted,
+                      (grad_out, grad_h), create_graph=True, allow_unused=True))
+    return tuple(next(found) if e is not None else None for e in ctx.edges)
+
+
+def _gru_steps(gates_x, h0, w_hh, b_hh, reverse):
+    """gru_layer's (output, h_T) step by step in ember ops: a graph of every step."""
+    steps = gates_x.unbind(0)
+    outs = [None] * len(steps)
+    h, w_hh_t = h0, w_hh.t()
+    for t in (range(len(steps) - 1, -1, -1) if reverse else range(len(steps))):
+        h = outs[t] = gru_cell(steps[t], h, w_hh_t, b_hh)
+    return stack(outs), h
+
+
+def gru_layer(gates_x, h0, w_hh, b_hh=None, reverse=False):
+    """(output, h_T) of one GRU layer direction over time-major gates_x (the input projection
+    plus b_ih), as one op (see _gru_layer_kernel): no per-step dispatch or graph nodes."""
+    if gates_x.dtype in LOW:
+        # NOTE: float16/bfloat16 ops compute in float32 and round each result, as PyTorch's
+        # do; the layer's arrays would round at other places (its sigmoid is four ops)
+        return _gru_steps(gates_x, h0, w_hh, b_hh, reverse)
+    return dispatch(_gru_layer, (gates_x, h0, w_hh, b_hh), {"reverse": reverse, "stash": []})

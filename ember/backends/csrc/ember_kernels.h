@@ -56,6 +56,7 @@ int ek_num_threads(void);
 extern PyMethodDef ek_random_methods[];
 extern PyMethodDef ek_activation_methods[];
 extern PyMethodDef ek_recurrent_methods[];
+extern PyMethodDef ek_gru_methods[];
 extern PyMethodDef ek_conv_methods[];
 extern PyMethodDef ek_softmax_methods[];
 extern PyMethodDef ek_normalization_methods[];

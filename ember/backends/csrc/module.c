@@ -85,7 +85,7 @@ static PyMethodDef shared_methods[] = {
 
 static PyMethodDef *tables[] = {shared_methods, ek_random_methods, ek_activation_methods,
                                 ek_conv_methods,
-                                ek_recurrent_methods, ek_softmax_methods,
+                                ek_recurrent_methods, ek_gru_methods, ek_softmax_methods,
                                 ek_normalization_methods, ek_dispatch_methods,
                                 ek_autograd_methods, ek_optimizer_methods,
                                 ek_argument_check_methods, ek_elementwise_methods,

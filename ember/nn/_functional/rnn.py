@@ -4,8 +4,8 @@ One layer and direction at a time: the input projection of every time step is on
 up front (x @ W_ih^T + biases over the whole sequence), then each step does one matmul
 against W_hh and the gate arithmetic.  The backward is plain autograd through the steps (one
 graph; the engine is iterative, so long sequences are fine), except for the common LSTM
-(not packed, no projection), whose whole layer is one op with its own VJP; its create_graph
-form differentiates the step-by-step graph.
+(not packed, no projection) and GRU (not packed), whose whole layer is one op with its own
+VJP; its create_graph form differentiates the step-by-step graph.
 
 Packed sequences (decreasing batch sizes per step) run the same loop: in the forward
 direction the finished sequences' states drop out of the batch (and are kept as their final
@@ -13,10 +13,10 @@ states); in the reverse direction the batch grows and new sequences start from t
 initial state.
 """
 from ...ops.linalg import addmm
-from ...ops.rnn_ops import lstm_cell_fused, lstm_layer
+from ...ops.rnn_ops import gru_cell, gru_layer, lstm_cell_fused, lstm_layer
 from ...ops.select import relu
 from ...ops.shape import cat, stack
-from ...ops.unary import sigmoid, tanh
+from ...ops.unary import tanh
 from .dropout import dropout as apply_dropout   # (the loop's `dropout` is a probability)
 
 __all__ = []
@@ -42,14 +42,7 @@ def _lstm_step(xp, h, c, w):
 
 
 def _gru_step(xp, h, c, w):
-    w_hh_t, b_hh = w[0], w[1]
-    gh = h.mm(w_hh_t) if b_hh is None else addmm(b_hh, h, w_hh_t)
-    size = h.shape[1]
-    x_rz, x_n = xp.split([2 * size, size], 1)
-    h_rz, h_n = gh.split([2 * size, size], 1)
-    r, z = sigmoid(x_rz + h_rz).chunk(2, 1)
-    n = tanh(x_n + r * h_n)
-    return n + z * (h - n), None
+    return gru_cell(xp, h, w[0], w[1]), None
 
 
 def step_function(mode):
@@ -150,6 +143,11 @@ def run_rnn(mode, x, hx, cx, weights, num_layers, bidirectional, dropout, traini
             if mode == "LSTM" and sizes is None and w_hr is None and xs.shape[0]:
                 # the common LSTM: the whole layer is one op (see ops/rnn_ops.py)
                 out, h, c = lstm_layer(xs, hx[k], cx[k], w_hh, reverse=d == 1)
+                outputs.append(out)
+            elif mode == "GRU" and sizes is None and xs.shape[0]:
+                # the common GRU likewise
+                out, h = gru_layer(xs, hx[k], w_hh, b_hh, reverse=d == 1)
+                c = None
                 outputs.append(out)
             else:
                 if sizes is None:
