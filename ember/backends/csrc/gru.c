@@ -145,6 +145,20 @@ static void backward_rows(const layer_shape *L, const float *grad_out, const flo
 }
 
 /* ------------------------------------------------------------------ Python wrappers */
+/* The row functions as on_row_chunks calls them, on py_gru_layer's / py_gru_layer_backward's
+   buffers. */
+static void forward_chunk(const layer_shape *L, Py_buffer *v, float *scratch, int64_t b0,
+                          int64_t b1, float *pack) {
+    (void)scratch;
+    forward_rows(L, v[0].buf, v[1].buf, v[2].buf, v[3].buf, v[4].buf, v[5].buf, b0, b1, pack);
+}
+
+static void backward_chunk(const layer_shape *L, Py_buffer *v, float *dh_next, int64_t b0,
+                           int64_t b1, float *pack) {
+    backward_rows(L, v[0].buf, v[2].buf, v[3].buf, v[4].buf, v[5].buf, v[6].buf, v[7].buf,
+                  v[8].buf, dh_next, b0, b1, pack);
+}
+
 /* gru_layer(sgemm, gates_x, h0, w_t, bias, acts, hs, reverse, T, B, H): gates_x (T, B, 3H),
    h0 (B, H), w_t = w_hh^T (H, 3H), bias = b_hh (3H, zeros without one), acts (T, B, 4H),
    hs (T, B, H). */
@@ -164,21 +178,7 @@ static PyObject *py_gru_layer(PyObject *self, PyObject *args) {
     Py_buffer v[6];
     if (get_all(o, v, writable, sizes, 6) < 0) return NULL;
     const layer_shape L = {steps, batch, n, reverse, ek_sgemm_mr(), sgemm};
-    const int parts = team_size(&L);
-    const int64_t rows = chunk_rows(&L, parts), chunks = (batch + rows - 1) / rows;
-    int failed = 0;
-#pragma omp parallel num_threads(parts) if (parts > 1) reduction(| : failed)
-    {
-        float *pack = row_pack(&L, rows, n, &failed);
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t k = 0; k < chunks; k++) {
-            const int64_t b0 = k * rows, b1 = b0 + rows < batch ? b0 + rows : batch;
-            if (!failed)
-                forward_rows(&L, v[0].buf, v[1].buf, v[2].buf, v[3].buf, v[4].buf, v[5].buf,
-                             b0, b1, pack);
-        }
-        free(pack);
-    }
+    const int failed = on_row_chunks(&L, n, forward_chunk, v, NULL);
     release(v, 6);
     if (failed) return PyErr_NoMemory();
     Py_RETURN_NONE;
@@ -210,21 +210,7 @@ static PyObject *py_gru_layer_backward(PyObject *self, PyObject *args) {
     }
     memcpy(dh, v[1].buf, (size_t)row * sizeof(float));
     const layer_shape L = {steps, batch, n, reverse, ek_sgemm_mr(), sgemm};
-    const int parts = team_size(&L);
-    const int64_t rows = chunk_rows(&L, parts), chunks = (batch + rows - 1) / rows;
-    int failed = 0;
-#pragma omp parallel num_threads(parts) if (parts > 1) reduction(| : failed)
-    {
-        float *pack = row_pack(&L, rows, 3 * n, &failed);
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t k = 0; k < chunks; k++) {
-            const int64_t b0 = k * rows, b1 = b0 + rows < batch ? b0 + rows : batch;
-            if (!failed)
-                backward_rows(&L, v[0].buf, v[2].buf, v[3].buf, v[4].buf, v[5].buf, v[6].buf,
-                              v[7].buf, dh, dh_next, b0, b1, pack);
-        }
-        free(pack);
-    }
+    const int failed = on_row_chunks(&L, 3 * n, backward_chunk, v, dh_next);
     PyMem_Free(dh_next);
     release(v, 9);
     if (failed) return PyErr_NoMemory();

@@ -216,6 +216,21 @@ static PyObject *py_lstm_gate_grads(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* The row functions as on_row_chunks calls them, on py_lstm_layer's /
+   py_lstm_layer_backward's buffers. */
+static void forward_chunk(const layer_shape *L, Py_buffer *v, float *scratch, int64_t b0,
+                          int64_t b1, float *pack) {
+    (void)scratch;
+    layer_forward_rows(L, v[0].buf, v[1].buf, v[2].buf, v[3].buf, v[4].buf, v[5].buf,
+                       v[6].buf, v[7].buf, b0, b1, pack);
+}
+
+static void backward_chunk(const layer_shape *L, Py_buffer *v, float *dc_next, int64_t b0,
+                           int64_t b1, float *pack) {
+    layer_backward_rows(L, v[0].buf, v[3].buf, v[4].buf, v[5].buf, v[6].buf, v[7].buf,
+                        v[8].buf, v[9].buf, v[10].buf, dc_next, b0, b1, pack);
+}
+
 /* lstm_layer(sgemm, gates_x, h0, c0, w_t, acts, hs, cs, tcs, reverse): every step of one
    layer and direction; gates_x/acts (T, B, 4H), h0/c0 (B, H), w_t = w_hh^T (H, 4H),
    hs/cs/tcs (T, B, H). */
@@ -235,23 +250,8 @@ static PyObject *py_lstm_layer(PyObject *self, PyObject *args) {
     Py_buffer v[8];
     for (int k = 0; k < 8; k++)
         if (get_f32(o[k], &v[k], writable[k], sizes[k]) < 0) { release(v, k); return NULL; }
-    const float *gates_x = v[0].buf, *h0 = v[1].buf, *c0 = v[2].buf, *w_t = v[3].buf;
-    float *acts = v[4].buf, *hs = v[5].buf, *cs = v[6].buf, *tcs = v[7].buf;
     const layer_shape L = {steps, batch, n, reverse, ek_sgemm_mr(), sgemm};
-    const int parts = team_size(&L);
-    const int64_t rows = chunk_rows(&L, parts), chunks = (batch + rows - 1) / rows;
-    int failed = 0;
-#pragma omp parallel num_threads(parts) if (parts > 1) reduction(| : failed)
-    {
-        float *pack = row_pack(&L, rows, n, &failed);
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t k = 0; k < chunks; k++) {
-            const int64_t b0 = k * rows, b1 = b0 + rows < batch ? b0 + rows : batch;
-            if (!failed)
-                layer_forward_rows(&L, gates_x, h0, c0, w_t, acts, hs, cs, tcs, b0, b1, pack);
-        }
-        free(pack);
-    }
+    const int failed = on_row_chunks(&L, n, forward_chunk, v, NULL);
     release(v, 8);
     if (failed) return PyErr_NoMemory();
     Py_RETURN_NONE;
@@ -277,9 +277,7 @@ static PyObject *py_lstm_layer_backward(PyObject *self, PyObject *args) {
     Py_buffer v[11];
     for (int k = 0; k < 11; k++)
         if (get_f32(o[k], &v[k], writable[k], sizes[k]) < 0) { release(v, k); return NULL; }
-    const float *grad_out = v[0].buf, *c0 = v[3].buf, *w_hh = v[4].buf, *acts = v[5].buf;
-    const float *cs = v[6].buf, *tcs = v[7].buf;
-    float *d = v[8].buf, *dh = v[9].buf, *dc = v[10].buf;
+    float *dh = v[9].buf, *dc = v[10].buf;
     float *dc_next = PyMem_Malloc((size_t)(row ? row : 1) * sizeof(float));
     if (!dc_next) {
         release(v, 11);
@@ -288,21 +286,7 @@ static PyObject *py_lstm_layer_backward(PyObject *self, PyObject *args) {
     memcpy(dh, v[1].buf, (size_t)row * sizeof(float));
     memcpy(dc, v[2].buf, (size_t)row * sizeof(float));
     const layer_shape L = {steps, batch, n, reverse, ek_sgemm_mr(), sgemm};
-    const int parts = team_size(&L);
-    const int64_t rows = chunk_rows(&L, parts), chunks = (batch + rows - 1) / rows;
-    int failed = 0;
-#pragma omp parallel num_threads(parts) if (parts > 1) reduction(| : failed)
-    {
-        float *pack = row_pack(&L, rows, 4 * n, &failed);
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t k = 0; k < chunks; k++) {
-            const int64_t b0 = k * rows, b1 = b0 + rows < batch ? b0 + rows : batch;
-            if (!failed)
-                layer_backward_rows(&L, grad_out, c0, w_hh, acts, cs, tcs, d, dh, dc, dc_next,
-                                    b0, b1, pack);
-        }
-        free(pack);
-    }
+    const int failed = on_row_chunks(&L, 4 * n, backward_chunk, v, dc_next);
     PyMem_Free(dc_next);
     release(v, 11);
     if (failed) return PyErr_NoMemory();

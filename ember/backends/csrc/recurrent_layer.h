@@ -85,6 +85,31 @@ static inline float *row_pack(const layer_shape *L, int64_t rows, int64_t k, int
     return pack;
 }
 
+/* A chunk of the batch's rows [b0, b1) through every step: a layer kernel's row function,
+   reading the kernel's argument buffers `v` and its own `scratch`. */
+typedef void (*rows_fn)(const layer_shape *L, Py_buffer *v, float *scratch, int64_t b0,
+                        int64_t b1, float *pack);
+
+/* The batch in chunks (chunk_rows) over the team (team_size), each thread with its own packed
+   operand of `width` columns (row_pack). 0, or -1 when a thread found no memory. */
+static inline int on_row_chunks(const layer_shape *L, int64_t width, rows_fn rows,
+                                Py_buffer *v, float *scratch) {
+    const int parts = team_size(L);
+    const int64_t per = chunk_rows(L, parts), chunks = (L->batch + per - 1) / per;
+    int failed = 0;
+#pragma omp parallel num_threads(parts) if (parts > 1) reduction(| : failed)
+    {
+        float *pack = row_pack(L, per, width, &failed);
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t k = 0; k < chunks; k++) {
+            const int64_t b0 = k * per, b1 = b0 + per < L->batch ? b0 + per : L->batch;
+            if (!failed) rows(L, v, scratch, b0, b1, pack);
+        }
+        free(pack);
+    }
+    return failed ? -1 : 0;
+}
+
 /* ------------------------------------------------------------------ argument buffers */
 static inline int get_f32(PyObject *obj, Py_buffer *v, int writable, Py_ssize_t elements) {
     char kind;
