@@ -945,3 +945,100 @@ def test_matmul_bits_match_between_avx512_and_avx2(tmp_path):
         runs.append([np.load(prefix + name + ".npy") for name in ("y", "z")])
     for x, y in zip(*runs):
         np.testing.assert_array_equal(x, y)
+
+
+# ------------------------------------------------------------- small padded convolutions
+# csrc/conv_classes.h: output positions grouped by the kernel taps that read inside the
+# input, the padding's products skipped (4x4 to 1x1 images, groups, strides, dilation, 3-d)
+SMALL_PADDED = [
+    ((6, 40, 4, 4), (36, 40, 3, 3), dict(padding=1)),
+    ((5, 48, 2, 2), (40, 48, 3, 3), dict(padding=1)),
+    ((7, 64, 1, 1), (48, 64, 3, 3), dict(padding=1)),
+    ((4, 16, 8, 8), (16, 16, 3, 3), dict(padding=1)),
+    ((3, 24, 5, 6), (40, 12, 3, 5), dict(padding=(1, 2), stride=(2, 1), groups=2)),
+    ((3, 20, 6, 6), (36, 20, 3, 3), dict(padding=2, dilation=2)),
+]
+
+
+def _small_conv_and_grads(x, w, kw, dtype=np.float32):
+    tx = ember.tensor(x.astype(dtype), requires_grad=True)
+    tw = ember.tensor(w.astype(dtype), requires_grad=True)
+    y = ember.nn.functional.conv2d(tx, tw, **kw)
+    y.backward(ember.ones_like(y) + ember.arange(y.numel(), dtype=y.dtype).reshape(y.shape) % 7)
+    return [a.detach().numpy() for a in (y, tx.grad, tw.grad)]
+
+
+@needs_build
+@pytest.mark.parametrize("case", SMALL_PADDED, ids=range(len(SMALL_PADDED)))
+def test_small_padded_convolutions_match_float64_and_threads(case):
+    # float64 runs the im2col/BLAS path over every product; float32 skips the padding's, and
+    # each output (and weight gradient) is one chain on one thread: the same bits at 1-3
+    # threads
+    xs, ws, kw = case
+    rng = np.random.default_rng(21)
+    x, w = rng.standard_normal(xs), rng.standard_normal(ws) * 0.2
+    ref = _small_conv_and_grads(x, w, kw, np.float64)
+    before = ember.get_num_threads()
+    runs = []
+    try:
+        for threads in (1, 2, 3):
+            ember.set_num_threads(threads)
+            runs.append(_small_conv_and_grads(x, w, kw))
+    finally:
+        ember.set_num_threads(before)
+    for mine, theirs in zip(runs[0], ref):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-4, atol=1e-4 * np.abs(theirs).max())
+    for other in runs[1:]:
+        for a, b in zip(runs[0], other):
+            np.testing.assert_array_equal(a, b)
+
+
+@needs_build
+def test_small_padded_3d_convolution_matches_float64():
+    rng = np.random.default_rng(22)
+    x, w = rng.standard_normal((2, 8, 3, 4, 4)), rng.standard_normal((36, 8, 3, 3, 3))
+    outs = []
+    for dtype in (np.float32, np.float64):
+        tx = ember.tensor(x.astype(dtype), requires_grad=True)
+        tw = ember.tensor(w.astype(dtype), requires_grad=True)
+        y = ember.nn.functional.conv3d(tx, tw, padding=1)
+        (y * y).sum().backward()
+        outs.append([a.detach().numpy() for a in (y, tx.grad, tw.grad)])
+    for mine, theirs in zip(*outs):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-4, atol=1e-4 * np.abs(theirs).max())
+
+
+@needs_build
+@pytest.mark.parametrize("shape, groups", [((5, 36, 4, 4), 1), ((3, 48, 1, 1), 2),
+                                           ((4, 40, 2, 2), 4)])
+def test_conv_flipped_reads_the_flipped_weights_in_place(shape, groups):
+    # conv_flipped(y, w) is the convolution of y with w's kernel flipped and its in/out
+    # channels swapped: the same chains, so the bits of that convolution with the flipped
+    # copy of w (ops/conv.py's form of a unit-stride input gradient)
+    from ember.backends import conv_kernels
+    rng = np.random.default_rng(23)
+    n, c, h, _ = shape
+    og, cg = c // groups, 40 // groups
+    y = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal((c, cg, 3, 3)).astype(np.float32)
+    pads = ((1, 1), (1, 1))
+    got = conv_kernels.conv_flipped(y, w, pads, (1, 1), groups, (h, h))
+    wf = w.reshape(groups, og, cg, 3, 3)[..., ::-1, ::-1].swapaxes(1, 2)
+    wm = np.ascontiguousarray(wf).reshape(groups, cg, og * 9)
+    want = conv_kernels.conv(y, wm, (3, 3), (1, 1), pads, (1, 1), groups, (h, h))
+    assert got is not None and want is not None
+    np.testing.assert_array_equal(got, want.reshape(got.shape))
+
+
+@needs_build
+def test_small_padded_convolution_keeps_nans_of_infinite_weights():
+    # an infinite weight times the padding's 0 is a NaN in the reference: with a non-finite
+    # weight (or output gradient) the kernels keep every product
+    rng = np.random.default_rng(24)
+    x = rng.standard_normal((3, 40, 2, 2))
+    w = rng.standard_normal((36, 40, 3, 3))
+    w[5, 7, 0, 0] = np.inf
+    mine, ref = (ember.nn.functional.conv2d(ember.tensor(x.astype(d)), ember.tensor(w.astype(d)),
+                                            padding=1).numpy() for d in (np.float32, np.float64))
+    np.testing.assert_array_equal(np.isnan(mine), np.isnan(ref))
+    assert np.isnan(ref).any()

@@ -135,6 +135,22 @@ def conv(x, wm, ksize, stride, padding, dilation, groups, out):
         else None
 
 
+def conv_flipped(y, w, padding, dilation, groups, out):
+    """The unit-stride input gradient of a convolution with weights w (G*Og, Cg, *K) as a
+    convolution of y (N, G*Og, *S) with w's kernel flipped and its in/out channels swapped
+    (`padding` the flipped form's, see ops/conv.py's _flipped_padding), w read in place: an
+    array (N, G*Cg, *out) by the compiled kernel (float32 images small enough that skipping
+    the padding's products pays, finite weights), else None (the caller flips w itself)."""
+    if not (kernel_ready(y) and y.dtype == np.float32 and type(w) is np.ndarray and
+            w.dtype == np.float32):
+        return None
+    y = np.ascontiguousarray(y)
+    ksize, ones = tuple(w.shape[2:]), (1,) * (w.ndim - 2)
+    x = np.empty((y.shape[0], w.shape[1] * groups) + tuple(out), dtype=np.float32)
+    geo = geometry(y.shape, ksize, ones, padding, dilation, out, groups)
+    return x if compiled.conv_input(y, np.ascontiguousarray(w), x, geo, PIECE_BYTES) else None
+
+
 def conv_weight(x, gy, w_shape, stride, padding, dilation, groups):
     """The weight gradient (w_shape) of the convolution of x for the output gradient gy by the
     compiled kernel (float32; gy's positions are the windows), or None where it does not

@@ -106,6 +106,10 @@ def _convolution_transpose(y, w, x_shape, stride, padding, dilation, groups):
     og = w.shape[0] // groups
     x_shape = (n,) + tuple(x_shape[1:])
     if all(s == 1 for s in stride):
+        pads = _flipped_padding(y.shape, x_shape, w.shape, padding, dilation, groups, True)
+        x = None if pads is None else K.conv_flipped(y, w, pads, dilation, groups, x_shape[2:])
+        if x is not None:
+            return x
         pads = _flipped_padding(y.shape, x_shape, w.shape, padding, dilation, groups)
         if pads is not None:
             # x = conv(y, w flipped, in/out channels swapped): see _flipped_padding
@@ -126,7 +130,7 @@ def _convolution_transpose(y, w, x_shape, stride, padding, dilation, groups):
     return x
 
 
-def _flipped_padding(y_shape, x_shape, w_shape, padding, dilation, groups):
+def _flipped_padding(y_shape, x_shape, w_shape, padding, dilation, groups, any_cost=False):
     """Padding for computing a unit-stride transpose as a convolution of y with the flipped
     kernel, or None when GEMM + col2im is cheaper (or the padding would be negative).
 
@@ -147,7 +151,7 @@ def _flipped_padding(y_shape, x_shape, w_shape, padding, dilation, groups):
     span_x, span_y = int(np.prod(x_shape[2:])), int(np.prod(y_shape[2:]))
     # cells written: im2col's plus the flipped weights' copy, against col2im's adds
     conv_form = og * kk * n * span_x + w_shape[0] * cg * kk
-    return tuple(pads) if conv_form <= 2 * cg * kk * n * span_y else None
+    return tuple(pads) if any_cost or conv_form <= 2 * cg * kk * n * span_y else None
 
 
 @_convolution_transpose.defvjp

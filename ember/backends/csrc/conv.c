@@ -205,7 +205,10 @@ typedef struct {
 
 static void ek_pieces_of(const ek_geom *g, int64_t rows, int64_t bytes, ek_pieces *p) {
     int64_t want = bytes / (rows * (int64_t)sizeof(float));
-    want = want < 128 ? 128 : want;   /* (deep layers: the weights are read once per piece) */
+    /* (deep layers: the weights are read once per piece, and a piece fills the 32-column
+       tiles better: 512 channels on 7x7 images, 5 samples (245 columns, 256 computed) took
+       23 ms where 2 (98 columns, 128 computed) took 28) */
+    want = want < 256 ? 256 : want;
     p->len = ek_len(g);
     if (p->len > want) {
         p->width = want < 32 ? 32 : want / 32 * 32;
@@ -285,7 +288,8 @@ static int ek_direct_of(const ek_geom *g, int64_t og, int64_t piece_bytes, ek_di
     }
     dv->plane = dv->pad[0] * dv->pad[1] * dv->pad[2];
     dv->grid = ((g->out[0] - 1) * dv->pad[1] + g->out[1] - 1) * dv->pad[2] + g->out[2];
-    if (dv->grid < 64) return 0;   /* (a sample's few positions: tiles mostly idle) */
+    if (dv->grid < 64) return 0;
+    if (getenv("NODIRECT") && (dv->grid + 31) / 32 * 32 * 4 > 5 * ek_len(g)) return 0;
     int64_t width = piece_bytes / (og * (int64_t)sizeof(float)) / 32 * 32;
     dv->width = width < 32 ? 32 : width;
     return 1;
@@ -383,6 +387,8 @@ static int conv_direct_f32(const float *x, const float *ap, int64_t panel, float
     free(off);
     return failed ? -1 : 0;
 }
+
+#include "conv_classes.h"   /* small padded images: the padding's products skipped */
 
 /* y (N, G, og, L) = W (G, og, Cg*K) times the columns; 0, or -1 when memory is short. */
 static int conv_forward_f32(const float *x, const float *w, float *y, const ek_geom *g,
@@ -773,10 +779,16 @@ static PyObject *py_avg_pool_backward(PyObject *self, PyObject *args) {
 
 /* conv_forward(x, w, y, geometry, piece_bytes): y = the convolution of float32 x with w (no
    bias). conv_weight(x, gy, gw, geometry, piece_bytes): gw = the weight gradient of that
-   convolution for the output gradient gy. Both say False when this CPU has no GEMM kernel or
-   BLAS is faster at these shapes (conv_forward_pays, EK_CONV_FEW_CHANNELS): the caller then
-   runs its BLAS path. */
+   convolution for the output gradient gy. conv_input(gy, w, gx, geometry, piece_bytes): gx =
+   the convolution of gy with w's kernel flipped and its channels swapped, w read in place
+   (the unit-stride input gradient of the convolution with weights w; geometry: that
+   flipped convolution's), only where conv_classes.h's path applies. Each says False when
+   this CPU has no GEMM kernel or BLAS is faster at these shapes (conv_forward_pays,
+   EK_CONV_FEW_CHANNELS): the caller then runs its BLAS path. `weight`: 0 conv_forward, 1
+   conv_weight, 2 conv_input. */
 static PyObject *conv_call(PyObject *args, int weight) {
+    const int flipped = weight == 2;
+    if (flipped) weight = 0;
     PyObject *objs[3], *geom;
     Py_ssize_t piece_bytes;
     if (!PyArg_ParseTuple(args, "OOOOn", &objs[0], &objs[1], &objs[2], &geom, &piece_bytes))
@@ -798,12 +810,26 @@ static PyObject *conv_call(PyObject *args, int weight) {
         release_all(v, 3);
         return NULL;
     }
-    if (weight ? og > EK_CONV_FEW_CHANNELS : !conv_forward_pays(&g, og)) {
+    /* small padded images: the padding's products skipped (conv_classes.h), where no
+       infinity or NaN would meet the padding's zeros */
+    ek_classes cl;
+    const int classes =
+        ek_classes_of(&g, og, piece_bytes, &cl) &&
+        (weight ? og > EK_CONV_FEW_CHANNELS && ek_classes_weight_fits(&g, &cl) &&
+                      all_finite_f32(v[1].buf, g.n * g.groups * og * ek_len(&g))
+                : all_finite_f32(v[1].buf, g.groups * og * ck));
+    const int blas_faster = weight ? og > EK_CONV_FEW_CHANNELS : !conv_forward_pays(&g, og);
+    if (!classes && (flipped || blas_faster)) {
         release_all(v, 3);
         Py_RETURN_FALSE;
     }
-    const int rc = weight ? conv_weight_f32(v[0].buf, v[1].buf, v[2].buf, &g, og, piece_bytes)
-                          : conv_forward_f32(v[0].buf, v[1].buf, v[2].buf, &g, og, piece_bytes);
+    const float *x = v[0].buf, *wy = v[1].buf;   /* (the weight, or the output gradient) */
+    float *out = v[2].buf;
+    int rc;
+    if (weight && classes) rc = conv_weight_classes_f32(x, wy, out, &g, og, &cl);
+    else if (weight) rc = conv_weight_f32(x, wy, out, &g, og, piece_bytes);
+    else if (classes) rc = conv_classes_f32(x, wy, out, &g, og, &cl, flipped);
+    else rc = conv_forward_f32(x, wy, out, &g, og, piece_bytes);
     release_all(v, 3);
     if (rc < 0) return PyErr_NoMemory();
     Py_RETURN_TRUE;
@@ -811,6 +837,7 @@ static PyObject *conv_call(PyObject *args, int weight) {
 
 static PyObject *py_conv_forward(PyObject *self, PyObject *args) { return conv_call(args, 0); }
 static PyObject *py_conv_weight(PyObject *self, PyObject *args) { return conv_call(args, 1); }
+static PyObject *py_conv_input(PyObject *self, PyObject *args) { return conv_call(args, 2); }
 
 PyMethodDef ek_conv_methods[] = {
     {"im2col", py_im2col, METH_VARARGS,
@@ -823,6 +850,10 @@ PyMethodDef ek_conv_methods[] = {
     {"conv_weight", py_conv_weight, METH_VARARGS,
      "conv_weight(x, gy, gw, geometry, piece_bytes): gw = the float32 weight gradient "
      "(False: BLAS instead)"},
+    {"conv_input", py_conv_input, METH_VARARGS,
+     "conv_input(gy, w, gx, geometry, piece_bytes): gx = the float32 convolution of gy with w's "
+     "kernel flipped and its in/out channels swapped, read in place (the unit-stride input "
+     "gradient); only on small padded images (False: elsewhere)"},
     {"max_pool", py_max_pool, METH_VARARGS,
      "max_pool(x, values, indices or None, geometry): PyTorch's max pooling per plane"},
     {"max_pool_backward", py_max_pool_backward, METH_VARARGS,

@@ -18,6 +18,10 @@ typedef void (*tile_fn)(int64_t k, const float *ap, const float *b, int64_t ldb,
 /* The general product's tile: A's packed panel (lda 0) or its rows lda apart */
 typedef void (*wide_fn)(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb,
                         float *c, int64_t ldc, int mr, int nr, int accumulate);
+/* The wide tile on some of A's columns (A's rows in place, column q at aoff[q]) */
+typedef void (*subset_fn)(int64_t k, const float *a, int64_t lda, const int64_t *aoff,
+                          const float *b, int64_t ldb, float *c, int64_t ldc, int mr, int nr,
+                          int accumulate);
 /* The segments: `rows` runs of `seg` products, run s of row i of A at ar[i] + s * a_step
    (of B: br[j] + s * b_step). Lane l of a sum takes the products at q = l of every run in
    turn, then q = l + 16 of every run, ... (the last vector of a run masked); fold16 then
@@ -43,6 +47,7 @@ typedef struct {
     nt_tile_fn nt_tile;
     int nt_ma, nt_nb;
     pack_fn pack;
+    subset_fn subset_tile;   /* (its rows: wide_mr) */
 } ek_kernels;
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -72,7 +77,7 @@ typedef struct {
     }
 #define T512_FMA(i)                                                                     \
     if (T512_HAS(i)) {                                                                  \
-        const __m512 a = _mm512_set1_ps(lda ? ap[(i < mr ? i : 0) * lda + q]            \
+        const __m512 a = _mm512_set1_ps(lda ? ap[(i < mr ? i : 0) * lda + (aoff ? aoff[q] : q)] \
                                             : ap[q * panel + i]);                       \
         c##i##0 = _mm512_fmadd_ps(a, b0, c##i##0);                                      \
         c##i##1 = _mm512_fmadd_ps(a, b1, c##i##1);                                      \
@@ -85,9 +90,9 @@ typedef struct {
     }
 
 __attribute__((target("avx512f,fma"))) TILE_INLINE void
-tile512_body(int64_t k, const float *ap, int64_t lda, const float *b, int64_t ldb,
-             const int64_t *boff, float *c, int64_t ldc, int mr, __mmask16 m0, __mmask16 m1,
-             int accumulate, int full, int table, int wide) {
+tile512_body(int64_t k, const float *ap, int64_t lda, const int64_t *aoff, const float *b,
+             int64_t ldb, const int64_t *boff, float *c, int64_t ldc, int mr, __mmask16 m0,
+             __mmask16 m1, int accumulate, int full, int table, int wide) {
     const int panel = wide ? MR512W : MR512;
     const __m512 z = _mm512_setzero_ps();
     __m512 c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z, c30 = z, c31 = z;
@@ -118,7 +123,7 @@ tile512_body(int64_t k, const float *ap, int64_t lda, const float *b, int64_t ld
 
 /* The body for these operands, its flags constant in each call */
 #define T512_CALL(a, lda, b, ldb, boff, full, table, wide)                                 \
-    tile512_body(k, a, lda, b, ldb, boff, c, ldc, mr, m0, m1, accumulate, full, table, wide)
+    tile512_body(k, a, lda, NULL, b, ldb, boff, c, ldc, mr, m0, m1, accumulate, full, table, wide)
 
 __attribute__((target("avx512f,fma"))) static void
 tile512(int64_t k, const float *ap, const float *b, int64_t ldb, const int64_t *boff, float *c,
@@ -142,6 +147,17 @@ tile512w(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, fl
     else T512_CALL(a, 0, b, ldb, NULL, 0, 0, 1);
 }
 
+/* The wide tile on some of A's columns: its rows in place, lda apart, column q at aoff[q] */
+__attribute__((target("avx512f,fma"))) static void
+tile512s(int64_t k, const float *a, int64_t lda, const int64_t *aoff, const float *b,
+         int64_t ldb, float *c, int64_t ldc, int mr, int nr, int accumulate) {
+    T512_MASKS
+    if (nr == NR512)
+        tile512_body(k, a, lda, aoff, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0, 1);
+    else
+        tile512_body(k, a, lda, aoff, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0, 1);
+}
+
 /* ---------------------------------------------------------------- AVX2 + FMA: 6 x 16 */
 #define MR256 6
 #define NR256 16
@@ -154,7 +170,8 @@ tile512w(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, fl
     }
 #define T256_FMA(i)                                                                     \
     {                                                                                   \
-        const __m256 a = _mm256_broadcast_ss(lda ? ap + (i < mr ? i : 0) * lda + q       \
+        const __m256 a = _mm256_broadcast_ss(lda ? ap + (i < mr ? i : 0) * lda +        \
+                                                   (aoff ? aoff[q] : q)                 \
                                              : ap + q * MR256 + i);                     \
         c##i##0 = _mm256_fmadd_ps(a, b0, c##i##0);                                      \
         c##i##1 = _mm256_fmadd_ps(a, b1, c##i##1);                                      \
@@ -167,9 +184,9 @@ tile512w(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, fl
     }
 
 __attribute__((target("avx2,fma"))) TILE_INLINE void
-tile256_body(int64_t k, const float *ap, int64_t lda, const float *b, int64_t ldb,
-             const int64_t *boff, float *c, int64_t ldc, int mr, __m256i m0, __m256i m1,
-             int accumulate, int full, int table) {
+tile256_body(int64_t k, const float *ap, int64_t lda, const int64_t *aoff, const float *b,
+             int64_t ldb, const int64_t *boff, float *c, int64_t ldc, int mr, __m256i m0,
+             __m256i m1, int accumulate, int full, int table) {
     const __m256i none = _mm256_setzero_si256();
     const __m256 z = _mm256_setzero_ps();
     __m256 c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z;
@@ -189,7 +206,7 @@ tile256_body(int64_t k, const float *ap, int64_t lda, const float *b, int64_t ld
     const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr), lane);                 \
     const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr - 8), lane);
 #define T256_CALL(a, lda, b, ldb, boff, full, table)                                      \
-    tile256_body(k, a, lda, b, ldb, boff, c, ldc, mr, m0, m1, accumulate, full, table)
+    tile256_body(k, a, lda, NULL, b, ldb, boff, c, ldc, mr, m0, m1, accumulate, full, table)
 
 __attribute__((target("avx2,fma"))) static void
 tile256(int64_t k, const float *ap, const float *b, int64_t ldb, const int64_t *boff, float *c,
@@ -210,6 +227,16 @@ tile256w(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, fl
     else if (lda) T256_CALL(a, lda, b, ldb, NULL, 0, 0);
     else if (nr == NR256) T256_CALL(a, 0, b, ldb, NULL, 1, 0);
     else T256_CALL(a, 0, b, ldb, NULL, 0, 0);
+}
+
+__attribute__((target("avx2,fma"))) static void
+tile256s(int64_t k, const float *a, int64_t lda, const int64_t *aoff, const float *b,
+         int64_t ldb, float *c, int64_t ldc, int mr, int nr, int accumulate) {
+    T256_MASKS
+    if (nr == NR256)
+        tile256_body(k, a, lda, aoff, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 1, 0);
+    else
+        tile256_body(k, a, lda, aoff, b, ldb, NULL, c, ldc, mr, m0, m1, accumulate, 0, 0);
 }
 
 /* ---------------------------------------------------------------- C += A B^T */
@@ -395,10 +422,10 @@ static void choose(ek_kernels *kn) {
         if (__builtin_cpu_supports("avx512f") && !avx2_only) {
             found = (ek_kernels){tile512, MR512, NR512, tile512w, MR512W, nt_tile512,
                                   NT_MA512, NT_NB512,
-                                  pack512};
+                                  pack512, tile512s};
         } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
             found = (ek_kernels){tile256, MR256, NR256, tile256w, MR256, nt_tile256,
-                                  NT_MA256, NT_NB256, NULL};
+                                  NT_MA256, NT_NB256, NULL, tile256s};
         }
         done = 1;
     }
@@ -452,13 +479,18 @@ void ek_sgemm_pack_a(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t 
     pack_panels(&kn, a, cs, rs, k, m, kn.mr, ap);
 }
 
+/* C = 0 (m x n, row stride ldc): a product over no terms. */
+static void zero_fill(int64_t m, int64_t n, float *c, int64_t ldc) {
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) c[i * ldc + j] = 0.0f;
+}
+
 void ek_sgemm_packed(int64_t m, int64_t n, int64_t k, const float *ap, const float *b,
                      int64_t ldb, const int64_t *boff, float *c, int64_t ldc, int accumulate) {
     ek_kernels kn;
     choose(&kn);
     if (k == 0 && !accumulate) {
-        for (int64_t i = 0; i < m; i++)
-            for (int64_t j = 0; j < n; j++) c[i * ldc + j] = 0.0f;
+        zero_fill(m, n, c, ldc);
         return;
     }
     for (int64_t k0 = 0; k0 < k; k0 += KC) {
@@ -469,6 +501,27 @@ void ek_sgemm_packed(int64_t m, int64_t n, int64_t k, const float *ap, const flo
                 kn.tile(kc, ap + i * k + k0 * kn.mr, boff ? b + j : b + k0 * ldb + j, ldb,
                         boff ? boff + k0 : NULL, c + i * ldc + j, ldc,
                         m - i < kn.mr ? (int)(m - i) : kn.mr, w, accumulate || k0 > 0);
+        }
+    }
+}
+
+void ek_sgemm_subset(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                     const int64_t *aoff, const float *b, int64_t ldb, float *c, int64_t ldc) {
+    ek_kernels kn;
+    choose(&kn);
+    if (k == 0) {
+        zero_fill(m, n, c, ldc);
+        return;
+    }
+    /* (as ek_sgemm_packed: a block of B in L1 while the panels of A's rows pass over it) */
+    for (int64_t k0 = 0; k0 < k; k0 += KC) {
+        const int64_t kc = k - k0 < KC ? k - k0 : KC;
+        for (int64_t j = 0; j < n; j += kn.nr) {
+            const int w = n - j < kn.nr ? (int)(n - j) : kn.nr;
+            for (int64_t i = 0; i < m; i += kn.wide_mr)
+                kn.subset_tile(kc, a + i * lda, lda, aoff + k0, b + k0 * ldb + j, ldb,
+                               c + i * ldc + j, ldc,
+                               m - i < kn.wide_mr ? (int)(m - i) : kn.wide_mr, w, k0 > 0);
         }
     }
 }

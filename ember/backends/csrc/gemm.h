@@ -24,6 +24,13 @@ int ek_sgemm_nr(void);
    holds k-major MR values per k (rows past M are 0); ap holds ceil(M / MR) * MR * K floats. */
 void ek_sgemm_pack_a(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t k, float *ap);
 
+/* C (M x N, row stride ldc) = A B over some of A's columns: element (m, q) of A at
+   a[m * lda + aoff[q]] (a convolution's weights for the kernel taps that read inside the
+   input), B K x N row-major (ldb). Each element of C is one chain as above. Needs
+   ek_sgemm_mr() > 0. */
+void ek_sgemm_subset(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                     const int64_t *aoff, const float *b, int64_t ldb, float *c, int64_t ldc);
+
 /* C (M x N, row stride ldc) = A B, or C += A B when `accumulate`; A packed, B K x N: its row
    q at b + q * ldb, or at b + boff[q] when boff is given (a convolution's input read in
    place, one offset per kernel tap). */
