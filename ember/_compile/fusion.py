@@ -27,8 +27,6 @@ from ..ops import registry
 from .capture import OP, Slot
 
 _OPCODES = elementwise.CHAIN_OPS
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-_EXACT_INT = 1 << 24   # Python ints below this are the same number in float32
 FUSED = "fused"        # the kind of a fused step (capture.py's OP, CALL, SETATTR beside it)
 
 
@@ -62,17 +60,6 @@ def _member(entry):
                    step.outs[0].index, step.dtype)
 
 
-def _scalar(value, np_dtype):
-    """The float a constant operand stands for in a chain of `np_dtype`, or None when it
-    is not a plain number the eager kernel would read as that dtype."""
-    cls = value.__class__
-    if cls is float or (cls is int and -_EXACT_INT < value < _EXACT_INT):
-        return float(value)
-    if cls is np.ndarray and value.ndim == 0 and value.dtype == np_dtype:
-        return float(value)
-    return None
-
-
 class _Capture:
     """What the capture saw of each slot: a tensor's dtype and shape, or a constant."""
 
@@ -93,12 +80,12 @@ class _Capture:
             return None
         np_dtype, shape = first._data.dtype, first._data.shape
         result = member.dtype or getattr(self.tensor(member.out), "dtype", None)
-        if np_dtype not in _FLOATS or result is None or result.np != np_dtype:
+        if np_dtype not in elementwise.CHAIN_DTYPES or result is None or result.np != np_dtype:
             return None
         for slot in member.operands:
             t = self.tensor(slot)
             if t is None:
-                if _scalar(self.constants.get(slot), np_dtype) is None:
+                if elementwise.exact_scalar(self.constants.get(slot), np_dtype) is None:
                     return None
             elif t._data.__class__ is not np.ndarray or t._data.dtype != np_dtype or \
                     t._data.shape != shape:
@@ -168,7 +155,8 @@ class FusedChain:
         self.args = tuple(Slot(i) for i in inputs)
         self.outs = tuple(Slot(i) for i in outputs)
         self.internal = tuple(m.out for m in members if m.out not in read_later)
-        self.scalars = tuple(_scalar(capture.constants[s], self.np_dtype) for s in scalars)
+        self.scalars = tuple(elementwise.exact_scalar(capture.constants[s], self.np_dtype)
+                             for s in scalars)
         self.program, self.scratch = _allocate(members, inputs, scalars, outputs)
 
     def __repr__(self):

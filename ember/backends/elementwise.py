@@ -42,7 +42,20 @@ CHAIN_OPS = {"add": (0, 2), "sub": (1, 2), "mul": (2, 2), "div": (3, 2), "neg": 
 # ns an element against 0.1) and its backward (a comparison, a bool array, a product);
 # below, the call's fixed cost eats the gain (measured: even at 4096 elements).
 _CHAIN_MIN = 4096
+CHAIN_DTYPES = _FLOATS
 _EXACT_INT = 1 << 24   # Python ints below this are the same number in float32
+
+
+def exact_scalar(value, dtype):
+    """The float a scalar operand of a `dtype` array stands for in the compiled kernels, or
+    None: a Python float, an int NumPy reads as the same number in float32, or a 0-d array
+    of `dtype` itself (NumPy reads a Python number as the array's dtype)."""
+    cls = value.__class__
+    if cls is float or (cls is int and -_EXACT_INT < value < _EXACT_INT):
+        return float(value)
+    if cls is np.ndarray and value.ndim == 0 and value.dtype == dtype:
+        return float(value)
+    return None
 
 
 def _team_takes(a, b):
@@ -58,8 +71,8 @@ def _team_takes(a, b):
         if b.dtype == a.dtype and b.shape == a.shape and b.flags.c_contiguous:
             return "array"
         return None
-    if b.__class__ is float or (b.__class__ is int and -_EXACT_INT < b < _EXACT_INT):
-        return "scalar"   # (NumPy reads a Python number as the array's dtype)
+    if b.__class__ is not np.ndarray and exact_scalar(b, a.dtype) is not None:
+        return "scalar"
     return None
 
 
