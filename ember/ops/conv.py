@@ -105,13 +105,14 @@ def _convolution_transpose(y, w, x_shape, stride, padding, dilation, groups):
     n = y.shape[0]
     og = w.shape[0] // groups
     x_shape = (n,) + tuple(x_shape[1:])
-    if all(s == 1 for s in stride):
-        pads = _flipped_padding(y.shape, x_shape, w.shape, padding, dilation, groups, True)
-        x = None if pads is None else K.conv_flipped(y, w, pads, dilation, groups, x_shape[2:])
+    pads = _flipped_padding(y.shape, x_shape, w.shape, padding, dilation) \
+        if all(s == 1 for s in stride) else None
+    if pads is not None:
+        # the compiled kernel reads w flipped in place, whatever the cost test says below
+        x = K.conv_flipped(y, w, pads, dilation, groups, x_shape[2:])
         if x is not None:
             return x
-        pads = _flipped_padding(y.shape, x_shape, w.shape, padding, dilation, groups)
-        if pads is not None:
+        if _flipped_pays(y.shape, x_shape, w.shape, groups):
             # x = conv(y, w flipped, in/out channels swapped): see _flipped_padding
             nd = w.ndim - 2
             flip = (slice(None),) * 3 + (slice(None, None, -1),) * nd
@@ -130,15 +131,12 @@ def _convolution_transpose(y, w, x_shape, stride, padding, dilation, groups):
     return x
 
 
-def _flipped_padding(y_shape, x_shape, w_shape, padding, dilation, groups, any_cost=False):
+def _flipped_padding(y_shape, x_shape, w_shape, padding, dilation):
     """Padding for computing a unit-stride transpose as a convolution of y with the flipped
-    kernel, or None when GEMM + col2im is cheaper (or the padding would be negative).
+    kernel, or None when it would be negative.
 
     x[i] = sum_k y[i + lo - d*k] w[k] = sum_k' ypad[i + d*k'] w[K-1-k'], ypad = y padded by
-    lo' = d*(K-1) - lo in front and hi' = X - Y + lo behind. The im2col copy of y (Og*K rows
-    over x's positions) and a flipped copy of the weights replace col2im's adds (Cg*K rows
-    over y's positions), and the GEMM takes the forward's shape. NOTE: an add costs about
-    twice a copy, so take the conv form while it writes at most twice as many cells."""
+    lo' = d*(K-1) - lo in front and hi' = X - Y + lo behind."""
     pads = []
     for xs, ys, k, d, (lo, hi) in zip(x_shape[2:], y_shape[2:], w_shape[2:], dilation,
                                       padding):
@@ -146,12 +144,21 @@ def _flipped_padding(y_shape, x_shape, w_shape, padding, dilation, groups, any_c
         if lo2 < 0 or hi2 < 0:
             return None
         pads.append((lo2, hi2))
+    return tuple(pads)
+
+
+def _flipped_pays(y_shape, x_shape, w_shape, groups):
+    """Whether the flipped convolution beats GEMM + col2im on the NumPy path: the im2col copy
+    of y (Og*K rows over x's positions) and a flipped copy of the weights replace col2im's
+    adds (Cg*K rows over y's positions), and the GEMM takes the forward's shape. NOTE: an add
+    costs about twice a copy, so take the conv form while it writes at most twice as many
+    cells."""
     og, cg = w_shape[0] // groups, w_shape[1]
     kk, n = int(np.prod(w_shape[2:])), x_shape[0]
     span_x, span_y = int(np.prod(x_shape[2:])), int(np.prod(y_shape[2:]))
     # cells written: im2col's plus the flipped weights' copy, against col2im's adds
     conv_form = og * kk * n * span_x + w_shape[0] * cg * kk
-    return tuple(pads) if any_cost or conv_form <= 2 * cg * kk * n * span_y else None
+    return conv_form <= 2 * cg * kk * n * span_y
 
 
 @_convolution_transpose.defvjp
