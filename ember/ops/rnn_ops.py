@@ -124,16 +124,21 @@ def _lstm_layer_vjp(ctx, grad_out, grad_h, grad_c):
                          "reverse": p["reverse"]})
     # create_graph: the same layer step by step (cells whose VJP has a graph form),
     # differentiated with a graph.
-    from ..autograd import grad  # (cycle: create_graph runs the engine, above the ops)
     steps = gates_x.unbind(0)
     outs = [None] * len(steps)
     h, c = h0, c0
     for t in (range(len(steps) - 1, -1, -1) if p["reverse"] else range(len(steps))):
         h, c = lstm_cell_fused(steps[t], h, w_hh, c)
         outs[t] = h
+    return _graph_grads(ctx, (stack(outs), h, c), (grad_out, grad_h, grad_c))
+
+
+def _graph_grads(ctx, outputs, grad_outputs):
+    """A layer VJP's create_graph form: the gradients, differentiable again, of `outputs`
+    (the layer rebuilt step by step in ember ops) for the op's inputs that need one."""
+    from ..autograd import grad  # (cycle: create_graph runs the engine, above the ops)
     wanted = [x for x, e in zip(ctx.inputs, ctx.edges) if e is not None]
-    found = iter(grad((stack(outs), h, c), wanted, (grad_out, grad_h, grad_c),
-                      create_graph=True, allow_unused=True))
+    found = iter(grad(outputs, wanted, grad_outputs, create_graph=True, allow_unused=True))
     return tuple(next(found) if e is not None else None for e in ctx.edges)
 
 
@@ -199,11 +204,8 @@ def _gru_layer_vjp(ctx, grad_out, grad_h):
                           "reverse": p["reverse"]})
         return tuple(g if e is not None else None for g, e in zip(grads, ctx.edges))
     # create_graph: the same layer step by step in ember ops, differentiated with a graph.
-    from ..autograd import grad  # (cycle: create_graph runs the engine, above the ops)
-    wanted = [x for x, e in zip(ctx.inputs, ctx.edges) if e is not None]
-    found = iter(grad(_gru_steps(gates_x, h0, w_hh, b_hh, p["reverse"]), wanted,
-                      (grad_out, grad_h), create_graph=True, allow_unused=True))
-    return tuple(next(found) if e is not None else None for e in ctx.edges)
+    return _graph_grads(ctx, _gru_steps(gates_x, h0, w_hh, b_hh, p["reverse"]),
+                        (grad_out, grad_h))
 
 
 def _gru_steps(gates_x, h0, w_hh, b_hh, reverse):
