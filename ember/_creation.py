@@ -82,7 +82,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     else:
         dev = placement(device)   # None: the default device
     array, dtype = data_to_array(data, dtype)
-    return _pinned(_finish(array, dtype, dev, requires_grad), pin_memory)
+    return pinned(_finish(array, dtype, dev, requires_grad), pin_memory)
 
 
 def _with_default(device):
@@ -91,12 +91,20 @@ def _with_default(device):
     return _device._default[0] if device is None else device
 
 
-def _pinned(t, pin_memory):
-    """`pin_memory=True` of a constructor (see ops/conversion.py)."""
+def pinned(t, pin_memory):
+    """Constructors' `pin_memory=True`: the new tensor `t` moved into pinned memory (still
+    a leaf), or PyTorch's error without a GPU."""
     if not pin_memory:
         return t
-    from .ops.conversion import pinned_if  # (cycle: the ops import this module)
-    return pinned_if(t, pin_memory)
+    try:
+        backend = backends.get("cuda")
+    except AssertionError:   # (no accelerator: no pinned memory allocator)
+        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no "
+                           "pinned memory allocator is available on this system.") from None
+    if t._device.type != "cpu":
+        raise RuntimeError("Only dense CPU tensors can be pinned")
+    t._data = backend.pin(t._data)
+    return t
 
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -124,9 +132,9 @@ def as_tensor(data, *, dtype=None, device=None):
     if isinstance(data, Tensor):
         if (dtype is None or dtype is data.dtype) and (dev is None or dev == data._device):
             return data
-        from .ops.conversion import cast, move  # (cycle: the ops import this module)
-        out = data if dev is None else move(data, dev)
-        return out if dtype is None else cast(out, dtype)
+        # (through the conversion op, Tensor.to, so the result has a graph node as in PyTorch)
+        out = data if dev is None else data.to(dev)
+        return out if dtype is None else out.to(dtype)
     if isinstance(data, np.ndarray) and (dev is None or dev.type == "cpu"):
         if not positive_strides(data):
             raise ValueError(STRIDE_ERROR)
@@ -143,9 +151,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     device = _with_default(device)
     if copy:
         if isinstance(obj, Tensor):
-            from .ops.conversion import to  # (cycle: the ops import this module)
-            t = to(obj.detach(), device=device or obj._device, dtype=dtype or obj.dtype,
-                   copy=True)
+            t = obj.detach().to(device=device or obj._device, dtype=dtype or obj.dtype,
+                                copy=True)
         else:
             array, d = data_to_array(obj, dtype)
             t = _finish(array, d, placement(device), False)
@@ -282,21 +289,21 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
           pin_memory=False, **kwargs):
     shape = _sized("zeros", size, kwargs)
     _check_shape(shape, zeros=True)
-    return _pinned(_filled(shape, 0, dtype, device, requires_grad, out), pin_memory)
+    return pinned(_filled(shape, 0, dtype, device, requires_grad, out), pin_memory)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False, **kwargs):
     shape = _sized("ones", size, kwargs)
     _check_shape(shape)
-    return _pinned(_filled(shape, 1, dtype, device, requires_grad, out), pin_memory)
+    return pinned(_filled(shape, 1, dtype, device, requires_grad, out), pin_memory)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None, **kwargs):
     shape = _sized("empty", size, kwargs)
     _check_shape(shape)
-    return _pinned(_filled(shape, None, dtype, device, requires_grad, out), pin_memory)
+    return pinned(_filled(shape, None, dtype, device, requires_grad, out), pin_memory)
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -304,7 +311,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     # NOTE: ember tensors are NumPy arrays; the strides asked for are not honoured.
     shape = _size_args("empty_strided", (size,))
     _check_shape(shape)
-    return _pinned(_filled(shape, None, dtype, device, requires_grad), pin_memory)
+    return pinned(_filled(shape, None, dtype, device, requires_grad), pin_memory)
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,

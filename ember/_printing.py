@@ -113,7 +113,7 @@ def tensor_repr(tensor, prefix=None, *, tensor_contents=None):
     node = tensor.grad_fn
     if node is not None:
         name = node.name() if hasattr(node, "name") else type(node).__name__
-        suffixes.append(f"grad_fn=<{name}>")
+        suffixes.append(f"grad_fn=<{name.rpartition('::')[2]}>")   # (the type's name, not C++'s)
     elif tensor._requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent, opts.linewidth)

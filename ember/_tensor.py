@@ -433,8 +433,7 @@ def _compiled_wrap():
 wrap_as = _wrap   # (the definition, which also makes subclasses: the compiled twin does not)
 _wrap = _compiled_wrap()
 
-from ._inplace import (_any_requires_grad, _check_multi_view,  # noqa: E402,F401
-                       commit_inplace, snapshot_for_inplace, write_out)
+from ._inplace import write_out  # noqa: E402,F401  (the ops' `out=`, read from here)
 from . import _tensor_conversions  # noqa: E402,F401  (attaches item, numpy, __float__, ...)
 
 FAST_TYPES.add(Tensor)

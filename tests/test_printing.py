@@ -210,6 +210,10 @@ def _graph_pairs(torch, dtype):
     yield xe.mean(), xt.mean()
     yield xe @ xe.T, xt @ xt.T
     yield xe.detach(), xt.detach()
+    ye, yt = xe * 1, xt * 1
+    ye[1:].add_(1)   # an in-place op through a view: CopySlices, a node PyTorch names in C++
+    yt[1:].add_(1)
+    yield ye, yt
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "complex64"])

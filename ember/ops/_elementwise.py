@@ -44,7 +44,7 @@ def after_loop_checks(error, dtype, *operands):
     """`error` (a pointwise op refusing `dtype`) in its place after TensorIterator's checks:
     PyTorch computes the operands' broadcast shape before it looks for a kernel, so shapes that
     do not broadcast are the error first. The error carries the loop's shape and dtype as
-    `loop`: an in-place caller checks its output against them first (registry.apply_inplace),
+    `loop`: an in-place caller checks its output against them first (inplace.apply_inplace),
     as TensorIterator does."""
     shape = ()
     for x in operands:

@@ -252,17 +252,3 @@ def is_pinned(self, device=None):
     if self._device.type != "cpu" or "cuda" not in backends.BACKENDS:
         return False
     return backends.BACKENDS["cuda"].is_pinned(self._data)
-
-
-def pinned_if(t, pin):
-    """Constructors' `pin_memory=True`: the new tensor `t` moved into pinned memory (still
-    a leaf), or PyTorch's error without a GPU."""
-    if not pin:
-        return t
-    if not _accelerator_available():
-        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no "
-                           "pinned memory allocator is available on this system.")
-    if t._device.type != "cpu":
-        raise RuntimeError("Only dense CPU tensors can be pinned")
-    t._data = _pinning_backend().pin(t._data)
-    return t

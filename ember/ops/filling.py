@@ -17,7 +17,8 @@ from ..backends import array_module
 from ._promote import broadcast_error
 from .conversion import cast, move
 from .indexing import _value_array
-from .registry import METHODS, apply_inplace, check_tensor, defop, dispatch, export
+from .inplace import apply_inplace
+from .registry import METHODS, check_tensor, defop, dispatch, export
 from ..func import _state as _func
 
 

@@ -12,7 +12,8 @@ from . import pointwise, return_types
 from ._elementwise import (EMPTY, binary_not_implemented, check_tensor, defpointwise,
                            result_of)
 from ._promote import broadcast_error, compute_dtype, operand_array
-from .registry import apply_inplace, defop, dispatch, export
+from .inplace import apply_inplace
+from .registry import defop, dispatch, export
 
 _LN2 = math.log(2.0)
 

@@ -23,7 +23,8 @@ from ..func import _state as _func
 from .conversion import cast, move
 from .index_keys import FULL, MASK_DTYPES, advanced_error, parse_key
 from .indexing_views import BASIC_VIEW_OPS
-from .registry import METHODS, apply_inplace, defop, dispatch, export
+from .inplace import apply_inplace
+from .registry import METHODS, defop, dispatch, export
 from .views import expand
 
 

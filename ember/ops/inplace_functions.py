@@ -3,7 +3,8 @@
 first argument as torch's function forms do and call it. The in-place activations
 (torch.celu_, selu_, rrelu_, threshold_, dropout_) run nn.functional's kernels and are
 nn/_functional/torch_entry_points.py's."""
-from .registry import METHODS, PUBLIC, check_tensor, export, make_inplace
+from .inplace import make_inplace
+from .registry import METHODS, PUBLIC, check_tensor, export
 from .rounding import conj_physical
 
 __all__ = ["gcd_", "lcm_", "ldexp_", "i0_", "as_strided_", "resize_as_"]

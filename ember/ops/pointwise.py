@@ -18,7 +18,8 @@ from ._elementwise import (EMPTY, binary, check_tensor, defpointwise,
                            float_result, not_implemented, not_tensor, public, result_of, unary)
 from ._promote import compute_dtype, operand_array, tensor_operands
 from .arithmetic import check_integer_division
-from .registry import METHODS, apply_inplace, defop, dispatch, export
+from .inplace import apply_inplace
+from .registry import METHODS, defop, dispatch, export
 from .select import where
 
 

@@ -7,11 +7,10 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import backends
-from .._creation import _size_args
+from .._creation import _size_args, pinned
 from .._device import placement
 from .._tensor import Tensor, _wrap, write_out
 from ._promote import broadcast_error
-from .conversion import pinned_if
 from .random import _check_std, _for, _gen, _like, normal_, random_, uniform_
 from .registry import export
 
@@ -29,7 +28,7 @@ def _new(name, size, dtype, device, default=None):
 
 def _finish(t, device, requires_grad, out, pin_memory=False):
     if pin_memory:
-        t = pinned_if(t, pin_memory)
+        t = pinned(t, pin_memory)
     device = placement(device)   # None: the default device
     if device is not None and device.type != "cpu":
         t = _wrap(backends.to_device(device, t._data), t.dtype, device)

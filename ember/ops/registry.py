@@ -10,7 +10,6 @@ import numpy as np
 from .. import backends
 from .._dtype import _BY_NP, COMPLEX, FLOATING, dtype as dtype_cls
 from .._scalars import type_name
-from .._inplace import check_output, commit_inplace, snapshot_for_inplace
 from .._tensor import FAST_TYPES, Tensor, _wrap
 from ..backends import cpu_kernels
 from ..autograd.node import get_accumulator
@@ -405,28 +404,6 @@ def current_grad_fn(view):
     return fn
 
 
-def make_inplace(fn, name):
-    """`x.op_(...)`: compute `op(x, ...)`, then write it into x's storage."""
-    def inplace(self, *args, **kwargs):
-        return apply_inplace(self, fn, args, kwargs)
-    inplace.__name__ = name
-    inplace.__qualname__ = "Tensor." + name
-    return inplace
-
-
-def apply_inplace(self, fn, args, kwargs):
-    """Compute `fn(self, *args, **kwargs)` out of place, then write it into `self`."""
-    source = snapshot_for_inplace(self, args, kwargs)
-    try:
-        result = fn(source, *args, **kwargs)
-    except NotImplementedError as missing:
-        loop = getattr(missing, "loop", None)
-        if loop is not None:   # (a pointwise op without a kernel for the dtype: PyTorch
-            check_output(self, *loop)   # checks the output's shape and dtype first)
-        raise
-    return commit_inplace(self, result)
-
-
 from ..autograd import anomaly as _anomaly  # noqa: E402
 from ..amp import autocast_mode as _autocast  # noqa: E402
 from ..func import _state as _func  # noqa: E402
@@ -463,3 +440,8 @@ def compiled_operator(op, general, name, reflected=False):
     if dispatch is python_dispatch:
         return general
     return cpu_kernels.compiled.binary_operator(op, general, name, reflected)
+
+
+# (cycle: the in-place protocol reads current_grad_fn above and imports the view ops, which
+# register through this module; `export(inplace=True)` needs it only when an op module loads)
+from .inplace import make_inplace  # noqa: E402

@@ -17,7 +17,8 @@ from .._scalars import number, type_name
 from ..autograd.grad_mode import state
 from ..backends import array_module, numpy_backend
 from ._dims import wrap_dim
-from .registry import METHODS, apply_inplace, defop, dispatch, export
+from .inplace import apply_inplace
+from .registry import METHODS, defop, dispatch, export
 from .indexing_views import _slice_backward
 
 _INDEX = (dt.int64, dt.int32)

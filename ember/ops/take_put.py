@@ -11,7 +11,8 @@ from .._tensor import Tensor, _wrap, write_out
 from ..autograd.grad_mode import state
 from ..backends import array_module, numpy_backend
 from ._dims import reduce_dims
-from .registry import METHODS, apply_inplace, check_tensor, defop, dispatch, export
+from .inplace import apply_inplace
+from .registry import METHODS, check_tensor, defop, dispatch, export
 
 
 # ---------------------------------------------------------------------- take / put

@@ -13,7 +13,8 @@ from ..backends import array_module, numpy_backend
 from ._dims import size_list, wrap_dim
 from .conversion import cast
 from .indexing_views import _diagonal_dims, diagonal
-from .registry import METHODS, apply_inplace, defop, dispatch, export
+from .inplace import apply_inplace
+from .registry import METHODS, defop, dispatch, export
 
 
 # ---------------------------------------------------------------------- *_scatter

@@ -26,7 +26,7 @@ def sparse_repr(t, components, force_newline):
         suffixes.append(f"dtype={t.dtype!r}")
     suffixes.append(f"layout={t.layout}")
     if t.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{t.grad_fn.name().rpartition('::')[2]}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     parts = [text]
