@@ -185,6 +185,17 @@ class Generator:
         """n float64 uniforms in [0, 1): 53 bits of a 64-bit word each."""
         return self.uniform(n, np.float64)
 
+    def bernoulli_scaled(self, out, keep, scale):
+        """Dropout's mask in one pass: each element of the flat float32/float64 array `out`
+        is `scale` where the uniform uniform_double would draw for it is below `keep`, else
+        0 (bernoulli_(keep) then multiplying by `scale`: the same draws and bits)."""
+        if cpu_kernels.compiled is None:
+            out[...] = np.where(self.uniform_double(out.size) < keep, scale, 0)
+            return out
+        self._fresh = False
+        cpu_kernels.compiled.bernoulli_scaled(self._capsule, out, keep, scale)
+        return out
+
     def uniform(self, n, dtype, low=0.0, span=1.0, out=None):
         """`uniform_(low, low + span)` on n elements, as float64 values for `dtype` float64,
         else float32 values (PyTorch computes float16 and bfloat16 in float, then rounds):

@@ -97,6 +97,22 @@ def test_dropout_masks(name, dtype, torch_mod):
     np.testing.assert_array_equal(out[1], out[0])
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("p", [0.1, 0.25, 0.7])
+def test_large_dropout_masks_and_their_gradient(dtype, p, torch_mod):
+    """Dropout over 100,003 elements (the one-pass mask kernel, ops/random.dropout_mask_):
+    output and input gradient equal torch's bit for bit, and the stream continues alike."""
+    out = []
+    for L in (torch_mod, ember):
+        L.manual_seed(11)
+        x = (L.arange(100_003, dtype=getattr(L, dtype)) / 1000 - 50).requires_grad_()
+        y = L.nn.functional.dropout(x, p)
+        y.backward(L.ones_like(y))
+        out.append((y.detach().numpy(), x.grad.numpy(), L.rand(5).numpy()))
+    for theirs, ours in zip(*out):
+        np.testing.assert_array_equal(ours, theirs)
+
+
 def test_shuffles_splits_and_samplers(torch_mod):
     def draw(L):
         data = L.utils.data

@@ -4,7 +4,7 @@ import builtins
 import sys
 
 from .._tensor import Tensor
-from ..nn._functional import normalization
+from ..nn._functional import dropout, normalization
 from ..nn.modules.module import Module
 from ..optim.lr_scheduler import LRScheduler
 from ..optim.optimizer import Optimizer
@@ -57,6 +57,8 @@ def patch_calls(recorder):
     recorder.patch(normalization, "_update_stats",
                 recorder.recorded(normalization._update_stats))
     recorder.lowerable_calls.add(normalization._update_stats)
+    # dropout's mask draws in one pass without the Tensor methods (ops/random.dropout_mask_)
+    recorder.patch(dropout, "dropout_mask_", recorder.recorded(dropout.dropout_mask_))
     # A module call with hooks is one recorded call: the hooks run again on replay.
     recorder.patch(hooks, "call_with_hooks", recorder.recorded(hooks.call_with_hooks))
     for base, names in ((Optimizer, ("step", "zero_grad")), (LRScheduler, ("step",)),

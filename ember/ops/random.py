@@ -292,6 +292,19 @@ def bernoulli_(self, p=0.5, *, generator=None):
     return _bernoulli_scalar(self, p, generator)
 
 
+def dropout_mask_(noise, keep):
+    """Dropout's mask: `noise.bernoulli_(keep).div_(keep)`, in one pass where the array
+    allows it (CPU float32/float64 in memory order), with the same draws and bits."""
+    a = noise._data
+    if (noise._device.type != "cpu" or a.dtype not in (np.float32, np.float64)
+            or not a.flags.c_contiguous):
+        return noise.bernoulli_(keep).div_(keep)
+    scale = a.dtype.type(1) / a.dtype.type(keep)   # (div_ rounds 1 / keep in the array's type)
+    default_generator.bernoulli_scaled(a.reshape(-1), keep, float(scale))
+    bump_version(noise)
+    return noise
+
+
 _INT_NAMES = {dt.uint8: "unsigned char", dt.int8: "signed char", dt.int16: "short",
               dt.int32: "int", dt.int64: "long", dt.bool: "bool"}
 _FLOAT_DIGITS = {dt.float16: 11, dt.bfloat16: 8, dt.float32: 24, dt.float64: 53}

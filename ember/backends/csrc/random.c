@@ -62,6 +62,20 @@ EK_CLONES static void ek_uniform_f64(bitgen_t *g, double *out, int64_t n, double
     }
 }
 
+/* ------------------------------------------------------------------ dropout's mask */
+/* bernoulli_(keep) then div_(keep) in one pass: element i draws the float64 uniform that
+   uniform_double's element i would (two words), and is `scale` (1 / keep, rounded in the
+   array's type by the caller, as div_ rounds it) when the draw is below `keep`, else 0. */
+static void ek_bernoulli_scaled_f64(bitgen_t *g, double *out, int64_t n, double keep,
+                                    double scale) {
+    for (int64_t i = 0; i < n; i++) out[i] = uniform53(g) < keep ? scale : 0.0;
+}
+
+static void ek_bernoulli_scaled_f32(bitgen_t *g, float *out, int64_t n, double keep,
+                                    float scale) {
+    for (int64_t i = 0; i < n; i++) out[i] = uniform53(g) < keep ? scale : 0.0f;
+}
+
 /* ------------------------------------------------------------------ scalar NormalFill16 */
 static inline void normal16_f32(float *d, float mean, float std) {
     for (int j = 0; j < 8; j++) {
@@ -246,6 +260,24 @@ static PyObject *py_uniform(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *py_bernoulli_scaled(PyObject *self, PyObject *args) {
+    PyObject *capsule, *out;
+    double keep, scale;
+    if (!PyArg_ParseTuple(args, "OOdd", &capsule, &out, &keep, &scale)) return NULL;
+    bitgen_t *g = get_bitgen(capsule);
+    if (!g) return NULL;
+    Py_buffer v;
+    char kind;
+    if (ek_float_buffer(out, &v, &kind, 1) < 0) return NULL;
+    int64_t n = v.len / v.itemsize;
+    if (kind == 'd')
+        ek_bernoulli_scaled_f64(g, (double *)v.buf, n, keep, scale);
+    else
+        ek_bernoulli_scaled_f32(g, (float *)v.buf, n, keep, (float)scale);
+    PyBuffer_Release(&v);
+    Py_RETURN_NONE;
+}
+
 static PyObject *py_normal(PyObject *self, PyObject *args) {
     PyObject *capsule, *out;
     double mean, std;
@@ -292,6 +324,8 @@ static PyObject *py_libm(PyObject *self, PyObject *args) {
 PyMethodDef ek_random_methods[] = {
     {"uniform", py_uniform, METH_VARARGS,
      "uniform(bitgen_capsule, out, bits, low, span, fused): uniform_ into out, in place"},
+    {"bernoulli_scaled", py_bernoulli_scaled, METH_VARARGS,
+     "bernoulli_scaled(bitgen_capsule, out, keep, scale): dropout's scaled mask into out"},
     {"normal", py_normal, METH_VARARGS,
      "normal(bitgen_capsule, out, mean, std, avx2, reduced): normal_fill into out (n >= 16)"},
     {"libm", py_libm, METH_VARARGS,

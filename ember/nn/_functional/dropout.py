@@ -7,6 +7,7 @@ import warnings
 from ... import _creation
 from ...autograd.grad_mode import no_grad
 from ...ops.functional_entry_points import check_dropout_p
+from ...ops.random import dropout_mask_
 from ._util import builtin_parser
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
@@ -53,13 +54,13 @@ def _dropout_impl(input, p, training, inplace, feature=False, alpha=False):
         zero = _creation.zeros((), dtype=input.dtype, device=input.device)
         return input.mul_(zero) if inplace else input * zero
     with no_grad():
-        noise = _noise(input, feature).bernoulli_(1 - p)
         if alpha:
+            noise = _noise(input, feature).bernoulli_(1 - p)
             a = 1.0 / math.sqrt((_SELU_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
             shift = noise.add(-1).mul_(_SELU_ALPHA_PRIME * a).add_(_SELU_ALPHA_PRIME * a * p)
             noise.mul_(a)
         else:
-            noise.div_(1 - p)
+            noise = dropout_mask_(_noise(input, feature), 1 - p)
     if inplace:
         input.mul_(noise)
         return input.add_(shift) if alpha else input
