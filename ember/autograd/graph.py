@@ -263,7 +263,7 @@ def _call_vjp(node, node_grads):
 def _conjugated(vjp, node, grads):
     """conj(vjp(conj(g))): turns a VJP written as f'(z) * g into PyTorch's conj(f'(z)) * g
     (real gradients pass unchanged)."""
-    from ..ops.rounding import conj   # (cycle: ember.ops.registry imports this module)
+    from ..ops.complex import conj   # (cycle: ember.ops.registry imports this module)
     in_grads = vjp(node, *(None if g is None else conj(g) for g in grads))
     if type(in_grads) is not tuple:
         in_grads = (in_grads,)

@@ -9,14 +9,14 @@ from . import (arithmetic, conversion, einsum, indexing, linalg, linalg_decomp, 
                linalg_norms, linalg_spectral, matmul, pointwise, random, reduction, scatter,
                shape, sorting, take_put, views, indexing_views)
 from . import filling, grids, index_ops, masked, random_factories, splitting  # noqa: F401
-from . import loss_ops, nn_ops, softmax_ops  # noqa: F401
+from . import activation, loss_ops, nn_ops, softmax_ops  # noqa: F401
 from . import cumulative, minmax, statistics  # noqa: F401
 from . import comparison, rounding, select, unary  # noqa: F401
 from . import conv, pooling  # noqa: F401
 from . import rnn_ops  # noqa: F401
 from . import distance, nn_resample  # noqa: F401
 from . import view_inplace  # noqa: F401
-from . import complex_views, float_format, gamma_bessel, histograms, matrix_structure  # noqa: F401
+from . import complex, float_format, gamma_bessel, histograms, matrix_structure  # noqa: F401
 from . import number_theory, strided, tensor_queries, view_scatters, windows  # noqa: F401
 from . import fft, spectral  # noqa: F401
 from . import linalg_householder, linalg_ldl, linalg_lu, linalg_removed, linalg_tensor  # noqa

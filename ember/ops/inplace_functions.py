@@ -5,7 +5,7 @@ first argument as torch's function forms do and call it. The in-place activation
 nn/_functional/torch_entry_points.py's."""
 from .inplace import make_inplace
 from .registry import METHODS, PUBLIC, check_tensor, export
-from .rounding import conj_physical
+from .complex import conj_physical
 
 __all__ = ["gcd_", "lcm_", "ldexp_", "i0_", "as_strided_", "resize_as_"]
 

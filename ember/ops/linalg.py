@@ -15,7 +15,7 @@ from ._dims import size_at, wrap_dim
 from ._promote import broadcast_error, result_dtype
 from .matmul import addmm_fused, bmm, dot, mm, mv
 from .registry import check_elements, check_tensor, defop, dispatch, export
-from .rounding import conj
+from .complex import conj
 
 
 # ---------------------------------------------------------------------- products

@@ -15,7 +15,7 @@ from .linalg_primitives import (const, diag_matrix, diagonal, embed, extract, ey
 from .linalg_solve import solve_triangular_matrix
 from .matmul import matmul
 from .registry import defop, dispatch
-from .rounding import conj
+from .complex import conj
 
 
 # ---------------------------------------------------------------------- inv

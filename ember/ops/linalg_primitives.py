@@ -7,7 +7,7 @@ from ..backends import array_module
 from . import return_types
 from ._dims import wrap_dim
 from .registry import defop, dispatch
-from .rounding import conj
+from .complex import conj
 
 
 # ---------------------------------------------------------------------- named tuples

@@ -1,5 +1,6 @@
 """Fused nn primitives: layer norm and batch norm (one pass per statistic instead of a chain of
-pointwise ops), embedding (a row gather whose gradient is a row scatter-add) and GELU.
+pointwise ops) and embedding (a row gather whose gradient is a row scatter-add); GELU is
+ops/activation.py's.
 
 The norm ops return (mean, var-or-rstd, y). The statistics come first on purpose: the node
 saves its outputs, and PyTorch checks a saved output's version; putting a statistic first
@@ -11,17 +12,13 @@ called through the door as its own op) used by a plain `backward()` (grad mode o
 ember-op version used under `create_graph=True`, so double backward differentiates it like
 any other VJP.
 """
-import math
 
 import numpy as np
 
 from .._creation import zeros
-from .._dtype import FLOATING
 from ..autograd.grad_mode import state
 from ..backends import array_module
-from ..backends import activations, normalization, reduction
-from ..backends.special import quiet
-from ._elementwise import not_implemented
+from ..backends import normalization, reduction
 from .histograms import bincount
 from .registry import defop, dispatch
 
@@ -194,62 +191,3 @@ def _embedding_vjp(ctx, g):
 def _embedding_dense_backward(g, indices, rows, padding_idx):
     return reduction.index_row_sum(g.reshape(-1, g.shape[-1]), indices.reshape(-1), rows,
                                    padding_idx)
-
-
-# ---------------------------------------------------------------------- GELU
-# x * Phi(x) (approximate="none") or 0.5 x (1 + tanh(k (x + c x^3))) ("tanh"), as one op
-# (PyTorch's GeluBackward0): the composite form cost five recorded ops, five buffers and a
-# second erf pass in backward. The kernels are backends/activations.py's.
-_K = math.sqrt(2 / math.pi)
-_C = 0.044715
-_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
-
-
-@defop("gelu", node="GeluBackward0", save=(0,))
-@quiet
-def _gelu(x, approximate, stash):
-    y, saved = activations.gelu(x, approximate)
-    stash.append(saved)
-    return y
-
-
-@_gelu.defvjp
-def _gelu_vjp(ctx, g):
-    p = ctx.params
-    return dispatch(_gelu_backward, (g, ctx.inputs[0]),
-                    {"approximate": p["approximate"], "cached": p["stash"][0]})
-
-
-@defop("gelu_backward", node="GeluBackwardBackward0", save=(0, 1))
-@quiet
-def _gelu_backward(g, x, approximate, cached=None):
-    """g * gelu'(x); `cached` is what the forward kept (recomputed when None)."""
-    return activations.gelu_backward(g, x, approximate, cached)
-
-
-@_gelu_backward.defvjp
-def _gelu_backward_vjp(ctx, gg):
-    """(d/dg, d/dx) of g * gelu'(x), in ember ops (differentiable again)."""
-    g, x = ctx.inputs
-    x2 = x * x
-    if ctx.params["approximate"] == "none":
-        pdf = (-0.5 * x2).exp() * _INV_SQRT_2PI
-        first = 0.5 * (1 + (x * (1 / math.sqrt(2))).erf()) + x * pdf
-        second = pdf * (2 - x2)
-    else:
-        du = _K * (1 + 3 * _C * x2)                   # u' for u = k (x + c x^3)
-        t = (_K * (x + _C * x2 * x)).tanh()
-        sech2 = 1 - t * t
-        first = 0.5 * (1 + t) + 0.5 * x * sech2 * du
-        second = sech2 * (du - x * t * du * du + 3 * _K * _C * x2)
-    return (gg * first if ctx.edges[0] is not None else None,
-            gg * g * second if ctx.edges[1] is not None else None)
-
-
-def gelu(input, approximate="none"):
-    """F.gelu as one op."""
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError("approximate argument must be either none or tanh.")
-    if input.dtype.category != FLOATING:
-        raise not_implemented("GeluKernelImpl", input.dtype)
-    return dispatch(_gelu, (input,), {"approximate": approximate, "stash": []})

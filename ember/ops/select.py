@@ -1,19 +1,19 @@
-"""Elementwise selection: maximum/minimum/fmax/fmin, clamp/clip/clamp_min/clamp_max, relu,
-where and lerp.
+"""Elementwise selection: maximum/minimum/fmax/fmin, clamp/clip/clamp_min/clamp_max, where
+and lerp (relu is ops/activation.py's).
 
 Subgradients follow PyTorch: maximum and minimum split ties 0.5/0.5, fmax/fmin give ties to
-their first input, clamp passes the gradient on its boundaries (min <= x <= max), relu gives
-0 at 0. Scalar and tensor bounds are separate registry entries with PyTorch's node names
-(ClampBackward1 for scalars, ClampBackward0 for tensors).
+their first input, clamp passes the gradient on its boundaries (min <= x <= max). Scalar and
+tensor bounds are separate registry entries with PyTorch's node names (ClampBackward1 for
+scalars, ClampBackward0 for tensors).
 """
 import operator
 
 from .. import _dtype as dt
 from .._scalars import as_double
 from .._tensor import Tensor, write_out
-from ..backends import array_module, elementwise
+from ..backends import array_module
 from ._elementwise import (CPP_NAMES, EMPTY, after_loop_checks, binary, check_tensor, defpointwise,
-                           not_implemented, not_tensor, public, result_of, unary)
+                           not_implemented, not_tensor, public, result_of)
 from ._promote import broadcast_error, compute_dtype, operand_array, result_type_of
 from .registry import PUBLIC, defop, dispatch, export
 
@@ -233,7 +233,7 @@ _SAME_DTYPE_BOUNDS = {dt.BOOL: (type(None),), dt.INTEGER: (type(None), int),
                       dt.COMPLEX: (type(None), int, float, complex)}
 
 
-_NO_COMPLEX = "clamp is not supported for complex types"   # (clamp's and relu's refusal)
+NO_COMPLEX = "clamp is not supported for complex types"   # (clamp's and relu's refusal)
 
 
 def _real_bound(name, bound):
@@ -241,14 +241,14 @@ def _real_bound(name, bound):
     refuse a Python complex (NumPy's complex128 is one) outright, clamp converts it to
     double."""
     if isinstance(bound, complex) and name != "clamp":
-        raise NotImplementedError(_NO_COMPLEX)
+        raise NotImplementedError(NO_COMPLEX)
     return as_double(bound)
 
 
 def _complex_refused(input, min, max):
     """clamp's refusal of complex values, after the broadcast and in-place output checks (its
     loop is built before the check, in PyTorch)."""
-    return after_loop_checks(NotImplementedError(_NO_COMPLEX),
+    return after_loop_checks(NotImplementedError(NO_COMPLEX),
                              result_type_of((input, min, max)), input, min, max)
 
 
@@ -258,7 +258,7 @@ def _clamp(name, input, min, max, out):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if input.dtype.category == dt.COMPLEX and name == "clamp":
         # (clamp checks its input before it builds its loop; clamp_min and clamp_max after)
-        raise NotImplementedError(_NO_COMPLEX)
+        raise NotImplementedError(NO_COMPLEX)
     lo_tensor, hi_tensor = isinstance(min, Tensor), isinstance(max, Tensor)
     if lo_tensor != hi_tensor and min is not None and max is not None:
         # a Tensor and a Number: PyTorch's Scalar overload, whose parser reads a 0-d tensor
@@ -285,7 +285,7 @@ def _clamp(name, input, min, max, out):
         # clamp_max is refused at once
         if name == "clamp" or lo_tensor or hi_tensor:
             raise _complex_refused(input, min, max)
-        raise NotImplementedError(_NO_COMPLEX)
+        raise NotImplementedError(NO_COMPLEX)
     if result is dt.bool and not ((min is None) != (max is None) and (lo_tensor or hi_tensor)):
         # (PyTorch's bool kernels: only clamp with one tensor bound)
         kernel = "clamp" if min is not None and max is not None else \
@@ -318,37 +318,3 @@ def clamp_min(input, min, *, out=None):
 @export(inplace=True)
 def clamp_max(input, max, *, out=None):
     return _clamp("clamp_max", input, None, max, out)
-
-
-@defop("relu", save=(), save_output=True)
-def _relu(a):
-    return elementwise.relu(a)
-
-
-@_relu.defvjp
-def _relu_vjp(ctx, g):
-    # NOTE: one fused op (PyTorch's threshold_backward), not a comparison plus a where: relu
-    # sits in every MLP and its backward is on the per-op overhead path. Like PyTorch's, it
-    # passes the gradient on where the output is nan.
-    return dispatch(_relu_grad, (g,), {"output": ctx.output_array()}, g.dtype)
-
-
-@defop("threshold_backward", node="ThresholdBackwardBackward0", save=())
-def _relu_grad(g, output):
-    return elementwise.threshold_backward(g, output)
-
-
-@_relu_grad.defvjp
-def _relu_grad_vjp(ctx, gg):
-    return dispatch(_relu_grad, (gg,), ctx.params, gg.dtype)
-
-
-@export(inplace=True)
-def relu(input):
-    check_tensor("relu", input)
-    d = input.dtype
-    if d is dt.bool:
-        raise RuntimeError("Boolean inputs not supported for relu")
-    if d.category == dt.COMPLEX:
-        raise NotImplementedError(_NO_COMPLEX)
-    return unary(_relu, input, d)

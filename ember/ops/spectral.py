@@ -21,13 +21,13 @@ from .._signatures.table_torch import FUNCTIONS
 from .._tensor import Tensor
 from ._dims import wrap_dim
 from ._elementwise import check_tensor
-from .complex_views import view_as_real
+from .complex import view_as_real
 from .conv import col2im_nd
 from .fft import BY_N, BY_ROOT_N, NONE, fft_c2c, fft_c2r, fft_r2c
 from .nn_resample import constant_pad_nd
 from .padding import pad
 from .registry import METHODS, export
-from .rounding import complex_from_parts
+from .complex import complex_from_parts
 from .shape import roll
 
 

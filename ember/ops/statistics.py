@@ -24,7 +24,7 @@ from .minmax import evenly, scatter_selected
 from .reduction import dims_of, one_dim, expand_reduced, numel_of
 from ._grad_support import real_grad_only
 from .registry import check_tensor, defop, dispatch, export
-from .rounding import complex_from_parts
+from .complex import complex_from_parts
 from .sorting import sort
 
 

@@ -49,7 +49,7 @@ class OpInfo:
 
 
 FAMILIES = ("arithmetic", "pointwise", "reduction", "shape", "indexing", "sorting", "linalg",
-            "views", "unary", "rounding", "comparison", "fft", "special", "nn")
+            "views", "unary", "rounding", "complex", "comparison", "fft", "special", "nn")
 
 
 def all_ops():

@@ -18,10 +18,10 @@ from ..._signatures import Parser, checked
 from ..._tensor import Tensor
 from ...autograd.grad_mode import is_grad_enabled
 from ...ops._elementwise import not_implemented
-from ...ops.nn_ops import gelu as _ops_gelu
+from ...ops.activation import gelu as _ops_gelu, relu as _ops_relu
 from ...ops.registry import check_tensor, name_node
 from ...ops.rounding import abs as _abs
-from ...ops.select import clamp, relu as _ops_relu, where
+from ...ops.select import clamp, where
 from ...ops.splitting import chunk
 from ...ops.unary import exp, expm1, log1p, sigmoid as _ops_sigmoid, tanh as _ops_tanh
 from ._util import builtin_parser

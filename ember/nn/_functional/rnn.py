@@ -14,7 +14,7 @@ initial state.
 """
 from ...ops.linalg import addmm
 from ...ops.rnn_ops import gru_cell, gru_layer, lstm_cell_fused, lstm_layer
-from ...ops.select import relu
+from ...ops.activation import relu
 from ...ops.shape import cat, stack
 from ...ops.unary import tanh
 from .dropout import dropout as apply_dropout   # (the loop's `dropout` is a probability)

@@ -5,7 +5,7 @@ import warnings
 
 from ... import _creation
 from ...ops.rnn_ops import lstm_cell_fused
-from ...ops.select import relu
+from ...ops.activation import relu
 from ...ops.unary import sigmoid, tanh
 from .. import init
 from .._functional.linear import linear
