@@ -1,4 +1,5 @@
-"""Optimizer steps behind named functions: one parameter's update in place.
+"""Optimizer steps behind named functions: one parameter's update in place, and the same
+over all of a group's parameters in one compiled call (the `*_steps` functions).
 
 The compiled kernels (csrc/optimizers.c) take NumPy float32/float64 arrays of one dtype, C
 contiguous, and walk them once; everything else (CuPy, float16/bfloat16 parameters, other
@@ -27,16 +28,49 @@ def sgd_step(w, g, buf, *, momentum, dampening, lr, weight_decay, nesterov, maxi
     weight_decay * w), or with momentum the buffer buf = momentum * buf + (1 - dampening) * d
     (just d on the first step, when `buf` is None), and d = buf (Nesterov: d + momentum *
     buf). Returns the momentum buffer (new on the first step; None without momentum)."""
-    first = buf is None
-    if momentum != 0 and first:
-        buf = array_module(w).empty_like(w)
-    elif momentum == 0:
-        buf = None
+    (buf,), (first,) = _momentum_buffers([w], [buf], momentum)
+    _sgd_update(w, g, buf, first, momentum=momentum, dampening=dampening, lr=lr,
+                weight_decay=weight_decay, nesterov=nesterov, maximize=maximize)
+    return buf
+
+
+def sgd_steps(ws, gs, bufs, *, momentum, dampening, lr, weight_decay, nesterov, maximize):
+    """sgd_step over lists of parameters (`bufs`: each one's momentum buffer, None on its
+    first step): one compiled call (PyTorch's foreach form), which checks every parameter's
+    arrays first and declines, writing nothing, when one cannot take the kernel; then one
+    step each. Returns the momentum buffers, new ones made here (all None without
+    momentum)."""
+    bufs, firsts = _momentum_buffers(ws, bufs, momentum)
+    options = dict(momentum=momentum, dampening=dampening, lr=lr, weight_decay=weight_decay,
+                   nesterov=nesterov, maximize=maximize)
+    if compiled is not None and compiled.sgd_steps(
+            ws, gs, None if momentum == 0 else bufs, firsts, momentum, dampening, lr,
+            weight_decay, nesterov, maximize):
+        return bufs
+    for w, g, buf, first in zip(ws, gs, bufs, firsts):
+        _sgd_update(w, g, buf, first, **options)
+    return bufs
+
+
+def _momentum_buffers(ws, bufs, momentum):
+    """The momentum buffers of the weights `ws` (None without momentum; a new, unfilled one
+    where `bufs` has None) and whether each is new."""
+    if momentum == 0:
+        return [None] * len(ws), [False] * len(ws)
+    firsts = [buf is None for buf in bufs]
+    return [array_module(w).empty_like(w) if buf is None else buf
+            for w, buf in zip(ws, bufs)], firsts
+
+
+def _sgd_update(w, g, buf, first, *, momentum, dampening, lr, weight_decay, nesterov,
+                maximize):
+    """One parameter's SGD step in place, `buf` its momentum buffer (None without momentum),
+    filled with d when `first`."""
     arrays = (w, g) if buf is None else (w, g, buf)
     if _takes(*arrays):
-        compiled.sgd_step(w, g, buf, momentum, dampening, lr, weight_decay, nesterov,
-                          maximize, first)
-        return buf
+        compiled.sgd_steps([w], [g], None if buf is None else [buf], [first], momentum,
+                           dampening, lr, weight_decay, nesterov, maximize)
+        return
     if maximize:
         g = -g
     if weight_decay != 0:
@@ -53,7 +87,6 @@ def sgd_step(w, g, buf, *, momentum, dampening, lr, weight_decay, nesterov, maxi
         g = g + momentum * buf if nesterov else buf
     if lr != 0:
         w -= lr * g if lr != 1 else g
-    return buf
 
 
 def lerp_(start, end, weight):
@@ -126,7 +159,8 @@ def rmsprop_step(w, g, square_avg, grad_avg, buf, *, lr, alpha, eps, momentum):
     (sqrt(avg) + eps), through the momentum buffer `buf` when given. `g` is not written."""
     arrays = (w, g, square_avg) + tuple(a for a in (grad_avg, buf) if a is not None)
     if _takes(*arrays):
-        compiled.rmsprop_step(w, g, square_avg, grad_avg, buf, lr, alpha, eps, momentum)
+        compiled.rmsprop_steps([w], [g], [square_avg], [grad_avg], [buf], lr, alpha, eps,
+                               momentum)
         return
     square_avg *= alpha
     square_avg += (1 - alpha) * (g * g)
@@ -143,3 +177,18 @@ def rmsprop_step(w, g, square_avg, grad_avg, buf, *, lr, alpha, eps, momentum):
         w -= lr * buf
     else:
         w -= lr * (g / avg)
+
+
+def rmsprop_steps(ws, gs, square_avgs, grad_avgs, bufs, *, lr, alpha, eps, momentum):
+    """rmsprop_step over lists of parameters (`grad_avgs` None uncentered, `bufs` None
+    without momentum): one compiled call (PyTorch's foreach form), which checks every
+    parameter's arrays first and declines, writing nothing, when one cannot take the kernel;
+    then one rmsprop_step each."""
+    if compiled is not None and compiled.rmsprop_steps(ws, gs, square_avgs, grad_avgs, bufs,
+                                                       lr, alpha, eps, momentum):
+        return
+    grad_avgs = [None] * len(ws) if grad_avgs is None else grad_avgs
+    bufs = [None] * len(ws) if bufs is None else bufs
+    for w, g, square_avg, grad_avg, buf in zip(ws, gs, square_avgs, grad_avgs, bufs):
+        rmsprop_step(w, g, square_avg, grad_avg, buf, lr=lr, alpha=alpha, eps=eps,
+                     momentum=momentum)

@@ -1,6 +1,7 @@
 """Adadelta (Zeiler): step sizes from running averages of squared gradients and updates."""
 from .. import _creation
-from .optimizer import Optimizer, check_lr, check_nonneg, param_steps
+from ..backends.optimizer_families import adadelta_steps
+from .optimizer import Optimizer, check_lr, check_nonneg, mark_updated, step_arrays
 
 __all__ = ["Adadelta", "adadelta"]
 
@@ -29,17 +30,9 @@ class Adadelta(Optimizer):
 
 
 def adadelta(params, grads, states, *, lr, rho, eps, weight_decay, maximize):
-    """PyTorch's single-tensor Adadelta on arrays, in place."""
-    for w, g, state, _ in param_steps(params, grads, states, maximize, weight_decay):
-        square_avg, acc_delta = state["square_avg"]._data, state["acc_delta"]._data
-        square_avg *= rho
-        square_avg += (1 - rho) * (g * g)
-        std = square_avg + eps
-        std **= 0.5
-        delta = acc_delta + eps
-        delta **= 0.5
-        delta /= std
-        delta *= g
-        acc_delta *= rho
-        acc_delta += (1 - rho) * (delta * delta)
-        w -= lr * delta
+    """PyTorch's single-tensor Adadelta, in place, all the group's parameters in one backend
+    call (backends/optimizer_families.adadelta_steps)."""
+    ws, gs, _ = step_arrays(params, grads, states, maximize, weight_decay)
+    adadelta_steps(ws, gs, [s["square_avg"]._data for s in states],
+                   [s["acc_delta"]._data for s in states], lr=lr, rho=rho, eps=eps)
+    mark_updated(params, states)

@@ -2,12 +2,11 @@
 matrix gradient is kept factored (one running mean per row and one per column of its last
 two dims), the step size is relative to the parameter's RMS, and the update is clipped by
 its own RMS."""
-import math
-
 from .. import _creation
 from .._dtype import finfo
 from .._tensor import Tensor
-from .optimizer import Optimizer, param_steps
+from ..backends.optimizer_families import adafactor_steps
+from .optimizer import Optimizer, mark_updated, step_arrays
 
 __all__ = ["Adafactor", "adafactor"]
 
@@ -59,31 +58,20 @@ class Adafactor(Optimizer):
                   maximize=group["maximize"])
 
 
-def _rms(a):
-    return math.sqrt(float((a.astype("float64") ** 2).sum()) / max(a.size, 1))
-
-
 def adafactor(params, grads, states, *, lr, beta2_decay, eps1, eps2, d, weight_decay,
               maximize):
-    """PyTorch's single-tensor Adafactor on arrays, in place."""
-    for p, (w, g, state, t) in zip(params, param_steps(params, grads, states, maximize)):
-        tiny = finfo(p.dtype).eps if eps1 is None else eps1
-        mix = t ** beta2_decay            # 1 - beta2_t, decaying from 1
-        rho = min(lr, 1 / math.sqrt(t))   # relative step size
-        alpha = max(eps2, _rms(w)) * rho
-        if weight_decay != 0:
-            w *= 1 - lr * weight_decay
-        if g.ndim > 1:
-            row, col = state["row_var"]._data, state["col_var"]._data
-            square = g * g
-            row += (square.mean(axis=-1, keepdims=True) - row) * mix
-            col += (square.mean(axis=-2, keepdims=True) - col) * mix
-            estimate = (row @ col) / row.mean(axis=-2, keepdims=True).clip(tiny, None)
-        else:
-            variance = state["variance"]._data
-            variance += (g * g - variance) * mix
-            estimate = variance.copy()
-        # NOTE: eps1 is squared under the square root, so that it bounds sqrt(V) by eps1
-        step = g / estimate.clip(tiny * tiny, None) ** 0.5
-        clip = max(1.0, _rms(step) / d)
-        w -= (alpha / clip) * step.astype(w.dtype, copy=False)
+    """PyTorch's single-tensor Adafactor, in place, all the group's parameters in one backend
+    call (backends/optimizer_families.adafactor_steps)."""
+    ws, gs, steps = step_arrays(params, grads, states, maximize)
+    tinys = [finfo(p.dtype).eps if eps1 is None else eps1 for p in params]
+    adafactor_steps(ws, gs, *_second_moments(states), tinys, lr=lr, beta2_decay=beta2_decay,
+                    eps2=eps2, d=d, weight_decay=weight_decay, steps=steps)
+    mark_updated(params, states)
+
+
+def _second_moments(states):
+    """The states' row_var, col_var and variance arrays, as three lists (None where a
+    state has not got one: a matrix's second moment is factored, a vector's is not)."""
+    return ([s["row_var"]._data if "row_var" in s else None for s in states],
+            [s["col_var"]._data if "col_var" in s else None for s in states],
+            [s["variance"]._data if "variance" in s else None for s in states])

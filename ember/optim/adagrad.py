@@ -1,8 +1,8 @@
 """Adagrad (Duchi et al.), with learning-rate decay and an initial accumulator value."""
 from .. import _creation
 from ..autograd.grad_mode import no_grad
-from ..autograd.graph import increment_version
-from .optimizer import Optimizer, check_lr, check_nonneg
+from ..backends.optimizer_families import adagrad_steps
+from .optimizer import Optimizer, check_lr, check_nonneg, mark_updated, step_arrays
 
 __all__ = ["Adagrad", "adagrad"]
 
@@ -45,26 +45,26 @@ class Adagrad(Optimizer):
 
 
 def adagrad(params, grads, states, *, lr, weight_decay, lr_decay, eps, maximize):
-    """PyTorch's single-tensor Adagrad on arrays, in place."""
+    """PyTorch's single-tensor Adagrad, in place: all the group's parameters in one backend
+    call (backends/optimizer_families.adagrad_steps); a group holding a sparse gradient goes
+    parameter by parameter, in order, the sparse ones through _sparse_adagrad."""
+    if not any(g_t.is_sparse for g_t in grads):
+        _dense_adagrad(params, grads, states, lr, weight_decay, lr_decay, eps, maximize)
+        return
     for p, g_t, state in zip(params, grads, states):
-        w, g = p._data, g_t._data
-        state["step"]._data += 1
-        step = float(state["step"]._data)
         if g_t.is_sparse:
-            _sparse_adagrad(p, g_t, state, lr / (1 + (step - 1) * lr_decay), weight_decay, eps,
-                            maximize)
-            continue
-        if maximize:
-            g = -g
-        if weight_decay != 0:
-            g = g + weight_decay * w
-        clr = lr / (1 + (step - 1) * lr_decay)
-        total = state["sum"]._data
-        total += g * g
-        std = total ** 0.5
-        std += eps
-        w -= clr * (g / std)
-        increment_version((p, *state.values()))
+            state["step"].add_(1)
+            clr = lr / (1 + (float(state["step"]) - 1) * lr_decay)
+            _sparse_adagrad(p, g_t, state, clr, weight_decay, eps, maximize)
+        else:
+            _dense_adagrad([p], [g_t], [state], lr, weight_decay, lr_decay, eps, maximize)
+
+
+def _dense_adagrad(params, grads, states, lr, weight_decay, lr_decay, eps, maximize):
+    ws, gs, steps = step_arrays(params, grads, states, maximize, weight_decay)
+    adagrad_steps(ws, gs, [s["sum"]._data for s in states], lr=lr, lr_decay=lr_decay, eps=eps,
+                  steps=steps)
+    mark_updated(params, states)
 
 
 def _sparse_adagrad(p, grad, state, clr, weight_decay, eps, maximize):
@@ -82,4 +82,3 @@ def _sparse_adagrad(p, grad, state, clr, weight_decay, eps, maximize):
         total.index_put_(where, g * g, accumulate=True)
         std = total[where].sqrt() + eps
         p.index_put_(where, (g / std) * -clr, accumulate=True)
-    increment_version(state["step"])

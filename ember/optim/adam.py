@@ -1,7 +1,6 @@
 """Adam and AdamW (AdamW = Adam with decoupled weight decay), with amsgrad and maximize."""
 
 from .. import _creation
-from ..backends.optimizers import adam_moments as moments
 from ..backends.optimizers import adam_steps
 from .optimizer import Optimizer, check_adam_options, mark_updated, step_arrays
 
@@ -64,16 +63,6 @@ class AdamW(Adam):
         Optimizer.__setstate__(self, state)
         for group in self.param_groups:
             group.setdefault("decoupled_weight_decay", True)
-
-
-def adam_moments(w, g, state, beta1, beta2, lr, weight_decay, decoupled_weight_decay):
-    """Weight decay and both moments of one parameter, in place (backends/optimizers
-    .adam_moments, shared with NAdam and RAdam). Returns the gradient used and the two
-    moments' arrays."""
-    exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
-    g = moments(w, g, exp_avg, exp_avg_sq, beta1=beta1, beta2=beta2, lr=lr,
-                weight_decay=weight_decay, decoupled=decoupled_weight_decay)
-    return g, exp_avg, exp_avg_sq
 
 
 def adam(params, grads, states, *, amsgrad, beta1, beta2, lr, weight_decay, eps, maximize,

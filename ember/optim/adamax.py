@@ -1,7 +1,7 @@
 """Adamax: Adam with the infinity norm of past gradients in place of the second moment."""
 from .. import _creation
-from ..backends.optimizers import lerp_
-from .optimizer import Optimizer, check_adam_options, param_steps
+from ..backends.optimizer_families import adamax_steps
+from .optimizer import Optimizer, check_adam_options, mark_updated, step_arrays
 
 __all__ = ["Adamax", "adamax"]
 
@@ -29,13 +29,10 @@ class Adamax(Optimizer):
 
 
 def adamax(params, grads, states, *, eps, beta1, beta2, lr, weight_decay, maximize):
-    """PyTorch's single-tensor Adamax on arrays, in place."""
-    for w, g, state, step in param_steps(params, grads, states, maximize, weight_decay):
-        exp_avg, exp_inf = state["exp_avg"]._data, state["exp_inf"]._data
-        lerp_(exp_avg, g, 1 - beta1)
-        exp_inf *= beta2
-        bound = abs(g)
-        bound += eps
-        exp_inf.clip(bound, None, out=exp_inf)   # (in place: the elementwise maximum)
-        clr = lr / (1 - beta1 ** step)
-        w -= clr * (exp_avg / exp_inf)
+    """PyTorch's single-tensor Adamax, in place, all the group's parameters in one backend
+    call (backends/optimizer_families.adamax_steps)."""
+    ws, gs, steps = step_arrays(params, grads, states, maximize, weight_decay)
+    adamax_steps(ws, gs, [s["exp_avg"]._data for s in states],
+                 [s["exp_inf"]._data for s in states], lr=lr, beta1=beta1, beta2=beta2,
+                 eps=eps, steps=steps)
+    mark_updated(params, states)

@@ -1,7 +1,7 @@
 """ASGD: averaged stochastic gradient descent (Polyak and Juditsky)."""
 from .. import _creation
-from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer, check_lr, check_nonneg, new_scalar, param_steps
+from ..backends.optimizer_families import asgd_steps
+from .optimizer import Optimizer, check_lr, check_nonneg, mark_updated, new_scalar, step_arrays
 
 __all__ = ["ASGD", "asgd"]
 
@@ -30,18 +30,11 @@ class ASGD(Optimizer):
 
 
 def asgd(params, grads, states, *, lambd, lr, t0, alpha, weight_decay, maximize):
-    """PyTorch's single-tensor ASGD on arrays, in place."""
-    for w, g, state, step in param_steps(params, grads, states, maximize, weight_decay):
-        eta = float(state["eta"]._data)
-        w *= 1 - lambd * eta
-        w -= eta * g
-        ax, mu = state["ax"]._data, float(state["mu"]._data)
-        if mu != 1:
-            ax += (w - ax) * mu
-        else:
-            ax[...] = w
-        # NOTE: eta and mu live in 0-dim tensors of the scalar dtype (float32 by default):
-        # storing them rounds, and the next step reads the rounded values, as in PyTorch.
-        with no_grad():
-            state["eta"].fill_(lr / ((1 + lambd * lr * step) ** alpha))
-            state["mu"].fill_(1 / max(1, step - t0))
+    """PyTorch's single-tensor ASGD, in place, all the group's parameters in one backend
+    call (backends/optimizer_families.asgd_steps), which also sets each state's eta and mu
+    for the next step."""
+    ws, gs, steps = step_arrays(params, grads, states, maximize, weight_decay)
+    asgd_steps(ws, gs, [s["ax"]._data for s in states], [s["eta"]._data for s in states],
+               [s["mu"]._data for s in states], lambd=lambd, lr=lr, t0=t0, alpha=alpha,
+               steps=steps)
+    mark_updated(params, states)

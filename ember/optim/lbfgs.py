@@ -6,7 +6,7 @@ float32 problems round where PyTorch rounds; the state holds them as 0-dim Tenso
 """
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import enable_grad, no_grad
-from ..backends import array_module
+from ..backends.optimizer_families import flat_gradient, scalar_array
 from .optimizer import Optimizer, check_lr
 
 __all__ = ["LBFGS"]
@@ -128,7 +128,7 @@ def _to_state(value, dtype, device):
     # NOTE: test for an array-like first: NumPy's float64 scalar is also a Python float.
     if not hasattr(value, "shape") or isinstance(value, Tensor):
         return value
-    return _wrap(array_module(value).asarray(value, dtype=dtype.np), dtype, device)
+    return _wrap(scalar_array(value, dtype.np), dtype, device)
 
 
 def _from_state(value):
@@ -154,11 +154,8 @@ class LBFGS(Optimizer):
         self._params = self.param_groups[0]["params"]
 
     def _gather_flat_grad(self):
-        p0 = self._params[0]
-        xp = array_module(p0._data)
-        return xp.concatenate([
-            xp.zeros(p.numel(), dtype=p._data.dtype) if p._grad is None
-            else p._grad._data.reshape(-1) for p in self._params])
+        return flat_gradient([p._data for p in self._params],
+                             [None if p._grad is None else p._grad._data for p in self._params])
 
     def _add_grad(self, step_size, update):
         step_size, offset = float(step_size), 0

@@ -5,7 +5,7 @@ import math
 
 from .. import _dtype as dt
 from .._tensor import Tensor, _wrap
-from ..backends import array_module
+from ..backends.optimizer_families import newton_schulz
 from .optimizer import Optimizer, grads_of
 
 __all__ = ["Muon"]
@@ -64,11 +64,8 @@ class Muon(Optimizer):
 
 
 def orthogonalize(g, ns_coefficients, ns_steps, eps):
-    """k Newton-Schulz iterations X <- aX + (bA + cA^2)X, A = XX^T, from X = G/|G| in
-    bfloat16: an approximate U V^T of G = U S V^T (singular values land near 0.5-1.5).
-
-    NOTE: each bfloat16 product is PyTorch's: sums of float32 products, `beta * M + alpha *
-    A @ B` formed in float32 and rounded to bfloat16 once (not after the product too)."""
+    """k Newton-Schulz iterations on the 2-D tensor g, in bfloat16 (the arithmetic is
+    backends/optimizer_families.newton_schulz): an approximate U V^T of g = U S V^T."""
     if ns_steps >= 100:
         raise ValueError("Number of steps must be less than 100 for computational efficiency")
     if g.dim() != 2:
@@ -76,24 +73,7 @@ def orthogonalize(g, ns_coefficients, ns_steps, eps):
     if len(ns_coefficients) != 3:
         raise ValueError("Coefficients must be a tuple of exactly 3 values")
     a, b, c = (float(v) for v in ns_coefficients)
-    xp = array_module(g._data)
-    f32, bf16 = xp.float32, dt.bfloat16.np
-
-    def rounded(v):   # float32 values to the nearest bfloat16, kept as float32
-        return v.astype(bf16).astype(f32)
-
-    tall = g.shape[0] > g.shape[1]
-    x = rounded(g._data.astype(f32))
-    if tall:   # iterate on the wide side: the Gram matrix is the smaller one
-        x = x.T
-    norm = rounded(xp.sqrt(xp.sum(x * x, dtype=f32)))
-    x = rounded(x / max(norm, f32(eps)))
-    for _ in range(ns_steps):
-        gram = rounded(x @ x.T)
-        poly = rounded(f32(b) * gram + f32(c) * (gram @ gram))
-        x = rounded(f32(a) * x + poly @ x)
-    x = x.T if tall else x
-    return _wrap(xp.ascontiguousarray(x).astype(bf16), dt.bfloat16, g._device)
+    return _wrap(newton_schulz(g._data, a, b, c, ns_steps, eps), dt.bfloat16, g._device)
 
 
 def _adjusted_lr(lr, adjust_lr_fn, shape):

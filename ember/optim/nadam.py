@@ -1,6 +1,7 @@
 """NAdam: Adam with Nesterov momentum (Dozat), optionally with decoupled weight decay."""
-from .adam import AdamFamily, adam_moments
-from .optimizer import check_adam_options, check_nonneg, new_scalar, param_steps
+from ..backends.optimizer_families import nadam_steps
+from .adam import AdamFamily
+from .optimizer import check_adam_options, check_nonneg, mark_updated, new_scalar, step_arrays
 
 __all__ = ["NAdam", "nadam"]
 
@@ -33,20 +34,12 @@ class NAdam(AdamFamily):
 
 def nadam(params, grads, states, *, beta1, beta2, lr, weight_decay, momentum_decay, eps,
           decoupled_weight_decay, maximize):
-    """PyTorch's single-tensor NAdam on arrays, in place."""
-    for w, g, state, step in param_steps(params, grads, states, maximize):
-        g, exp_avg, exp_avg_sq = adam_moments(
-            w, g, state, beta1, beta2, lr, weight_decay, decoupled_weight_decay)
-        bias_correction2 = 1 - beta2 ** step
-        mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
-        mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
-        # NOTE: mu_product is a float32 tensor (unless the default dtype is float64), so the
-        # running product is rounded to it each step, as in PyTorch.
-        mu_product = state["mu_product"]._data
-        mu_product *= mu
-        mu_product_value = float(mu_product)
-        denom = exp_avg_sq / bias_correction2
-        denom **= 0.5
-        denom += eps
-        w += (-lr * (1.0 - mu) / (1.0 - mu_product_value)) * (g / denom)
-        w += ((-lr * mu_next) / (1.0 - mu_product_value * mu_next)) * (exp_avg / denom)
+    """PyTorch's single-tensor NAdam, in place, all the group's parameters in one backend
+    call (backends/optimizer_families.nadam_steps)."""
+    ws, gs, steps = step_arrays(params, grads, states, maximize)
+    nadam_steps(ws, gs, [s["exp_avg"]._data for s in states],
+                [s["exp_avg_sq"]._data for s in states],
+                [s["mu_product"]._data for s in states], beta1=beta1, beta2=beta2, lr=lr,
+                weight_decay=weight_decay, momentum_decay=momentum_decay, eps=eps,
+                decoupled=decoupled_weight_decay, steps=steps)
+    mark_updated(params, states)

@@ -274,15 +274,6 @@ def grads_of(group):
     return params, grads
 
 
-def param_steps(params, grads, states, maximize, weight_decay=0):
-    """What every built-in kernel does around its update, per parameter: yields the weights'
-    array, the gradient's (see step_arrays), the state and its step count; then marks the
-    parameters and their states changed."""
-    ws, gs, steps = step_arrays(params, grads, states, maximize, weight_decay)
-    yield from zip(ws, gs, states, steps)
-    mark_updated(params, states)
-
-
 def step_arrays(params, grads, states, maximize, weight_decay=0):
     """The weights' arrays, the gradients' (negated under `maximize`, plus `weight_decay`
     times the weights) and each state's step count, counted first (a kernel over all the

@@ -1,6 +1,7 @@
 """RAdam: Adam with a rectified adaptive learning rate (Liu et al.)."""
-from .adam import AdamFamily, adam_moments
-from .optimizer import check_adam_options, param_steps
+from ..backends.optimizer_families import radam_steps
+from .adam import AdamFamily
+from .optimizer import check_adam_options, mark_updated, step_arrays
 
 __all__ = ["RAdam", "radam"]
 
@@ -29,22 +30,11 @@ class RAdam(AdamFamily):
 
 def radam(params, grads, states, *, beta1, beta2, lr, weight_decay, eps,
           decoupled_weight_decay, maximize):
-    """PyTorch's single-tensor RAdam on arrays, in place."""
-    rho_inf = 2 / (1 - beta2) - 1
-    for w, g, state, step in param_steps(params, grads, states, maximize):
-        _, exp_avg, exp_avg_sq = adam_moments(
-            w, g, state, beta1, beta2, lr, weight_decay, decoupled_weight_decay)
-        bias_correction1 = 1 - beta1 ** step
-        bias_correction2 = 1 - beta2 ** step
-        update = exp_avg / bias_correction1
-        update *= lr
-        rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
-        # The variance of the adaptive rate is tractable only once rho_t exceeds 5; before
-        # that the step is plain momentum SGD.
-        if rho_t > 5.0:
-            adaptive = exp_avg_sq ** 0.5
-            adaptive += eps
-            update *= bias_correction2 ** 0.5 / adaptive
-            update *= ((rho_t - 4) * (rho_t - 2) * rho_inf
-                       / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-        w -= update
+    """PyTorch's single-tensor RAdam, in place, all the group's parameters in one backend
+    call (backends/optimizer_families.radam_steps)."""
+    ws, gs, steps = step_arrays(params, grads, states, maximize)
+    radam_steps(ws, gs, [s["exp_avg"]._data for s in states],
+                [s["exp_avg_sq"]._data for s in states], beta1=beta1, beta2=beta2, lr=lr,
+                weight_decay=weight_decay, eps=eps, decoupled=decoupled_weight_decay,
+                steps=steps)
+    mark_updated(params, states)

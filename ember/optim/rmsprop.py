@@ -1,7 +1,7 @@
 """RMSprop (Hinton), with centering, momentum, weight decay and maximize."""
 from .. import _creation
-from ..backends.optimizers import rmsprop_step
-from .optimizer import Optimizer, check_lr, check_nonneg, param_steps
+from ..backends.optimizers import rmsprop_steps
+from .optimizer import Optimizer, check_lr, check_nonneg, mark_updated, step_arrays
 
 __all__ = ["RMSprop", "rmsprop"]
 
@@ -40,9 +40,11 @@ class RMSprop(Optimizer):
 
 def rmsprop(params, grads, states, *, lr, alpha, eps, weight_decay, momentum, centered,
             maximize):
-    """PyTorch's single-tensor RMSprop on arrays, in place (backends.optimizers)."""
-    for w, g, state, _ in param_steps(params, grads, states, maximize, weight_decay):
-        rmsprop_step(w, g, state["square_avg"]._data,
-                     state["grad_avg"]._data if centered else None,
-                     state["momentum_buffer"]._data if momentum > 0 else None,
-                     lr=lr, alpha=alpha, eps=eps, momentum=momentum)
+    """PyTorch's single-tensor RMSprop, in place, all the group's parameters in one backend
+    call (backends/optimizers.rmsprop_steps)."""
+    ws, gs, _ = step_arrays(params, grads, states, maximize, weight_decay)
+    rmsprop_steps(ws, gs, [s["square_avg"]._data for s in states],
+                  [s["grad_avg"]._data for s in states] if centered else None,
+                  [s["momentum_buffer"]._data for s in states] if momentum > 0 else None,
+                  lr=lr, alpha=alpha, eps=eps, momentum=momentum)
+    mark_updated(params, states)

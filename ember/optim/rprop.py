@@ -1,7 +1,7 @@
 """Rprop: resilient backpropagation, per-element step sizes driven by gradient signs."""
 from .. import _creation
-from ..backends import array_module
-from .optimizer import Optimizer, check_lr, param_steps
+from ..backends.optimizer_families import rprop_steps
+from .optimizer import Optimizer, check_lr, mark_updated, step_arrays
 
 __all__ = ["Rprop", "rprop"]
 
@@ -33,19 +33,10 @@ class Rprop(Optimizer):
 
 def rprop(params, grads, states, *, step_size_min, step_size_max, etaminus, etaplus,
           maximize):
-    """PyTorch's single-tensor Rprop on arrays, in place."""
-    for w, g, state, _ in param_steps(params, grads, states, maximize):
-        xp = array_module(w)
-        prev, step_size = state["prev"]._data, state["step_size"]._data
-        sign = xp.sign(g * prev)
-        # NOTE: applied one after another like PyTorch's masked assignments, so that NaN
-        # signs stay NaN (a single three-way where would turn them into 1).
-        factor = xp.where(sign > 0, etaplus, sign)
-        factor = xp.where(factor < 0, etaminus, factor)
-        factor = xp.where(factor == 0, 1, factor).astype(w.dtype, copy=False)
-        step_size *= factor
-        xp.clip(step_size, step_size_min, step_size_max, out=step_size)
-        # After a sign change the gradient is forgotten: no step now, no sign next time.
-        g = xp.where(factor == w.dtype.type(etaminus), 0, g).astype(w.dtype, copy=False)
-        w -= xp.sign(g) * step_size
-        prev[...] = g
+    """PyTorch's single-tensor Rprop, in place, all the group's parameters in one backend
+    call (backends/optimizer_families.rprop_steps)."""
+    ws, gs, _ = step_arrays(params, grads, states, maximize)
+    rprop_steps(ws, gs, [s["prev"]._data for s in states],
+                [s["step_size"]._data for s in states], step_size_min=step_size_min,
+                step_size_max=step_size_max, etaminus=etaminus, etaplus=etaplus)
+    mark_updated(params, states)

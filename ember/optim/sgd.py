@@ -1,7 +1,7 @@
 """SGD with momentum, dampening, Nesterov, weight decay and maximize."""
 from .._tensor import _wrap
 from ..autograd.graph import increment_version
-from ..backends.optimizers import sgd_step
+from ..backends.optimizers import sgd_steps
 from ..sparse.coo import dense_array
 from .optimizer import Optimizer, check_lr, grads_of, required
 
@@ -45,23 +45,39 @@ class SGD(Optimizer):
 
 def sgd(params, grads, momentum_buffers, *, weight_decay, momentum, lr, dampening, nesterov,
         maximize):
-    """The SGD kernel: updates each parameter's array in place (few array calls each).
-
-    `momentum_buffers` is a list aligned with params, filled in for new buffers."""
+    """The SGD kernel, in place: all the group's parameters in one backend call
+    (backends/optimizers.sgd_steps); a group holding a sparse gradient goes parameter by
+    parameter, in order. `momentum_buffers` is a list aligned with params (None without
+    momentum), filled in for new buffers."""
+    options = dict(weight_decay=weight_decay, momentum=momentum, lr=lr, dampening=dampening,
+                   nesterov=nesterov, maximize=maximize)
+    if not any(g_t.is_sparse for g_t in grads):
+        _dense_sgd(params, [g_t._data for g_t in grads], momentum_buffers, **options)
+        return
     for i, (p, g_t) in enumerate(zip(params, grads)):
-        g = g_t._data
-        if g_t.is_sparse:
-            if momentum == 0:   # (only the rows the gradient touches change)
-                _sparse_step(p, g_t, lr, weight_decay, maximize)
-                continue
-            g = _sparse_as_dense(g_t, weight_decay)
-        buf = momentum_buffers[i] if momentum != 0 else None
-        new = sgd_step(p._data, g, None if buf is None else buf._data, momentum=momentum,
-                       dampening=dampening, lr=lr, weight_decay=weight_decay,
-                       nesterov=nesterov, maximize=maximize)
-        if buf is None and new is not None:
-            momentum_buffers[i] = _wrap(new, p.dtype, p._device)
-        increment_version(p if buf is None else (p, buf))
+        if g_t.is_sparse and momentum == 0:   # (only the rows the gradient touches change)
+            _sparse_step(p, g_t, lr, weight_decay, maximize)
+            continue
+        g = _sparse_as_dense(g_t, weight_decay) if g_t.is_sparse else g_t._data
+        buffers = None if momentum == 0 else momentum_buffers[i:i + 1]
+        _dense_sgd([p], [g], buffers, **options)
+        if buffers is not None:
+            momentum_buffers[i] = buffers[0]
+
+
+def _dense_sgd(params, grads, buffers, *, momentum, **options):
+    """sgd_steps on the parameters' arrays and the dense gradients `grads`; new momentum
+    buffers are wrapped into `buffers` (None without momentum)."""
+    old = [None] * len(params) if momentum == 0 else list(buffers)
+    arrays = sgd_steps([p._data for p in params], grads,
+                       [None if buf is None else buf._data for buf in old],
+                       momentum=momentum, **options)
+    if momentum != 0:
+        for i, (p, buf, array) in enumerate(zip(params, old, arrays)):
+            if buf is None:
+                buffers[i] = _wrap(array, p.dtype, p._device)
+    # (a new buffer is born at version 0: only the parameters and the buffers they had)
+    increment_version(params + [buf for buf in old if buf is not None])
 
 
 def _sparse_step(p, grad, lr, weight_decay, maximize):

@@ -1,4 +1,5 @@
-/* Optimizer steps: one parameter's update in one pass over its arrays.
+/* Optimizer steps: one parameter's update in one pass over its arrays, and the same over
+   lists of parameters (PyTorch's foreach form: one call from Python per parameter group).
 
    NumPy needs four passes for SGD with momentum (scale the buffer, add the gradient, scale
    by the learning rate into a temporary, subtract it) and more with weight decay; this walks
@@ -58,31 +59,6 @@ typedef struct {
     }
 SGD_STEP(sgd_step_f32, float)
 SGD_STEP(sgd_step_f64, double)
-
-/* sgd_step(w, g, buf_or_None, momentum, dampening, lr, weight_decay, nesterov, maximize,
-   first) */
-static PyObject *py_sgd_step(PyObject *self, PyObject *args) {
-    PyObject *objs[3];
-    sgd_options o;
-    if (!PyArg_ParseTuple(args, "OOOddddppp", &objs[0], &objs[1], &objs[2], &o.momentum,
-                          &o.dampening, &o.lr, &o.weight_decay, &o.nesterov, &o.maximize,
-                          &o.first))
-        return NULL;
-    Py_buffer v[3];
-    char kind;
-    if (ek_float_args(objs, v, "wrO", &kind) < 0) return NULL;
-    const int64_t n = v[0].len / v[0].itemsize;
-    if (ek_check_size(&v[1], n, "sgd_step grad") < 0 ||
-        ek_check_size(&v[2], n, "sgd_step momentum buffer") < 0) {
-        ek_release_args(v, 3);
-        return NULL;
-    }
-    o.has_buffer = v[2].obj != NULL;
-    if (kind == 'f') sgd_step_f32(v[0].buf, v[1].buf, v[2].buf, n, o);
-    else sgd_step_f64(v[0].buf, v[1].buf, v[2].buf, n, o);
-    ek_release_args(v, 3);
-    Py_RETURN_NONE;
-}
 
 typedef struct {
     double beta1, beta2, lr, weight_decay, eps, step;
@@ -221,6 +197,73 @@ static PyObject *py_adam_step(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* The most arrays one parameter's step takes (Adam's five). */
+#define MAX_PARAM_ARRAYS 5
+
+/* The arrays of a group of parameters for a kernel over lists (PyTorch's foreach form):
+   parameter i's k-th array is lists[k][i] (lists[k] may be None where spec[k] is 'O': no
+   parameter has that array), taken as ek_float_args takes one parameter's with `spec`, into
+   views[i * nlists + k], with the parameter's kind and length (all its arrays of that length).
+   Every parameter is checked before any is written: 1 when all are held (release them with
+   release_params), 0 when one cannot take the kernel (nothing held, no exception: the caller
+   takes the per-parameter path for all of them), -1 with a ValueError when the lists' lengths
+   differ. */
+static int hold_params(PyObject **lists, const char *spec, Py_ssize_t count, Py_buffer *views,
+                       char *kinds, int64_t *sizes, const char *name) {
+    const int nlists = (int)strlen(spec);
+    for (int k = 0; k < nlists; k++) {
+        if (spec[k] == 'O' && lists[k] == Py_None) continue;
+        if (!PyList_Check(lists[k]) || PyList_GET_SIZE(lists[k]) != count) {
+            PyErr_Format(PyExc_ValueError, "%s: lists of different lengths", name);
+            return -1;
+        }
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *objs[MAX_PARAM_ARRAYS];
+        for (int k = 0; k < nlists; k++)
+            objs[k] = lists[k] == Py_None ? Py_None : PyList_GET_ITEM(lists[k], i);
+        Py_buffer *v = &views[i * nlists];
+        int ok = ek_float_args(objs, v, spec, &kinds[i]) == 0;
+        if (ok) {
+            sizes[i] = v[0].len / v[0].itemsize;
+            for (int k = 1; k < nlists && ok; k++) ok = ek_check_size(&v[k], sizes[i], name) == 0;
+            if (!ok) ek_release_args(v, nlists);
+        }
+        if (!ok) {
+            PyErr_Clear();
+            for (Py_ssize_t j = 0; j < i; j++) ek_release_args(&views[j * nlists], nlists);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void release_params(Py_buffer *views, int nlists, Py_ssize_t count) {
+    for (Py_ssize_t i = 0; i < count; i++) ek_release_args(&views[i * nlists], nlists);
+}
+
+/* What a kernel over lists holds for `count` parameters: their buffers, kinds and lengths. */
+typedef struct {
+    Py_buffer *views;
+    char *kinds;
+    int64_t *sizes;
+} param_arrays;
+
+static int alloc_params(param_arrays *a, Py_ssize_t count, int nlists) {
+    const size_t n = count ? (size_t)count : 1;
+    a->views = PyMem_Calloc(n * nlists, sizeof(Py_buffer));
+    a->kinds = PyMem_Malloc(n);
+    a->sizes = PyMem_Malloc(n * sizeof(int64_t));
+    if (a->views && a->kinds && a->sizes) return 0;
+    PyMem_Free(a->views); PyMem_Free(a->kinds); PyMem_Free(a->sizes);
+    PyErr_NoMemory();
+    return -1;
+}
+
+static void free_params(param_arrays *a) {
+    PyMem_Free(a->views); PyMem_Free(a->kinds); PyMem_Free(a->sizes);
+}
+
 /* adam_steps(ws, gs, exp_avgs, exp_avg_sqs, max_exp_avg_sqs_or_None, beta1, beta2, lr,
    weight_decay, eps, steps, decoupled, amsgrad): adam_step over lists of parameters (PyTorch's
    foreach form: one call from Python per parameter group), each with its own step count.
@@ -235,40 +278,21 @@ static PyObject *py_adam_steps(PyObject *self, PyObject *args) {
                           &PyList_Type, &steps, &o.decoupled, &o.amsgrad))
         return NULL;
     const Py_ssize_t count = PyList_GET_SIZE(lists[0]);
-    for (int k = 1; k < 5; k++) {
-        if (k == 4 && lists[4] == Py_None) continue;
-        if (!PyList_Check(lists[k]) || PyList_GET_SIZE(lists[k]) != count) {
-            PyErr_SetString(PyExc_ValueError, "adam_steps: lists of different lengths");
-            return NULL;
-        }
-    }
     if (PyList_GET_SIZE(steps) != count) {
         PyErr_SetString(PyExc_ValueError, "adam_steps: one step count per parameter");
         return NULL;
     }
-    Py_buffer *views = PyMem_Calloc(count ? count * 5 : 1, sizeof(Py_buffer));
-    char *kinds = PyMem_Malloc(count ? count : 1);
-    int64_t *sizes = PyMem_Malloc((count ? count : 1) * sizeof(int64_t));
+    param_arrays a;
     adam_options *opts = PyMem_Malloc((count ? count : 1) * sizeof(adam_options));
-    if (!views || !kinds || !sizes || !opts) {
-        PyMem_Free(views); PyMem_Free(kinds); PyMem_Free(sizes); PyMem_Free(opts);
-        return PyErr_NoMemory();
+    if (!opts) return PyErr_NoMemory();
+    if (alloc_params(&a, count, 5) < 0) {
+        PyMem_Free(opts);
+        return NULL;
     }
-    Py_ssize_t held = 0;
-    int takes = 1;
-    for (; held < count; held++) {
-        PyObject *objs[5];
-        for (int k = 0; k < 5; k++)
-            objs[k] = k == 4 && lists[4] == Py_None ? Py_None
-                                                    : PyList_GET_ITEM(lists[k], held);
-        if (adam_args(objs, &views[held * 5], &kinds[held], &sizes[held]) < 0) {
-            PyErr_Clear();
-            takes = 0;
-            break;
-        }
-    }
-    PyObject *result = takes ? Py_True : Py_False;
-    for (Py_ssize_t i = 0; takes && i < count; i++) {
+    const int takes = hold_params(lists, "wrwwO", count, a.views, a.kinds, a.sizes,
+                                  "adam_steps");
+    PyObject *result = takes < 0 ? NULL : takes ? Py_True : Py_False;
+    for (Py_ssize_t i = 0; takes > 0 && i < count; i++) {
         opts[i] = o;
         opts[i].step = PyFloat_AsDouble(PyList_GET_ITEM(steps, i));
         if (opts[i].step == -1.0 && PyErr_Occurred()) {
@@ -276,9 +300,10 @@ static PyObject *py_adam_steps(PyObject *self, PyObject *args) {
             break;
         }
     }
-    if (takes && result) adam_team(views, kinds, sizes, opts, count);
-    for (Py_ssize_t i = 0; i < held; i++) ek_release_args(&views[i * 5], 5);
-    PyMem_Free(views); PyMem_Free(kinds); PyMem_Free(sizes); PyMem_Free(opts);
+    if (takes > 0 && result) adam_team(a.views, a.kinds, a.sizes, opts, count);
+    if (takes > 0) release_params(a.views, 5, count);
+    free_params(&a);
+    PyMem_Free(opts);
     Py_XINCREF(result);
     return result;
 }
@@ -330,33 +355,71 @@ typedef struct {
 RMSPROP_STEP(rmsprop_step_f32, float, sqrtf)
 RMSPROP_STEP(rmsprop_step_f64, double, sqrt)
 
-/* rmsprop_step(w, g, square_avg, grad_avg_or_None, momentum_buffer_or_None, lr, alpha, eps,
-   momentum) */
-static PyObject *py_rmsprop_step(PyObject *self, PyObject *args) {
-    PyObject *objs[5];
-    rmsprop_options o;
-    if (!PyArg_ParseTuple(args, "OOOOOdddd", &objs[0], &objs[1], &objs[2], &objs[3],
-                          &objs[4], &o.lr, &o.alpha, &o.eps, &o.momentum))
+/* sgd_steps(ws, gs, bufs_or_None, firsts, momentum, dampening, lr, weight_decay, nesterov,
+   maximize): the SGD step of each parameter of a list in place (one call from Python per
+   parameter group, or per parameter: backends/optimizers.py), through SGD_STEP's loop;
+   firsts[i] says parameter i's buffer is new (bufs None: no momentum). False, with nothing
+   written, when one parameter's arrays cannot take the kernel. */
+static PyObject *py_sgd_steps(PyObject *self, PyObject *args) {
+    PyObject *lists[3], *firsts;
+    sgd_options o;
+    if (!PyArg_ParseTuple(args, "O!O!OOddddpp", &PyList_Type, &lists[0], &PyList_Type,
+                          &lists[1], &lists[2], &firsts, &o.momentum, &o.dampening, &o.lr,
+                          &o.weight_decay, &o.nesterov, &o.maximize))
         return NULL;
-    Py_buffer v[5];
-    char kind;
-    if (ek_float_args(objs, v, "wrwOO", &kind) < 0) return NULL;
-    const int64_t n = v[0].len / v[0].itemsize;
-    if (ek_check_size(&v[1], n, "rmsprop_step grad") < 0 ||
-        ek_check_size(&v[2], n, "rmsprop_step square_avg") < 0 ||
-        ek_check_size(&v[3], n, "rmsprop_step grad_avg") < 0 ||
-        ek_check_size(&v[4], n, "rmsprop_step momentum buffer") < 0) {
-        ek_release_args(v, 5);
+    const Py_ssize_t count = PyList_GET_SIZE(lists[0]);
+    o.has_buffer = lists[2] != Py_None;
+    if (o.has_buffer && (!PyList_Check(firsts) || PyList_GET_SIZE(firsts) != count)) {
+        PyErr_SetString(PyExc_ValueError, "sgd_steps: one first-step flag per parameter");
         return NULL;
     }
-    o.centered = v[3].obj != NULL;
-    o.has_momentum = v[4].obj != NULL;
-    if (kind == 'f')
-        rmsprop_step_f32(v[0].buf, v[1].buf, v[2].buf, v[3].buf, v[4].buf, n, o);
-    else
-        rmsprop_step_f64(v[0].buf, v[1].buf, v[2].buf, v[3].buf, v[4].buf, n, o);
-    ek_release_args(v, 5);
-    Py_RETURN_NONE;
+    param_arrays a;
+    if (alloc_params(&a, count, 3) < 0) return NULL;
+    const int takes = hold_params(lists, "wrO", count, a.views, a.kinds, a.sizes, "sgd_steps");
+    PyObject *result = takes < 0 ? NULL : takes ? Py_True : Py_False;
+    for (Py_ssize_t i = 0; takes > 0 && i < count; i++) {
+        const Py_buffer *v = &a.views[i * 3];
+        o.first = o.has_buffer && PyObject_IsTrue(PyList_GET_ITEM(firsts, i));
+        if (a.kinds[i] == 'f') sgd_step_f32(v[0].buf, v[1].buf, v[2].buf, a.sizes[i], o);
+        else sgd_step_f64(v[0].buf, v[1].buf, v[2].buf, a.sizes[i], o);
+    }
+    if (takes > 0) release_params(a.views, 3, count);
+    free_params(&a);
+    Py_XINCREF(result);
+    return result;
+}
+
+/* rmsprop_steps(ws, gs, square_avgs, grad_avgs_or_None, bufs_or_None, lr, alpha, eps,
+   momentum): the RMSprop step of each parameter of a list in place (one call from Python per
+   parameter group, or per parameter), through RMSPROP_STEP's loop; grad_avgs or bufs, or
+   entries of them, None: uncentered, without momentum. False, with nothing written, when
+   one parameter's arrays cannot take the kernel. */
+static PyObject *py_rmsprop_steps(PyObject *self, PyObject *args) {
+    PyObject *lists[5];
+    rmsprop_options o;
+    if (!PyArg_ParseTuple(args, "O!O!O!OOdddd", &PyList_Type, &lists[0], &PyList_Type,
+                          &lists[1], &PyList_Type, &lists[2], &lists[3], &lists[4], &o.lr,
+                          &o.alpha, &o.eps, &o.momentum))
+        return NULL;
+    const Py_ssize_t count = PyList_GET_SIZE(lists[0]);
+    param_arrays a;
+    if (alloc_params(&a, count, 5) < 0) return NULL;
+    const int takes = hold_params(lists, "wrwOO", count, a.views, a.kinds, a.sizes,
+                                  "rmsprop_steps");
+    PyObject *result = takes < 0 ? NULL : takes ? Py_True : Py_False;
+    for (Py_ssize_t i = 0; takes > 0 && i < count; i++) {
+        const Py_buffer *v = &a.views[i * 5];
+        o.centered = v[3].obj != NULL;
+        o.has_momentum = v[4].obj != NULL;
+        if (a.kinds[i] == 'f')
+            rmsprop_step_f32(v[0].buf, v[1].buf, v[2].buf, v[3].buf, v[4].buf, a.sizes[i], o);
+        else
+            rmsprop_step_f64(v[0].buf, v[1].buf, v[2].buf, v[3].buf, v[4].buf, a.sizes[i], o);
+    }
+    if (takes > 0) release_params(a.views, 5, count);
+    free_params(&a);
+    Py_XINCREF(result);
+    return result;
 }
 
 PyMethodDef ek_optimizer_methods[] = {
@@ -367,11 +430,14 @@ PyMethodDef ek_optimizer_methods[] = {
      "adam_steps(ws, gs, exp_avgs, exp_avg_sqs, max_sqs, beta1, beta2, lr, weight_decay, "
      "eps, steps, decoupled, amsgrad): adam_step over lists of parameters; False, with "
      "nothing written, when one parameter's arrays cannot take the kernel"},
-    {"rmsprop_step", py_rmsprop_step, METH_VARARGS,
-     "rmsprop_step(w, g, square_avg, grad_avg, buf, lr, alpha, eps, momentum): one "
-     "parameter's RMSprop update in place (grad_avg None uncentered, buf None without "
-     "momentum)"},
-    {"sgd_step", py_sgd_step, METH_VARARGS,
-     "sgd_step(w, g, buf, momentum, dampening, lr, weight_decay, nesterov, maximize, first): "
-     "one parameter's SGD update in place (buf None without momentum)"},
+    {"rmsprop_steps", py_rmsprop_steps, METH_VARARGS,
+     "rmsprop_steps(ws, gs, square_avgs, grad_avgs, bufs, lr, alpha, eps, momentum): each "
+     "parameter's RMSprop update in place (grad_avgs None uncentered, bufs None without "
+     "momentum); False, with nothing written, when one parameter's arrays cannot take the "
+     "kernel"},
+    {"sgd_steps", py_sgd_steps, METH_VARARGS,
+     "sgd_steps(ws, gs, bufs, firsts, momentum, dampening, lr, weight_decay, nesterov, "
+     "maximize): each parameter's SGD update in place (bufs None without momentum; firsts: "
+     "which buffers are new); False, with nothing written, when one parameter's arrays "
+     "cannot take the kernel"},
     {NULL, NULL, 0, NULL}};
