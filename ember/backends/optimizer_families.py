@@ -216,6 +216,21 @@ def flat_gradient(weights, grads):
                            for w, g in zip(weights, grads)])
 
 
+def lbfgs_direction(flat_grad, old_dirs, old_stps, ro, al, h_diag):
+    """L-BFGS's two-loop recursion: -H g for the curvature pairs (y in old_dirs, s in
+    old_stps, ro = 1 / y.s) and the initial scaling h_diag; `al` (one slot per pair of the
+    history) receives the first loop's coefficients, which PyTorch keeps in the state."""
+    q = -flat_grad
+    for i in range(len(old_dirs) - 1, -1, -1):
+        al[i] = (old_stps[i] @ q) * ro[i]
+        q += float(-al[i]) * old_dirs[i]
+    r = q * h_diag
+    for i in range(len(old_dirs)):
+        be_i = (old_dirs[i] @ r) * ro[i]
+        r += float(al[i] - be_i) * old_stps[i]
+    return r
+
+
 def scalar_array(value, dtype):
     """`value` (a 0-dim array or an array scalar) as a 0-dim array of `dtype` on its own
     array module."""

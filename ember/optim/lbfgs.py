@@ -6,7 +6,7 @@ float32 problems round where PyTorch rounds; the state holds them as 0-dim Tenso
 """
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import enable_grad, no_grad
-from ..backends.optimizer_families import flat_gradient, scalar_array
+from ..backends.optimizer_families import flat_gradient, lbfgs_direction, scalar_array
 from .optimizer import Optimizer, check_lr
 
 __all__ = ["LBFGS"]
@@ -288,15 +288,8 @@ class _Memory:
             self.H_diag = ys / (y @ y)
         if self.al is None:
             self.al = [None] * history_size
-        al, ro = self.al, self.ro
-        q = -flat_grad
-        for i in range(len(self.old_dirs) - 1, -1, -1):
-            al[i] = (self.old_stps[i] @ q) * ro[i]
-            q += float(-al[i]) * self.old_dirs[i]
-        self.d = r = q * self.H_diag
-        for i in range(len(self.old_dirs)):
-            be_i = (self.old_dirs[i] @ r) * ro[i]
-            r += float(al[i] - be_i) * self.old_stps[i]
+        self.d = lbfgs_direction(flat_grad, self.old_dirs, self.old_stps, self.ro, self.al,
+                                 self.H_diag)
         return self.d
 
     def remember(self, flat_grad, loss):
