@@ -236,8 +236,14 @@ static int ek_libm_f32(const char *name, float *x, int64_t n) {
 }
 
 /* ------------------------------------------------------------------ Python wrappers */
-static bitgen_t *get_bitgen(PyObject *capsule) {
-    return (bitgen_t *)PyCapsule_GetPointer(capsule, "BitGenerator");
+/* The generator behind `capsule` and the writable float32/float64 array `out` to fill (its
+   element count in *n); NULL with the Python error set otherwise. The caller releases v. */
+static bitgen_t *fill_target(PyObject *capsule, PyObject *out, Py_buffer *v, char *kind,
+                             int64_t *n) {
+    bitgen_t *g = (bitgen_t *)PyCapsule_GetPointer(capsule, "BitGenerator");
+    if (!g || ek_float_buffer(out, v, kind, 1) < 0) return NULL;
+    *n = v->len / v->itemsize;
+    return g;
 }
 
 static PyObject *py_uniform(PyObject *self, PyObject *args) {
@@ -246,12 +252,11 @@ static PyObject *py_uniform(PyObject *self, PyObject *args) {
     double low, span;
     if (!PyArg_ParseTuple(args, "OOiddp", &capsule, &out, &bits, &low, &span, &fused))
         return NULL;
-    bitgen_t *g = get_bitgen(capsule);
-    if (!g) return NULL;
     Py_buffer v;
     char kind;
-    if (ek_float_buffer(out, &v, &kind, 1) < 0) return NULL;
-    int64_t n = v.len / v.itemsize;
+    int64_t n;
+    bitgen_t *g = fill_target(capsule, out, &v, &kind, &n);
+    if (!g) return NULL;
     if (kind == 'd')
         ek_uniform_f64(g, (double *)v.buf, n, low, span, fused);
     else
@@ -264,12 +269,11 @@ static PyObject *py_bernoulli_scaled(PyObject *self, PyObject *args) {
     PyObject *capsule, *out;
     double keep, scale;
     if (!PyArg_ParseTuple(args, "OOdd", &capsule, &out, &keep, &scale)) return NULL;
-    bitgen_t *g = get_bitgen(capsule);
-    if (!g) return NULL;
     Py_buffer v;
     char kind;
-    if (ek_float_buffer(out, &v, &kind, 1) < 0) return NULL;
-    int64_t n = v.len / v.itemsize;
+    int64_t n;
+    bitgen_t *g = fill_target(capsule, out, &v, &kind, &n);
+    if (!g) return NULL;
     if (kind == 'd')
         ek_bernoulli_scaled_f64(g, (double *)v.buf, n, keep, scale);
     else
@@ -284,12 +288,11 @@ static PyObject *py_normal(PyObject *self, PyObject *args) {
     int avx2, reduced;
     if (!PyArg_ParseTuple(args, "OOddpp", &capsule, &out, &mean, &std, &avx2, &reduced))
         return NULL;
-    bitgen_t *g = get_bitgen(capsule);
-    if (!g) return NULL;
     Py_buffer v;
     char kind;
-    if (ek_float_buffer(out, &v, &kind, 1) < 0) return NULL;
-    int64_t n = v.len / v.itemsize;
+    int64_t n;
+    bitgen_t *g = fill_target(capsule, out, &v, &kind, &n);
+    if (!g) return NULL;
     if (n < 16) {
         PyBuffer_Release(&v);
         PyErr_SetString(PyExc_ValueError, "normal fill needs at least 16 elements");
