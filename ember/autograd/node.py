@@ -208,11 +208,17 @@ class Node(metaclass=_NodeMeta):
 _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
 
 
+def forward_name(node_name):
+    """The op a node's name stands for, as PyTorch's messages name it ("Exp" for
+    "ExpBackward0")."""
+    return _BACKWARD_SUFFIX.sub("", node_name)
+
+
 def _inplace_message(shape, dtype, version, expected, producer):
     shape = "[" + ", ".join(map(str, shape)) + "]"
     # PyTorch names the producing node without its "Backward0" suffix ("output 0 of Exp").
     which = "" if producer is None else \
-        f", which is output {producer[0]} of {_BACKWARD_SUFFIX.sub('', producer[1])},"
+        f", which is output {producer[0]} of {forward_name(producer[1])},"
     return ("one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [torch.{type_name(dtype)}Tensor {shape}]{which} is at "
             f"version {version}; expected version {expected} instead. Hint: enable anomaly "

@@ -3,11 +3,10 @@ place from `self` (or a snapshot of its old value when autograd needs both), che
 result's castability and shape, write it into `self`'s storage, bump its version and rewire
 autograd (CopySlices when `self` is a view). Writing `out=` is the tensor layer's
 (_inplace.write_out)."""
-import re
-
 from .._inplace import bump_version, check_output
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import state
+from ..autograd.node import forward_name
 from ..debug.checks import check_inplace_cast
 from ..debug.state import state as _guard
 from ..func import _state as _func
@@ -66,7 +65,7 @@ def snapshot_for_inplace(self, args, kwargs):
 def _check_multi_view(view):
     fn = view.grad_fn
     if fn.op.num_outputs > 1 and getattr(fn, "view_version", None) is not None:
-        name = re.sub(r"Backward\d*$", "", fn.name())
+        name = forward_name(fn.name())
         raise RuntimeError(
             f"Output {view._output_nr} of {name} is a view and is being modified inplace. This "
             "view is the output of a function that returns multiple views. Such functions do "
