@@ -20,7 +20,60 @@
 #include <string.h>
 
 
-static inline uint32_t next32(bitgen_t *g) { return g->next_uint32(g->state); }
+/* ------------------------------------------------------------------ the words */
+/* NumPy's MT19937 state (numpy/random/src/mt19937/mt19937.h: the key, then the position of
+   the next word). Calling its next_uint32 through the bit generator's function pointer costs
+   a call per word, about half of a uniform fill's time; reading the state here lets the
+   compiler inline the tempering. The layout is checked once against NumPy's own function
+   (direct_words), and the pointer stays the path when the check fails. */
+#define MT_N 624
+#define MT_M 397
+typedef struct {
+    uint32_t key[MT_N];
+    int pos;
+} mt_state;
+
+static int direct_words = -1;   /* -1: not checked yet; 1: read the state here; 0: don't */
+
+static inline uint32_t mt_mix(uint32_t upper, uint32_t lower, uint32_t far) {
+    const uint32_t y = (upper & 0x80000000u) | (lower & 0x7fffffffu);
+    return far ^ (y >> 1) ^ ((uint32_t)-(int32_t)(y & 1u) & 0x9908b0dfu);
+}
+
+/* The next 624 words of the key (Matsumoto and Nishimura's generation step). */
+static void mt_twist(mt_state *s) {
+    uint32_t *k = s->key;
+    int i = 0;
+    for (; i < MT_N - MT_M; i++) k[i] = mt_mix(k[i], k[i + 1], k[i + MT_M]);
+    for (; i < MT_N - 1; i++) k[i] = mt_mix(k[i], k[i + 1], k[i + MT_M - MT_N]);
+    k[MT_N - 1] = mt_mix(k[MT_N - 1], k[0], k[MT_M - 1]);
+    s->pos = 0;
+}
+
+static inline uint32_t mt_next(mt_state *s) {
+    if (s->pos >= MT_N) mt_twist(s);
+    uint32_t y = s->key[s->pos++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    return y ^ (y >> 18);
+}
+
+/* Whether mt_next on a copy of g's state gives the words NumPy's function gives on another
+   copy, over more than two generation steps. */
+static int words_match(bitgen_t *g) {
+    mt_state mine, numpys;
+    memcpy(&mine, g->state, sizeof mine);
+    if (mine.pos < 0 || mine.pos > MT_N) return 0;
+    numpys = mine;
+    for (int i = 0; i < 3 * MT_N; i++)
+        if (mt_next(&mine) != g->next_uint32(&numpys)) return 0;
+    return 1;
+}
+
+static inline uint32_t next32(bitgen_t *g) {
+    return direct_words > 0 ? mt_next((mt_state *)g->state) : g->next_uint32(g->state);
+}
 
 /* PyTorch's random64(): two 32-bit words, the first one high. */
 static inline uint64_t next64(bitgen_t *g) {
@@ -242,6 +295,7 @@ static bitgen_t *fill_target(PyObject *capsule, PyObject *out, Py_buffer *v, cha
                              int64_t *n) {
     bitgen_t *g = (bitgen_t *)PyCapsule_GetPointer(capsule, "BitGenerator");
     if (!g || ek_float_buffer(out, v, kind, 1) < 0) return NULL;
+    if (direct_words < 0) direct_words = words_match(g);
     *n = v->len / v->itemsize;
     return g;
 }
@@ -324,7 +378,14 @@ static PyObject *py_libm(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *py_direct_words(PyObject *self, PyObject *noargs) {
+    return PyLong_FromLong(direct_words);
+}
+
 PyMethodDef ek_random_methods[] = {
+    {"direct_words", py_direct_words, METH_NOARGS,
+     "direct_words(): 1 when the fills read MT19937's state inline, 0 when they call NumPy's "
+     "function, -1 before the first fill"},
     {"uniform", py_uniform, METH_VARARGS,
      "uniform(bitgen_capsule, out, bits, low, span, fused): uniform_ into out, in place"},
     {"bernoulli_scaled", py_bernoulli_scaled, METH_VARARGS,
