@@ -72,16 +72,7 @@ def _index_backward_vjp(ctx, g):
 
 def _put_forward(a, v, basic, adv, accumulate):
     out = a.copy()
-    target = out[basic]
-    if adv is None:
-        if accumulate:   # (a basic key ends in Ellipsis: target is a view, even 0-d)
-            target += v
-        else:
-            target[...] = v
-    elif accumulate:
-        numpy_backend.scatter_add(target, adv, v)
-    else:
-        target[adv] = v
+    _put_in_place(out[basic], adv, v, accumulate)
     return out
 
 
@@ -310,6 +301,8 @@ def index_put_(self, indices, values, accumulate=False):
 
 
 def _put_in_place(target, adv, v, accumulate):
+    """Write (or add) `v` at `target[adv]`; `target` is a view of the destination through the
+    key's basic part (a basic key ends in Ellipsis: a view, even 0-d)."""
     if adv is None:
         if accumulate:
             target += v
