@@ -332,11 +332,18 @@ def test_out_and_method_forms(torch_mod):
 def test_long_streams_read_inline_match_torch(torch_mod):
     """Fills read MT19937's state inline in the kernel layer (random.c's direct_words, checked
     once against NumPy's own function): long streams, hundreds of generation steps, give
-    torch's values and leave torch's state bytes."""
+    torch's values and leave torch's state bytes, with the normals' transform on one thread
+    and on a team of two."""
     from ember.backends.cpu_kernels import compiled
-    for seed in (0, 5):
-        check(torch_mod, lambda L: (L.rand(100_003, dtype=L.float64), L.randn(70_001),
-                                    L.nn.functional.dropout(L.ones(50_000), 0.3)), [seed])
-        same(torch_mod.get_rng_state(), ember.get_rng_state())
+    before = ember.get_num_threads()
+    try:
+        for seed, threads in ((0, 1), (5, 2)):
+            ember.set_num_threads(threads)
+            check(torch_mod, lambda L: (L.rand(100_003, dtype=L.float64), L.randn(70_001),
+                                        L.randn(30_007, dtype=L.float64),
+                                        L.nn.functional.dropout(L.ones(50_000), 0.3)), [seed])
+            same(torch_mod.get_rng_state(), ember.get_rng_state())
+    finally:
+        ember.set_num_threads(before)
     if compiled is not None:
         assert compiled.direct_words() == 1
