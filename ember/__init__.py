@@ -13,7 +13,6 @@ from ._dtype import (bfloat16, bool, can_cast, cdouble, cfloat, chalf, complex64
 from ._device import device  # noqa: F401
 from ._printing import set_printoptions  # noqa: F401
 from ._tensor import Size, Tensor  # noqa: F401
-from . import _tensor as _tensor_module
 from ._creation import *  # noqa: F401,F403
 from ._creation import range  # noqa: F401
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa
@@ -30,7 +29,6 @@ from ._random import (Generator, default_generator, get_rng_state,  # noqa: F401
 _nn_aliases.install(globals())
 
 globals().update({k: v for k, v in _PUBLIC.items() if not k.startswith("_")})
-_tensor_module._fn.update(_PUBLIC)
 from . import linalg  # noqa: E402,F401  (after the op table: no function shadows it)
 from . import sparse  # noqa: E402,F401  (after the op table: it adds sparse methods)
 from .sparse import sparse_coo_tensor, sparse_csr_tensor  # noqa: E402,F401

@@ -22,7 +22,6 @@ from .backends import cpu_kernels
 
 __all__ = ["Tensor", "Size"]
 
-_fn = {}  # ember's public functions, filled in by ember/__init__ (ops import this module)
 
 
 class _Version:
@@ -412,10 +411,11 @@ def unbroadcast(grad, shape):
     extra = grad._data.ndim - len(shape)
     dims = tuple(range(extra)) + tuple(
         i + extra for i, s in enumerate(shape) if s == 1 and grad._data.shape[i + extra] != 1)
+    # (the ops through the methods they bind on Tensor: this module sits below the ops)
     if dims:
-        grad = _fn["sum"](grad, dims, keepdim=True)
+        grad = grad.sum(dims, keepdim=True)
     if extra or grad._data.shape != shape:
-        grad = _fn["reshape"](grad, shape)
+        grad = grad.reshape(shape)
     return grad
 
 

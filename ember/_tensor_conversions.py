@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _dtype as dt
 from . import backends
-from ._tensor import Tensor, _fn
+from ._tensor import Tensor
 
 
 def _warn_scalar():
@@ -86,7 +86,7 @@ def __len__(self):
 def __iter__(self):
     if self._data.ndim == 0:
         raise TypeError("iteration over a 0-d tensor")
-    return iter(_fn["unbind"](self, 0))
+    return iter(self.unbind(0))   # (the op, bound on Tensor by ops/)
 
 
 def __contains__(self, element):
